@@ -1,0 +1,62 @@
+"""The one exception tree of divergent.
+
+::
+
+    DivergentError                  base of everything divergent raises on purpose
+    ├── InvalidArgument             a wrong option or value passed by the caller (CLI exit code 2)
+    ├── LoadError                   an implementation cannot be loaded: missing file, syntax error,
+    │   │                           missing or ambiguous function, bad git revision
+    │   └── SignatureMismatch       implementations whose signatures cannot be called alike
+    ├── MissingSeeds                unannotated parameters and no seed inputs: nothing to generate from
+    ├── MissingExtra                an optional dependency is not installed (the message says what to install)
+    ├── SandboxUnavailable          the sandbox itself cannot start (never a verdict about a program)
+    └── EngineCannotProceed         raised by an engine that stops; ``reason`` is one of
+                                    "exhausted", "unsupported", "failed"
+
+A program that raises, loops or crashes is never an exception here: it is an
+:class:`~divergent.model.Outcome`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+
+class DivergentError(Exception):
+    """Base class for every error divergent raises on purpose."""
+
+
+class InvalidArgument(DivergentError, ValueError):
+    """A wrong option or value was passed by the caller."""
+
+
+class LoadError(DivergentError):
+    """An implementation cannot be loaded."""
+
+
+class SignatureMismatch(LoadError):
+    """Implementations whose signatures cannot be called with the same arguments."""
+
+
+class MissingSeeds(DivergentError):
+    """Parameters without annotations and no seed inputs to learn their shapes from."""
+
+
+class MissingExtra(DivergentError, ImportError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+
+class SandboxUnavailable(DivergentError):
+    """The sandbox cannot start worker processes at all."""
+
+
+StopReason = Literal["exhausted", "unsupported", "failed"]
+
+
+class EngineCannotProceed(DivergentError):
+    """An engine stops for good; the portfolio goes on without it."""
+
+    def __init__(self, reason: StopReason, message: str) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason: StopReason = reason
+        self.message = message

@@ -1,0 +1,298 @@
+"""The records that flow through divergent: frozen, typed, and free of behaviour that runs code.
+
+Data flows one way: :class:`Implementation` → :class:`Input` (proposed by an engine) → one
+:class:`Outcome` per implementation (from the sandbox) → :class:`Counterexample` → :class:`Report`.
+Values produced by untrusted code appear here only in their safe encoded form
+(see :mod:`divergent.values`), never as live objects.
+"""
+
+from __future__ import annotations
+
+import enum
+import reprlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+#: A value in the safe canonical encoding of :mod:`divergent.values` (JSON-compatible).
+Encoded = Any
+
+
+class ParameterKind(enum.StrEnum):
+    POSITIONAL_ONLY = "positional-only"
+    POSITIONAL_OR_KEYWORD = "positional-or-keyword"
+    VAR_POSITIONAL = "var-positional"
+    KEYWORD_ONLY = "keyword-only"
+    VAR_KEYWORD = "var-keyword"
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter, read from source without running it."""
+
+    name: str
+    kind: ParameterKind = ParameterKind.POSITIONAL_OR_KEYWORD
+    #: the annotation as written in the source, or None when unannotated
+    annotation_source: str | None = None
+    #: the annotation resolved to a typing object by a safe resolver (no eval), or None when
+    #: unannotated; unknown names resolve to ``typing.Any``
+    annotation: Any = None
+    has_default: bool = False
+    default_source: str | None = None
+
+    @property
+    def annotated(self) -> bool:
+        return self.annotation_source is not None
+
+
+@dataclass(frozen=True)
+class Signature:
+    parameters: tuple[Parameter, ...] = ()
+    return_annotation_source: str | None = None
+
+    @property
+    def required(self) -> tuple[Parameter, ...]:
+        """Parameters a call must supply (no default, not ``*args``/``**kwargs``)."""
+        return tuple(
+            p
+            for p in self.parameters
+            if not p.has_default and p.kind not in (ParameterKind.VAR_POSITIONAL, ParameterKind.VAR_KEYWORD)
+        )
+
+    @property
+    def positional(self) -> tuple[Parameter, ...]:
+        return tuple(
+            p
+            for p in self.parameters
+            if p.kind in (ParameterKind.POSITIONAL_ONLY, ParameterKind.POSITIONAL_OR_KEYWORD)
+        )
+
+    def __str__(self) -> str:
+        parts = []
+        for p in self.parameters:
+            prefix = {"var-positional": "*", "var-keyword": "**"}.get(p.kind.value, "")
+            text = prefix + p.name
+            if p.annotation_source:
+                text += f": {p.annotation_source}"
+            if p.has_default:
+                text += f" = {p.default_source}"
+            parts.append(text)
+        tail = f" -> {self.return_annotation_source}" if self.return_annotation_source else ""
+        return f"({', '.join(parts)}){tail}"
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """One program to compare: a function in a Python module (later: a stdin/stdout program)."""
+
+    #: short name shown to the user, e.g. ``old.py:normalize`` or ``HEAD~1:pkg/util.py:slugify``
+    label: str
+    #: the function's name inside its module (``Class.method`` is not supported: functions only)
+    entry_point: str
+    #: the whole module's source text (used for display and constant harvesting; never run in-process)
+    source: str
+    signature: Signature
+    #: file the worker imports; None means the worker executes ``source`` as a fresh module
+    path: str | None = None
+    #: the module name to import the file under (dotted when it lives in a package)
+    module_name: str = "divergent_impl"
+    #: directories the worker puts first on ``sys.path`` so the module's own imports resolve
+    sys_path: tuple[str, ...] = ()
+    #: code run in the module's namespace before the entry point is looked up (MBPP's test_setup_code)
+    setup_code: str = ""
+    language: str = "python"
+    #: where it came from, for provenance: a path, ``module:function``, or ``REV:path``
+    origin: str = ""
+
+
+@dataclass(frozen=True)
+class Input:
+    """The arguments of one call, as live (trusted, parent-side) Python values."""
+
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    #: which engine proposed it ("seeds", "mutation", "hypothesis", "symbolic", "shrink", ...)
+    how_generated: str = ""
+
+    @cached_property
+    def key(self) -> str:
+        """A canonical text identifying the input, for de-duplication."""
+        from divergent.values import canonical_key
+
+        return canonical_key((self.args, dict(self.kwargs)))
+
+    def call(self, function_name: str, *, max_length: int | None = None) -> str:
+        """The call as a Python expression, e.g. ``f(1, [2], key='x')``."""
+        short = reprlib.Repr()
+        short.maxstring = short.maxother = short.maxlong = max_length or 10**9
+        short.maxlist = short.maxtuple = short.maxdict = short.maxset = short.maxlevel = 10**9
+        render = short.repr if max_length else repr
+        parts = [render(a) for a in self.args] + [f"{k}={render(v)}" for k, v in self.kwargs.items()]
+        return f"{function_name}({', '.join(parts)})"
+
+
+class OutcomeKind(enum.StrEnum):
+    RETURNED = "returned"
+    RAISED = "raised"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+
+
+@dataclass(frozen=True)
+class ExceptionInfo:
+    #: qualified type name, e.g. ``ValueError`` or ``mymod.ParseError``
+    type_name: str
+    message: str
+    #: names of the exception's base classes, most derived first (for "same family" policies)
+    mro: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.type_name}: {self.message}" if self.message else self.type_name
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one implementation did on one input."""
+
+    kind: OutcomeKind
+    #: the return value, encoded (RETURNED only)
+    value: Encoded = None
+    #: the exception (RAISED only)
+    exception: ExceptionInfo | None = None
+    #: the arguments after the call, encoded (to compare argument mutation)
+    args_after: Encoded = None
+    #: what the call wrote to stdout (capped)
+    stdout: str = ""
+    #: for TIMEOUT and CRASH: what happened, e.g. "killed by signal SIGSEGV", "exceeded 2.0 s"
+    detail: str = ""
+    seconds: float = 0.0
+
+    def describe(self) -> str:
+        """A one-line, human-readable account (used in reports and JSON ``value``)."""
+        from divergent.values import render
+
+        if self.kind is OutcomeKind.RETURNED:
+            return render(self.value)
+        if self.kind is OutcomeKind.RAISED:
+            assert self.exception is not None
+            return str(self.exception)
+        return self.detail or self.kind.value
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long a search may go on: wall seconds and/or executions (whichever runs out first)."""
+
+    seconds: float | None = 20.0
+    executions: int | None = None
+
+    def __post_init__(self) -> None:
+        from divergent.errors import InvalidArgument
+
+        if self.seconds is not None and self.seconds <= 0:
+            raise InvalidArgument(f"budget seconds={self.seconds!r} must be > 0")
+        if self.executions is not None and self.executions <= 0:
+            raise InvalidArgument(f"budget executions={self.executions!r} must be > 0")
+        if self.seconds is None and self.executions is None:
+            raise InvalidArgument("a budget needs seconds or executions (or both)")
+
+
+@dataclass(frozen=True)
+class Observation:
+    """An input with the outcome of every implementation on it, fed back to the engines."""
+
+    input: Input
+    outcomes: tuple[Outcome, ...]
+    #: the partition of implementation indices into behaviour classes on this input
+    classes: tuple[tuple[int, ...], ...]
+
+    @property
+    def divergent(self) -> bool:
+        return len(self.classes) > 1
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A confirmed input on which the implementations behave differently."""
+
+    input: Input
+    outcomes: tuple[Outcome, ...]
+    classes: tuple[tuple[int, ...], ...]
+    #: the engine that first found a divergence (before shrinking)
+    engine: str
+    #: the input as the engine found it, before shrinking
+    original: Input
+    #: the function name to show the call with
+    function_name: str = "f"
+
+    @property
+    def call(self) -> str:
+        return self.input.call(self.function_name)
+
+
+class Verdict(enum.StrEnum):
+    DIVERGENT = "divergent"
+    NO_DIFFERENCE_FOUND = "no-difference-found"
+    ERROR = "error"
+
+
+class ExitReason(enum.StrEnum):
+    FOUND = "found"  # a confirmed counterexample
+    BUDGET_SECONDS = "budget-seconds"
+    BUDGET_EXECUTIONS = "budget-executions"
+    EXHAUSTED = "exhausted"  # every engine ran out of new inputs
+    INTERRUPTED = "interrupted"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class EngineStats:
+    name: str
+    inputs: int = 0
+    executions: int = 0
+    seconds: float = 0.0
+    #: distinct behaviour fingerprints this engine's inputs revealed first
+    novel: int = 0
+    divergences: int = 0
+    #: why the engine stopped early, if it did ("exhausted: ...", "unsupported: ...", "failed: ...")
+    stopped: str = ""
+
+
+@dataclass(frozen=True)
+class Split:
+    """One refinement of a partition: ``input`` separated ``classes`` that were one before."""
+
+    input: Input
+    classes: tuple[tuple[int, ...], ...]
+    outcomes: tuple[Outcome, ...]
+    engine: str
+
+
+@dataclass(frozen=True)
+class Report:
+    """The result of ``check`` (and the base of ``cluster``'s result)."""
+
+    verdict: Verdict
+    implementations: tuple[str, ...]
+    counterexample: Counterexample | None
+    #: partition of implementation indices into behaviour classes
+    classes: tuple[tuple[int, ...], ...]
+    seconds: float
+    executions: int
+    inputs: int
+    engines: tuple[EngineStats, ...]
+    exit_reason: ExitReason
+    #: the sandbox level the run had, e.g. "bubblewrap" (see docs/sandbox.md)
+    isolation: str
+    policy: str
+    seed: int
+    #: warnings and facts a user must see (nondeterminism, engines that could not run, fallbacks)
+    notes: tuple[str, ...] = ()
+    #: inputs on which some implementation was not deterministic (reported, never claimed)
+    nondeterministic: tuple[Input, ...] = ()
+    error: str = ""
+
+    @property
+    def divergent(self) -> bool:
+        return self.verdict is Verdict.DIVERGENT

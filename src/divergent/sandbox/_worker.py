@@ -1,0 +1,350 @@
+"""The child side of a sandbox worker: load one implementation, then run batches of calls.
+
+This module runs *inside* the sandbox, next to untrusted code. It imports only the standard
+library and :mod:`divergent.values`, and binds everything it needs to local names before any
+untrusted code runs, so a program that patches ``json``, ``os`` or the builtins cannot break the
+protocol (at worst it breaks its own results, which the parent sees as a crash).
+
+Protocol (frames are a 4-byte big-endian length and a payload):
+
+* parent → worker: pickles of ``(command, payload)`` (trusted data: the parent made them);
+* worker → parent: UTF-8 JSON only, so the parent never unpickles what untrusted code produced.
+
+Commands: ``("load", {...})`` answers ``{"ok": bool, ...}``; ``("run", {...})`` answers with one or
+more ``{"results": [...], "done": bool}`` frames, flushed every few milliseconds so the parent
+sees progress. Before each call the worker writes the call's index into a small shared file, so
+that when a call kills or hangs the worker the parent knows which input did it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import gc
+import importlib.util
+import io
+import json
+import mmap
+import os
+import pickle
+import random
+import resource
+import signal
+import struct
+import sys
+import time
+import traceback
+import types
+
+from divergent.values import EncodeLimits, encode, qualified_name
+
+_HEADER = struct.Struct(">I")
+_PROGRESS = struct.Struct(">q")
+_MAX_FRAME = 256 * 1024 * 1024
+
+
+class CallTimeout(BaseException):  # noqa: N818 - BaseException so `except Exception` cannot swallow it
+    """Raised by the in-worker timer when a call runs past its limit."""
+
+
+class CappedWriter(io.TextIOBase):
+    """sys.stdout during a call: keeps the first ``limit`` characters, counts the rest."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.kept = 0
+        self.total = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.total += len(text)
+        room = self.limit - self.kept
+        if room > 0:
+            piece = text[:room]
+            self.parts.append(piece)
+            self.kept += len(piece)
+        return len(text)
+
+    def text(self) -> str:
+        kept = "".join(self.parts)
+        if self.total > self.kept:
+            kept += f"\n<… {self.total - self.kept} more characters>"
+        return kept
+
+
+class Worker:
+    def __init__(self, in_fd: int, out_fd: int, progress_path: str) -> None:
+        self._read = os.read
+        self._write = os.write
+        self._dumps = json.dumps
+        self._loads_pickle = pickle.loads
+        self._monotonic = time.perf_counter
+        self._setitimer = signal.setitimer
+        self._in = in_fd
+        self._out = out_fd
+        self._buffer = b""
+        self.function = None
+        self.limits = EncodeLimits()
+        self.timeout = 2.0
+        self.stdout_limit = 64 * 1024
+        self.result_bytes = 4 * 1024 * 1024
+        fd = os.open(progress_path, os.O_RDWR | os.O_CREAT, 0o600)
+        os.ftruncate(fd, _PROGRESS.size)
+        self._progress = mmap.mmap(fd, _PROGRESS.size)
+        os.close(fd)
+        self._original_builtins = dict(builtins.__dict__)
+        self._program_builtins: dict | None = None
+        self._real_stdout = sys.stdout
+        self._real_stderr = sys.stderr
+
+    # -- framing --------------------------------------------------------------------------------
+
+    def receive(self) -> tuple[str, dict] | None:
+        header = self._read_exactly(_HEADER.size)
+        if header is None:
+            return None
+        (length,) = _HEADER.unpack(header)
+        body = self._read_exactly(length)
+        if body is None:
+            return None
+        return self._loads_pickle(body)
+
+    def _read_exactly(self, n: int) -> bytes | None:
+        while len(self._buffer) < n:
+            chunk = self._read(self._in, max(65536, n - len(self._buffer)))
+            if not chunk:
+                return None
+            self._buffer += chunk
+        data, self._buffer = self._buffer[:n], self._buffer[n:]
+        return data
+
+    def send(self, message: object) -> None:
+        body = self._dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+        data = _HEADER.pack(len(body)) + body
+        view = memoryview(data)
+        while view:
+            written = self._write(self._out, view)
+            view = view[written:]
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def load(self, payload: dict) -> dict:
+        self.timeout = payload["timeout"]
+        self.stdout_limit = payload["stdout_bytes"]
+        self.result_bytes = payload["result_bytes"]
+        sys.setrecursionlimit(payload["recursion_limit"])
+        for entry in reversed(payload["sys_path"]):
+            sys.path.insert(0, entry)
+        name = payload["module_name"]
+        capture = CappedWriter(self.stdout_limit)
+        sys.stdout = capture
+        self._arm(payload["load_timeout"])
+        try:
+            if payload["path"]:
+                spec = importlib.util.spec_from_file_location(name, payload["path"])
+                if spec is None or spec.loader is None:
+                    return {"ok": False, "error": f"cannot import {payload['path']}", "kind": "import"}
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[name] = module
+                spec.loader.exec_module(module)
+            else:
+                module = types.ModuleType(name)
+                module.__file__ = f"<{name}>"
+                sys.modules[name] = module
+                exec(compile(payload["source"], f"<{name}>", "exec"), module.__dict__)
+            if payload["setup_code"]:
+                exec(compile(payload["setup_code"], "<setup>", "exec"), module.__dict__)
+            function = getattr(module, payload["entry_point"], None)
+        except CallTimeout:
+            return {"ok": False, "kind": "timeout", "error": f"loading took longer than {payload['load_timeout']} s"}
+        except SyntaxError as error:
+            return {"ok": False, "kind": "syntax", "error": f"line {error.lineno}: {error.msg}"}
+        except BaseException as error:  # noqa: BLE001 - whatever the module raises is the verdict
+            return {"ok": False, "kind": "import", "error": _describe_exception(error)}
+        finally:
+            self._disarm()
+            sys.stdout = self._real_stdout
+        if function is None:
+            return {"ok": False, "kind": "missing", "error": f"the module defines no {payload['entry_point']!r}"}
+        if not callable(function):
+            return {"ok": False, "kind": "missing", "error": f"{payload['entry_point']!r} is not callable"}
+        self.function = function
+        # A program may replace builtins at import time; it keeps them for its calls, and the
+        # worker gets the originals back for its own bookkeeping.
+        if builtins.__dict__ != self._original_builtins:
+            self._program_builtins = dict(builtins.__dict__)
+            self._restore_builtins()
+        return {"ok": True, "stdout": capture.text()}
+
+    def run(self, payload: dict) -> None:
+        blobs = payload["inputs"]
+        indices = payload["indices"]
+        compare_mutation = payload["encode_args"]
+        careful = payload["careful"]
+        pending: list[dict] = []
+        last_flush = self._monotonic()
+        for index, blob in zip(indices, blobs, strict=True):
+            self._progress[:] = _PROGRESS.pack(index)
+            started = self._monotonic()
+            pending.append(self._call(blob, compare_mutation))
+            now = self._monotonic()
+            if careful or now - started > 0.005 or now - last_flush > 0.02:
+                self.send({"results": pending, "done": False})
+                pending = []
+                last_flush = now
+        self.send({"results": pending, "done": True})
+
+    def _call(self, blob: bytes, encode_args: bool) -> dict:
+        args, kwargs = self._loads_pickle(blob)
+        random.seed(0)
+        numpy = sys.modules.get("numpy")
+        if numpy is not None:
+            try:
+                numpy.random.seed(0)
+            except Exception:  # noqa: S110 - a patched numpy is the program's business
+                pass
+        capture = CappedWriter(self.stdout_limit)
+        function = self.function
+        if self._program_builtins is not None:
+            builtins.__dict__.update(self._program_builtins)
+        sys.stdout = capture
+        outcome: dict
+        started = self._monotonic()
+        self._arm(self.timeout)
+        try:
+            value = function(*args, **kwargs)
+            if self._program_builtins is not None or builtins.__dict__ != self._original_builtins:
+                self._restore_builtins()  # the encoder needs the real builtins
+            # Encoding may run program code (generators, __repr__): still under the timer.
+            outcome = {"k": "returned", "v": encode(value, self.limits)}
+        except CallTimeout:
+            outcome = {"k": "timeout", "d": f"exceeded {self.timeout:g} s"}
+        except BaseException as error:  # noqa: BLE001 - what the program raises is its behaviour
+            try:
+                outcome = {"k": "raised", "e": _exception_fields(error)}
+            except CallTimeout:
+                outcome = {"k": "timeout", "d": f"exceeded {self.timeout:g} s"}
+        finally:
+            self._disarm()
+        elapsed = self._monotonic() - started
+        sys.stdout = self._real_stdout
+        if self._program_builtins is not None or builtins.__dict__ != self._original_builtins:
+            self._restore_builtins()
+        outcome["s"] = elapsed
+        if capture.total:
+            outcome["o"] = capture.text()
+        if encode_args and outcome["k"] in ("returned", "raised"):
+            self._arm(self.timeout)
+            try:
+                outcome["a"] = encode([list(args), kwargs], self.limits)
+            except BaseException:  # noqa: BLE001
+                outcome["a"] = ["truncated", "unencodable"]
+            finally:
+                self._disarm()
+        if "v" in outcome and len(self._dumps(outcome["v"])) > self.result_bytes:
+            outcome["v"] = ["truncated", "size"]
+        return outcome
+
+    def _restore_builtins(self) -> None:
+        current = builtins.__dict__
+        for key in [k for k in current if k not in self._original_builtins]:
+            del current[key]
+        current.update(self._original_builtins)
+
+    def _arm(self, seconds: float) -> None:
+        # After the first expiry, keep firing: a bare `except:` in the program must not win.
+        self._setitimer(signal.ITIMER_REAL, seconds, 0.05)
+
+    def _disarm(self) -> None:
+        self._setitimer(signal.ITIMER_REAL, 0, 0)
+
+    def serve(self) -> None:
+        while True:
+            message = self.receive()
+            if message is None:
+                return
+            command, payload = message
+            if command == "load":
+                self.send(self.load(payload))
+            elif command == "run":
+                self.run(payload)
+            elif command == "ping":
+                self.send({"ok": True})
+            else:
+                self.send({"ok": False, "error": f"unknown command {command!r}"})
+
+
+def _on_timer(signum: int, frame: object) -> None:
+    raise CallTimeout()
+
+
+def _exception_fields(error: BaseException) -> list:
+    kind = type(error)
+    try:
+        message = str(error)
+    except Exception:  # noqa: BLE001 - an untrusted __str__
+        message = "<unprintable message>"
+    if not isinstance(message, str):
+        message = "<unprintable message>"
+    if len(message) > 2000:
+        message = message[:2000] + "…"
+    mro = [qualified_name(k) for k in kind.__mro__[1:] if k not in (object, BaseException)]
+    return [qualified_name(kind), message, mro]
+
+
+def _describe_exception(error: BaseException) -> str:
+    name, message, _ = _exception_fields(error)
+    frames = traceback.extract_tb(error.__traceback__)
+    where = ""
+    for frame in reversed(frames):
+        if "divergent" not in frame.filename:
+            where = f" (at {os.path.basename(frame.filename)}:{frame.lineno})"
+            break
+    return f"{name}: {message}{where}" if message else f"{name}{where}"
+
+
+def _apply_limits(memory_mb: int, file_bytes: int) -> None:
+    def lower(which: int, value: int) -> None:
+        soft, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        try:
+            resource.setrlimit(which, (value, hard if hard != resource.RLIM_INFINITY else value))
+        except (ValueError, OSError):
+            pass
+
+    lower(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
+    lower(resource.RLIMIT_FSIZE, file_bytes)
+    lower(resource.RLIMIT_CORE, 0)
+    # Deep recursion needs a deep C stack; the main thread's stack grows up to this limit.
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+        target = 512 * 1024 * 1024
+        if hard == resource.RLIM_INFINITY or hard >= target:
+            resource.setrlimit(resource.RLIMIT_STACK, (target, hard))
+    except (ValueError, OSError):
+        pass
+
+
+def main() -> None:
+    memory_mb, file_bytes, progress_path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    # Keep the protocol on private descriptors; the program's fds 0, 1 and 2 go nowhere.
+    in_fd, out_fd = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(null, fd)
+    os.close(null)
+    sys.stdin = open(os.devnull)  # noqa: SIM115
+    _apply_limits(memory_mb, file_bytes)
+    signal.signal(signal.SIGALRM, _on_timer)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C belongs to the parent
+    gc.freeze()
+    Worker(in_fd, out_fd, progress_path).serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,347 @@
+"""The parent side of the sandbox: one persistent worker per implementation, run in parallel.
+
+:class:`WorkerPool` starts a worker for each implementation, loads the implementation once, and
+runs batches of inputs on all of them at the same time. A worker that hangs past its timeout (plus
+a grace period) is killed; one that dies is noticed by end of file; either way the input it was on
+gets a TIMEOUT or CRASH outcome, a fresh worker takes its place, and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import selectors
+import struct
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from divergent.errors import LoadError, SandboxUnavailable
+from divergent.model import ExceptionInfo, Implementation, Input, Outcome, OutcomeKind
+from divergent.sandbox.isolation import IsolatedProcess, Isolation, Limits, choose_level, python_command, spawn
+from divergent.values import loads
+
+_HEADER = struct.Struct(">I")
+_PROGRESS = struct.Struct(">q")
+_PROGRESS_FILE = ".divergent-progress"
+_MAX_FRAME = 256 * 1024 * 1024
+#: inputs sent to a worker in one message (bounds the memory of one exchange)
+_CHUNK = 512
+
+
+class _WorkerGone(Exception):
+    """The worker closed its pipe or broke the protocol."""
+
+
+class _Worker:
+    """One sandboxed worker process with one implementation loaded."""
+
+    def __init__(self, impl: Implementation, limits: Limits, level: Isolation) -> None:
+        self.impl = impl
+        self.limits = limits
+        self.process: IsolatedProcess = spawn(
+            python_command(
+                "divergent.sandbox._worker", str(limits.memory_mb), str(limits.file_bytes), _PROGRESS_FILE
+            ),
+            limits=limits,
+            level=level,
+            stderr_to=None,
+        )
+        self._buffer = bytearray()
+        assert self.process.popen.stdout is not None
+        self._fd = self.process.popen.stdout.fileno()
+        os.set_blocking(self._fd, False)
+        self.send(
+            "load",
+            {
+                "path": impl.path,
+                "source": impl.source,
+                "module_name": impl.module_name,
+                "sys_path": list(impl.sys_path),
+                "entry_point": impl.entry_point,
+                "setup_code": impl.setup_code,
+                "timeout": limits.timeout,
+                "load_timeout": limits.load_timeout,
+                "stdout_bytes": limits.stdout_bytes,
+                "result_bytes": limits.result_bytes,
+                "recursion_limit": limits.recursion_limit,
+            },
+        )
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def send(self, command: str, payload: dict) -> None:
+        body = pickle.dumps((command, payload), protocol=pickle.HIGHEST_PROTOCOL)
+        stdin = self.process.popen.stdin
+        assert stdin is not None
+        try:
+            stdin.write(_HEADER.pack(len(body)) + body)
+            stdin.flush()
+        except (BrokenPipeError, OSError) as error:
+            raise _WorkerGone(f"worker pipe closed: {error}") from error
+
+    def read_frames(self) -> list[dict]:
+        """Frames available now, without blocking; raises _WorkerGone at end of file."""
+        try:
+            chunk = os.read(self._fd, 1 << 20)
+        except BlockingIOError:
+            return []
+        except OSError as error:
+            raise _WorkerGone(str(error)) from error
+        if not chunk:
+            raise _WorkerGone("end of file")
+        self._buffer += chunk
+        frames = []
+        while len(self._buffer) >= _HEADER.size:
+            (length,) = _HEADER.unpack_from(self._buffer)
+            if length > _MAX_FRAME:
+                raise _WorkerGone("protocol violation: oversized frame")
+            if len(self._buffer) < _HEADER.size + length:
+                break
+            body = bytes(self._buffer[_HEADER.size : _HEADER.size + length])
+            del self._buffer[: _HEADER.size + length]
+            try:
+                message = loads(body)
+            except ValueError as error:
+                raise _WorkerGone(f"protocol violation: {error}") from error
+            if not isinstance(message, dict):
+                raise _WorkerGone("protocol violation: not an object")
+            frames.append(message)
+        return frames
+
+    def wait_frame(self, timeout: float) -> dict | None:
+        """Block until one frame arrives (None on timeout)."""
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._fd, selectors.EVENT_READ)
+            while True:
+                frames = self.read_frames()
+                if frames:
+                    return frames[0]
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                selector.select(remaining)
+
+    def progress(self) -> int | None:
+        """The index of the call the worker last started (written by the worker before each call)."""
+        try:
+            data = (self.process.workdir / _PROGRESS_FILE).read_bytes()
+            return _PROGRESS.unpack(data[: _PROGRESS.size])[0]
+        except (OSError, struct.error):
+            return None
+
+    def kill(self) -> str:
+        self.process.kill()
+        return self.process.exit_description()
+
+
+@dataclass
+class _Task:
+    """The work of one implementation within one :meth:`WorkerPool.run` call."""
+
+    todo: list[int]
+    in_flight: list[int] = field(default_factory=list)
+    reported: int = 0
+    last_progress: float = 0.0
+    careful: bool = False
+
+
+class WorkerPool:
+    """Persistent sandboxed workers, one per implementation.
+
+    Use as a context manager, or call :meth:`close`. Loading errors (syntax, imports, a missing
+    function, top-level code that hangs) raise :class:`LoadError` from the constructor.
+    """
+
+    def __init__(
+        self,
+        implementations: Sequence[Implementation],
+        *,
+        limits: Limits = Limits(),
+        isolation: str | Isolation | None = None,
+        compare_mutation: bool = True,
+    ) -> None:
+        self.implementations = tuple(implementations)
+        self.limits = limits
+        self.level = choose_level(isolation)
+        self.compare_mutation = compare_mutation
+        self.executions = 0
+        self.restarts = 0
+        self._workers: list[_Worker | None] = [None] * len(self.implementations)
+        try:
+            self._start_all(range(len(self.implementations)))
+        except BaseException:
+            self.close()
+            raise
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def _start_all(self, indices: Sequence[int] | range) -> None:
+        started = {i: _Worker(self.implementations[i], self.limits, self.level) for i in indices}
+        problems = []
+        for i, worker in started.items():
+            self._workers[i] = worker
+            answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
+            label = self.implementations[i].label
+            if answer is None:
+                problems.append(f"{label}: loading did not finish within {self.limits.load_timeout:g} s")
+            elif not answer.get("ok"):
+                problems.append(f"{label}: {answer.get('error', 'could not load')}")
+        if problems:
+            raise LoadError("; ".join(problems))
+
+    def _replace(self, index: int) -> None:
+        old = self._workers[index]
+        if old is not None:
+            old.kill()
+        self.restarts += 1
+        worker = _Worker(self.implementations[index], self.limits, self.level)
+        self._workers[index] = worker
+        answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
+        if answer is None or not answer.get("ok"):
+            raise SandboxUnavailable(
+                f"{self.implementations[index].label}: a replacement worker did not load "
+                f"({answer.get('error') if answer else 'no answer'})"
+            )
+
+    def close(self) -> None:
+        for worker in self._workers:
+            if worker is not None:
+                worker.kill()
+        self._workers = [None] * len(self.implementations)
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- running --------------------------------------------------------------------------------
+
+    def run(self, inputs: Sequence[Input]) -> list[tuple[Outcome, ...]]:
+        """Run every input on every implementation; one tuple of outcomes per input."""
+        if not inputs:
+            return []
+        blobs = [pickle.dumps((tuple(i.args), dict(i.kwargs)), protocol=pickle.HIGHEST_PROTOCOL) for i in inputs]
+        count = len(self.implementations)
+        results: list[list[Outcome | None]] = [[None] * count for _ in inputs]
+        tasks = {i: _Task(todo=list(range(len(inputs)))) for i in range(count)}
+        with selectors.DefaultSelector() as selector:
+            while tasks:
+                for i, task in list(tasks.items()):
+                    if not task.in_flight:
+                        if not task.todo:
+                            del tasks[i]
+                            continue
+                        self._dispatch(i, task, blobs, selector, results)
+                if not tasks:
+                    break
+                now = time.monotonic()
+                deadline = min(t.last_progress for t in tasks.values() if t.in_flight) + self._patience()
+                for key, _ in selector.select(max(0.0, deadline - now)):
+                    i = key.data
+                    self._collect(i, tasks[i], results, selector)
+                now = time.monotonic()
+                for i, task in tasks.items():
+                    if task.in_flight and now - task.last_progress > self._patience():
+                        self._fail(i, task, results, selector, hung=True)
+        self.executions += len(inputs) * count
+        return [tuple(row) for row in results]  # type: ignore[arg-type]
+
+    def _patience(self) -> float:
+        return self.limits.timeout + self.limits.grace
+
+    def _dispatch(self, i: int, task: _Task, blobs: list[bytes], selector: selectors.BaseSelector,
+                  results: list[list[Outcome | None]]) -> None:
+        chunk, task.todo = task.todo[:_CHUNK], task.todo[_CHUNK:]
+        task.in_flight, task.reported = chunk, 0
+        task.last_progress = time.monotonic()
+        worker = self._workers[i]
+        assert worker is not None
+        try:
+            worker.send(
+                "run",
+                {
+                    "inputs": [blobs[j] for j in chunk],
+                    "indices": chunk,
+                    "encode_args": self.compare_mutation,
+                    "careful": task.careful,
+                },
+            )
+        except _WorkerGone:
+            self._fail(i, task, results, selector, hung=False)
+            return
+        selector.register(worker.fileno(), selectors.EVENT_READ, i)
+
+    def _collect(self, i: int, task: _Task, results: list[list[Outcome | None]],
+                 selector: selectors.BaseSelector) -> None:
+        worker = self._workers[i]
+        assert worker is not None
+        try:
+            frames = worker.read_frames()
+            for frame in frames:
+                for raw in frame.get("results", ()):
+                    if task.reported >= len(task.in_flight):
+                        raise _WorkerGone("protocol violation: too many results")
+                    results[task.in_flight[task.reported]][i] = _outcome_from_wire(raw)
+                    task.reported += 1
+                task.last_progress = time.monotonic()
+                if frame.get("done"):
+                    if task.reported != len(task.in_flight):
+                        raise _WorkerGone("protocol violation: missing results")
+                    selector.unregister(worker.fileno())
+                    task.in_flight = []
+                    task.careful = False
+        except (_WorkerGone, KeyError, TypeError, ValueError, IndexError):
+            self._fail(i, task, results, selector, hung=False)
+
+    def _fail(self, i: int, task: _Task, results: list[list[Outcome | None]],
+              selector: selectors.BaseSelector, *, hung: bool) -> None:
+        worker = self._workers[i]
+        assert worker is not None
+        with contextlib.suppress(KeyError, ValueError):
+            selector.unregister(worker.fileno())
+        unreported = task.in_flight[task.reported :]
+        started = worker.progress()
+        how = worker.kill()
+        if started in unreported:
+            culprit = started
+        elif unreported:
+            culprit = unreported[0]
+        else:
+            culprit = None
+        if culprit is not None:
+            if hung:
+                outcome = Outcome(
+                    kind=OutcomeKind.TIMEOUT,
+                    detail=f"no answer within {self._patience():g} s; killed",
+                    seconds=self._patience(),
+                )
+            else:
+                outcome = Outcome(kind=OutcomeKind.CRASH, detail=f"worker died: {how}")
+            results[culprit][i] = outcome
+            unreported.remove(culprit)
+        task.todo = unreported + task.todo
+        task.in_flight, task.reported = [], 0
+        task.careful = started is None  # without progress information, find the culprit one by one
+        self._replace(i)
+
+
+def _outcome_from_wire(raw: dict) -> Outcome:
+    kind = OutcomeKind(raw["k"])
+    exception = None
+    if kind is OutcomeKind.RAISED:
+        name, message, mro = raw["e"]
+        exception = ExceptionInfo(type_name=str(name), message=str(message), mro=tuple(map(str, mro)))
+    return Outcome(
+        kind=kind,
+        value=raw.get("v"),
+        exception=exception,
+        args_after=raw.get("a"),
+        stdout=str(raw.get("o", "")),
+        detail=str(raw.get("d", "")),
+        seconds=float(raw.get("s", 0.0)),
+    )

@@ -1,0 +1,388 @@
+"""The safe canonical encoding of values that cross process boundaries.
+
+Untrusted code runs in sandbox workers; what it returns comes back to the parent as JSON built by
+:func:`encode`, never as a pickle, so the parent never runs code of the sandbox's choosing to read a
+result. The encoding is *canonical*: equal builtin values encode alike (sets are sorted), so encoded
+values can be compared, hashed and rendered without the original objects.
+
+Format: ``None``, ``bool``, ``int``, ``float`` and ``str`` encode as themselves (JSON keeps ``1`` and
+``1.0`` apart, and Python's json module round-trips ``NaN`` and ``Infinity``). Everything else is a
+list whose first item is a tag::
+
+    ["list", [items]]          ["tuple", [items]]          ["set", [sorted items]]
+    ["frozenset", [sorted]]    ["dict", [[key, value], ...]]  (insertion order)
+    ["bytes", latin-1 text]    ["bytearray", latin-1 text]  ["complex", re, im]
+    ["decimal", text]          ["fraction", num, den]       ["range", start, stop, step]
+    ["bigint", hex text]       ints too long for decimal text
+    ["object", "mod.Qual", [[field, value], ...]]   dataclasses, __dict__ and __slots__ objects
+    ["enum", "mod.Qual", name, value]
+    ["iter", "generator", [first items], truncated]  generators and iterators (first 1,000 items)
+    ["ndarray", dtype, shape, [flat items]]        ["dataframe", ...] / ["series", ...] (pandas)
+    ["exception", "mod.Qual", [args]]              ["type", "mod.Qual"]
+    ["opaque", "mod.Qual", short repr]             functions, modules, anything else
+    ["cycle", n]              a reference to the container n levels up (a cycle)
+    ["truncated", reason]     past a depth or size limit; ["str-truncated", prefix, length]
+
+This module imports nothing from divergent: the sandbox worker imports it on the untrusted side.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import math
+import sys
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+Encoded = Any
+
+_ITER_TYPES = (
+    types.GeneratorType,
+    map,
+    filter,
+    zip,
+    enumerate,
+    reversed,
+    type(iter([])),
+    type(iter(())),
+    type(iter("")),
+    type(iter(range(0))),
+    type(iter({}.items())),
+    type(iter({}.keys())),
+    type(iter({}.values())),
+    type(iter(set())),
+)
+_VIEW_TYPES = (type({}.keys()), type({}.values()), type({}.items()))
+
+
+@dataclass(frozen=True)
+class EncodeLimits:
+    max_depth: int = 64
+    #: total nodes in one encoded value
+    max_nodes: int = 200_000
+    max_string: int = 100_000
+    #: items taken from a generator or iterator
+    max_iter_items: int = 1_000
+    max_repr: int = 200
+
+
+class _Budget:
+    __slots__ = ("nodes",)
+
+    def __init__(self, nodes: int) -> None:
+        self.nodes = nodes
+
+
+def qualified_name(kind: type) -> str:
+    module = getattr(kind, "__module__", "") or ""
+    name = getattr(kind, "__qualname__", None) or getattr(kind, "__name__", "?")
+    return name if module in ("builtins", "__main__", "") else f"{module}.{name}"
+
+
+def encode(value: Any, limits: EncodeLimits = EncodeLimits()) -> Encoded:
+    """Encode ``value`` into the canonical JSON-compatible form (may consume iterators)."""
+    return _encode(value, limits, _Budget(limits.max_nodes), [])
+
+
+def _encode(value: Any, limits: EncodeLimits, budget: _Budget, path: list[int]) -> Encoded:
+    kind = type(value)
+    # The common cases first, without bookkeeping: most outcomes are small builtins.
+    if value is None or kind is bool or kind is float:
+        return value
+    if kind is int:
+        if value.bit_length() > 10_000:
+            return ["bigint", hex(value)]
+        return value
+    if kind is str:
+        if len(value) > limits.max_string:
+            return ["str-truncated", value[: limits.max_string], len(value)]
+        return value
+    budget.nodes -= 1
+    if budget.nodes < 0:
+        return ["truncated", "size"]
+    if len(path) >= limits.max_depth:
+        return ["truncated", "depth"]
+    if id(value) in path:
+        return ["cycle", len(path) - path.index(id(value))]
+    path.append(id(value))
+    try:
+        return _encode_compound(value, kind, limits, budget, path)
+    finally:
+        path.pop()
+
+
+def _encode_compound(value: Any, kind: type, limits: EncodeLimits, budget: _Budget, path: list[int]) -> Encoded:
+    def sub(item: Any) -> Encoded:
+        return _encode(item, limits, budget, path)
+
+    if isinstance(value, bool | int) and not isinstance(value, enum.Enum):
+        return sub(int(value))  # int subclasses (but not IntEnum, handled below)
+    if isinstance(value, float) and not isinstance(value, enum.Enum):
+        return float(value)
+    if isinstance(value, str) and not isinstance(value, enum.Enum):
+        return sub(str(value))
+    if isinstance(value, list):
+        return ["list", [sub(item) for item in value]]
+    if isinstance(value, tuple):
+        return ["tuple", [sub(item) for item in value]]
+    if isinstance(value, dict):
+        return ["dict", [[sub(k), sub(v)] for k, v in list(value.items())]]
+    if isinstance(value, set | frozenset):
+        items = sorted((sub(item) for item in value), key=canonical_text)
+        return ["frozenset" if isinstance(value, frozenset) else "set", items]
+    if isinstance(value, bytes):
+        return ["bytes", value[: limits.max_string].decode("latin-1")]
+    if isinstance(value, bytearray):
+        return ["bytearray", bytes(value[: limits.max_string]).decode("latin-1")]
+    if isinstance(value, complex):
+        return ["complex", value.real, value.imag]
+    if isinstance(value, Decimal):
+        return ["decimal", str(value)]
+    if isinstance(value, Fraction):
+        return ["fraction", sub(value.numerator), sub(value.denominator)]
+    if isinstance(value, range):
+        return ["range", value.start, value.stop, value.step]
+    if isinstance(value, enum.Enum):
+        return ["enum", qualified_name(kind), value.name, sub(value.value)]
+    if isinstance(value, _VIEW_TYPES):
+        return ["list", [sub(item) for item in value]]
+    if isinstance(value, BaseException):
+        return ["exception", qualified_name(kind), [sub(a) for a in value.args]]
+    if isinstance(value, type):
+        return ["type", qualified_name(value)]
+    numeric = _encode_array_like(value, kind, sub)
+    if numeric is not None:
+        return numeric
+    if isinstance(value, _ITER_TYPES) or (isinstance(value, Iterator) and not hasattr(value, "__dict__")):
+        items = []
+        truncated = False
+        for item in value:
+            if len(items) >= limits.max_iter_items:
+                truncated = True
+                break
+            items.append(sub(item))
+        return ["iter", kind.__name__, items, truncated]
+    if dataclasses.is_dataclass(value):
+        fields = [[f.name, sub(getattr(value, f.name))] for f in dataclasses.fields(value)]
+        return ["object", qualified_name(kind), fields]
+    if isinstance(value, types.FunctionType | types.BuiltinFunctionType | types.ModuleType | types.MethodType):
+        return ["opaque", qualified_name(kind), _short_repr(value, limits)]
+    state = _object_state(value)
+    if state is not None:
+        return ["object", qualified_name(kind), [[name, sub(v)] for name, v in state]]
+    return ["opaque", qualified_name(kind), _short_repr(value, limits)]
+
+
+def _encode_array_like(value: Any, kind: type, sub: Any) -> Encoded | None:
+    module = getattr(kind, "__module__", "") or ""
+    if module.startswith("numpy"):
+        np = sys.modules.get("numpy")
+        if np is not None and isinstance(value, np.ndarray):
+            flat = value.ravel().tolist() if value.dtype != object else list(value.ravel())
+            return ["ndarray", str(value.dtype), list(value.shape), [sub(item) for item in flat]]
+        if np is not None and isinstance(value, np.generic):
+            return sub(value.item())
+    if module.startswith("pandas"):
+        pd = sys.modules.get("pandas")
+        if pd is not None and isinstance(value, pd.DataFrame):
+            return [
+                "dataframe",
+                [sub(c) for c in value.columns.tolist()],
+                [sub(i) for i in value.index.tolist()],
+                [str(t) for t in value.dtypes.tolist()],
+                [[sub(cell) for cell in row] for row in value.itertuples(index=False, name=None)],
+            ]
+        if pd is not None and isinstance(value, pd.Series):
+            return [
+                "series",
+                sub(value.name),
+                [sub(i) for i in value.index.tolist()],
+                str(value.dtype),
+                [sub(v) for v in value.tolist()],
+            ]
+    return None
+
+
+def _object_state(value: Any) -> list[tuple[str, Any]] | None:
+    state: dict[str, Any] = {}
+    for klass in type(value).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for slot in (slots,) if isinstance(slots, str) else slots:
+            if slot in ("__dict__", "__weakref__"):
+                continue
+            try:
+                state[slot] = object.__getattribute__(value, slot)
+            except AttributeError:
+                pass
+    try:
+        attributes = object.__getattribute__(value, "__dict__")
+    except AttributeError:
+        attributes = None
+    if isinstance(attributes, dict):
+        state.update((str(k), v) for k, v in attributes.items())
+    elif not state:
+        return None
+    return sorted(state.items())
+
+
+def _short_repr(value: Any, limits: EncodeLimits) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # an untrusted __repr__ may raise anything
+        return "<unrepresentable>"
+    if not isinstance(text, str):
+        return "<unrepresentable>"
+    return text if len(text) <= limits.max_repr else text[: limits.max_repr] + "…"
+
+
+# ---------------------------------------------------------------------------------------------
+# Parent side: text, keys, rendering and decoding of encoded values.
+
+
+def canonical_text(encoded: Encoded) -> str:
+    """A deterministic text for an encoded value (for sorting, hashing and de-duplication)."""
+    return json.dumps(encoded, separators=(",", ":"), ensure_ascii=False)
+
+
+def canonical_key(value: Any) -> str:
+    """The canonical text of a live (trusted, parent-side) value."""
+    return canonical_text(encode(value))
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse JSON produced by a worker. Only builds lists, dicts, strings and numbers."""
+    return json.loads(text)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def render(encoded: Encoded, *, limit: int = 400) -> str:
+    """Render an encoded value as Python-like text, cut at about ``limit`` characters."""
+    text = _render(encoded)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _render(e: Encoded) -> str:
+    if e is None or isinstance(e, bool | int | str):
+        return repr(e)
+    if isinstance(e, float):
+        return _render_float(e)
+    if not isinstance(e, list) or not e:
+        return repr(e)
+    tag = e[0]
+    if tag == "list":
+        return "[" + ", ".join(_render(x) for x in e[1]) + "]"
+    if tag == "tuple":
+        items = [_render(x) for x in e[1]]
+        return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+    if tag in ("set", "frozenset"):
+        if not e[1]:
+            return f"{tag}()"
+        inner = "{" + ", ".join(_render(x) for x in e[1]) + "}"
+        return inner if tag == "set" else f"frozenset({inner})"
+    if tag == "dict":
+        return "{" + ", ".join(f"{_render(k)}: {_render(v)}" for k, v in e[1]) + "}"
+    if tag == "bytes":
+        return repr(e[1].encode("latin-1"))
+    if tag == "bytearray":
+        return f"bytearray({e[1].encode('latin-1')!r})"
+    if tag == "complex":
+        return repr(complex(e[1], e[2]))
+    if tag == "decimal":
+        return f"Decimal({e[1]!r})"
+    if tag == "fraction":
+        return f"Fraction({_render(e[1])}, {_render(e[2])})"
+    if tag == "range":
+        return f"range({e[1]}, {e[2]}, {e[3]})" if e[3] != 1 else f"range({e[1]}, {e[2]})"
+    if tag == "bigint":
+        return f"<int of {len(e[1]) * 4} bits: {e[1][:20]}…>"
+    if tag == "object":
+        return f"{e[1]}(" + ", ".join(f"{k}={_render(v)}" for k, v in e[2]) + ")"
+    if tag == "enum":
+        return f"<{e[1]}.{e[2]}: {_render(e[3])}>"
+    if tag == "iter":
+        more = ", …" if e[3] else ""
+        return f"<{e[1]}: [" + ", ".join(_render(x) for x in e[2]) + more + "]>"
+    if tag == "ndarray":
+        return f"array({_render(['list', e[3]])}, dtype={e[1]}, shape={tuple(e[2])})"
+    if tag == "dataframe":
+        return f"DataFrame(columns={_render(['list', e[1]])}, rows={_render(['list', [['list', r] for r in e[4]]])})"
+    if tag == "series":
+        return f"Series({_render(['list', e[4]])}, name={_render(e[1])}, dtype={e[3]})"
+    if tag == "exception":
+        return f"{e[1]}(" + ", ".join(_render(a) for a in e[2]) + ")"
+    if tag == "type":
+        return f"<class {e[1]!r}>"
+    if tag == "opaque":
+        return e[2]
+    if tag == "cycle":
+        return "[...]"
+    if tag == "truncated":
+        return f"<truncated: {e[1]} limit>"
+    if tag == "str-truncated":
+        return repr(e[1][:60]) + f"<… {e[2]} characters>"
+    return repr(e)
+
+
+def _render_float(x: float) -> str:
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return repr(x)
+
+
+class NotBuiltin(ValueError):
+    """An encoded value that has no builtin Python equivalent to rebuild."""
+
+
+def decode_builtin(encoded: Encoded) -> Any:
+    """Rebuild a live value from an encoding made only of builtin types.
+
+    Used for inputs that come back from untrusted code (generators written by an LLM, symbolic
+    execution): only data is rebuilt, never an object of a type the sandbox names.
+    """
+    e = encoded
+    if e is None or isinstance(e, bool | int | float | str):
+        return e
+    if not isinstance(e, list) or not e or not isinstance(e[0], str):
+        raise NotBuiltin(f"not an encoded value: {e!r:.80}")
+    tag = e[0]
+    if tag == "list":
+        return [decode_builtin(x) for x in e[1]]
+    if tag == "tuple":
+        return tuple(decode_builtin(x) for x in e[1])
+    if tag in ("set", "frozenset"):
+        items = [decode_builtin(x) for x in e[1]]
+        try:
+            return set(items) if tag == "set" else frozenset(items)
+        except TypeError as error:
+            raise NotBuiltin(f"unhashable set element: {error}") from None
+    if tag == "dict":
+        try:
+            return {decode_builtin(k): decode_builtin(v) for k, v in e[1]}
+        except TypeError as error:
+            raise NotBuiltin(f"unhashable dict key: {error}") from None
+    if tag == "bytes":
+        return e[1].encode("latin-1")
+    if tag == "bytearray":
+        return bytearray(e[1].encode("latin-1"))
+    if tag == "complex":
+        return complex(e[1], e[2])
+    if tag == "decimal":
+        return Decimal(e[1])
+    if tag == "fraction":
+        return Fraction(decode_builtin(e[1]), decode_builtin(e[2]))
+    if tag == "range":
+        return range(e[1], e[2], e[3])
+    if tag == "bigint":
+        return int(e[1], 16)
+    raise NotBuiltin(f"cannot rebuild a {tag!r} value outside the sandbox")
