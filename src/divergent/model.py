@@ -9,7 +9,6 @@ Values produced by untrusted code appear here only in their safe encoded form
 from __future__ import annotations
 
 import enum
-import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -124,10 +123,12 @@ class Input:
 
     def call(self, function_name: str, *, max_length: int | None = None) -> str:
         """The call as a Python expression, e.g. ``f(1, [2], key='x')``."""
-        short = reprlib.Repr()
-        short.maxstring = short.maxother = short.maxlong = max_length or 10**9
-        short.maxlist = short.maxtuple = short.maxdict = short.maxset = short.maxlevel = 10**9
-        render = short.repr if max_length else repr
+        from divergent.values import to_source
+
+        def render(value: Any) -> str:
+            text = to_source(value)
+            return text if not max_length or len(text) <= max_length else text[: max_length - 1] + "…"
+
         parts = [render(a) for a in self.args] + [f"{k}={render(v)}" for k, v in self.kwargs.items()]
         return f"{function_name}({', '.join(parts)})"
 

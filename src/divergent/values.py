@@ -234,7 +234,7 @@ def _object_state(value: Any) -> list[tuple[str, Any]] | None:
 def _short_repr(value: Any, limits: EncodeLimits) -> str:
     try:
         text = repr(value)
-    except Exception:  # an untrusted __repr__ may raise anything
+    except Exception:  # noqa: BLE001 - an untrusted __repr__ may raise anything
         return "<unrepresentable>"
     if not isinstance(text, str):
         return "<unrepresentable>"
@@ -386,3 +386,37 @@ def decode_builtin(encoded: Encoded) -> Any:
     if tag == "bigint":
         return int(e[1], 16)
     raise NotBuiltin(f"cannot rebuild a {tag!r} value outside the sandbox")
+
+
+def to_source(value: Any) -> str:
+    """Python source text that rebuilds a live builtin value (``float('nan')`` where repr says nan)."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "float('nan')"
+        if math.isinf(value):
+            return "float('inf')" if value > 0 else "-float('inf')"
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(to_source(v) for v in value) + "]"
+    if isinstance(value, tuple) and type(value) is tuple:
+        items = [to_source(v) for v in value]
+        return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+    if isinstance(value, dict) and type(value) is dict:
+        return "{" + ", ".join(f"{to_source(k)}: {to_source(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, set | frozenset) and type(value) in (set, frozenset):
+        if not value:
+            return f"{type(value).__name__}()"
+        inner = "{" + ", ".join(sorted(to_source(v) for v in value)) + "}"
+        return inner if isinstance(value, set) else f"frozenset({inner})"
+    if isinstance(value, complex):
+        return f"complex({to_source(value.real)}, {to_source(value.imag)})"
+    return repr(value)
+
+
+def json_safe(encoded: Encoded) -> Encoded:
+    """An encoded value valid as strict JSON: non-finite floats become ["float", "nan"|"inf"|"-inf"]."""
+    if isinstance(encoded, float) and not math.isfinite(encoded):
+        return ["float", "nan" if math.isnan(encoded) else ("inf" if encoded > 0 else "-inf")]
+    if isinstance(encoded, list):
+        return [json_safe(item) for item in encoded]
+    return encoded

@@ -42,7 +42,7 @@ _PROGRESS = struct.Struct(">q")
 _MAX_FRAME = 256 * 1024 * 1024
 
 
-class CallTimeout(BaseException):  # noqa: N818 - BaseException so `except Exception` cannot swallow it
+class CallTimeout(BaseException):
     """Raised by the in-worker timer when a call runs past its limit."""
 
 
@@ -205,7 +205,7 @@ class Worker:
         if numpy is not None:
             try:
                 numpy.random.seed(0)
-            except Exception:  # noqa: S110 - a patched numpy is the program's business
+            except Exception:  # noqa: BLE001 - a patched numpy is the program's business
                 pass
         capture = CappedWriter(self.stdout_limit)
         function = self.function
@@ -309,7 +309,7 @@ def _describe_exception(error: BaseException) -> str:
 
 def _apply_limits(memory_mb: int, file_bytes: int) -> None:
     def lower(which: int, value: int) -> None:
-        soft, hard = resource.getrlimit(which)
+        _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
         try:
@@ -322,7 +322,7 @@ def _apply_limits(memory_mb: int, file_bytes: int) -> None:
     lower(resource.RLIMIT_CORE, 0)
     # Deep recursion needs a deep C stack; the main thread's stack grows up to this limit.
     try:
-        soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+        _soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
         target = 512 * 1024 * 1024
         if hard == resource.RLIM_INFINITY or hard >= target:
             resource.setrlimit(resource.RLIMIT_STACK, (target, hard))

@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 
 from divergent.errors import LoadError, SandboxUnavailable
 from divergent.model import ExceptionInfo, Implementation, Input, Outcome, OutcomeKind
-from divergent.sandbox.isolation import IsolatedProcess, Isolation, Limits, choose_level, python_command, spawn
+from divergent.sandbox.isolation import (
+    IsolatedProcess,
+    Isolation,
+    Limits,
+    choose_level,
+    python_command,
+    spawn,
+)
 from divergent.values import loads
 
 _HEADER = struct.Struct(">I")

@@ -1,0 +1,5 @@
+"""``python -m divergent``."""
+
+from divergent.cli import main
+
+main()

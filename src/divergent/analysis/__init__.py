@@ -1,0 +1,1 @@
+"""Analyses built on the search loop: clustering (and later incoherence, search trees)."""

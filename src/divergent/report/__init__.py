@@ -1,0 +1,1 @@
+"""Rendering of stored records: terminal (rich), plain text, JSON."""

@@ -1,0 +1,63 @@
+"""The ``--json`` form of a report: one object, stable field names (a contract other tools rely on).
+
+Values are given twice: ``value`` is a readable Python-like text, and ``args``/``kwargs`` use the
+canonical encoding of :mod:`divergent.values` (builtins as JSON, other types tagged), with
+non-finite floats written as ``["float", "nan"]`` so the output is strict JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from divergent.model import Outcome, Report
+from divergent.values import encode, json_safe
+
+
+def outcome_json(label: str, outcome: Outcome) -> dict[str, Any]:
+    data: dict[str, Any] = {"impl": label, "kind": outcome.kind.value, "value": outcome.describe()}
+    if outcome.exception is not None:
+        data["exception"] = {"type": outcome.exception.type_name, "message": outcome.exception.message}
+    if outcome.stdout:
+        data["stdout"] = outcome.stdout
+    if outcome.args_after is not None:
+        data["args_after"] = json_safe(outcome.args_after)
+    data["seconds"] = round(outcome.seconds, 6)
+    return data
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    labels = report.implementations
+    counterexample = None
+    if report.counterexample is not None:
+        cx = report.counterexample
+        counterexample = {
+            "call": cx.call,
+            "args": [json_safe(encode(a)) for a in cx.input.args],
+            "kwargs": {k: json_safe(encode(v)) for k, v in cx.input.kwargs.items()},
+            "outcomes": [outcome_json(label, o) for label, o in zip(labels, cx.outcomes, strict=True)],
+            "original_call": cx.original.call(cx.function_name),
+        }
+    return {
+        "verdict": report.verdict.value,
+        "counterexample": counterexample,
+        "classes": [[labels[i] for i in members] for members in report.classes],
+        "engine": report.counterexample.engine if report.counterexample else None,
+        "seconds": report.seconds,
+        "executions": report.executions,
+        "inputs": report.inputs,
+        "exit_reason": report.exit_reason.value,
+        "implementations": list(labels),
+        "engines": [
+            {
+                "name": s.name, "inputs": s.inputs, "executions": s.executions, "seconds": s.seconds,
+                "novel": s.novel, "divergences": s.divergences, "stopped": s.stopped,
+            }
+            for s in report.engines
+        ],
+        "isolation": report.isolation,
+        "policy": report.policy,
+        "seed": report.seed,
+        "notes": list(report.notes),
+        "nondeterministic": [i.call("f") for i in report.nondeterministic],
+        "error": report.error or None,
+    }

@@ -1,0 +1,193 @@
+"""Rendering reports for people: rich terminal output, plain text, and a reproducing test.
+
+Renders stored records only (a :class:`~divergent.model.Report`); it never runs anything.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Sequence
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from divergent.model import Counterexample, Implementation, Outcome, OutcomeKind, Report
+
+_KIND_STYLE = {
+    OutcomeKind.RETURNED: "green",
+    OutcomeKind.RAISED: "yellow",
+    OutcomeKind.TIMEOUT: "magenta",
+    OutcomeKind.CRASH: "red",
+}
+
+
+def outcome_text(outcome: Outcome) -> str:
+    """``returned 'SS'``, ``raised ValueError: bad``, ``timeout (exceeded 2 s)``..."""
+    if outcome.kind is OutcomeKind.RETURNED:
+        text = f"returned {outcome.describe()}"
+    elif outcome.kind is OutcomeKind.RAISED:
+        text = f"raised {outcome.describe()}"
+    else:
+        text = f"{outcome.kind.value} ({outcome.describe()})"
+    return text
+
+
+def _mutation_note(counterexample: Counterexample, index: int) -> str:
+    from divergent.values import render
+
+    outcome = counterexample.outcomes[index]
+    if outcome.args_after is None:
+        return ""
+    before = render(["list", [_encode(a) for a in counterexample.input.args]])
+    after_args = outcome.args_after[1][0] if isinstance(outcome.args_after, list) else None
+    if after_args is None:
+        return ""
+    after = render(after_args)
+    return "" if after == before else f"arguments after the call: {after}"
+
+
+def _encode(value: object) -> object:
+    from divergent.values import encode
+
+    return encode(value)
+
+
+def describe_classes(report: Report) -> list[str]:
+    return [" = ".join(report.implementations[i] for i in members) for members in report.classes]
+
+
+def plain_report(report: Report) -> str:
+    """The report as plain text (used in AssertionErrors and ``--quiet`` failures)."""
+    lines = []
+    if report.counterexample is None:
+        lines.append(
+            f"no difference found among {len(report.implementations)} implementations "
+            f"({report.inputs} inputs, {report.executions} executions, {report.seconds:.1f} s, "
+            f"stopped: {report.exit_reason.value})"
+        )
+    else:
+        cx = report.counterexample
+        lines.append(
+            f"implementations differ on {cx.call}  (found by {cx.engine} in {report.seconds:.1f} s, "
+            f"{report.executions} executions)"
+        )
+        width = max(len(label) for label in report.implementations)
+        for label, outcome in zip(report.implementations, cx.outcomes, strict=True):
+            lines.append(f"  {label.ljust(width)}  {outcome_text(outcome)}")
+            if outcome.stdout:
+                lines.append(f"  {''.ljust(width)}  stdout: {outcome.stdout[:200]!r}")
+        for i in range(len(cx.outcomes)):
+            note = _mutation_note(cx, i)
+            if note:
+                lines.append(f"  {report.implementations[i].ljust(width)}  {note}")
+        if len(report.classes) > 2 or len(report.implementations) > 2:
+            lines.append("behaviour classes: " + " | ".join(describe_classes(report)))
+    for note in report.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def render_report(report: Report, console: Console, implementations: Sequence[Implementation] = ()) -> None:
+    """Rich terminal rendering of a check report."""
+    if report.counterexample is None:
+        console.print(
+            Panel(
+                Text.assemble(
+                    ("No difference found", "bold green"),
+                    f" among {len(report.implementations)} implementations: {report.inputs:,} inputs, "
+                    f"{report.executions:,} executions in {report.seconds:.1f} s "
+                    f"(stopped: {report.exit_reason.value}).",
+                ),
+                border_style="green",
+            )
+        )
+    else:
+        cx = report.counterexample
+        table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2))
+        table.add_column("implementation")
+        table.add_column("class", justify="right")
+        table.add_column("outcome")
+        class_of = {i: n + 1 for n, members in enumerate(cx.classes) for i in members}
+        for i, (label, outcome) in enumerate(zip(report.implementations, cx.outcomes, strict=True)):
+            cell = Text(outcome_text(outcome), style=_KIND_STYLE[outcome.kind])
+            extra = _mutation_note(cx, i)
+            if extra:
+                cell.append(f"\n{extra}", style="dim")
+            if outcome.stdout:
+                cell.append(f"\nstdout: {outcome.stdout[:200]!r}", style="dim")
+            table.add_row(label, str(class_of[i]), cell)
+        header = Text.assemble(
+            ("Implementations differ", "bold red"),
+            f"  (found by {cx.engine} in {report.seconds:.1f} s, {report.executions:,} executions)\n\n",
+            ("  " + cx.call, "bold"),
+        )
+        parts: list = [header, Text(""), table]
+        if cx.original.key != cx.input.key:
+            parts.append(Text(f"\nshrunk from {cx.original.call(cx.function_name, max_length=80)}", style="dim"))
+        if implementations:
+            parts.append(Text("\nReproduce with pytest:", style="bold"))
+            parts.append(Syntax(reproduction_test(cx, implementations), "python", theme="ansi_dark"))
+        console.print(Panel(Group(*parts), border_style="red"))
+    engines = Table(title="engines", box=None, padding=(0, 2), title_justify="left")
+    for column in ("engine", "inputs", "novel", "divergent", "seconds", "stopped"):
+        engines.add_column(column, justify="right" if column in ("inputs", "novel", "divergent", "seconds") else "left")
+    for stats in report.engines:
+        engines.add_row(
+            stats.name, f"{stats.inputs:,}", str(stats.novel), str(stats.divergences), f"{stats.seconds:.2f}",
+            stats.stopped,
+        )
+    console.print(engines)
+    console.print(f"[dim]sandbox: {report.isolation} · policy: {report.policy} · seed: {report.seed}[/dim]")
+    for note in report.notes:
+        console.print(f"[yellow]note:[/yellow] {note}")
+
+
+def _identifier(label: str, index: int) -> str:
+    name = re.sub(r"\W+", "_", label.rsplit(":", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")).strip("_")
+    if not name or name[0].isdigit() or keyword.iskeyword(name):
+        name = f"impl_{index}"
+    return name
+
+
+def reproduction_test(cx: Counterexample, implementations: Sequence[Implementation]) -> str:
+    """A ready-to-paste pytest test that fails while the implementations differ."""
+    names: list[str] = []
+    for i, impl in enumerate(implementations):
+        name = _identifier(impl.label, i)
+        while name in names:
+            name += f"_{i}"
+        names.append(name)
+    loads = []
+    for name, impl in zip(names, implementations, strict=True):
+        if impl.path:
+            loads.append(f"{name} = _load({impl.path!r}, {impl.entry_point!r})")
+        else:
+            loads.append(f"{name}_namespace = {{}}")
+            loads.append(f"exec({impl.source!r}, {name}_namespace)")
+            loads.append(f"{name} = {name}_namespace[{impl.entry_point!r}]")
+    call_args = cx.input.call("")[1:-1]
+    checks = "\n".join(
+        f"    assert _outcome({names[0]}, {call_args}) == _outcome({other}, {call_args})".replace("(, ", "(")
+        .replace(", )", ")")
+        for other in names[1:]
+    )
+    return (
+        "import importlib.util\n\n\n"
+        "def _load(path, name):\n"
+        "    spec = importlib.util.spec_from_file_location(name + '_under_test', path)\n"
+        "    module = importlib.util.module_from_spec(spec)\n"
+        "    spec.loader.exec_module(module)\n"
+        "    return getattr(module, name)\n\n\n"
+        "def _outcome(function, *args, **kwargs):\n"
+        "    try:\n"
+        "        return 'returned', function(*args, **kwargs)\n"
+        "    except Exception as error:\n"
+        "        return 'raised', type(error).__name__\n\n\n"
+        f"def test_{_identifier(cx.function_name, 0)}_implementations_agree():\n"
+        f"    {(chr(10) + '    ').join(loads)}\n"
+        f"{checks}\n"
+    )

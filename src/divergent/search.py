@@ -1,0 +1,515 @@
+"""The loop every command shares: engines propose, the sandbox runs, the policy compares.
+
+::
+
+    portfolio ──▶ inputs ──▶ preconditions ──▶ sandbox ──▶ outcomes ──▶ policy ──▶ observation
+        ▲                                                                        │
+        └──────────────────────── observe (all engines) ◀────────────────────────┤
+                                                                                 ▼ divergent?
+                                     confirm on fresh workers ──▶ shrink ──▶ confirm ──▶ Report
+
+:func:`check` stops at the first confirmed divergence. :class:`Search` is the reusable engine room
+that ``cluster`` (and later ``incoherence``) drive differently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from divergent import load
+from divergent.engines.base import Engine, EngineContext
+from divergent.engines.constants import Constants
+from divergent.engines.portfolio import Portfolio
+from divergent.engines.registry import ENGINES, engine_class, parse_engine_list
+from divergent.errors import EngineCannotProceed, InvalidArgument, MissingExtra
+from divergent.judge import conforms, make_requirement
+from divergent.model import (
+    Budget,
+    Counterexample,
+    ExitReason,
+    Implementation,
+    Input,
+    Observation,
+    Outcome,
+    OutcomeKind,
+    Report,
+    Signature,
+    Verdict,
+)
+from divergent.policy import DEFAULT_POLICY, EqualityPolicy
+from divergent.sandbox import GUARANTEES, Isolation, Limits, WorkerPool
+from divergent.shrink import shrink as shrink_input
+from divergent.values import canonical_text
+
+#: differences that do not hold on fresh workers cost a fresh pool each; past this many, stop trying
+MAX_FAILED_CONFIRMATIONS = 20
+
+ImplementationSpec = str | Implementation | Callable[..., Any]
+SeedSpec = str | Path | Input | tuple
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A snapshot for live displays, passed to the ``progress`` callback after every batch."""
+
+    seconds: float
+    budget_seconds: float | None
+    executions: int
+    inputs: int
+    engines: tuple
+    phase: str = "searching"
+
+
+def resolve_implementations(specs: Sequence[ImplementationSpec], *, function: str | None) -> list[Implementation]:
+    """Load every implementation from a spec string, a live function, or an Implementation."""
+    impls = []
+    for spec in specs:
+        if isinstance(spec, Implementation):
+            impls.append(spec)
+        elif isinstance(spec, str | Path):
+            impls.append(load.load_implementation(str(spec), function=function))
+        elif callable(spec):
+            impls.append(load.load_callable(spec))
+        else:
+            raise InvalidArgument(f"implementation {spec!r}: expected a spec string, a function or an Implementation")
+    labels = [impl.label for impl in impls]
+    if len(set(labels)) != len(labels):
+        # Two specs may name the same label (e.g. a.py and ./a.py); keep them apart in reports.
+        seen: dict[str, int] = {}
+        renamed = []
+        for impl in impls:
+            seen[impl.label] = seen.get(impl.label, 0) + 1
+            if labels.count(impl.label) > 1:
+                impl = replace(impl, label=f"{impl.label}#{seen[impl.label]}")
+            renamed.append(impl)
+        impls = renamed
+    return impls
+
+
+def gather_seeds(
+    impls: Sequence[Implementation], signature: Signature, seeds: Iterable[SeedSpec] | SeedSpec | None
+) -> tuple[list[Input], list[str]]:
+    """Seeds from the caller (files, inputs, argument tuples), doctests and assert lines."""
+    notes: list[str] = []
+    found: list[Input] = []
+    if seeds is None:
+        given: list[SeedSpec] = []
+    elif isinstance(seeds, str | Path | Input):
+        given = [seeds]
+    else:
+        given = list(seeds)
+    for item in given:
+        if isinstance(item, Input):
+            found.append(item)
+        elif isinstance(item, tuple):
+            found.append(Input(args=item, how_generated="seeds"))
+        else:
+            found.extend(load.seeds_from_file(Path(item), signature))
+    for impl in impls:
+        found.extend(load.seeds_from_docstring(impl))
+        found.extend(load.seeds_from_asserts(impl.source, impl.entry_point))
+    unique: dict[str, Input] = {}
+    dropped = 0
+    for item in found:
+        if not conforms(item, signature):
+            dropped += 1
+            continue
+        unique.setdefault(item.key, item)
+    if dropped:
+        notes.append(f"{dropped} seed input(s) did not fit the signature {signature} and were dropped")
+    return list(unique.values()), notes
+
+
+def _requirement(require: str | Callable[..., bool] | None, signature: Signature) -> Callable[[Input], bool] | None:
+    if require is None:
+        return None
+    if isinstance(require, str):
+        return make_requirement(require, signature)
+
+    def predicate(item: Input) -> bool:
+        try:
+            return bool(require(*item.args, **item.kwargs))
+        except Exception:  # noqa: BLE001 - a predicate that raises rejects the input
+            return False
+
+    return predicate
+
+
+def _fingerprint(outcomes: Sequence[Outcome]) -> str:
+    """Exact behaviour of all implementations on one input (for novelty, not for equality)."""
+    parts = []
+    for o in outcomes:
+        if o.kind is OutcomeKind.RETURNED:
+            parts.append(["r", o.value])
+        elif o.kind is OutcomeKind.RAISED:
+            parts.append(["e", o.exception.type_name if o.exception else ""])
+        else:
+            parts.append([o.kind.value])
+    return canonical_text(parts)
+
+
+@dataclass
+class Search:
+    """The shared machinery: engines, sandbox, policy, budget. Close it when done."""
+
+    implementations: tuple[Implementation, ...]
+    signature: Signature
+    policy: EqualityPolicy
+    limits: Limits
+    budget: Budget
+    engine_names: tuple[str, ...]
+    seeds: tuple[Input, ...]
+    requirement: Callable[[Input], bool] | None
+    isolation: str | None
+    seed: int
+    notes: list[str] = field(default_factory=list)
+    progress: Callable[[Progress], None] | None = None
+
+    def __post_init__(self) -> None:
+        self.started = time.monotonic()
+        self.pool = WorkerPool(
+            self.implementations,
+            limits=self.limits,
+            isolation=self.isolation,
+            compare_mutation=self.policy.compare_mutation,
+        )
+        level = self.pool.level
+        if level is not Isolation.BUBBLEWRAP:
+            self.notes.append(f"sandbox: {level.value} only — {GUARANTEES[level]}")
+        self.context = EngineContext(
+            implementations=self.implementations,
+            signature=self.signature,
+            seeds=self.seeds,
+            constants=Constants.harvest(impl.source for impl in self.implementations),
+            seed=self.seed,
+            require=self.requirement,
+            limits=self.limits,
+            isolation=level.value,
+            seconds=self.budget.seconds,
+        )
+        self.engines = self._start_engines()
+        self.portfolio = Portfolio(self.engines)
+        self.seen: set[str] = set()
+        self.fingerprints: set[str] = set()
+        self.inputs_run = 0
+        self.rejected = 0
+
+    def _start_engines(self) -> list[Engine]:
+        engines: list[Engine] = []
+        for name in self.engine_names:
+            try:
+                engines.append(engine_class(name)(self.context))
+            except (EngineCannotProceed, MissingExtra, ImportError) as error:
+                self.notes.append(f"engine {name} not used: {error}")
+        if not engines:
+            raise InvalidArgument(
+                "no engine can run: " + "; ".join(self.notes) if self.notes else "no engines selected"
+            )
+        return engines
+
+    # -- budget -----------------------------------------------------------------------------------
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    @property
+    def executions(self) -> int:
+        return self.pool.executions
+
+    def out_of_budget(self) -> ExitReason | None:
+        if self.budget.seconds is not None and self.elapsed >= self.budget.seconds:
+            return ExitReason.BUDGET_SECONDS
+        if self.budget.executions is not None and self.executions >= self.budget.executions:
+            return ExitReason.BUDGET_EXECUTIONS
+        return None
+
+    def acceptable(self, item: Input) -> bool:
+        """The preconditions: annotations (typeguard) and the user's requirement."""
+        if not conforms(item, self.signature):
+            return False
+        return self.requirement is None or self.requirement(item)
+
+    # -- one round --------------------------------------------------------------------------------
+
+    def step(self) -> list[tuple[str, Observation]]:
+        """Ask the engines for inputs, run the new ones, share the results. Empty when idle."""
+        observations: list[tuple[str, Observation]] = []
+        batches = self.portfolio.next_batches()
+        for engine, proposed in batches:
+            fresh = []
+            for item in proposed:
+                if item.key in self.seen:
+                    continue
+                self.seen.add(item.key)
+                if not self.acceptable(item):
+                    self.rejected += 1
+                    continue
+                fresh.append(item)
+            if self.budget.executions is not None:
+                room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
+                fresh = fresh[:room]
+            started = time.monotonic()
+            results = self.pool.run(fresh)
+            novel = divergences = 0
+            batch_observations = []
+            for item, outcomes in zip(fresh, results, strict=True):
+                classes = self.policy.partition(outcomes)
+                observation = Observation(input=item, outcomes=outcomes, classes=classes)
+                fingerprint = _fingerprint(outcomes)
+                if fingerprint not in self.fingerprints:
+                    self.fingerprints.add(fingerprint)
+                    novel += 1
+                divergences += observation.divergent
+                batch_observations.append(observation)
+                observations.append((engine.name, observation))
+            self.inputs_run += len(fresh)
+            self.portfolio.record(
+                engine,
+                inputs=len(fresh),
+                executions=len(fresh) * len(self.implementations),
+                seconds=time.monotonic() - started,
+                novel=novel,
+                divergences=divergences,
+            )
+            for other in self.engines:
+                with contextlib.suppress(Exception):
+                    other.observe(batch_observations)
+        self._report_progress()
+        return observations
+
+    def _report_progress(self, phase: str = "searching") -> None:
+        if self.progress is not None:
+            self.progress(
+                Progress(
+                    seconds=self.elapsed,
+                    budget_seconds=self.budget.seconds,
+                    executions=self.executions,
+                    inputs=self.inputs_run,
+                    engines=self.portfolio.stats(),
+                    phase=phase,
+                )
+            )
+
+    # -- confirmation and shrinking -----------------------------------------------------------
+
+    def run_fresh(self, item: Input, *, timeout_factor: float = 1.0) -> tuple[Outcome, ...]:
+        """Run one input on brand-new workers (no state left over from earlier calls)."""
+        limits = self.limits
+        if timeout_factor != 1.0:
+            limits = replace(limits, timeout=limits.timeout * timeout_factor)
+        with WorkerPool(
+            self.implementations, limits=limits, isolation=self.pool.level,
+            compare_mutation=self.policy.compare_mutation,
+        ) as fresh:
+            return fresh.run([item])[0]
+
+    def confirm(self, observation: Observation) -> tuple[Observation | None, str]:
+        """Re-run a divergent input on fresh workers; None (with why) if it does not hold."""
+        timed_out = any(o.kind is OutcomeKind.TIMEOUT for o in observation.outcomes)
+        outcomes = self.run_fresh(observation.input, timeout_factor=3.0 if timed_out else 1.0)
+        unstable = [
+            self.implementations[i].label
+            for i, (before, after) in enumerate(zip(observation.outcomes, outcomes, strict=True))
+            if not self.policy.outcomes_equal(before, after)
+            and not (before.kind is OutcomeKind.TIMEOUT and timed_out)
+        ]
+        if unstable:
+            return None, f"not deterministic: {', '.join(unstable)} behaved differently on a re-run"
+        classes = self.policy.partition(outcomes)
+        if len(classes) < 2:
+            return None, "the difference did not hold on fresh workers (a slow call or leftover state)"
+        return Observation(input=observation.input, outcomes=outcomes, classes=classes), ""
+
+    def shrink(self, observation: Observation, seconds: float) -> Observation:
+        """A simpler input with the same classes, confirmed; the original if none is found."""
+        target = observation.classes
+
+        def still_divergent(batch: Sequence[Input]) -> list[bool]:
+            return [self.policy.partition(outcomes) == target for outcomes in self.pool.run(batch)]
+
+        smaller = shrink_input(
+            observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds
+        )
+        if smaller.key == observation.input.key:
+            return observation
+        outcomes = self.pool.run([smaller])[0]
+        candidate = Observation(input=smaller, outcomes=outcomes, classes=self.policy.partition(outcomes))
+        confirmed, _ = self.confirm(candidate)
+        return confirmed if confirmed is not None and confirmed.classes == target else observation
+
+    def close(self) -> None:
+        for engine in self.engines:
+            with contextlib.suppress(Exception):
+                engine.close()
+        self.pool.close()
+
+
+def prepare(
+    implementations: Sequence[ImplementationSpec],
+    *,
+    function: str | None = None,
+    budget: Budget | float | int = Budget(),
+    engines: Sequence[str] | str | None = None,
+    seeds: Iterable[SeedSpec] | SeedSpec | None = None,
+    require: str | Callable[..., bool] | None = None,
+    policy: EqualityPolicy = DEFAULT_POLICY,
+    limits: Limits = Limits(),
+    isolation: str | None = None,
+    seed: int = 0,
+    progress: Callable[[Progress], None] | None = None,
+    minimum: int = 2,
+) -> Search:
+    """Load, validate and start a :class:`Search` (shared by check, cluster and the benchmarks)."""
+    if isinstance(budget, int | float):
+        budget = Budget(seconds=float(budget))
+    engine_names = parse_engine_list(engines) if engines is None or isinstance(engines, str) else tuple(engines)
+    for name in engine_names:
+        if name not in ENGINES:
+            raise InvalidArgument(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
+    impls = resolve_implementations(implementations, function=function)
+    if len(impls) < minimum:
+        raise InvalidArgument(f"need at least {minimum} implementations to compare, got {len(impls)}")
+    signature = load.common_signature(impls)
+    seed_inputs, notes = gather_seeds(impls, signature, seeds)
+    load.check_generatable(signature, seed_inputs)
+    return Search(
+        implementations=tuple(impls),
+        signature=signature,
+        policy=policy,
+        limits=limits,
+        budget=budget,
+        engine_names=engine_names,
+        seeds=tuple(seed_inputs),
+        requirement=_requirement(require, signature),
+        isolation=isolation,
+        seed=seed,
+        notes=notes,
+        progress=progress,
+    )
+
+
+def check(
+    implementations: Sequence[ImplementationSpec],
+    *,
+    function: str | None = None,
+    budget: Budget | float | int = Budget(),
+    engines: Sequence[str] | str | None = None,
+    seeds: Iterable[SeedSpec] | SeedSpec | None = None,
+    require: str | Callable[..., bool] | None = None,
+    policy: EqualityPolicy = DEFAULT_POLICY,
+    limits: Limits = Limits(),
+    isolation: str | None = None,
+    seed: int = 0,
+    shrink: bool = True,
+    progress: Callable[[Progress], None] | None = None,
+) -> Report:
+    """Search for an input on which the implementations differ; stop at the first confirmed one.
+
+    ``implementations`` are spec strings (``a.py:f``, ``pkg.mod:f``, ``HEAD~1:a.py:f``), live
+    functions, or :class:`Implementation` records. Raises LoadError, SignatureMismatch,
+    MissingSeeds or InvalidArgument for bad input; a program that misbehaves is an outcome.
+    """
+    search = prepare(
+        implementations, function=function, budget=budget, engines=engines, seeds=seeds, require=require,
+        policy=policy, limits=limits, isolation=isolation, seed=seed, progress=progress,
+    )
+    try:
+        return run_check(search, shrink=shrink)
+    finally:
+        search.close()
+
+
+def run_check(search: Search, *, shrink: bool = True) -> Report:
+    nondeterministic: list[Input] = []
+    failed_confirmations = 0
+    found: tuple[str, Observation] | None = None
+    exit_reason = ExitReason.EXHAUSTED
+    try:
+        while found is None:
+            reason = search.out_of_budget()
+            if reason is not None:
+                exit_reason = reason
+                break
+            if not search.portfolio.active:
+                exit_reason = ExitReason.EXHAUSTED
+                break
+            observations = search.step()
+            if not observations and search.portfolio.waiting_on_background:
+                time.sleep(0.05)
+            for engine_name, observation in observations:
+                if not observation.divergent or failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
+                    continue
+                confirmed, why = search.confirm(observation)
+                if confirmed is None:
+                    failed_confirmations += 1
+                    if failed_confirmations == MAX_FAILED_CONFIRMATIONS:
+                        search.notes.append(
+                            f"stopped confirming after {failed_confirmations} unconfirmed differences"
+                        )
+                    if why.startswith("not deterministic"):
+                        nondeterministic.append(observation.input)
+                    search.notes.append(f"{observation.input.call('f', max_length=60)}: {why}")
+                    continue
+                found = (engine_name, confirmed)
+                exit_reason = ExitReason.FOUND
+                break
+    except KeyboardInterrupt:
+        exit_reason = ExitReason.INTERRUPTED
+    counterexample = None
+    classes: tuple[tuple[int, ...], ...] = (tuple(range(len(search.implementations))),)
+    if found is not None:
+        engine_name, observation = found
+        original = observation.input
+        if shrink:
+            search._report_progress("shrinking")
+            shrink_seconds = max(3.0, 0.25 * (search.budget.seconds or 20.0))
+            try:
+                observation = search.shrink(observation, shrink_seconds)
+            except KeyboardInterrupt:
+                pass
+        classes = observation.classes
+        counterexample = Counterexample(
+            input=observation.input,
+            outcomes=observation.outcomes,
+            classes=observation.classes,
+            engine=engine_name,
+            original=original,
+            function_name=search.implementations[0].entry_point,
+        )
+    return Report(
+        verdict=Verdict.DIVERGENT if counterexample else Verdict.NO_DIFFERENCE_FOUND,
+        implementations=tuple(impl.label for impl in search.implementations),
+        counterexample=counterexample,
+        classes=classes,
+        seconds=round(search.elapsed, 3),
+        executions=search.executions,
+        inputs=search.inputs_run,
+        engines=search.portfolio.stats(),
+        exit_reason=exit_reason,
+        isolation=search.pool.level.value,
+        policy=search.policy.describe(),
+        seed=search.seed,
+        notes=tuple(search.notes),
+        nondeterministic=tuple(nondeterministic),
+    )
+
+
+def assert_equivalent(*functions: ImplementationSpec, budget: float = 5.0, **options: Any) -> Report:
+    """For test suites: raise AssertionError showing the shrunk counterexample if any is found.
+
+    ``options`` are those of :func:`check` (``engines``, ``seeds``, ``require``, ``policy``, ...).
+    """
+    if len(functions) == 1 and isinstance(functions[0], list | tuple):
+        functions = tuple(functions[0])
+    report = check(list(functions), budget=Budget(seconds=budget), **options)
+    if report.divergent:
+        from divergent.report.text import plain_report
+
+        raise AssertionError(plain_report(report))
+    return report
