@@ -127,7 +127,7 @@ class EqualityPolicy:
     # -- values ---------------------------------------------------------------------------------
 
     def values_equal(self, a: Encoded, b: Encoded) -> bool:
-        if a is b:
+        if a is b and not isinstance(a, float):
             return True
         a_number, b_number = _is_number(a), _is_number(b)
         if a_number or b_number:

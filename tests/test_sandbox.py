@@ -1,0 +1,218 @@
+"""The sandbox: every misbehaviour becomes an outcome, the host stays responsive, others' results stand."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from divergent.errors import LoadError
+from divergent.model import Implementation, Input, OutcomeKind, Signature
+from divergent.sandbox import Isolation, Limits, WorkerPool, available_levels
+
+LEVELS = available_levels()
+needs_bwrap = pytest.mark.skipif(Isolation.BUBBLEWRAP not in LEVELS, reason="bubblewrap not available")
+needs_namespaces = pytest.mark.skipif(
+    not ({Isolation.BUBBLEWRAP, Isolation.UNSHARE} & set(LEVELS)), reason="no Linux namespaces here"
+)
+
+GOOD = "def f(x):\n    return x * 2\n"
+
+
+def impl(source: str, label: str = "bad", entry: str = "f") -> Implementation:
+    return Implementation(label=label, entry_point=entry, source=textwrap.dedent(source), signature=Signature())
+
+
+def run_pair(bad_source: str, inputs: list, *, limits: Limits = Limits(timeout=1.0), isolation: str | None = None):
+    with WorkerPool([impl(GOOD, "good"), impl(bad_source)], limits=limits, isolation=isolation) as pool:
+        return pool.run([Input(args=(x,)) for x in inputs]), pool
+
+
+MISBEHAVIOURS = {
+    "never returns": ("def f(x):\n    while True:\n        pass\n", OutcomeKind.TIMEOUT),
+    "swallows the timer": (
+        "def f(x):\n    while True:\n        try:\n            while True: pass\n        except BaseException: pass\n",
+        OutcomeKind.TIMEOUT,
+    ),
+    "os._exit": ("import os\ndef f(x):\n    os._exit(3)\n", OutcomeKind.CRASH),
+    "segfault": ("import ctypes\ndef f(x):\n    return ctypes.string_at(0)\n", OutcomeKind.CRASH),
+    "allocates 10 GB": ("def f(x):\n    return len(bytearray(10 * 1024**3))\n", OutcomeKind.RAISED),
+    "recurses forever": ("def f(x):\n    return f(x) + 1\n", OutcomeKind.RAISED),
+    "sys.exit": ("import sys\ndef f(x):\n    sys.exit(4)\n", OutcomeKind.RAISED),
+    "C-level hang": ("def f(x):\n    return 10 ** 10 ** 10\n", OutcomeKind.TIMEOUT),
+}
+
+
+@pytest.mark.parametrize("name", list(MISBEHAVIOURS))
+def test_misbehaviour_is_an_outcome_and_the_run_goes_on(name: str) -> None:
+    source, expected = MISBEHAVIOURS[name]
+    started = time.monotonic()
+    results, pool = run_pair(source, [1, 2])
+    assert time.monotonic() - started < 20
+    for good, bad in results:
+        assert good.kind is OutcomeKind.RETURNED  # the other implementation's results stand
+        assert bad.kind is expected, (name, bad)
+    assert [r[0].value for r in results] == [2, 4]
+
+
+def test_crash_detail_names_signal_or_exit_code() -> None:
+    results, _ = run_pair("import ctypes, os\ndef f(x):\n    if x: ctypes.string_at(0)\n    os._exit(3)\n", [0, 1])
+    assert "exit code 3" in results[0][1].detail
+    assert "SIGSEGV" in results[1][1].detail
+
+
+def test_worker_is_replaced_and_later_inputs_still_run() -> None:
+    source = "import os\ndef f(x):\n    if x == 2:\n        os._exit(1)\n    return x * 2\n"
+    results, pool = run_pair(source, list(range(6)))
+    kinds = [r[1].kind for r in results]
+    assert kinds == [OutcomeKind.RETURNED] * 2 + [OutcomeKind.CRASH] + [OutcomeKind.RETURNED] * 3
+    assert [r[1].value for r in results if r[1].kind is OutcomeKind.RETURNED] == [0, 2, 6, 8, 10]
+    assert pool.restarts >= 1
+
+
+def test_printing_100_megabytes_is_capped() -> None:
+    source = "def f(x):\n    for _ in range(100):\n        print('y' * 1_000_000)\n    return x\n"
+    results, _ = run_pair(source, [1], limits=Limits(timeout=10.0))
+    outcome = results[0][1]
+    assert outcome.kind is OutcomeKind.RETURNED
+    assert len(outcome.stdout) < 100_000
+    assert "more characters" in outcome.stdout
+
+
+def test_writing_to_fd_1_does_not_break_the_protocol() -> None:
+    source = "import os\ndef f(x):\n    os.write(1, b'garbage' * 1000)\n    os.write(2, b'noise')\n    return x\n"
+    results, _ = run_pair(source, [5])
+    assert results[0][1].kind is OutcomeKind.RETURNED and results[0][1].value == 5
+
+
+def test_overwriting_builtins_keeps_the_worker_sane() -> None:
+    source = "import builtins\nbuiltins.len = lambda x: 42\nbuiltins.isinstance = None\ndef f(x):\n    return len([x])\n"
+    results, _ = run_pair(source, [1, 2])
+    assert [r[1].value for r in results] == [42, 42]
+
+
+def test_forking_repeatedly_is_contained() -> None:
+    source = textwrap.dedent(
+        """
+        import os
+        def f(x):
+            pids = []
+            try:
+                for _ in range(500):
+                    pid = os.fork()
+                    if pid == 0:
+                        import time
+                        time.sleep(60)
+                        os._exit(0)
+                    pids.append(pid)
+            except OSError as error:
+                return ('limited', len(pids))
+            return ('unlimited', len(pids))
+        """
+    )
+    started = time.monotonic()
+    results, _ = run_pair(source, [1], limits=Limits(timeout=5.0))
+    assert time.monotonic() - started < 30
+    outcome = results[0][1]
+    assert outcome.kind in (OutcomeKind.RETURNED, OutcomeKind.RAISED, OutcomeKind.TIMEOUT, OutcomeKind.CRASH)
+    if os.access("/sys/fs/cgroup/pids", os.W_OK):
+        assert outcome.kind is OutcomeKind.RETURNED and outcome.value[1][0] == "limited"
+
+
+def test_environment_is_scrubbed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    source = "import os\ndef f(x):\n    return sorted(k for k in os.environ if 'KEY' in k or 'TOKEN' in k)\n"
+    results, _ = run_pair(source, [1])
+    assert results[0][1].value == ["list", []]
+
+
+def test_deterministic_hash_and_random() -> None:
+    source = "import random\ndef f(x):\n    return (hash('abc'), random.random(), list({'a', 'b', 'c', 'd'}))\n"
+    first, _ = run_pair(source, [1, 2])
+    second, _ = run_pair(source, [1])
+    assert first[0][1].value == first[1][1].value == second[0][1].value
+
+
+def test_argument_mutation_is_reported() -> None:
+    with WorkerPool([impl("def f(xs):\n    xs.sort()\n    return None\n")]) as pool:
+        (outcome,) = pool.run([Input(args=([3, 1, 2],))])[0]
+    assert outcome.args_after == ["list", [["list", [["list", [1, 2, 3]]]], ["dict", []]]]
+
+
+def test_load_errors_are_clear() -> None:
+    with pytest.raises(LoadError, match="line 1"):
+        WorkerPool([impl("def f(x) return x\n")])
+    with pytest.raises(LoadError, match="no 'f'"):
+        WorkerPool([impl("def g(x):\n    return x\n")])
+    with pytest.raises(LoadError, match="ZeroDivisionError"):
+        WorkerPool([impl("1 / 0\ndef f(x):\n    return x\n")])
+    with pytest.raises(LoadError, match="loading did not finish|longer than"):
+        WorkerPool([impl("while True: pass\n")], limits=Limits(load_timeout=1.0))
+
+
+@needs_bwrap
+def test_bubblewrap_confines_writes_and_cuts_the_network(tmp_path: Path) -> None:
+    target = tmp_path / "escaped.txt"
+    source = textwrap.dedent(
+        f"""
+        import os, socket
+        def f(x):
+            results = []
+            try:
+                open({str(target)!r}, "w").write("x")
+                results.append("wrote outside")
+            except OSError:
+                results.append("outside blocked")
+            open("inside.txt", "w").write("ok")
+            results.append("wrote inside")
+            try:
+                socket.create_connection(("127.0.0.1", 22), timeout=1)
+                results.append("network")
+            except OSError:
+                results.append("no network")
+            return results
+        """
+    )
+    results, _ = run_pair(source, [1], isolation="bubblewrap", limits=Limits(timeout=5.0))
+    assert results[0][1].value == ["list", ["outside blocked", "wrote inside", "no network"]]
+    assert not target.exists()
+
+
+@needs_namespaces
+def test_processes_that_start_a_new_session_die_with_the_worker(tmp_path: Path) -> None:
+    marker = f"divergent-orphan-{os.getpid()}"
+    source = textwrap.dedent(
+        f"""
+        import subprocess
+        def f(x):
+            subprocess.Popen(["/bin/sh", "-c", "exec -a {marker} sleep 300"], start_new_session=True)
+            return x
+        """
+    )
+    results, pool = run_pair(source, [1])
+    assert results[0][1].kind is OutcomeKind.RETURNED
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        alive = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p).startswith(marker)]
+        if not alive:
+            break
+        time.sleep(0.1)
+    assert not alive, "a process started by the implementation outlived its worker"
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+@pytest.mark.parametrize("level", [level.value for level in LEVELS])
+def test_every_available_level_runs_calls(level: str) -> None:
+    results, pool = run_pair("def f(x):\n    return x + x\n", [1, 2, 3], isolation=level)
+    assert pool.level.value == level
+    assert [r[1].value for r in results] == [2, 4, 6]
