@@ -50,7 +50,7 @@ MISBEHAVIOURS = {
 def test_misbehaviour_is_an_outcome_and_the_run_goes_on(name: str) -> None:
     source, expected = MISBEHAVIOURS[name]
     started = time.monotonic()
-    results, pool = run_pair(source, [1, 2])
+    results, _pool = run_pair(source, [1, 2])
     assert time.monotonic() - started < 20
     for good, bad in results:
         assert good.kind is OutcomeKind.RETURNED  # the other implementation's results stand
@@ -150,7 +150,7 @@ def test_load_errors_are_clear() -> None:
         WorkerPool([impl("def g(x):\n    return x\n")])
     with pytest.raises(LoadError, match="ZeroDivisionError"):
         WorkerPool([impl("1 / 0\ndef f(x):\n    return x\n")])
-    with pytest.raises(LoadError, match="loading did not finish|longer than"):
+    with pytest.raises(LoadError, match=r"loading did not finish|longer than"):
         WorkerPool([impl("while True: pass\n")], limits=Limits(load_timeout=1.0))
 
 
@@ -193,7 +193,7 @@ def test_processes_that_start_a_new_session_die_with_the_worker(tmp_path: Path) 
             return x
         """
     )
-    results, pool = run_pair(source, [1])
+    results, _pool = run_pair(source, [1])
     assert results[0][1].kind is OutcomeKind.RETURNED
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:

@@ -58,6 +58,11 @@ class CappedWriter(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
+    def reset(self) -> None:
+        self.parts = []
+        self.kept = 0
+        self.total = 0
+
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
@@ -96,8 +101,9 @@ class Worker:
         os.ftruncate(fd, _PROGRESS.size)
         self._progress = mmap.mmap(fd, _PROGRESS.size)
         os.close(fd)
-        self._original_builtins = dict(builtins.__dict__)
-        self._program_builtins: dict | None = None
+        self._capture = CappedWriter(self.stdout_limit)
+        random.seed(0)
+        self._random_state = random.getstate()
         self._real_stdout = sys.stdout
         self._real_stderr = sys.stderr
 
@@ -173,11 +179,7 @@ class Worker:
         if not callable(function):
             return {"ok": False, "kind": "missing", "error": f"{payload['entry_point']!r} is not callable"}
         self.function = function
-        # A program may replace builtins at import time; it keeps them for its calls, and the
-        # worker gets the originals back for its own bookkeeping.
-        if builtins.__dict__ != self._original_builtins:
-            self._program_builtins = dict(builtins.__dict__)
-            self._restore_builtins()
+        self._capture = CappedWriter(self.stdout_limit)
         return {"ok": True, "stdout": capture.text()}
 
     def run(self, payload: dict) -> None:
@@ -200,60 +202,48 @@ class Worker:
 
     def _call(self, blob: bytes, encode_args: bool) -> dict:
         args, kwargs = self._loads_pickle(blob)
-        random.seed(0)
+        # Every call starts from the same random state, whatever earlier calls drew.
+        random.setstate(self._random_state)
         numpy = sys.modules.get("numpy")
         if numpy is not None:
             try:
                 numpy.random.seed(0)
             except Exception:  # noqa: BLE001 - a patched numpy is the program's business
                 pass
-        capture = CappedWriter(self.stdout_limit)
+        capture = self._capture
+        capture.reset()
         function = self.function
-        if self._program_builtins is not None:
-            builtins.__dict__.update(self._program_builtins)
+        # Immutable arguments cannot be mutated: skip encoding them after the call.
+        mutable = encode_args and not _immutable(args, kwargs)
         sys.stdout = capture
         outcome: dict
         started = self._monotonic()
         self._arm(self.timeout)
         try:
             value = function(*args, **kwargs)
-            if self._program_builtins is not None or builtins.__dict__ != self._original_builtins:
-                self._restore_builtins()  # the encoder needs the real builtins
             # Encoding may run program code (generators, __repr__): still under the timer.
             outcome = {"k": "returned", "v": encode(value, self.limits)}
+            if mutable:
+                outcome["a"] = encode([list(args), kwargs], self.limits)
         except CallTimeout:
             outcome = {"k": "timeout", "d": f"exceeded {self.timeout:g} s"}
         except BaseException as error:  # noqa: BLE001 - what the program raises is its behaviour
             try:
                 outcome = {"k": "raised", "e": _exception_fields(error)}
+                if mutable:
+                    outcome["a"] = encode([list(args), kwargs], self.limits)
             except CallTimeout:
                 outcome = {"k": "timeout", "d": f"exceeded {self.timeout:g} s"}
         finally:
             self._disarm()
-        elapsed = self._monotonic() - started
+        outcome["s"] = self._monotonic() - started
         sys.stdout = self._real_stdout
-        if self._program_builtins is not None or builtins.__dict__ != self._original_builtins:
-            self._restore_builtins()
-        outcome["s"] = elapsed
         if capture.total:
             outcome["o"] = capture.text()
-        if encode_args and outcome["k"] in ("returned", "raised"):
-            self._arm(self.timeout)
-            try:
-                outcome["a"] = encode([list(args), kwargs], self.limits)
-            except BaseException:  # noqa: BLE001
-                outcome["a"] = ["truncated", "unencodable"]
-            finally:
-                self._disarm()
-        if "v" in outcome and len(self._dumps(outcome["v"])) > self.result_bytes:
+        value = outcome.get("v")
+        if type(value) is list and len(self._dumps(value)) > self.result_bytes:
             outcome["v"] = ["truncated", "size"]
         return outcome
-
-    def _restore_builtins(self) -> None:
-        current = builtins.__dict__
-        for key in [k for k in current if k not in self._original_builtins]:
-            del current[key]
-        current.update(self._original_builtins)
 
     def _arm(self, seconds: float) -> None:
         # After the first expiry, keep firing: a bare `except:` in the program must not win.
@@ -276,6 +266,39 @@ class Worker:
                 self.send({"ok": True})
             else:
                 self.send({"ok": False, "error": f"unknown command {command!r}"})
+
+
+_IMMUTABLE_ATOMS = (int, float, str, bytes, bool, type(None), complex, frozenset)
+
+
+def _immutable(args: tuple, kwargs: dict) -> bool:
+    """Whether no call could change these arguments (atoms and tuples of atoms only)."""
+    for value in (*args, *kwargs.values()):
+        kind = type(value)
+        if kind in _IMMUTABLE_ATOMS:
+            continue
+        if kind is tuple and all(type(item) in _IMMUTABLE_ATOMS for item in value):
+            continue
+        return False
+    return True
+
+
+def _shield_from_builtin_patches() -> None:
+    """Give the worker's own modules private copies of the builtins.
+
+    A program may replace ``builtins.len`` or ``builtins.isinstance``; that is its behaviour and
+    it keeps it, but the encoder and the protocol must go on working, so their modules look
+    names up in their own globals first.
+    """
+    import json.decoder
+    import json.encoder
+
+    from divergent import values
+
+    names = {k: v for k, v in builtins.__dict__.items() if not k.startswith("__")}
+    for namespace in (globals(), vars(values), vars(json), vars(json.encoder), vars(json.decoder)):
+        for name, value in names.items():
+            namespace.setdefault(name, value)
 
 
 def _on_timer(signum: int, frame: object) -> None:
@@ -342,6 +365,7 @@ def main() -> None:
     _apply_limits(memory_mb, file_bytes)
     signal.signal(signal.SIGALRM, _on_timer)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C belongs to the parent
+    _shield_from_builtin_patches()
     gc.freeze()
     Worker(in_fd, out_fd, progress_path).serve()
 

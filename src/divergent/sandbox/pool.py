@@ -34,7 +34,7 @@ _PROGRESS = struct.Struct(">q")
 _PROGRESS_FILE = ".divergent-progress"
 _MAX_FRAME = 256 * 1024 * 1024
 #: inputs sent to a worker in one message (bounds the memory of one exchange)
-_CHUNK = 512
+_CHUNK = 4096
 
 
 class _WorkerGone(Exception):
@@ -191,8 +191,12 @@ class WorkerPool:
         problems = []
         for i, worker in started.items():
             self._workers[i] = worker
-            answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
             label = self.implementations[i].label
+            try:
+                answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
+            except _WorkerGone:
+                problems.append(f"{label}: the worker died while loading ({worker.kill()})")
+                continue
             if answer is None:
                 problems.append(f"{label}: loading did not finish within {self.limits.load_timeout:g} s")
             elif not answer.get("ok"):
@@ -207,7 +211,10 @@ class WorkerPool:
         self.restarts += 1
         worker = _Worker(self.implementations[index], self.limits, self.level)
         self._workers[index] = worker
-        answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
+        try:
+            answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
+        except _WorkerGone:
+            answer = None
         if answer is None or not answer.get("ok"):
             raise SandboxUnavailable(
                 f"{self.implementations[index].label}: a replacement worker did not load "
@@ -337,8 +344,11 @@ class WorkerPool:
         self._replace(i)
 
 
+_KINDS = {kind.value: kind for kind in OutcomeKind}
+
+
 def _outcome_from_wire(raw: dict) -> Outcome:
-    kind = OutcomeKind(raw["k"])
+    kind = _KINDS[raw["k"]]
     exception = None
     if kind is OutcomeKind.RAISED:
         name, message, mro = raw["e"]
