@@ -279,6 +279,8 @@ class Report:
     counterexample: Counterexample | None
     #: partition of implementation indices into behaviour classes
     classes: tuple[tuple[int, ...], ...]
+    #: the confirmed inputs that split the implementations, in the order found
+    splits: tuple[Split, ...]
     seconds: float
     executions: int
     inputs: int

@@ -39,6 +39,7 @@ from divergent.model import (
     OutcomeKind,
     Report,
     Signature,
+    Split,
     Verdict,
 )
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
@@ -343,11 +344,111 @@ class Search:
         confirmed, _ = self.confirm(candidate)
         return confirmed if confirmed is not None and confirmed.classes == target else observation
 
+    def report(
+        self, *, verdict: Verdict, counterexample: Counterexample | None, partition: Partition,
+        exit_reason: ExitReason,
+    ) -> Report:
+        return Report(
+            verdict=verdict,
+            implementations=tuple(impl.label for impl in self.implementations),
+            counterexample=counterexample,
+            classes=partition.classes,
+            splits=tuple(partition.splits),
+            seconds=round(self.elapsed, 3),
+            executions=self.executions,
+            inputs=self.inputs_run,
+            engines=self.portfolio.stats(),
+            exit_reason=exit_reason,
+            isolation=self.pool.level.value,
+            policy=self.policy.describe(),
+            seed=self.seed,
+            notes=tuple(self.notes),
+            nondeterministic=tuple(partition.nondeterministic),
+        )
+
     def close(self) -> None:
         for engine in self.engines:
             with contextlib.suppress(Exception):
                 engine.close()
         self.pool.close()
+
+
+def refine(
+    classes: Sequence[tuple[int, ...]], observation: Observation, policy: EqualityPolicy
+) -> tuple[tuple[int, ...], ...]:
+    """Split each class whose members behaved differently on this observation."""
+    refined: list[tuple[int, ...]] = []
+    for members in classes:
+        for sub in policy.partition([observation.outcomes[i] for i in members]):
+            refined.append(tuple(members[j] for j in sub))
+    return tuple(refined)
+
+
+@dataclass
+class Partition:
+    """Behaviour classes found so far, with the confirmed input behind each split."""
+
+    classes: tuple[tuple[int, ...], ...]
+    splits: list[Split] = field(default_factory=list)
+    nondeterministic: list[Input] = field(default_factory=list)
+    failed_confirmations: int = 0
+
+
+def refine_partition(
+    search: Search,
+    partition: Partition,
+    *,
+    deadline: float | None = None,
+    pending: Sequence[tuple[str, Observation]] = (),
+) -> ExitReason:
+    """Run the search loop, splitting classes on confirmed differences, until nothing is left to
+    split, the budget or ``deadline`` (a ``time.monotonic()`` value) runs out, or the engines stop.
+
+    ``pending`` are observations already made and not yet looked at (they are looked at first)."""
+    count = len(search.implementations)
+    try:
+        while len(partition.classes) < count:
+            if pending:
+                observations, pending = list(pending), ()
+            else:
+                reason = search.out_of_budget()
+                if reason is not None:
+                    return reason
+                if deadline is not None and time.monotonic() >= deadline:
+                    return ExitReason.BUDGET_SECONDS
+                if not search.portfolio.active:
+                    return ExitReason.EXHAUSTED
+                observations = search.step()
+            if not observations and search.portfolio.waiting_on_background:
+                time.sleep(0.05)
+            for engine_name, observation in observations:
+                if len(refine(partition.classes, observation, search.policy)) == len(partition.classes):
+                    continue
+                if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
+                    continue
+                confirmed, why = search.confirm(observation)
+                if confirmed is None:
+                    _note_unconfirmed(search, partition, observation, why)
+                    continue
+                refined = refine(partition.classes, confirmed, search.policy)
+                if len(refined) > len(partition.classes):
+                    partition.classes = refined
+                    partition.splits.append(
+                        Split(input=confirmed.input, classes=refined, outcomes=confirmed.outcomes, engine=engine_name)
+                    )
+    except KeyboardInterrupt:
+        return ExitReason.INTERRUPTED
+    return ExitReason.FOUND
+
+
+def _note_unconfirmed(search: Search, partition: Partition, observation: Observation, why: str) -> None:
+    partition.failed_confirmations += 1
+    if why.startswith("not deterministic"):
+        partition.nondeterministic.append(observation.input)
+    if partition.failed_confirmations <= 5:
+        search.notes.append(f"{observation.input.call(search.implementations[0].entry_point, max_length=60)}: {why}")
+    if partition.failed_confirmations == MAX_FAILED_CONFIRMATIONS:
+        search.notes.append(f"stopped confirming after {MAX_FAILED_CONFIRMATIONS} differences that did not hold")
 
 
 def prepare(
@@ -426,9 +527,10 @@ def check(
 
 
 def run_check(search: Search, *, shrink: bool = True) -> Report:
-    nondeterministic: list[Input] = []
-    failed_confirmations = 0
+    count = len(search.implementations)
+    partition = Partition(classes=(tuple(range(count)),))
     found: tuple[str, Observation] | None = None
+    leftover: list[tuple[str, Observation]] = []
     exit_reason = ExitReason.EXHAUSTED
     try:
         while found is None:
@@ -442,38 +544,34 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             observations = search.step()
             if not observations and search.portfolio.waiting_on_background:
                 time.sleep(0.05)
-            for engine_name, observation in observations:
-                if not observation.divergent or failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
+            for position, (engine_name, observation) in enumerate(observations):
+                if not observation.divergent or partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
                     continue
                 confirmed, why = search.confirm(observation)
                 if confirmed is None:
-                    failed_confirmations += 1
-                    if failed_confirmations == MAX_FAILED_CONFIRMATIONS:
-                        search.notes.append(
-                            f"stopped confirming after {failed_confirmations} unconfirmed differences"
-                        )
-                    if why.startswith("not deterministic"):
-                        nondeterministic.append(observation.input)
-                    search.notes.append(f"{observation.input.call('f', max_length=60)}: {why}")
+                    _note_unconfirmed(search, partition, observation, why)
                     continue
                 found = (engine_name, confirmed)
+                leftover = observations[position + 1 :]
                 exit_reason = ExitReason.FOUND
                 break
     except KeyboardInterrupt:
         exit_reason = ExitReason.INTERRUPTED
     counterexample = None
-    classes: tuple[tuple[int, ...], ...] = (tuple(range(len(search.implementations))),)
     if found is not None:
         engine_name, observation = found
         original = observation.input
         if shrink:
             search._report_progress("shrinking")
-            shrink_seconds = max(3.0, 0.25 * (search.budget.seconds or 20.0))
             try:
-                observation = search.shrink(observation, shrink_seconds)
+                observation = search.shrink(observation, max(3.0, 0.25 * (search.budget.seconds or 20.0)))
             except KeyboardInterrupt:
                 pass
-        classes = observation.classes
+        partition.classes = observation.classes
+        partition.splits.append(
+            Split(input=observation.input, classes=observation.classes, outcomes=observation.outcomes,
+                  engine=engine_name)
+        )
         counterexample = Counterexample(
             input=observation.input,
             outcomes=observation.outcomes,
@@ -482,21 +580,16 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             original=original,
             function_name=search.implementations[0].entry_point,
         )
-    return Report(
+        if count > 2 and len(partition.classes) < count and exit_reason is not ExitReason.INTERRUPTED:
+            # With N implementations, spend a little more to find every class, not just the first split.
+            search._report_progress("refining classes")
+            extra = max(2.0, 0.25 * (search.budget.seconds or 20.0))
+            refine_partition(search, partition, deadline=time.monotonic() + extra, pending=leftover)
+    return search.report(
         verdict=Verdict.DIVERGENT if counterexample else Verdict.NO_DIFFERENCE_FOUND,
-        implementations=tuple(impl.label for impl in search.implementations),
         counterexample=counterexample,
-        classes=classes,
-        seconds=round(search.elapsed, 3),
-        executions=search.executions,
-        inputs=search.inputs_run,
-        engines=search.portfolio.stats(),
+        partition=partition,
         exit_reason=exit_reason,
-        isolation=search.pool.level.value,
-        policy=search.policy.describe(),
-        seed=search.seed,
-        notes=tuple(search.notes),
-        nondeterministic=tuple(nondeterministic),
     )
 
 

@@ -8,14 +8,21 @@ every split, the input that made it, so a reader can see *why* two classes diffe
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from divergent.model import Budget, ExitReason, Input, Observation, Report, Split, Verdict
+from divergent.model import Budget, Report, Split, Verdict
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
 from divergent.sandbox import Limits
-from divergent.search import ImplementationSpec, Progress, Search, SeedSpec, prepare
+from divergent.search import (
+    ImplementationSpec,
+    Partition,
+    Progress,
+    Search,
+    SeedSpec,
+    prepare,
+    refine_partition,
+)
 
 
 @dataclass(frozen=True)
@@ -46,18 +53,6 @@ class Clustering:
         return self.largest[0]
 
 
-def refine(
-    classes: Sequence[tuple[int, ...]], observation: Observation, policy: EqualityPolicy
-) -> tuple[tuple[int, ...], ...]:
-    """Split each class whose members behaved differently on this observation."""
-    refined: list[tuple[int, ...]] = []
-    for members in classes:
-        outcomes = [observation.outcomes[i] for i in members]
-        for sub in policy.partition(outcomes):
-            refined.append(tuple(members[j] for j in sub))
-    return tuple(refined)
-
-
 def cluster(
     implementations: Sequence[ImplementationSpec],
     *,
@@ -84,57 +79,13 @@ def cluster(
 
 
 def run_cluster(search: Search) -> Clustering:
-    count = len(search.implementations)
-    classes: tuple[tuple[int, ...], ...] = (tuple(range(count)),)
-    splits: list[Split] = []
-    nondeterministic: list[Input] = []
-    exit_reason = ExitReason.EXHAUSTED
-    try:
-        while len(classes) < count:
-            reason = search.out_of_budget()
-            if reason is not None:
-                exit_reason = reason
-                break
-            if not search.portfolio.active:
-                break
-            observations = search.step()
-            if not observations and search.portfolio.waiting_on_background:
-                time.sleep(0.05)
-            for engine_name, observation in observations:
-                refined = refine(classes, observation, search.policy)
-                if len(refined) == len(classes):
-                    continue
-                confirmed, why = search.confirm(observation)
-                if confirmed is None:
-                    if why.startswith("not deterministic"):
-                        nondeterministic.append(observation.input)
-                    search.notes.append(f"{observation.input.call('f', max_length=60)}: {why}")
-                    continue
-                refined = refine(classes, confirmed, search.policy)
-                if len(refined) > len(classes):
-                    classes = refined
-                    splits.append(
-                        Split(input=confirmed.input, classes=classes, outcomes=confirmed.outcomes, engine=engine_name)
-                    )
-        else:
-            exit_reason = ExitReason.FOUND
-    except KeyboardInterrupt:
-        exit_reason = ExitReason.INTERRUPTED
-    ordered = tuple(sorted(classes, key=lambda members: (-len(members), members[0])))
-    report = Report(
-        verdict=Verdict.DIVERGENT if len(ordered) > 1 else Verdict.NO_DIFFERENCE_FOUND,
-        implementations=tuple(impl.label for impl in search.implementations),
+    partition = Partition(classes=(tuple(range(len(search.implementations))),))
+    exit_reason = refine_partition(search, partition)
+    partition.classes = tuple(sorted(partition.classes, key=lambda members: (-len(members), members[0])))
+    report = search.report(
+        verdict=Verdict.DIVERGENT if len(partition.classes) > 1 else Verdict.NO_DIFFERENCE_FOUND,
         counterexample=None,
-        classes=ordered,
-        seconds=round(search.elapsed, 3),
-        executions=search.executions,
-        inputs=search.inputs_run,
-        engines=search.portfolio.stats(),
+        partition=partition,
         exit_reason=exit_reason,
-        isolation=search.pool.level.value,
-        policy=search.policy.describe(),
-        seed=search.seed,
-        notes=tuple(search.notes),
-        nondeterministic=tuple(nondeterministic),
     )
-    return Clustering(report=report, classes=ordered, splits=tuple(splits))
+    return Clustering(report=report, classes=partition.classes, splits=tuple(partition.splits))

@@ -41,22 +41,13 @@ from divergent.cli import (
 
 
 def clustering_json(clustering: Any, function_name: str) -> dict[str, Any]:
-    from divergent.report.json import outcome_json, report_json
+    from divergent.report.json import report_json
 
     labels = clustering.implementations
-    data = report_json(clustering.report)
+    data = report_json(clustering.report, function_name)
     data["classes"] = [{"size": len(members), "members": [labels[i] for i in members]} for members in clustering.classes]
     data["pick"] = labels[clustering.pick()]
     data["tied"] = clustering.tied
-    data["splits"] = [
-        {
-            "call": split.input.call(function_name),
-            "engine": split.engine,
-            "classes": [[labels[i] for i in members] for members in split.classes],
-            "outcomes": [outcome_json(label, o) for label, o in zip(labels, split.outcomes, strict=True)],
-        }
-        for split in clustering.splits
-    ]
     return data
 
 
@@ -115,7 +106,7 @@ def cluster(
 
 
 def render_clustering(clustering: Any, impls: list, console: Console) -> None:
-    from divergent.report.text import outcome_text
+    from divergent.report.text import render_splits
 
     labels = clustering.implementations
     report = clustering.report
@@ -127,16 +118,7 @@ def render_clustering(clustering: Any, impls: list, console: Console) -> None:
     for number, members in enumerate(clustering.classes, 1):
         table.add_row(str(number), str(len(members)), ", ".join(labels[i] for i in members))
     console.print(table)
-    for split in clustering.splits:
-        console.print(f"[bold]{split.input.call(function_name)}[/bold] [dim](found by {split.engine})[/dim] split:")
-        shown = set()
-        for members in split.classes:
-            first = members[0]
-            key = outcome_text(split.outcomes[first])
-            if key in shown:
-                continue
-            shown.add(key)
-            console.print(f"    {', '.join(labels[i] for i in members)}: {key}")
+    render_splits(clustering.report, function_name, console)
     pick = labels[clustering.pick()]
     tie = " [yellow](tied with another class of the same size)[/yellow]" if clustering.tied else ""
     console.print(f"self-consistency pick: [bold]{pick}[/bold] (largest class, {len(clustering.largest)} members){tie}")

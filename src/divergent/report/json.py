@@ -25,8 +25,23 @@ def outcome_json(label: str, outcome: Outcome) -> dict[str, Any]:
     return data
 
 
-def report_json(report: Report) -> dict[str, Any]:
+def splits_json(report: Report, function_name: str) -> list[dict[str, Any]]:
     labels = report.implementations
+    return [
+        {
+            "call": split.input.call(function_name),
+            "engine": split.engine,
+            "classes": [[labels[i] for i in members] for members in split.classes],
+            "outcomes": [outcome_json(label, o) for label, o in zip(labels, split.outcomes, strict=True)],
+        }
+        for split in report.splits
+    ]
+
+
+def report_json(report: Report, function_name: str = "f") -> dict[str, Any]:
+    labels = report.implementations
+    if report.counterexample is not None:
+        function_name = report.counterexample.function_name
     counterexample = None
     if report.counterexample is not None:
         cx = report.counterexample
@@ -41,6 +56,7 @@ def report_json(report: Report) -> dict[str, Any]:
         "verdict": report.verdict.value,
         "counterexample": counterexample,
         "classes": [[labels[i] for i in members] for members in report.classes],
+        "splits": splits_json(report, function_name),
         "engine": report.counterexample.engine if report.counterexample else None,
         "seconds": report.seconds,
         "executions": report.executions,

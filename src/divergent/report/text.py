@@ -132,6 +132,11 @@ def render_report(report: Report, console: Console, implementations: Sequence[Im
             parts.append(Text("\nReproduce with pytest:", style="bold"))
             parts.append(Syntax(reproduction_test(cx, implementations), "python", theme="ansi_dark"))
         console.print(Panel(Group(*parts), border_style="red"))
+        if len(report.implementations) > 2:
+            console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(describe_classes(report)))
+            if len(report.splits) > 1:
+                console.print("inputs that split them:")
+                render_splits(report, cx.function_name, console)
     engines = Table(title="engines", box=None, padding=(0, 2), title_justify="left")
     for column in ("engine", "inputs", "novel", "divergent", "seconds", "stopped"):
         engines.add_column(column, justify="right" if column in ("inputs", "novel", "divergent", "seconds") else "left")
@@ -144,6 +149,19 @@ def render_report(report: Report, console: Console, implementations: Sequence[Im
     console.print(f"[dim]sandbox: {report.isolation} · policy: {report.policy} · seed: {report.seed}[/dim]")
     for note in report.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
+
+
+def render_splits(report: Report, function_name: str, console: Console) -> None:
+    """Each confirmed input that split the implementations, with what each class did on it."""
+    labels = report.implementations
+    for split in report.splits:
+        console.print(f"[bold]{split.input.call(function_name, max_length=120)}[/bold] [dim](found by {split.engine})[/dim]")
+        shown: set[str] = set()
+        for members in split.classes:
+            text = outcome_text(split.outcomes[members[0]])
+            if text not in shown:
+                shown.add(text)
+                console.print(f"    {', '.join(labels[i] for i in members)}: {text}")
 
 
 def _identifier(label: str, index: int) -> str:
