@@ -18,7 +18,8 @@ import builtins
 import functools
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from typeguard import CollectionCheckStrategy, ForwardRefPolicy, TypeCheckError, check_type
@@ -57,6 +58,7 @@ _STRICT_NUMBERS: dict[Any, type] = {
 }
 
 _UNION_ORIGINS = (typing.Union, types.UnionType)
+_VARIADIC = (ParameterKind.VAR_POSITIONAL, ParameterKind.VAR_KEYWORD)
 
 
 def _without_bool_as_number(annotation: Any) -> Any:
@@ -94,7 +96,7 @@ def _strict_annotation(annotation: Any) -> Any:
         if isinstance(annotation, types.GenericAlias):
             return types.GenericAlias(origin, new_args)
         return annotation.copy_with(new_args)
-    except Exception:
+    except (TypeError, AttributeError):
         # A generic we cannot rebuild: check it as written (bools may then pass as ints inside it).
         return annotation
 
@@ -113,11 +115,45 @@ def bind_arguments(input: Input, signature: Signature) -> dict[str, Any] | None:
     return None if problem else binding
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """What binding needs to know of a signature, computed once per signature."""
+
+    positional: tuple[Parameter, ...]
+    by_name: dict[str, Parameter]
+    var_positional: Parameter | None
+    var_keyword: Parameter | None
+    required: tuple[str, ...]
+
+
+def _layout(signature: Signature) -> _Layout:
+    try:
+        return _layout_cached(signature)
+    except TypeError:  # an unhashable annotation somewhere
+        return _layout_uncached(signature)
+
+
+@functools.lru_cache(maxsize=256)
+def _layout_cached(signature: Signature) -> _Layout:
+    return _layout_uncached(signature)
+
+
+def _layout_uncached(signature: Signature) -> _Layout:
+    return _Layout(
+        positional=signature.positional,
+        by_name={p.name: p for p in signature.parameters},
+        var_positional=next(
+            (p for p in signature.parameters if p.kind is ParameterKind.VAR_POSITIONAL), None
+        ),
+        var_keyword=next((p for p in signature.parameters if p.kind is ParameterKind.VAR_KEYWORD), None),
+        required=tuple(p.name for p in signature.required),
+    )
+
+
 def _bind(input: Input, signature: Signature) -> tuple[dict[str, Any], str | None]:
-    positional = signature.positional
-    by_name = {p.name: p for p in signature.parameters}
-    var_positional = next((p for p in signature.parameters if p.kind is ParameterKind.VAR_POSITIONAL), None)
-    var_keyword = next((p for p in signature.parameters if p.kind is ParameterKind.VAR_KEYWORD), None)
+    layout = _layout(signature)
+    positional, by_name = layout.positional, layout.by_name
+    var_positional, var_keyword = layout.var_positional, layout.var_keyword
 
     binding: dict[str, Any] = {}
     for parameter, value in zip(positional, input.args, strict=False):
@@ -131,7 +167,7 @@ def _bind(input: Input, signature: Signature) -> tuple[dict[str, Any], str | Non
     extra_keywords: dict[str, Any] = {}
     for name, value in input.kwargs.items():
         parameter = by_name.get(name)
-        if parameter is None or parameter.kind in (ParameterKind.VAR_POSITIONAL, ParameterKind.VAR_KEYWORD):
+        if parameter is None or parameter.kind in _VARIADIC:
             if var_keyword is None:
                 return binding, f"unknown keyword argument {name!r}"
             extra_keywords[name] = value
@@ -145,7 +181,7 @@ def _bind(input: Input, signature: Signature) -> tuple[dict[str, Any], str | Non
         assert var_keyword is not None
         binding[var_keyword.name] = extra_keywords
 
-    missing = [p.name for p in signature.required if p.name not in binding]
+    missing = [name for name in layout.required if name not in binding]
     if missing:
         return binding, f"missing required argument {', '.join(map(repr, missing))}"
     return binding, None
@@ -155,7 +191,22 @@ def _bind(input: Input, signature: Signature) -> tuple[dict[str, Any], str | Non
 # Annotations as preconditions.
 
 
+#: plain scalar annotations checked without typeguard (the common case, on the engines' hot path)
+_PLAIN_SCALARS: dict[Any, Callable[[Any], bool]] = {
+    str: lambda v: isinstance(v, str),
+    bytes: lambda v: isinstance(v, bytes),
+    bool: lambda v: isinstance(v, bool),
+    type(None): lambda v: v is None,
+    int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    float: lambda v: isinstance(v, float | int) and not isinstance(v, bool),
+    complex: lambda v: isinstance(v, complex | float | int) and not isinstance(v, bool),
+}
+
+
 def _type_problem(value: Any, annotation: Any) -> str | None:
+    plain = _PLAIN_SCALARS.get(annotation) if isinstance(annotation, type) else None
+    if plain is not None and plain(value):
+        return None  # a mismatch goes on to typeguard, for its message
     try:
         check_type(
             value,
@@ -165,7 +216,7 @@ def _type_problem(value: Any, annotation: Any) -> str | None:
         )
     except TypeCheckError as error:
         return str(error)
-    except Exception:
+    except Exception:  # noqa: BLE001 - typeguard may fail in any way on an exotic annotation
         # typeguard cannot check this annotation at all: an unknown precondition is no precondition.
         return None
     return None
@@ -173,6 +224,8 @@ def _type_problem(value: Any, annotation: Any) -> str | None:
 
 def _parameter_problem(parameter: Parameter, value: Any) -> str | None:
     annotation = parameter.annotation
+    if annotation is None and parameter.annotated:
+        annotation = type(None)  # written `x: None`
     if annotation is None or annotation is typing.Any:
         return None
     if parameter.kind is ParameterKind.VAR_POSITIONAL:
@@ -196,8 +249,9 @@ def nonconformity(input: Input, signature: Signature) -> str | None:
     binding, problem = _bind(input, signature)
     if problem:
         return problem
-    for parameter in signature.parameters:
-        if parameter.name in binding and (problem := _parameter_problem(parameter, binding[parameter.name])):
+    by_name = _layout(signature).by_name
+    for name, value in binding.items():
+        if problem := _parameter_problem(by_name[name], value):
             return problem
     return None
 
@@ -229,9 +283,15 @@ class _Requirement:
         except ValueError as error:  # e.g. null bytes in the text
             raise InvalidArgument(f"--require {expression!r}: {error}") from None
         parameter_names = {p.name for p in signature.parameters}
-        loaded = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+        loaded = {
+            node.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        }
         bound_inside = {
-            node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+            node.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
         } | {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)}
         unknown = sorted(loaded - parameter_names - bound_inside - set(dir(builtins)))
         if unknown:
@@ -248,7 +308,7 @@ class _Requirement:
             return False
         try:
             return bool(eval(self._code, {"__builtins__": builtins}, namespace))
-        except Exception:
+        except Exception:  # noqa: BLE001 - any failure means "not met", by definition
             # An expression that fails on an input does not hold for it.
             return False
 
@@ -257,14 +317,25 @@ class _Requirement:
 
 
 def _lenient_binding(input: Input, signature: Signature) -> dict[str, Any]:
-    """Parameter names → values, as far as the arguments go (no arity checks)."""
+    """Parameter names → values, as far as the arguments go (no arity checks).
+
+    ``*args`` and ``**kwargs`` are always bound (possibly empty): unlike defaults, their value is known.
+    """
+    layout = _layout(signature)
     names: dict[str, Any] = {}
-    for parameter, value in zip(signature.positional, input.args, strict=False):
+    for parameter, value in zip(layout.positional, input.args, strict=False):
         names[parameter.name] = value
-    known: Mapping[str, Parameter] = {p.name: p for p in signature.parameters}
+    if layout.var_positional is not None:
+        names[layout.var_positional.name] = tuple(input.args[len(layout.positional) :])
+    extra_keywords: dict[str, Any] = {}
     for name, value in input.kwargs.items():
-        if name in known:
+        parameter = layout.by_name.get(name)
+        if parameter is not None and parameter.kind not in _VARIADIC:
             names[name] = value
+        else:
+            extra_keywords[name] = value
+    if layout.var_keyword is not None:
+        names[layout.var_keyword.name] = extra_keywords
     return names
 
 

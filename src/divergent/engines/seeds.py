@@ -1,0 +1,137 @@
+"""The seed engine, and what the other engines learn from seeds.
+
+:class:`SeedEngine` proposes the context's seed inputs (from files, doctests, asserts, ``--seeds``)
+in order, skipping those that break the preconditions, then stops as "exhausted".
+
+:func:`infer_annotation` reads the shape of an unannotated parameter from the values the seeds
+give it (``[1, 2]`` and ``[]`` → ``list[int]``), so generators can follow it.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from divergent import judge
+from divergent.engines.base import Engine, EngineContext
+from divergent.errors import EngineCannotProceed
+from divergent.model import Input, ParameterKind, Signature
+
+__all__ = ["SeedEngine", "infer_annotation", "parameter_values", "satisfies_requirement"]
+
+#: beyond this many distinct shapes a union says little: fall back to Any
+_MAX_UNION_MEMBERS = 4
+_SCALARS = (bool, int, float, complex, str, bytes, bytearray, type(None))
+
+
+def satisfies_requirement(context: EngineContext, input: Input) -> bool:
+    """The context's user precondition holds for ``input`` (a predicate that raises does not hold)."""
+    if context.require is None:
+        return True
+    try:
+        return bool(context.require(input))
+    except Exception:  # noqa: BLE001 - a predicate that fails is not met
+        return False
+
+
+def parameter_values(inputs: Iterable[Input], signature: Signature) -> dict[str, list[Any]]:
+    """The values each parameter takes across ``inputs`` (``*args`` items and ``**kwargs`` values
+    are listed one by one, as their annotations describe single items)."""
+    values: dict[str, list[Any]] = {p.name: [] for p in signature.parameters}
+    kinds = {p.name: p.kind for p in signature.parameters}
+    for input in inputs:
+        binding = judge.bind_arguments(input, signature)
+        if binding is None:
+            continue
+        for name, value in binding.items():
+            if kinds[name] is ParameterKind.VAR_POSITIONAL:
+                values[name].extend(value)
+            elif kinds[name] is ParameterKind.VAR_KEYWORD:
+                values[name].extend(value.values())
+            else:
+                values[name].append(value)
+    return values
+
+
+def infer_annotation(values: Sequence[Any]) -> Any:
+    """An annotation describing ``values`` (builtins and containers of them, recursively).
+
+    No values → ``Any``; mixed kinds → a union (``Any`` past a few members); values of other
+    classes → their class (a generator that cannot build it reuses the values themselves).
+    """
+    if not values:
+        return Any
+    members: dict[Any, None] = {}
+    by_kind: dict[type, list[Any]] = {}
+    for value in values:
+        by_kind.setdefault(type(value), []).append(value)
+    for kind, same in by_kind.items():
+        members[_infer_one_kind(kind, same)] = None
+    # int and float together read as float (the numeric tower accepts the ints).
+    if int in members and float in members:
+        del members[int]
+    if len(members) == 1:
+        return next(iter(members))
+    if len(members) > _MAX_UNION_MEMBERS or Any in members:
+        return Any
+    return typing.Union[tuple(members)]  # noqa: UP007 - built from a tuple at run time
+
+
+def _infer_one_kind(kind: type, values: list[Any]) -> Any:
+    if kind in _SCALARS:
+        return kind
+    if kind is list:
+        return list[infer_annotation([item for value in values for item in value])]
+    if kind in (set, frozenset):
+        return kind[infer_annotation([item for value in values for item in value])]
+    if kind is dict:
+        keys = infer_annotation([key for value in values for key in value])
+        items = infer_annotation([item for value in values for item in value.values()])
+        return dict[keys, items]
+    if kind is tuple:
+        lengths = {len(value) for value in values}
+        if len(lengths) == 1 and 0 < (length := lengths.pop()) <= 8:
+            # Every seed has the same length: a record, position by position.
+            return tuple[tuple(infer_annotation([value[i] for value in values]) for i in range(length))]
+        return tuple[infer_annotation([item for value in values for item in value]), ...]
+    return kind
+
+
+class SeedEngine(Engine):
+    """Proposes the seed inputs that meet the preconditions, in order, each once."""
+
+    name = "seeds"
+
+    def __init__(self, context: EngineContext) -> None:
+        super().__init__(context)
+        self._next = 0
+        self._seen: set[str] = set()
+        self._proposed = 0
+        self._rejected = 0
+
+    def propose(self, n: int) -> list[Input]:
+        seeds = self.context.seeds
+        batch: list[Input] = []
+        while self._next < len(seeds) and len(batch) < n:
+            seed = seeds[self._next]
+            self._next += 1
+            if seed.key in self._seen:
+                continue
+            self._seen.add(seed.key)
+            if not judge.conforms(seed, self.context.signature) or not satisfies_requirement(
+                self.context, seed
+            ):
+                self._rejected += 1
+                continue
+            batch.append(
+                seed if seed.how_generated else Input(seed.args, seed.kwargs, how_generated=self.name)
+            )
+        self._proposed += len(batch)
+        if not batch and self._next >= len(seeds):
+            raise EngineCannotProceed(
+                "exhausted",
+                f"all {len(seeds)} seed inputs used ({self._proposed} proposed, "
+                f"{self._rejected} not meeting the preconditions, the rest duplicates)",
+            )
+        return batch
