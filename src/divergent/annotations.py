@@ -21,6 +21,7 @@ import collections
 import collections.abc
 import decimal
 import fractions
+import types
 import typing
 from dataclasses import dataclass
 from typing import Any
@@ -304,3 +305,19 @@ def analyze_annotation(node_or_source: ast.expr | str) -> ResolvedAnnotation:
 def resolve_annotation(node_or_source: ast.expr | str) -> Any:
     """The typing object for an annotation, without evaluating it; unknown parts become ``Any``."""
     return analyze_annotation(node_or_source).value
+
+
+#: annotation origins the generators treat alike (shared by the mutation and Hypothesis engines)
+SEQUENCE_ORIGINS = frozenset(
+    {
+        list,
+        collections.abc.Sequence,
+        collections.abc.MutableSequence,
+        collections.abc.Iterable,
+        collections.abc.Collection,
+        collections.abc.Reversible,
+    }
+)
+SET_ORIGINS = frozenset({set, collections.abc.Set, collections.abc.MutableSet})
+MAPPING_ORIGINS = frozenset({dict, collections.abc.Mapping, collections.abc.MutableMapping})
+UNION_ORIGINS = (typing.Union, types.UnionType)

@@ -6,10 +6,13 @@ Exit codes (a contract): 0 no difference found within the budget, 1 a confirmed 
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sys
 from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
@@ -85,24 +88,106 @@ IterOpt = Annotated[int, typer.Option("--iterable-limit", help="Compare this man
 ListTupleOpt = Annotated[bool, typer.Option("--list-equals-tuple", help="Treat [1, 2] and (1, 2) as equal.")]
 
 
-def build_policy(
-    rel_tol: float, abs_tol: float, nan_equal: bool, exceptions: str, unordered: bool, compare_mutation: bool,
-    compare_stdout: bool, iterable_limit: int, list_equals_tuple: bool,
-) -> Any:
-    from divergent.errors import InvalidArgument
-    from divergent.policy import EqualityPolicy, ExceptionEquality
+@dataclass(frozen=True)
+class SearchOptions:
+    """The options every searching command (check, cluster) shares, gathered from the command line."""
 
-    try:
-        exception_rule = ExceptionEquality(exceptions)
-    except ValueError:
-        raise InvalidArgument(
-            f"--exceptions {exceptions!r}: choose from {', '.join(e.value for e in ExceptionEquality)}"
-        ) from None
-    return EqualityPolicy(
-        rel_tol=rel_tol, abs_tol=abs_tol, nan_equal=nan_equal, exceptions=exception_rule, unordered=unordered,
-        compare_mutation=compare_mutation, compare_stdout=compare_stdout, iterable_limit=iterable_limit,
-        list_equals_tuple=list_equals_tuple,
-    )
+    function: str | None
+    budget: float
+    executions: int | None
+    engines: str | None
+    seeds: list[str] | None
+    require: str | None
+    as_json: bool
+    quiet: bool
+    seed: int
+    timeout: float
+    memory: int
+    isolation: str | None
+    rel_tol: float
+    abs_tol: float
+    nan_equal: bool
+    exceptions: str
+    unordered: bool
+    compare_mutation: bool
+    compare_stdout: bool
+    iterable_limit: int
+    list_equals_tuple: bool
+
+    def policy(self) -> Any:
+        from divergent.errors import InvalidArgument
+        from divergent.policy import EqualityPolicy, ExceptionEquality
+
+        try:
+            exception_rule = ExceptionEquality(self.exceptions)
+        except ValueError:
+            raise InvalidArgument(
+                f"--exceptions {self.exceptions!r}: choose from {', '.join(e.value for e in ExceptionEquality)}"
+            ) from None
+        return EqualityPolicy(
+            rel_tol=self.rel_tol, abs_tol=self.abs_tol, nan_equal=self.nan_equal, exceptions=exception_rule,
+            unordered=self.unordered, compare_mutation=self.compare_mutation, compare_stdout=self.compare_stdout,
+            iterable_limit=self.iterable_limit, list_equals_tuple=self.list_equals_tuple,
+        )
+
+    def search_arguments(self) -> dict[str, Any]:
+        """Keyword arguments for ``check``/``cluster`` (everything but the implementations)."""
+        from divergent.model import Budget
+        from divergent.sandbox import Limits
+
+        return {
+            "budget": Budget(seconds=self.budget, executions=self.executions),
+            "engines": self.engines,
+            "seeds": self.seeds,
+            "require": self.require,
+            "policy": self.policy(),
+            "limits": Limits(timeout=self.timeout, memory_mb=self.memory),
+            "isolation": self.isolation,
+            "seed": self.seed,
+        }
+
+
+def _shared_search_options(
+    function: FunctionOpt = None,
+    budget: BudgetOpt = 20.0,
+    executions: ExecutionsOpt = None,
+    engines: EnginesOpt = None,
+    seeds: SeedsOpt = None,
+    require: RequireOpt = None,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+    seed: SeedOpt = 0,
+    timeout: TimeoutOpt = 2.0,
+    memory: MemoryOpt = 2048,
+    isolation: IsolationOpt = None,
+    rel_tol: RelTolOpt = 1e-9,
+    abs_tol: AbsTolOpt = 0.0,
+    nan_equal: NanOpt = True,
+    exceptions: ExceptionsOpt = "type",
+    unordered: UnorderedOpt = False,
+    compare_mutation: MutationOpt = True,
+    compare_stdout: StdoutOpt = False,
+    iterable_limit: IterOpt = 1000,
+    list_equals_tuple: ListTupleOpt = False,
+) -> None:
+    """The template whose parameters become every searching command's options."""
+
+
+def with_search_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Give a command the shared search options; it receives them as one ``options`` argument."""
+    shared = inspect.signature(_shared_search_options, eval_str=True).parameters
+    own = [p for name, p in inspect.signature(command, eval_str=True).parameters.items() if name != "options"]
+
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> None:
+        options = SearchOptions(**{name: kwargs.pop(name) for name in shared})
+        command(options=options, **kwargs)
+
+    parameters = [*own, *shared.values()]
+    wrapper.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    del wrapper.__wrapped__  # typer must see the merged signature, not the original
+    return wrapper
 
 
 def live_progress(console: Console, enabled: bool) -> tuple[Callable | None, Callable[[], None]]:

@@ -11,32 +11,12 @@ from rich.table import Table
 
 from divergent.cli import (
     EXIT_SAME,
-    AbsTolOpt,
-    BudgetOpt,
-    EnginesOpt,
-    ExceptionsOpt,
-    ExecutionsOpt,
-    FunctionOpt,
-    IsolationOpt,
-    IterOpt,
-    JsonOpt,
-    ListTupleOpt,
-    MemoryOpt,
-    MutationOpt,
-    NanOpt,
-    QuietOpt,
-    RelTolOpt,
-    RequireOpt,
-    SeedOpt,
-    SeedsOpt,
-    StdoutOpt,
-    TimeoutOpt,
-    UnorderedOpt,
+    SearchOptions,
     app,
-    build_policy,
     input_errors,
     live_progress,
     stderr_console,
+    with_search_options,
 )
 
 
@@ -52,56 +32,29 @@ def clustering_json(clustering: Any, function_name: str) -> dict[str, Any]:
 
 
 @app.command()
+@with_search_options
 def cluster(
     implementations: Annotated[list[str], typer.Argument(help="Implementations (as for check).")],
-    function: FunctionOpt = None,
-    budget: BudgetOpt = 20.0,
-    executions: ExecutionsOpt = None,
-    engines: EnginesOpt = None,
-    seeds: SeedsOpt = None,
-    require: RequireOpt = None,
-    as_json: JsonOpt = False,
-    quiet: QuietOpt = False,
-    seed: SeedOpt = 0,
-    timeout: TimeoutOpt = 2.0,
-    memory: MemoryOpt = 2048,
-    isolation: IsolationOpt = None,
-    rel_tol: RelTolOpt = 1e-9,
-    abs_tol: AbsTolOpt = 0.0,
-    nan_equal: NanOpt = True,
-    exceptions: ExceptionsOpt = "type",
-    unordered: UnorderedOpt = False,
-    compare_mutation: MutationOpt = True,
-    compare_stdout: StdoutOpt = False,
-    iterable_limit: IterOpt = 1000,
-    list_equals_tuple: ListTupleOpt = False,
+    options: SearchOptions,
 ) -> None:
     """Partition implementations into behaviour classes; the largest is the self-consistency pick."""
     from divergent.analysis.cluster import cluster as run_cluster
-    from divergent.model import Budget
-    from divergent.sandbox import Limits
     from divergent.search import resolve_implementations
 
-    console = stderr_console(quiet or as_json)
-    with input_errors(as_json):
-        policy = build_policy(
-            rel_tol, abs_tol, nan_equal, exceptions, unordered, compare_mutation, compare_stdout,
-            iterable_limit, list_equals_tuple,
-        )
-        impls = resolve_implementations(implementations, function=function)
-        progress, stop_progress = live_progress(console, not (quiet or as_json))
+    quiet = options.quiet or options.as_json
+    console = stderr_console(quiet)
+    with input_errors(options.as_json):
+        arguments = options.search_arguments()
+        impls = resolve_implementations(implementations, function=options.function)
+        progress, stop_progress = live_progress(console, not quiet)
         try:
-            clustering = run_cluster(
-                impls, budget=Budget(seconds=budget, executions=executions), engines=engines, seeds=seeds,
-                require=require, policy=policy, limits=Limits(timeout=timeout, memory_mb=memory),
-                isolation=isolation, seed=seed, progress=progress,
-            )
+            clustering = run_cluster(impls, progress=progress, **arguments)
         finally:
             stop_progress()
-    if as_json:
+    if options.as_json:
         print(json.dumps(clustering_json(clustering, impls[0].entry_point), ensure_ascii=False))
-        raise typer.Exit(EXIT_SAME)
-    render_clustering(clustering, impls, Console(quiet=False))
+    else:
+        render_clustering(clustering, impls, Console())
     raise typer.Exit(EXIT_SAME)
 
 

@@ -18,13 +18,11 @@ the working directory; the engine points it at a private temporary directory whi
 
 from __future__ import annotations
 
-import collections.abc
 import copy
 import os
 import pickle
 import random
 import tempfile
-import types
 import typing
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -38,6 +36,7 @@ from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir, storage_directory
 
 from divergent import judge
+from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS, UNION_ORIGINS
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.mutation import FLOAT_SPECIALS, INT_BOUNDARIES, TRICKY_CHARACTERS
@@ -54,17 +53,6 @@ _MAX_FRUITLESS_ROUNDS = 3
 #: items in a generated collection at most: bigger inputs cost Hypothesis much and rarely find more
 _MAX_SIZE = 8
 _NONE_TYPE = type(None)
-_UNION_ORIGINS = (typing.Union, types.UnionType)
-_SEQUENCE_ORIGINS = {
-    list,
-    collections.abc.Sequence,
-    collections.abc.MutableSequence,
-    collections.abc.Iterable,
-    collections.abc.Collection,
-    collections.abc.Reversible,
-}
-_SET_ORIGINS = {set, collections.abc.Set, collections.abc.MutableSet}
-_MAPPING_ORIGINS = {dict, collections.abc.Mapping, collections.abc.MutableMapping}
 _BUILTIN_LEAVES = (_NONE_TYPE, bool, int, float, complex, str, bytes, bytearray)
 #: every character UTF-8 can encode, like text()'s default alphabet; spelled by category because
 #: the default (by codec) makes Hypothesis scan all of Unicode once per process, which takes seconds
@@ -135,20 +123,20 @@ class _Strategies:
         args = typing.get_args(annotation)
         if origin is typing.Annotated:
             return self.build(args[0])
-        if origin in _UNION_ORIGINS:
+        if origin in UNION_ORIGINS:
             return st.one_of([self.build(member) for member in args])
         if origin is typing.Literal:
             return st.sampled_from(args)
         if annotation in (list, set, frozenset, dict, tuple):
             origin, args = annotation, ()
         element = args[0] if args else Any
-        if origin in _SEQUENCE_ORIGINS:
+        if origin in SEQUENCE_ORIGINS:
             return st.lists(self.build(element), max_size=_MAX_SIZE)
-        if origin in _SET_ORIGINS:
+        if origin in SET_ORIGINS:
             return st.sets(self._hashable(element), max_size=_MAX_SIZE)
         if origin is frozenset:
             return st.frozensets(self._hashable(element), max_size=_MAX_SIZE)
-        if origin in _MAPPING_ORIGINS:
+        if origin in MAPPING_ORIGINS:
             keys, values = args if len(args) == 2 else (Any, Any)
             return st.dictionaries(self._hashable(keys), self.build(values), max_size=_MAX_SIZE)
         if origin is tuple:
@@ -189,7 +177,7 @@ def _only_builtins(annotation: Any) -> bool:
     if annotation is Any or annotation in _BUILTIN_LEAVES:
         return True
     args = typing.get_args(annotation)
-    if typing.get_origin(annotation) in (list, set, frozenset, dict, tuple, *_UNION_ORIGINS) and args:
+    if typing.get_origin(annotation) in (list, set, frozenset, dict, tuple, *UNION_ORIGINS) and args:
         return all(arg is Ellipsis or _only_builtins(arg) for arg in args)
     return False
 

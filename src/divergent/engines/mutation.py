@@ -27,13 +27,11 @@ User-defined objects are left unchanged. Every child is checked against the prec
 from __future__ import annotations
 
 import bisect
-import collections.abc
 import copy
 import functools
 import itertools
 import math
 import string
-import types
 import typing
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
@@ -42,6 +40,7 @@ from random import Random
 from typing import Any
 
 from divergent import judge
+from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS, UNION_ORIGINS
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
@@ -112,17 +111,6 @@ _SCALAR_FAMILIES = {
     bytes: "bytes",
     bytearray: "bytearray",
 }
-_SEQUENCE_ORIGINS = {
-    list,
-    collections.abc.Sequence,
-    collections.abc.MutableSequence,
-    collections.abc.Iterable,
-    collections.abc.Collection,
-    collections.abc.Reversible,
-}
-_SET_ORIGINS = {set, collections.abc.Set, collections.abc.MutableSet}
-_MAPPING_ORIGINS = {dict, collections.abc.Mapping, collections.abc.MutableMapping}
-_UNION_ORIGINS = (typing.Union, types.UnionType)
 
 
 def _shape(annotation: Any) -> _Shape:
@@ -153,19 +141,19 @@ def _shape_uncached(annotation: Any) -> _Shape:
     args = typing.get_args(annotation)
     if origin is typing.Annotated:
         return _shape(args[0])
-    if origin in _UNION_ORIGINS:
+    if origin in UNION_ORIGINS:
         return _Shape("union", args)
     if origin is typing.Literal:
         return _Shape("literal", args)
     if annotation in (list, set, frozenset, dict, tuple):
         origin, args = annotation, ()
-    if origin in _SEQUENCE_ORIGINS:
+    if origin in SEQUENCE_ORIGINS:
         return _Shape("list", (args[0] if args else Any,))
-    if origin in _SET_ORIGINS:
+    if origin in SET_ORIGINS:
         return _Shape("set", (args[0] if args else Any,))
     if origin is frozenset:
         return _Shape("frozenset", (args[0] if args else Any,))
-    if origin in _MAPPING_ORIGINS:
+    if origin in MAPPING_ORIGINS:
         return _Shape("dict", args if len(args) == 2 else (Any, Any))
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
