@@ -249,3 +249,16 @@ def test_cli_cluster(tmp_path: Path) -> None:
     text = cli("cluster", *[str(p) for p in sorted(tmp_path.glob("s*.py"))], "--budget", "5",
                "--engines", "seeds,mutation")
     assert "self-consistency pick" in text.stdout
+
+
+def test_a_crashing_implementation_is_a_reported_difference(tmp_path: Path) -> None:
+    a = write(tmp_path, "a.py", "def f(x: int) -> int:\n    return x\n")
+    b = write(tmp_path, "b.py", "import ctypes\ndef f(x: int) -> int:\n    if x == 3:\n        ctypes.string_at(0)\n    return x\n")
+    c = write(tmp_path, "c.py", "def f(x: int) -> int:\n    while x == 3:\n        pass\n    return x\n")
+    report = divergent.check([a, b, c], engines="seeds,mutation", budget=Budget(seconds=15),
+                             limits=divergent.Limits(timeout=0.5))
+    assert report.divergent and report.counterexample is not None
+    assert report.counterexample.call == "f(3)"
+    kinds = [o.kind for o in report.counterexample.outcomes]
+    assert kinds == [OutcomeKind.RETURNED, OutcomeKind.CRASH, OutcomeKind.TIMEOUT]
+    assert "SIGSEGV" in report.counterexample.outcomes[1].detail
