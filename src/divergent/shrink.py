@@ -18,16 +18,17 @@ from divergent.values import canonical_key
 
 
 def complexity(value: Any) -> tuple[int, int]:
-    """How complicated a value looks to a reader: (size, magnitude). Smaller is simpler."""
+    """How complicated a value looks to a reader: (size, magnitude). Smaller is simpler; every
+    shrinking step must make it strictly smaller, so shrinking always ends."""
     if value is None or isinstance(value, bool):
         return (0, int(bool(value)))
     if isinstance(value, int):
-        return (0, value.bit_length() * 2 + (value < 0))
+        return (0, abs(value) * 2 + (value < 0))
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return (1, 0)
         simple = value == int(value)
-        return (0, (0 if simple else 8) + int(abs(value)).bit_length() * 2 + (value < 0))
+        return (0, (0 if simple else 8) + int(abs(value)) * 2 + (value < 0))
     if isinstance(value, str | bytes | bytearray):
         plain = sum(1 for c in (value if isinstance(value, str) else value.decode("latin-1"))
                     if not ("a" <= c <= "z" or "0" <= c <= "9"))
@@ -144,11 +145,28 @@ def candidates(item: Input) -> list[Input]:
             args = (*item.args[:position], smaller, *item.args[position + 1 :])
             candidate = Input(args=args, kwargs=item.kwargs, how_generated="shrink")
             out.setdefault(candidate.key, candidate)
+    # Arguments often relate to each other (a word and its folded form): shrink them in step.
+    for first, second in _same_kind_pairs(item.args):
+        a, b = item.args[first], item.args[second]
+        if not (a and b):
+            continue
+        steps = [(a[:i] + a[i + 1 :], b[:i] + b[i + 1 :]) for i in range(min(len(a), len(b), 24))]
+        steps += [(a[:-1], b[:-1]), (a[1:], b[1:])]
+        for smaller_a, smaller_b in steps:
+            args = list(item.args)
+            args[first], args[second] = smaller_a, smaller_b
+            candidate = Input(args=tuple(args), kwargs=item.kwargs, how_generated="shrink")
+            out.setdefault(candidate.key, candidate)
     for name, arg in item.kwargs.items():
         for smaller in simpler_values(arg):
             candidate = Input(args=item.args, kwargs={**item.kwargs, name: smaller}, how_generated="shrink")
             out.setdefault(candidate.key, candidate)
     return list(out.values())
+
+
+def _same_kind_pairs(args: Sequence[Any]) -> list[tuple[int, int]]:
+    sliceable = [i for i, a in enumerate(args) if type(a) in (str, bytes, list, tuple)]
+    return [(i, j) for n, i in enumerate(sliceable) for j in sliceable[n + 1 :] if type(args[i]) is type(args[j])]
 
 
 def shrink(

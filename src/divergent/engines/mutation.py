@@ -518,6 +518,8 @@ class _Mutator:
             operators += [
                 "delete-char", "replace-char", "truncate-substring", "duplicate-substring", "swap-case", "empty",
             ]  # fmt: skip
+            if family == "str":
+                operators += ["upper-case", "lower-case", "case-fold"]
         if harvested:
             operators.append("harvested-string")
         operator = self._pick(family, operators)
@@ -537,6 +539,13 @@ class _Mutator:
             return empty
         if operator == "swap-case":
             return value.swapcase()
+        # Whole-string case mappings: where lower(), upper() and casefold() disagree (ß, İ, ﬁ, Σ).
+        if operator == "upper-case":
+            return value.upper()
+        if operator == "lower-case":
+            return value.lower()
+        if operator == "case-fold":
+            return value.casefold()
         at = rng.randrange(length)
         if operator == "delete-char":
             return value[:at] + value[at + 1 :]
@@ -892,12 +901,24 @@ class MutationEngine(Engine):
         if self._rng.random() < 0.08 or not (args or kwargs):
             self._change_call_shape(args, kwargs)
             return
+        if len(args) > 1 and self._rng.random() < 0.1 and self._copy_across(args):
+            return
         slot = self._rng.randrange(len(args) + len(kwargs))
         if slot < len(args):
             args[slot] = self._mutator.mutate(args[slot], self._annotation_at(slot), 0)
         else:
             name = list(kwargs)[slot - len(args)]
             kwargs[name] = self._mutator.mutate(kwargs[name], self._annotation_of_keyword(name), 0)
+
+    def _copy_across(self, args: list[Any]) -> bool:
+        """Copy one argument over another of the same type: functions often compare their arguments
+        (``same_word(a, b)``), and equal or related arguments are where such code differs."""
+        source, target = self._rng.sample(range(len(args)), 2)
+        if type(args[source]) is not type(args[target]) or self._annotation_at(source) != self._annotation_at(target):
+            return False
+        args[target] = copy.deepcopy(args[source])
+        self._mutator.applied.append("call:copy-across")
+        return True
 
     def _annotation_at(self, index: int) -> Any:
         if index < len(self._positional):
