@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from divergent.errors import InvalidArgument
-from divergent.model import Encoded, Outcome, OutcomeKind
+from divergent.model import Encoded, Observation, Outcome, OutcomeKind
 from divergent.values import NotBuiltin, canonical_text, decode_builtin
 
 
@@ -233,3 +233,21 @@ def _is_number(value: Any) -> bool:
 DEFAULT_POLICY = EqualityPolicy()
 #: the ProbeGen paper's rule (Sec. 4), including "all exceptions are equal"
 PROBEGEN_POLICY = EqualityPolicy(exceptions=ExceptionEquality.ANY, compare_mutation=False)
+
+
+def behaviour_fingerprint(observation: Observation, *, with_values: bool = True) -> str:
+    """A text identifying exactly what the implementations did on an input (for novelty, not for
+    equality): the partition into classes and, per implementation, the outcome kind and the returned
+    value (``with_values``) or exception type."""
+    parts: list[Any] = [[list(c) for c in observation.classes]]
+    for outcome in observation.outcomes:
+        if outcome.kind is OutcomeKind.RETURNED:
+            parts.append(["returned", outcome.value] if with_values else ["returned"])
+        elif outcome.kind is OutcomeKind.RAISED:
+            parts.append(["raised", outcome.exception.type_name if outcome.exception else ""])
+        else:
+            parts.append([outcome.kind.value])
+    try:
+        return canonical_text(parts)
+    except (TypeError, ValueError):
+        return repr(parts)

@@ -42,10 +42,9 @@ from divergent.model import (
     Split,
     Verdict,
 )
-from divergent.policy import DEFAULT_POLICY, EqualityPolicy
+from divergent.policy import DEFAULT_POLICY, EqualityPolicy, behaviour_fingerprint
 from divergent.sandbox import GUARANTEES, Isolation, Limits, WorkerPool
 from divergent.shrink import shrink as shrink_input
-from divergent.values import canonical_text
 
 #: differences that do not hold on fresh workers cost a fresh pool each; past this many, stop trying
 MAX_FAILED_CONFIRMATIONS = 20
@@ -139,19 +138,6 @@ def _requirement(require: str | Callable[..., bool] | None, signature: Signature
             return False
 
     return predicate
-
-
-def _fingerprint(outcomes: Sequence[Outcome]) -> str:
-    """Exact behaviour of all implementations on one input (for novelty, not for equality)."""
-    parts = []
-    for o in outcomes:
-        if o.kind is OutcomeKind.RETURNED:
-            parts.append(["r", o.value])
-        elif o.kind is OutcomeKind.RAISED:
-            parts.append(["e", o.exception.type_name if o.exception else ""])
-        else:
-            parts.append([o.kind.value])
-    return canonical_text(parts)
 
 
 @dataclass
@@ -262,7 +248,7 @@ class Search:
             for item, outcomes in zip(fresh, results, strict=True):
                 classes = self.policy.partition(outcomes)
                 observation = Observation(input=item, outcomes=outcomes, classes=classes)
-                fingerprint = _fingerprint(outcomes)
+                fingerprint = behaviour_fingerprint(observation)
                 if fingerprint not in self.fingerprints:
                     self.fingerprints.add(fingerprint)
                     novel += 1

@@ -45,15 +45,14 @@ from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
 from divergent.errors import EngineCannotProceed
-from divergent.model import Input, Observation, OutcomeKind, Parameter, ParameterKind
-from divergent.values import canonical_text
+from divergent.model import Input, Observation, Parameter, ParameterKind
+from divergent.policy import behaviour_fingerprint
 
 __all__ = [
     "FLOAT_SPECIALS",
     "INT_BOUNDARIES",
     "TRICKY_CHARACTERS",
     "MutationEngine",
-    "behaviour_fingerprint",
 ]
 
 #: ints where fixed-width arithmetic, parsing and off-by-one bugs live
@@ -726,23 +725,6 @@ class _Mutator:
 
 # ---------------------------------------------------------------------------------------------
 # Feedback.
-
-
-def behaviour_fingerprint(observation: Observation, *, with_values: bool = True) -> str:
-    """A text identifying what the implementations did on an input: the partition into classes and,
-    per implementation, the outcome kind and the returned value (``with_values``) or exception type."""
-    parts: list[Any] = [[list(c) for c in observation.classes]]
-    for outcome in observation.outcomes:
-        if outcome.kind is OutcomeKind.RETURNED:
-            parts.append(["returned", outcome.value] if with_values else ["returned"])
-        elif outcome.kind is OutcomeKind.RAISED:
-            parts.append(["raised", outcome.exception.type_name if outcome.exception else ""])
-        else:
-            parts.append([outcome.kind.value])
-    try:
-        return canonical_text(parts)
-    except (TypeError, ValueError):
-        return repr(parts)
 
 
 # ---------------------------------------------------------------------------------------------
