@@ -262,3 +262,19 @@ def test_a_crashing_implementation_is_a_reported_difference(tmp_path: Path) -> N
     kinds = [o.kind for o in report.counterexample.outcomes]
     assert kinds == [OutcomeKind.RETURNED, OutcomeKind.CRASH, OutcomeKind.TIMEOUT]
     assert "SIGSEGV" in report.counterexample.outcomes[1].detail
+
+
+def test_constants_computed_when_the_module_loads_are_harvested(tmp_path: Path) -> None:
+    source = (
+        "import zlib\n"
+        "KNOWN = frozenset(zlib.crc32(name.encode()) & 0xFFFFF for name in {names})\n"
+        "def is_known(build: int) -> bool:\n"
+        "    return build in KNOWN\n"
+    )
+    a = write(tmp_path, "a.py", source.format(names="('alpha', 'beta', 'gamma')"))
+    b = write(tmp_path, "b.py", source.format(names="('alpha', 'beta')"))
+    report = divergent.check([a, b], engines="seeds,mutation", budget=Budget(seconds=10))
+    import zlib
+
+    assert report.divergent and report.counterexample is not None
+    assert report.counterexample.input.args == (zlib.crc32(b"gamma") & 0xFFFFF,)

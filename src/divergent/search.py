@@ -172,7 +172,9 @@ class Search:
             implementations=self.implementations,
             signature=self.signature,
             seeds=self.seeds,
-            constants=Constants.harvest(impl.source for impl in self.implementations),
+            constants=Constants.harvest(impl.source for impl in self.implementations).with_values(
+                self.pool.runtime_constants
+            ),
             seed=self.seed,
             require=self.requirement,
             limits=self.limits,

@@ -65,6 +65,28 @@ class Constants:
             bytes_=tuple(blobs)[:_MAX_PER_KIND],
         )
 
+    def with_values(self, values: Iterable[object]) -> Constants:
+        """These constants plus ``values`` (e.g. computed by the implementations when they loaded)."""
+        ints = dict.fromkeys(self.ints)
+        floats = dict.fromkeys(self.floats)
+        strings = dict.fromkeys(self.strings)
+        blobs = dict.fromkeys(self.bytes_)
+        for value in values:
+            if type(value) is int:
+                ints[value] = None
+            elif type(value) is float:
+                floats[value] = None
+            elif type(value) is str and len(value) <= 100:
+                strings[value] = None
+            elif type(value) is bytes and len(value) <= 100:
+                blobs[value] = None
+        return Constants(
+            ints=tuple(ints)[: 2 * _MAX_PER_KIND],
+            floats=tuple(floats)[: 2 * _MAX_PER_KIND],
+            strings=tuple(strings)[: 2 * _MAX_PER_KIND],
+            bytes_=tuple(blobs)[: 2 * _MAX_PER_KIND],
+        )
+
     def int_neighbourhood(self) -> tuple[int, ...]:
         """Each harvested int and its neighbours ±1: boundaries sit next to the constants."""
         seen: dict[int, None] = {}

@@ -94,6 +94,14 @@ class _Strategies:
         self.str = st.text(_CHARACTERS) | st.text(alphabet=st.sampled_from(TRICKY_CHARACTERS), max_size=4)
         if constants.strings:
             self.str = self.str | _variations_of(constants.strings, st.text(_CHARACTERS, max_size=2))
+        # Strings whose length is a harvested number, made of harvested characters: code that checks
+        # `len(text) == DIGEST_LENGTH and all(c in HEX_DIGITS ...)` needs both at once.
+        lengths = sorted({n for n in constants.ints if 0 < n <= 256})
+        if lengths:
+            alphabet = "".join(sorted({c for text in constants.strings for c in text})) or "abc01"
+            self.str = self.str | st.sampled_from(lengths).flatmap(
+                lambda n: st.text(st.sampled_from(alphabet), min_size=n, max_size=n)
+            )
         self.bytes = st.binary()
         if constants.bytes_:
             self.bytes = self.bytes | _variations_of(constants.bytes_, st.binary(max_size=2))

@@ -180,7 +180,7 @@ class Worker:
             return {"ok": False, "kind": "missing", "error": f"{payload['entry_point']!r} is not callable"}
         self.function = function
         self._capture = CappedWriter(self.stdout_limit)
-        return {"ok": True, "stdout": capture.text()}
+        return {"ok": True, "stdout": capture.text(), "constants": _runtime_constants(module, self.limits)}
 
     def run(self, payload: dict) -> None:
         blobs = payload["inputs"]
@@ -299,6 +299,30 @@ def _shield_from_builtin_patches() -> None:
     for namespace in (globals(), vars(values), vars(json), vars(json.encoder), vars(json.decoder)):
         for name, value in names.items():
             namespace.setdefault(name, value)
+
+
+_MAX_RUNTIME_CONSTANTS = 500
+
+
+def _runtime_constants(module: types.ModuleType, limits: EncodeLimits) -> list:
+    """Values the module computed when it loaded (``KNOWN = {crc32(b"alpha"), ...}``): numbers,
+    strings and bytes in its globals and in their containers. Rare values an implementation
+    compares against are often made this way, out of reach of reading the source."""
+    found: list = []
+    atoms = (int, float, str, bytes)
+    for name, value in list(vars(module).items()):
+        if name.startswith("__") or len(found) >= _MAX_RUNTIME_CONSTANTS:
+            continue
+        if isinstance(value, dict):
+            items = [*value.keys(), *value.values()]
+        elif isinstance(value, list | tuple | set | frozenset):
+            items = list(value)
+        else:
+            items = [value]
+        for item in items[:_MAX_RUNTIME_CONSTANTS]:
+            if type(item) in atoms and (not isinstance(item, str | bytes) or len(item) <= 100):
+                found.append(encode(item, limits))
+    return found[:_MAX_RUNTIME_CONSTANTS]
 
 
 def _on_timer(signum: int, frame: object) -> None:

@@ -27,7 +27,7 @@ from divergent.sandbox.isolation import (
     python_command,
     spawn,
 )
-from divergent.values import loads
+from divergent.values import NotBuiltin, decode_builtin, loads
 
 _HEADER = struct.Struct(">I")
 _PROGRESS = struct.Struct(">q")
@@ -177,6 +177,8 @@ class WorkerPool:
         self.compare_mutation = compare_mutation
         self.executions = 0
         self.restarts = 0
+        #: numbers, strings and bytes the implementations computed when they loaded (decoded builtins)
+        self.runtime_constants: list = []
         self._workers: list[_Worker | None] = [None] * len(self.implementations)
         try:
             self._start_all(range(len(self.implementations)))
@@ -201,6 +203,8 @@ class WorkerPool:
                 problems.append(f"{label}: loading did not finish within {self.limits.load_timeout:g} s")
             elif not answer.get("ok"):
                 problems.append(f"{label}: {answer.get('error', 'could not load')}")
+            else:
+                self.runtime_constants.extend(_decoded_atoms(answer.get("constants")))
         if problems:
             raise LoadError("; ".join(problems))
 
@@ -345,6 +349,21 @@ class WorkerPool:
 
 
 _KINDS = {kind.value: kind for kind in OutcomeKind}
+
+
+def _decoded_atoms(encoded: object) -> list:
+    """Rebuild the reported runtime constants; anything that is not a plain atom is dropped."""
+    if not isinstance(encoded, list):
+        return []
+    atoms = []
+    for item in encoded:
+        try:
+            value = decode_builtin(item)
+        except (NotBuiltin, TypeError, ValueError, IndexError):
+            continue
+        if type(value) in (int, float, str, bytes):
+            atoms.append(value)
+    return atoms
 
 
 def _outcome_from_wire(raw: dict) -> Outcome:
