@@ -278,3 +278,42 @@ def test_constants_computed_when_the_module_loads_are_harvested(tmp_path: Path) 
 
     assert report.divergent and report.counterexample is not None
     assert report.counterexample.input.args == (zlib.crc32(b"gamma") & 0xFFFFF,)
+
+
+SLOW = "def f(n: int) -> int:\n    total = 0\n    for i in range(n):\n        total += i\n    return total\n"
+FAST_SUM = "def f(n: int) -> int:\n    return n * (n - 1) // 2 if n > 0 else 0\n"
+
+
+def test_a_slow_implementation_is_not_a_different_one(tmp_path: Path) -> None:
+    slow, fast = write(tmp_path, "slow.py", SLOW), write(tmp_path, "fast.py", FAST_SUM)
+    limits = divergent.Limits(timeout=0.5)
+    report = divergent.check([slow, fast], engines="seeds,mutation", budget=Budget(seconds=3), limits=limits)
+    assert not report.divergent
+    assert any(note.startswith("inconclusive:") for note in report.notes)
+    assert report.seconds < 3 + 0.5 + 5  # a call running at the deadline may finish; nothing more
+    differ = divergent.EqualityPolicy(timeouts="differ")
+    report = divergent.check([slow, fast], engines="seeds,mutation", budget=Budget(seconds=3), limits=limits,
+                             policy=differ)
+    assert report.divergent and report.counterexample is not None
+    assert [o.kind for o in report.counterexample.outcomes] == [OutcomeKind.TIMEOUT, OutcomeKind.RETURNED]
+
+
+def test_shrinking_keeps_a_difference_in_values(tmp_path: Path) -> None:
+    a = write(tmp_path, "a.py", "def f(xs: list[int]) -> int:\n    total = sum(xs)\n    xs.clear()\n    return total\n")
+    b = write(tmp_path, "b.py", "def f(xs: list[int]) -> int:\n    return sum(xs) + (1 if len(xs) > 3 else 0)\n")
+    report = divergent.check([a, b], seeds=[([1, 2, 3, 4],)], engines="seeds")
+    assert report.counterexample is not None
+    values = [o.value for o in report.counterexample.outcomes]
+    assert values[0] != values[1], "shrinking must not turn a value difference into a mutation-only one"
+    assert report.counterexample.call == "f([0, 0, 0, 0])"
+
+
+def test_an_engine_asked_for_by_name_must_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from divergent.engines import registry
+
+    monkeypatch.setitem(registry.ENGINES, "seeds", "divergent.engines.no_such_module:Engine")
+    a = write(tmp_path, "a.py", "def f(x: int) -> int:\n    return x\n")
+    with pytest.raises(InvalidArgument, match="cannot run"):
+        divergent.check([a, a], engines="seeds,mutation", budget=1)
+    report = divergent.check([a, a], budget=1, engines=None)
+    assert any("engine seeds not used" in note for note in report.notes)

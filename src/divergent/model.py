@@ -207,10 +207,20 @@ class Observation:
     outcomes: tuple[Outcome, ...]
     #: the partition of implementation indices into behaviour classes on this input
     classes: tuple[tuple[int, ...], ...]
+    #: implementations whose outcome does not count toward a difference (by default: timeouts
+    #: where others finished, since a slow implementation is not a different one)
+    inconclusive: tuple[int, ...] = ()
+
+    @property
+    def conclusive_classes(self) -> tuple[tuple[int, ...], ...]:
+        """The classes with at least one conclusive member."""
+        if not self.inconclusive:
+            return self.classes
+        return tuple(c for c in self.classes if any(i not in self.inconclusive for i in c))
 
     @property
     def divergent(self) -> bool:
-        return len(self.classes) > 1
+        return len(self.conclusive_classes) > 1
 
 
 @dataclass(frozen=True)

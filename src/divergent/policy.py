@@ -26,8 +26,16 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from divergent.errors import InvalidArgument
-from divergent.model import Encoded, Observation, Outcome, OutcomeKind
+from divergent.model import Encoded, Input, Observation, Outcome, OutcomeKind
 from divergent.values import NotBuiltin, canonical_text, decode_builtin
+
+
+class TimeoutRule(enum.StrEnum):
+    #: a timeout says nothing about the value: an input where some implementations time out and
+    #: others do not is inconclusive (reported in the notes, never as a difference)
+    INCONCLUSIVE = "inconclusive"
+    #: a timeout is a behaviour of its own: timing out where another returns is a difference
+    DIFFER = "differ"
 
 
 class ExceptionEquality(enum.StrEnum):
@@ -53,6 +61,8 @@ class EqualityPolicy:
     iterable_limit: int = 1_000
     #: a list and a tuple with equal items are equal (Python says they are not)
     list_equals_tuple: bool = False
+    #: whether a timeout where another implementation finishes is a difference
+    timeouts: TimeoutRule = TimeoutRule.INCONCLUSIVE
     #: a user comparison of two return values (receives live builtins when the values are builtins,
     #: else their encoded form); replaces the value rule when given
     compare: Callable[[Any, Any], bool] | None = field(default=None, compare=False)
@@ -63,6 +73,7 @@ class EqualityPolicy:
         if self.iterable_limit < 0:
             raise InvalidArgument(f"iterable_limit={self.iterable_limit!r} must be >= 0")
         object.__setattr__(self, "exceptions", ExceptionEquality(self.exceptions))
+        object.__setattr__(self, "timeouts", TimeoutRule(self.timeouts))
 
     def with_(self, **changes: Any) -> EqualityPolicy:
         return replace(self, **changes)
@@ -106,6 +117,19 @@ class EqualityPolicy:
             else:
                 classes.append([index])
         return tuple(tuple(members) for members in classes)
+
+    def inconclusive(self, outcomes: Sequence[Outcome]) -> tuple[int, ...]:
+        """Indices whose outcome does not count toward a difference (timeouts, unless they differ)."""
+        if self.timeouts is TimeoutRule.DIFFER:
+            return ()
+        timed_out = tuple(i for i, o in enumerate(outcomes) if o.kind is OutcomeKind.TIMEOUT)
+        return () if len(timed_out) == len(outcomes) else timed_out
+
+    def observe(self, item: Input, outcomes: tuple[Outcome, ...]) -> Observation:
+        """The observation of one input: classes, and which outcomes are inconclusive."""
+        return Observation(
+            input=item, outcomes=outcomes, classes=self.partition(outcomes), inconclusive=self.inconclusive(outcomes)
+        )
 
     def _exceptions_equal(self, a: Outcome, b: Outcome) -> bool:
         if self.exceptions is ExceptionEquality.ANY:

@@ -156,6 +156,8 @@ class Search:
     seed: int
     notes: list[str] = field(default_factory=list)
     progress: Callable[[Progress], None] | None = None
+    #: whether the caller chose the engines (then one that cannot start is an error, not a note)
+    engines_requested: bool = False
 
     def __post_init__(self) -> None:
         self.started = time.monotonic()
@@ -187,6 +189,8 @@ class Search:
         self.fingerprints: set[str] = set()
         self.inputs_run = 0
         self.rejected = 0
+        #: inputs where only timeouts set implementations apart (see EqualityPolicy.timeouts)
+        self.inconclusive = 0
 
     def _start_engines(self) -> list[Engine]:
         engines: list[Engine] = []
@@ -194,6 +198,9 @@ class Search:
             try:
                 engines.append(engine_class(name)(self.context))
             except (EngineCannotProceed, MissingExtra, ImportError) as error:
+                if self.engines_requested:
+                    # The caller named this engine: going on without it would answer another question.
+                    raise InvalidArgument(f"engine {name!r} cannot run: {error}") from error
                 self.notes.append(f"engine {name} not used: {error}")
         if not engines:
             raise InvalidArgument(
@@ -244,24 +251,30 @@ class Search:
                 room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
                 fresh = fresh[:room]
             started = time.monotonic()
-            results = self.pool.run(fresh)
+            results = self.pool.run(fresh, deadline=self.deadline)
             novel = divergences = 0
             batch_observations = []
+            ran = 0
             for item, outcomes in zip(fresh, results, strict=True):
-                classes = self.policy.partition(outcomes)
-                observation = Observation(input=item, outcomes=outcomes, classes=classes)
+                if outcomes is None:
+                    self.seen.discard(item.key)  # the budget ran out before it ran everywhere
+                    continue
+                ran += 1
+                observation = self.policy.observe(item, outcomes)
                 fingerprint = behaviour_fingerprint(observation)
                 if fingerprint not in self.fingerprints:
                     self.fingerprints.add(fingerprint)
                     novel += 1
                 divergences += observation.divergent
+                if observation.inconclusive and len(observation.classes) > 1 and not observation.divergent:
+                    self._note_inconclusive(observation)
                 batch_observations.append(observation)
                 observations.append((engine.name, observation))
-            self.inputs_run += len(fresh)
+            self.inputs_run += ran
             self.portfolio.record(
                 engine,
-                inputs=len(fresh),
-                executions=len(fresh) * len(self.implementations),
+                inputs=ran,
+                executions=ran * len(self.implementations),
                 seconds=time.monotonic() - started,
                 novel=novel,
                 divergences=divergences,
@@ -271,6 +284,21 @@ class Search:
                     other.observe(batch_observations)
         self._report_progress()
         return observations
+
+    def _note_inconclusive(self, observation: Observation) -> None:
+        self.inconclusive += 1
+        if self.inconclusive == 1:
+            slow = ", ".join(self.implementations[i].label for i in observation.inconclusive)
+            call = observation.input.call(self.implementations[0].entry_point, max_length=60)
+            self.notes.append(
+                f"inconclusive: {slow} timed out on {call} where others finished (a slow implementation "
+                "is not a different one; --timeouts differ counts this as a difference)"
+            )
+
+    @property
+    def deadline(self) -> float | None:
+        """When the search's time budget ends (``time.monotonic()``), if it has one."""
+        return None if self.budget.seconds is None else self.started + self.budget.seconds
 
     def _report_progress(self, phase: str = "searching") -> None:
         if self.progress is not None:
@@ -296,41 +324,70 @@ class Search:
             self.implementations, limits=limits, isolation=self.pool.level,
             compare_mutation=self.policy.compare_mutation,
         ) as fresh:
-            return fresh.run([item])[0]
+            outcomes = fresh.run([item])[0]
+        assert outcomes is not None  # no deadline: every implementation ran
+        return outcomes
 
     def confirm(self, observation: Observation) -> tuple[Observation | None, str]:
-        """Re-run a divergent input on fresh workers; None (with why) if it does not hold."""
-        timed_out = any(o.kind is OutcomeKind.TIMEOUT for o in observation.outcomes)
+        """Re-run a divergent input on fresh workers; None (with why) if it does not hold.
+
+        When a timeout takes part in the difference (``--timeouts differ``), the re-run gives three
+        times the timeout, so a call that is merely slow on a loaded machine is not reported."""
+        timed_out = any(
+            o.kind is OutcomeKind.TIMEOUT for i, o in enumerate(observation.outcomes) if i not in observation.inconclusive
+        )
         outcomes = self.run_fresh(observation.input, timeout_factor=3.0 if timed_out else 1.0)
         unstable = [
             self.implementations[i].label
             for i, (before, after) in enumerate(zip(observation.outcomes, outcomes, strict=True))
             if not self.policy.outcomes_equal(before, after)
-            and not (before.kind is OutcomeKind.TIMEOUT and timed_out)
+            and OutcomeKind.TIMEOUT not in (before.kind, after.kind)
         ]
         if unstable:
             return None, f"not deterministic: {', '.join(unstable)} behaved differently on a re-run"
-        classes = self.policy.partition(outcomes)
-        if len(classes) < 2:
+        confirmed = self.policy.observe(observation.input, outcomes)
+        if not confirmed.divergent:
             return None, "the difference did not hold on fresh workers (a slow call or leftover state)"
-        return Observation(input=observation.input, outcomes=outcomes, classes=classes), ""
+        return confirmed, ""
 
     def shrink(self, observation: Observation, seconds: float) -> Observation:
-        """A simpler input with the same classes, confirmed; the original if none is found."""
+        """A simpler input with the same classes and the same kind of difference, confirmed; the
+        original if none is found.
+
+        "The same kind": when the implementations differ in what they return or raise, a smaller
+        input must too (not only in how they leave their arguments, or in what they print)."""
         target = observation.classes
+        values_only = self.policy.with_(compare_mutation=False, compare_stdout=False)
+        keep_values_apart = values_only.partition(observation.outcomes) == target
+        deadline = time.monotonic() + seconds
+
+        def same_difference(item: Input, outcomes: tuple[Outcome, ...] | None) -> bool:
+            if outcomes is None:
+                return False
+            if self.policy.partition(outcomes) != target or not self.policy.observe(item, outcomes).divergent:
+                return False
+            return not keep_values_apart or values_only.partition(outcomes) == target
+
+        kept: dict[str, tuple[Outcome, ...]] = {}
 
         def still_divergent(batch: Sequence[Input]) -> list[bool]:
-            return [self.policy.partition(outcomes) == target for outcomes in self.pool.run(batch)]
+            results = self.pool.run(batch, deadline=deadline)
+            verdicts = []
+            for item, outcomes in zip(batch, results, strict=True):
+                verdicts.append(same_difference(item, outcomes))
+                if verdicts[-1]:
+                    kept[item.key] = outcomes  # type: ignore[assignment]
+            return verdicts
 
         smaller = shrink_input(
             observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds
         )
         if smaller.key == observation.input.key:
             return observation
-        outcomes = self.pool.run([smaller])[0]
-        candidate = Observation(input=smaller, outcomes=outcomes, classes=self.policy.partition(outcomes))
-        confirmed, _ = self.confirm(candidate)
-        return confirmed if confirmed is not None and confirmed.classes == target else observation
+        confirmed, _ = self.confirm(self.policy.observe(smaller, kept[smaller.key]))
+        if confirmed is None or not same_difference(smaller, confirmed.outcomes):
+            return observation
+        return confirmed
 
     def report(
         self, *, verdict: Verdict, counterexample: Counterexample | None, partition: Partition,
@@ -364,11 +421,22 @@ class Search:
 def refine(
     classes: Sequence[tuple[int, ...]], observation: Observation, policy: EqualityPolicy
 ) -> tuple[tuple[int, ...], ...]:
-    """Split each class whose members behaved differently on this observation."""
+    """Split each class whose members behaved differently on this observation.
+
+    Members whose outcome is inconclusive (a timeout, by default) cannot be told apart from the
+    others by it: they stay with the first class of their old class."""
     refined: list[tuple[int, ...]] = []
     for members in classes:
-        for sub in policy.partition([observation.outcomes[i] for i in members]):
-            refined.append(tuple(members[j] for j in sub))
+        conclusive = [i for i in members if i not in observation.inconclusive]
+        undecided = [i for i in members if i in observation.inconclusive]
+        if not conclusive:
+            refined.append(tuple(members))
+            continue
+        subclasses = [
+            [conclusive[j] for j in sub] for sub in policy.partition([observation.outcomes[i] for i in conclusive])
+        ]
+        subclasses[0] = sorted(subclasses[0] + undecided)
+        refined.extend(tuple(sub) for sub in subclasses)
     return tuple(refined)
 
 
@@ -480,6 +548,7 @@ def prepare(
         seed=seed,
         notes=notes,
         progress=progress,
+        engines_requested=engines is not None and engines != "all",
     )
 
 

@@ -86,6 +86,9 @@ MutationOpt = Annotated[
 StdoutOpt = Annotated[bool, typer.Option("--compare-stdout", help="Also compare what the calls print.")]
 IterOpt = Annotated[int, typer.Option("--iterable-limit", help="Compare this many items of iterators.", min=0)]
 ListTupleOpt = Annotated[bool, typer.Option("--list-equals-tuple", help="Treat [1, 2] and (1, 2) as equal.")]
+TimeoutsOpt = Annotated[
+    str, typer.Option("--timeouts", help="A timeout where others finish: inconclusive (default) or differ.")
+]
 
 
 @dataclass(frozen=True)
@@ -113,11 +116,18 @@ class SearchOptions:
     compare_stdout: bool
     iterable_limit: int
     list_equals_tuple: bool
+    timeouts: str
 
     def policy(self) -> Any:
         from divergent.errors import InvalidArgument
-        from divergent.policy import EqualityPolicy, ExceptionEquality
+        from divergent.policy import EqualityPolicy, ExceptionEquality, TimeoutRule
 
+        try:
+            timeout_rule = TimeoutRule(self.timeouts)
+        except ValueError:
+            raise InvalidArgument(
+                f"--timeouts {self.timeouts!r}: choose from {', '.join(t.value for t in TimeoutRule)}"
+            ) from None
         try:
             exception_rule = ExceptionEquality(self.exceptions)
         except ValueError:
@@ -127,7 +137,7 @@ class SearchOptions:
         return EqualityPolicy(
             rel_tol=self.rel_tol, abs_tol=self.abs_tol, nan_equal=self.nan_equal, exceptions=exception_rule,
             unordered=self.unordered, compare_mutation=self.compare_mutation, compare_stdout=self.compare_stdout,
-            iterable_limit=self.iterable_limit, list_equals_tuple=self.list_equals_tuple,
+            iterable_limit=self.iterable_limit, list_equals_tuple=self.list_equals_tuple, timeouts=timeout_rule,
         )
 
     def search_arguments(self) -> dict[str, Any]:
@@ -169,6 +179,7 @@ def _shared_search_options(
     compare_stdout: StdoutOpt = False,
     iterable_limit: IterOpt = 1000,
     list_equals_tuple: ListTupleOpt = False,
+    timeouts: TimeoutsOpt = "inconclusive",
 ) -> None:
     """The template whose parameters become every searching command's options."""
 

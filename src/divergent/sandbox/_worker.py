@@ -188,8 +188,13 @@ class Worker:
         compare_mutation = payload["encode_args"]
         careful = payload["careful"]
         pending: list[dict] = []
-        last_flush = self._monotonic()
+        last_flush = received = self._monotonic()
+        # Past the caller's deadline, stop between calls: the caller's budget is spent.
+        deadline = payload.get("deadline")
         for index, blob in zip(indices, blobs, strict=True):
+            if deadline is not None and self._monotonic() - received > deadline:
+                self.send({"results": pending, "done": True, "stopped": True})
+                return
             self._progress[:] = _PROGRESS.pack(index)
             started = self._monotonic()
             pending.append(self._call(blob, compare_mutation))

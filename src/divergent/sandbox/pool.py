@@ -239,8 +239,12 @@ class WorkerPool:
 
     # -- running --------------------------------------------------------------------------------
 
-    def run(self, inputs: Sequence[Input]) -> list[tuple[Outcome, ...]]:
-        """Run every input on every implementation; one tuple of outcomes per input."""
+    def run(self, inputs: Sequence[Input], *, deadline: float | None = None) -> list[tuple[Outcome, ...] | None]:
+        """Run every input on every implementation; one tuple of outcomes per input.
+
+        With a ``deadline`` (a ``time.monotonic()`` value), no call starts after it; inputs that did
+        not run on every implementation get None instead of outcomes.
+        """
         if not inputs:
             return []
         blobs = [pickle.dumps((tuple(i.args), dict(i.kwargs)), protocol=pickle.HIGHEST_PROTOCOL) for i in inputs]
@@ -251,10 +255,12 @@ class WorkerPool:
             while tasks:
                 for i, task in list(tasks.items()):
                     if not task.in_flight:
+                        if deadline is not None and time.monotonic() >= deadline:
+                            task.todo = []
                         if not task.todo:
                             del tasks[i]
                             continue
-                        self._dispatch(i, task, blobs, selector, results)
+                        self._dispatch(i, task, blobs, selector, results, deadline)
                 if not tasks:
                     break
                 now = time.monotonic()
@@ -266,14 +272,15 @@ class WorkerPool:
                 for i, task in tasks.items():
                     if task.in_flight and now - task.last_progress > self._patience():
                         self._fail(i, task, results, selector, hung=True)
-        self.executions += len(inputs) * count
-        return [tuple(row) for row in results]  # type: ignore[arg-type]
+        complete = [None if None in row else tuple(row) for row in results]
+        self.executions += sum(len(row) - row.count(None) for row in results)
+        return complete  # type: ignore[return-value]
 
     def _patience(self) -> float:
         return self.limits.timeout + self.limits.grace
 
     def _dispatch(self, i: int, task: _Task, blobs: list[bytes], selector: selectors.BaseSelector,
-                  results: list[list[Outcome | None]]) -> None:
+                  results: list[list[Outcome | None]], deadline: float | None) -> None:
         chunk, task.todo = task.todo[:_CHUNK], task.todo[_CHUNK:]
         task.in_flight, task.reported = chunk, 0
         task.last_progress = time.monotonic()
@@ -287,6 +294,7 @@ class WorkerPool:
                     "indices": chunk,
                     "encode_args": self.compare_mutation,
                     "careful": task.careful,
+                    "deadline": None if deadline is None else max(0.0, deadline - time.monotonic()),
                 },
             )
         except _WorkerGone:
@@ -308,7 +316,9 @@ class WorkerPool:
                     task.reported += 1
                 task.last_progress = time.monotonic()
                 if frame.get("done"):
-                    if task.reported != len(task.in_flight):
+                    if frame.get("stopped"):
+                        task.todo = []  # the deadline passed: what was not run stays None
+                    elif task.reported != len(task.in_flight):
                         raise _WorkerGone("protocol violation: missing results")
                     selector.unregister(worker.fileno())
                     task.in_flight = []
