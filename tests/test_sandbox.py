@@ -216,3 +216,26 @@ def test_every_available_level_runs_calls(level: str) -> None:
     results, pool = run_pair("def f(x):\n    return x + x\n", [1, 2, 3], isolation=level)
     assert pool.level.value == level
     assert [r[1].value for r in results] == [2, 4, 6]
+
+
+def test_matrix_runs_many_implementations_in_one_worker() -> None:
+    from divergent.sandbox.matrix import ImplementationMatrix
+
+    sources = [
+        "def f(x):\n    return x * 2\n",
+        "import os\ndef f(x):\n    if x == 3:\n        os._exit(1)\n    return x * 2\n",
+        "def f(x):\n    while True:\n        pass\n",
+        "def f(x) oops",
+        "counter = []\ndef f(x):\n    counter.append(x)\n    return len(counter)\n",
+    ]
+    impls = [impl(source, f"s{i}") for i, source in enumerate(sources)]
+    with ImplementationMatrix(impls, limits=Limits(timeout=0.3), max_timeouts=2) as matrix:
+        assert matrix.load_errors[3] is not None and matrix.load_errors[:3] == [None, None, None]
+        results = matrix.run([Input(args=(x,)) for x in range(6)])
+    assert [row[0].value for row in results] == [0, 2, 4, 6, 8, 10]
+    assert results[3][1].kind is OutcomeKind.CRASH and "exit code 1" in results[3][1].detail
+    assert [row[1].value for row in results if row[1].kind is OutcomeKind.RETURNED] == [0, 2, 4, 8, 10]
+    assert all(row[2].kind is OutcomeKind.TIMEOUT for row in results)
+    assert "not run" in results[5][2].detail  # the breaker: no timeout is waited for after two
+    assert all(row[3].kind is OutcomeKind.CRASH for row in results)
+    assert results[0][4].kind is OutcomeKind.RETURNED

@@ -93,6 +93,8 @@ class Worker:
         self._out = out_fd
         self._buffer = b""
         self.function = None
+        self.functions: list = []
+        self._timeouts: list[int] = []
         self.limits = EncodeLimits()
         self.timeout = 2.0
         self.stdout_limit = 64 * 1024
@@ -144,7 +146,8 @@ class Worker:
         self.result_bytes = payload["result_bytes"]
         sys.setrecursionlimit(payload["recursion_limit"])
         for entry in reversed(payload["sys_path"]):
-            sys.path.insert(0, entry)
+            if entry not in sys.path:
+                sys.path.insert(0, entry)
         name = payload["module_name"]
         capture = CappedWriter(self.stdout_limit)
         sys.stdout = capture
@@ -181,6 +184,52 @@ class Worker:
         self.function = function
         self._capture = CappedWriter(self.stdout_limit)
         return {"ok": True, "stdout": capture.text(), "constants": _runtime_constants(module, self.limits)}
+
+    def load_many(self, payload: dict) -> dict:
+        """Load several implementations into this one worker, each as its own module.
+
+        For runs over many small programs (the samples of an incoherence run), where starting a
+        process per program would cost more than running it."""
+        results = []
+        self.functions = []
+        for number, implementation in enumerate(payload["implementations"]):
+            answer = self.load({**payload, **implementation, "module_name": f"{implementation['module_name']}_{number}"})
+            self.functions.append(self.function if answer.get("ok") else None)
+            answer.pop("constants", None)
+            results.append(answer)
+            self.function = None
+        self._timeouts = [0] * len(self.functions)
+        return {"ok": True, "results": results}
+
+    def run_cells(self, payload: dict) -> None:
+        """Run (input, implementation) cells in order; an implementation that has timed out
+        ``max_timeouts`` times is not called again (its later cells are timeouts too)."""
+        blobs = payload["inputs"]
+        encode_args = payload["encode_args"]
+        max_timeouts = payload["max_timeouts"]
+        pending: list[dict] = []
+        last_flush = self._monotonic()
+        for position, (input_position, implementation) in enumerate(payload["cells"]):
+            self._progress[:] = _PROGRESS.pack(position)
+            function = self.functions[implementation]
+            if function is None:
+                pending.append({"k": "crash", "d": "the implementation did not load", "s": 0.0})
+                continue
+            if self._timeouts[implementation] >= max_timeouts:
+                pending.append({"k": "timeout", "d": f"not run: timed out {max_timeouts} times before", "s": 0.0})
+                continue
+            self.function = function
+            started = self._monotonic()
+            outcome = self._call(blobs[input_position], encode_args)
+            if outcome["k"] == "timeout":
+                self._timeouts[implementation] += 1
+            pending.append(outcome)
+            now = self._monotonic()
+            if now - started > 0.005 or now - last_flush > 0.02:
+                self.send({"results": pending, "done": False})
+                pending = []
+                last_flush = now
+        self.send({"results": pending, "done": True})
 
     def run(self, payload: dict) -> None:
         blobs = payload["inputs"]
@@ -267,6 +316,10 @@ class Worker:
                 self.send(self.load(payload))
             elif command == "run":
                 self.run(payload)
+            elif command == "load_many":
+                self.send(self.load_many(payload))
+            elif command == "run_cells":
+                self.run_cells(payload)
             elif command == "ping":
                 self.send({"ok": True})
             else:

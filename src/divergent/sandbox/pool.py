@@ -37,6 +37,18 @@ _MAX_FRAME = 256 * 1024 * 1024
 _CHUNK = 4096
 
 
+def _implementation_payload(impl: Implementation) -> dict:
+    """What the worker needs to load an implementation."""
+    return {
+        "path": impl.path,
+        "source": impl.source,
+        "module_name": impl.module_name,
+        "sys_path": list(impl.sys_path),
+        "entry_point": impl.entry_point,
+        "setup_code": impl.setup_code,
+    }
+
+
 class _WorkerGone(Exception):
     """The worker closed its pipe or broke the protocol."""
 
@@ -44,7 +56,8 @@ class _WorkerGone(Exception):
 class _Worker:
     """One sandboxed worker process with one implementation loaded."""
 
-    def __init__(self, impl: Implementation, limits: Limits, level: Isolation) -> None:
+    def __init__(self, impl: Implementation | None, limits: Limits, level: Isolation) -> None:
+        """Start a worker; with an implementation, also send it the command to load it."""
         self.impl = impl
         self.limits = limits
         self.process: IsolatedProcess = spawn(
@@ -59,22 +72,18 @@ class _Worker:
         assert self.process.popen.stdout is not None
         self._fd = self.process.popen.stdout.fileno()
         os.set_blocking(self._fd, False)
-        self.send(
-            "load",
-            {
-                "path": impl.path,
-                "source": impl.source,
-                "module_name": impl.module_name,
-                "sys_path": list(impl.sys_path),
-                "entry_point": impl.entry_point,
-                "setup_code": impl.setup_code,
-                "timeout": limits.timeout,
-                "load_timeout": limits.load_timeout,
-                "stdout_bytes": limits.stdout_bytes,
-                "result_bytes": limits.result_bytes,
-                "recursion_limit": limits.recursion_limit,
-            },
-        )
+        if impl is not None:
+            self.send(
+                "load",
+                {
+                    **_implementation_payload(impl),
+                    "timeout": limits.timeout,
+                    "load_timeout": limits.load_timeout,
+                    "stdout_bytes": limits.stdout_bytes,
+                    "result_bytes": limits.result_bytes,
+                    "recursion_limit": limits.recursion_limit,
+                },
+            )
 
     def fileno(self) -> int:
         return self._fd

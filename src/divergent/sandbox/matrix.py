@@ -1,0 +1,187 @@
+"""Many small implementations in one sandboxed worker: the input × implementation matrix.
+
+Runs over many programs (the m samples of an LLM for each of hundreds of tasks) would spend more
+time starting one worker per program than running them. :class:`ImplementationMatrix` loads a
+whole group of implementations into one worker, each as its own module, and runs every input on
+every one of them. The guarantees of the sandbox hold for the group as a whole (see
+``docs/sandbox.md``); within the group, the programs share one interpreter, so one may disturb
+another's globals. Use it for measurements over many programs, and :class:`WorkerPool` (one worker
+per implementation) for ``check``.
+
+An implementation that times out ``max_timeouts`` times is not called again: its later cells are
+timeouts without running (a looping sample would otherwise cost a timeout per input). A crash
+(a signal, ``os._exit``) gives that one cell a CRASH outcome; the worker is replaced and the rest of
+the matrix goes on.
+"""
+
+from __future__ import annotations
+
+import pickle
+import selectors
+import time
+from collections.abc import Sequence
+
+from divergent.errors import SandboxUnavailable
+from divergent.model import Implementation, Input, Outcome, OutcomeKind
+from divergent.sandbox.isolation import Isolation, Limits, choose_level
+from divergent.sandbox.pool import _implementation_payload, _outcome_from_wire, _Worker, _WorkerGone
+
+#: cells sent in one message
+_CHUNK = 8192
+
+
+class ImplementationMatrix:
+    """One worker holding several implementations; run inputs on all of them."""
+
+    def __init__(
+        self,
+        implementations: Sequence[Implementation],
+        *,
+        limits: Limits = Limits(),
+        isolation: str | Isolation | None = None,
+        max_timeouts: int = 3,
+        compare_mutation: bool = False,
+    ) -> None:
+        self.implementations = tuple(implementations)
+        self.limits = limits
+        self.level = choose_level(isolation)
+        self.max_timeouts = max_timeouts
+        self.compare_mutation = compare_mutation
+        self.executions = 0
+        self.restarts = 0
+        #: per implementation: None, or why it could not be loaded (its cells are CRASH outcomes)
+        self.load_errors: list[str | None] = [None] * len(self.implementations)
+        self._worker: _Worker | None = None
+        #: per implementation: how often it killed or hung the worker
+        self._failures = [0] * len(self.implementations)
+        self._start()
+
+    def _start(self) -> None:
+        worker = _Worker(None, self.limits, self.level)
+        self._worker = worker
+        payload = {
+            "implementations": [_implementation_payload(impl) for impl in self.implementations],
+            **_settings(self.limits),
+        }
+        worker.send("load_many", payload)
+        patience = self.limits.load_timeout * max(1, len(self.implementations)) + 10.0
+        try:
+            answer = worker.wait_frame(patience)
+        except _WorkerGone as error:
+            raise SandboxUnavailable(f"the worker died while loading: {error} ({worker.kill()})") from error
+        if answer is None or not isinstance(answer.get("results"), list):
+            worker.kill()
+            raise SandboxUnavailable("the worker did not answer while loading the implementations")
+        for index, result in enumerate(answer["results"][: len(self.implementations)]):
+            ok = isinstance(result, dict) and result.get("ok")
+            self.load_errors[index] = None if ok else str(result.get("error", "could not load"))
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None
+
+    def __enter__(self) -> ImplementationMatrix:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def run(self, inputs: Sequence[Input]) -> list[list[Outcome]]:
+        """Outcomes indexed ``[input][implementation]``."""
+        count = len(self.implementations)
+        blobs = [pickle.dumps((tuple(i.args), dict(i.kwargs)), protocol=pickle.HIGHEST_PROTOCOL) for i in inputs]
+        results: list[list[Outcome | None]] = [[None] * count for _ in inputs]
+        todo = [(i, j) for i in range(len(inputs)) for j in range(count)]
+        while todo:
+            todo = self._skip_broken(todo, results)
+            chunk, todo = todo[:_CHUNK], todo[_CHUNK:]
+            if chunk:
+                todo = self._run_chunk(chunk, blobs, results) + todo
+        self.executions += len(inputs) * count
+        return results  # type: ignore[return-value]
+
+    def _skip_broken(self, cells: list[tuple[int, int]], results: list[list[Outcome | None]]) -> list[tuple[int, int]]:
+        """Cells of implementations that killed or hung the worker too often are not run again."""
+        broken = {j for j, failures in enumerate(self._failures) if failures >= self.max_timeouts}
+        if not broken:
+            return cells
+        kept = []
+        for i, j in cells:
+            if j in broken:
+                results[i][j] = Outcome(
+                    kind=OutcomeKind.CRASH, detail=f"not run: killed its worker {self._failures[j]} times before"
+                )
+            else:
+                kept.append((i, j))
+        return kept
+
+    def _run_chunk(
+        self, cells: list[tuple[int, int]], blobs: list[bytes], results: list[list[Outcome | None]]
+    ) -> list[tuple[int, int]]:
+        """Run cells; return the ones left when the worker died or hung (after recording the culprit)."""
+        used = sorted({i for i, _ in cells})
+        position_of = {i: p for p, i in enumerate(used)}
+        worker = self._worker
+        assert worker is not None
+        reported = 0
+        try:
+            worker.send(
+                "run_cells",
+                {
+                    "inputs": [blobs[i] for i in used],
+                    "cells": [[position_of[i], j] for i, j in cells],
+                    "encode_args": self.compare_mutation,
+                    "max_timeouts": self.max_timeouts,
+                },
+            )
+            patience = self.limits.timeout + self.limits.grace
+            last = time.monotonic()
+            with selectors.DefaultSelector() as selector:
+                selector.register(worker.fileno(), selectors.EVENT_READ)
+                while True:
+                    selector.select(max(0.0, last + patience - time.monotonic()))
+                    frames = worker.read_frames()
+                    if not frames and time.monotonic() - last > patience:
+                        return self._after_failure(cells, reported, results, hung=True)
+                    for frame in frames:
+                        last = time.monotonic()
+                        for raw in frame.get("results", ()):
+                            i, j = cells[reported]
+                            results[i][j] = _outcome_from_wire(raw)
+                            reported += 1
+                        if frame.get("done"):
+                            if reported != len(cells):
+                                raise _WorkerGone("protocol violation: missing results")
+                            return []
+        except (_WorkerGone, KeyError, TypeError, ValueError, IndexError):
+            return self._after_failure(cells, reported, results, hung=False)
+
+    def _after_failure(
+        self, cells: list[tuple[int, int]], reported: int, results: list[list[Outcome | None]], *, hung: bool
+    ) -> list[tuple[int, int]]:
+        worker = self._worker
+        assert worker is not None
+        started = worker.progress()
+        how = worker.kill()
+        culprit = started if started is not None and reported <= started < len(cells) else reported
+        if culprit < len(cells):
+            i, j = cells[culprit]
+            self._failures[j] += 1
+            if hung:
+                results[i][j] = Outcome(kind=OutcomeKind.TIMEOUT, detail="no answer in time; killed")
+            else:
+                results[i][j] = Outcome(kind=OutcomeKind.CRASH, detail=f"worker died: {how}")
+        self.restarts += 1
+        self._start()
+        return [cell for k, cell in enumerate(cells) if k >= reported and k != culprit]
+
+
+def _settings(limits: Limits) -> dict:
+    return {
+        "timeout": limits.timeout,
+        "load_timeout": limits.load_timeout,
+        "stdout_bytes": limits.stdout_bytes,
+        "result_bytes": limits.result_bytes,
+        "recursion_limit": limits.recursion_limit,
+    }
