@@ -185,3 +185,9 @@ def test_partition_and_invalid_policy() -> None:
     with pytest.raises(InvalidArgument, match="rel_tol"):
         EqualityPolicy(rel_tol=-1)
     assert "exceptions=any" in EqualityPolicy(exceptions="any").describe()
+
+
+def test_ints_beyond_the_float_range_compare_exactly() -> None:
+    assert not DEFAULT_POLICY.values_equal(10**400, 1.0)
+    assert not DEFAULT_POLICY.values_equal(10**400, float("inf"))
+    assert DEFAULT_POLICY.values_equal(2**53, float(2**53))

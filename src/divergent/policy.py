@@ -15,12 +15,16 @@ Two choices differ from the paper, on purpose:
 
 User-defined objects (which have no meaningful ``==`` across processes) are equal when their types
 have the same name and their fields are equal under this same policy.
+
+Presets: ``DEFAULT_POLICY``, ``PROBEGEN_POLICY`` (the ProbeGen paper's rule) and ``DIFFTRUST_POLICY``
+(the DiffTrust artifact's comparison, to reproduce the incoherence paper's numbers).
 """
 
 from __future__ import annotations
 
 import enum
 import math
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -66,6 +70,13 @@ class EqualityPolicy:
     #: a user comparison of two return values (receives live builtins when the values are builtins,
     #: else their encoded form); replaces the value rule when given
     compare: Callable[[Any, Any], bool] | None = field(default=None, compare=False)
+    #: compare every number (ints and bools too) as a float under the tolerances, so that with
+    #: ``rel_tol=1e-3`` the ints 1000 and 1001 are equal (the DiffTrust artifact's rule)
+    numbers_as_floats: bool = False
+    #: compare dicts and sets as sequences in their encoded order (dicts: insertion order, keys
+    #: compared like values; sets: the encoding's canonical sorted order) instead of as mappings
+    #: and sets
+    ordered_mappings: bool = False
 
     def __post_init__(self) -> None:
         if self.rel_tol < 0 or self.abs_tol < 0:
@@ -163,14 +174,14 @@ class EqualityPolicy:
         tag_a, tag_b = a[0], b[0]
         if tag_a != tag_b:
             if {tag_a, tag_b} == {"set", "frozenset"}:
-                return self._unordered_equal(a[1], b[1])
+                return self._sets_equal(a[1], b[1])
             if self.list_equals_tuple and {tag_a, tag_b} == {"list", "tuple"}:
                 return self._sequences_equal(a[1], b[1])
             return False
         if tag_a in ("list", "tuple"):
             return self._sequences_equal(a[1], b[1])
         if tag_a in ("set", "frozenset"):
-            return self._unordered_equal(a[1], b[1])
+            return self._sets_equal(a[1], b[1])
         if tag_a == "dict":
             return self._dicts_equal(a[1], b[1])
         if tag_a == "complex":
@@ -208,8 +219,10 @@ class EqualityPolicy:
         return a == b
 
     def _numbers_equal(self, a: Any, b: Any) -> bool:
-        if type(a) is not float and type(b) is not float:
+        if type(a) is not float and type(b) is not float and not self.numbers_as_floats:
             return a == b  # ints and bools, exactly, as Python compares them
+        if not (_fits_float(a) and _fits_float(b)):
+            return a == b  # an int beyond the float range: only exact equality is meaningful
         a, b = float(a), float(b)
         if math.isnan(a) or math.isnan(b):
             return self.nan_equal and math.isnan(a) and math.isnan(b)
@@ -240,14 +253,35 @@ class EqualityPolicy:
                 return False
         return True
 
+    def _sets_equal(self, a: list, b: list) -> bool:
+        if self.ordered_mappings:
+            # The encoding sorts set items canonically, so this is "sorted order", not the
+            # original iteration order (which the encoding does not keep).
+            return self._sequences_equal(a, b, ordered=True)
+        return self._unordered_equal(a, b)
+
     def _dicts_equal(self, a: list, b: list) -> bool:
         if len(a) != len(b):
             return False
+        if self.ordered_mappings:
+            # item by item in insertion order; keys under the same rule as values
+            return all(
+                self.values_equal(key_a, key_b) and self.values_equal(value_a, value_b)
+                for (key_a, value_a), (key_b, value_b) in zip(a, b, strict=True)
+            )
         left = {canonical_text(k): v for k, v in a}
         right = {canonical_text(k): v for k, v in b}
         if left.keys() != right.keys():
             return False
         return all(self.values_equal(left[k], right[k]) for k in left)
+
+
+def _fits_float(value: float) -> bool:
+    """Whether a number converts to a float without overflow (floats always do)."""
+    return type(value) is float or abs(value) <= _LARGEST_FLOAT
+
+
+_LARGEST_FLOAT = int(sys.float_info.max)
 
 
 def _is_number(value: Any) -> bool:
@@ -257,6 +291,23 @@ def _is_number(value: Any) -> bool:
 DEFAULT_POLICY = EqualityPolicy()
 #: the ProbeGen paper's rule (Sec. 4), including "all exceptions are equal"
 PROBEGEN_POLICY = EqualityPolicy(exceptions=ExceptionEquality.ANY, compare_mutation=False)
+#: the DiffTrust artifact's comparison (the incoherence paper, shared/papers/001): every number,
+#: bools included, compared as a float with relative tolerance 1e-3; a list equals a tuple with
+#: equal items; dicts and sets compared in order, item by item; exceptions equal when their types
+#: match whatever the message; neither argument mutation nor stdout compared. One deviation is
+#: forced: the artifact compared sets in Python's iteration order, which the encoding does not keep
+#: (it sorts set items canonically), so sets are compared in that sorted order. NaN handling is not
+#: described for the artifact; the default (NaN equals NaN) is kept.
+DIFFTRUST_POLICY = EqualityPolicy(
+    rel_tol=1e-3,
+    abs_tol=0.0,
+    numbers_as_floats=True,
+    list_equals_tuple=True,
+    ordered_mappings=True,
+    exceptions=ExceptionEquality.TYPE,
+    compare_mutation=False,
+    compare_stdout=False,
+)
 
 
 def behaviour_fingerprint(observation: Observation, *, with_values: bool = True) -> str:
