@@ -227,6 +227,7 @@ def live_progress(console: Console, enabled: bool) -> tuple[Callable | None, Cal
 
 from divergent.cli import check as _check  # noqa: E402,F401 - registers the commands
 from divergent.cli import cluster as _cluster  # noqa: E402,F401
+from divergent.cli import incoherence as _incoherence  # noqa: E402,F401
 from divergent.cli import sandbox as _sandbox  # noqa: E402,F401
 
 

@@ -1,0 +1,247 @@
+"""Running an incoherence measurement: tasks × models, each unit stored as soon as it is done.
+
+For every task: the inputs Gen(d) (the task's test inputs as seeds, grown by type-aware mutation to
+``n`` inputs, reproducible from the seed); the ground truth's outcomes, which decide which inputs
+are valid (by default, drop inputs on which the ground truth times out: there is no expected
+output to compare with; ``validity="gt-raises"`` also drops inputs on which it raises, as the
+DiffTrust artifact did); then every model's first ``m`` candidates on the valid inputs, all in one
+sandboxed :class:`~divergent.sandbox.matrix.ImplementationMatrix` per task. The outcomes become
+behaviour-class labels per input (equal labels = equal outcomes under the equality policy), and
+:mod:`divergent.analysis.incoherence` turns the labels into the paper's metrics.
+
+Each (model, task) unit is saved in the store when it finishes; a run that is killed resumes
+where it stopped, and never saves a unit twice.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any
+
+from divergent.bench.datasets import Candidate, Task
+from divergent.engines.base import EngineContext
+from divergent.engines.constants import Constants
+from divergent.engines.mutation import MutationEngine
+from divergent.errors import DivergentError, EngineCannotProceed, InvalidArgument
+from divergent.judge import conforms
+from divergent.load import load_source
+from divergent.model import Implementation, Input, Outcome, OutcomeKind, Signature
+from divergent.policy import EqualityPolicy
+from divergent.sandbox.isolation import Limits
+from divergent.sandbox.matrix import ImplementationMatrix
+from divergent.values import canonical_text
+
+
+class Validity(enum.StrEnum):
+    #: drop inputs on which the ground truth times out (no expected output to compare with)
+    GT_TIMEOUT = "gt-timeout"
+    #: also drop inputs on which the ground truth raises (the DiffTrust artifact's rule)
+    GT_RAISES = "gt-raises"
+
+
+@dataclass(frozen=True)
+class TaskInputs:
+    inputs: tuple[Input, ...]
+    #: inputs generated before the validity filter
+    generated: int
+    note: str = ""
+
+
+def generate_inputs(task: Task, reference: Implementation | None, n: int, seed: int) -> TaskInputs:
+    """Gen(d): the task's test inputs, then type-aware mutations of them, up to ``n`` inputs."""
+    signature = reference.signature if reference is not None else None
+    if signature is None:
+        raise InvalidArgument(f"{task.task_id}: no ground truth to read the signature from")
+    seeds = [s for s in task.seed_inputs(signature) if conforms(s, signature)]
+    inputs: dict[str, Input] = {s.key: s for s in seeds[:n]}
+    context = EngineContext(
+        implementations=(reference,),
+        signature=signature,
+        seeds=tuple(seeds),
+        constants=Constants.harvest([reference.source]),
+        seed=seed,
+    )
+    note = ""
+    try:
+        engine = MutationEngine(context)
+        fruitless = 0
+        while len(inputs) < n and fruitless < 20:
+            before = len(inputs)
+            for item in engine.propose(min(256, 2 * (n - len(inputs)))):
+                if conforms(item, signature):
+                    inputs.setdefault(item.key, item)
+                    if len(inputs) >= n:
+                        break
+            fruitless = fruitless + 1 if len(inputs) == before else 0
+    except EngineCannotProceed as stop:
+        note = f"input generation stopped early: {stop}"
+    chosen = tuple(list(inputs.values())[:n])
+    return TaskInputs(inputs=chosen, generated=len(chosen), note=note)
+
+
+def class_labels(
+    outcomes: Sequence[Sequence[Outcome]], policy: EqualityPolicy
+) -> list[list[int]]:
+    """For each input, a class id per implementation: equal ids for equal outcomes.
+
+    Exactly equal encodings are grouped first (cheap); groups are then merged when the policy
+    says their representatives are equal (tolerances, NaN, order-insensitive rules)."""
+    labels: list[list[int]] = []
+    for row in outcomes:
+        exact: dict[str, int] = {}
+        representatives: list[Outcome] = []
+        row_labels = []
+        for outcome in row:
+            key = _exact_key(outcome)
+            label = exact.get(key)
+            if label is None:
+                for number, representative in enumerate(representatives):
+                    if policy.outcomes_equal(representative, outcome):
+                        label = number
+                        break
+                else:
+                    label = len(representatives)
+                    representatives.append(outcome)
+                exact[key] = label
+            row_labels.append(label)
+        labels.append(row_labels)
+    return labels
+
+
+def _exact_key(outcome: Outcome) -> str:
+    if outcome.kind is OutcomeKind.RETURNED:
+        return canonical_text(["r", outcome.value, outcome.args_after, outcome.stdout])
+    if outcome.kind is OutcomeKind.RAISED:
+        assert outcome.exception is not None
+        return canonical_text(["e", outcome.exception.type_name, outcome.exception.message, outcome.args_after])
+    return outcome.kind.value
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """What is stored per (model, task): enough to recompute every metric without running anything."""
+
+    model: str
+    temperature: float
+    task_id: str
+    #: per valid input, the class label of each candidate (m labels)
+    labels: list[list[int]]
+    #: per valid input, the class label of the ground truth (None without a ground truth)
+    gt_labels: list[int] | None
+    candidates: int
+    inputs: int
+    generated_inputs: int
+    #: candidates that could not be loaded (they count as wrong everywhere: CRASH outcomes)
+    unloadable: int
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> UnitResult:
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class TaskJob:
+    task: Task
+    #: (model, temperature) → the candidates to run
+    candidates: dict[tuple[str, float], list[Candidate]]
+
+
+def run_task(
+    job: TaskJob,
+    *,
+    n: int,
+    seed: int,
+    policy: EqualityPolicy,
+    limits: Limits,
+    validity: Validity,
+    isolation: str | None = None,
+) -> list[UnitResult]:
+    """Measure one task for every model in the job (one sandboxed worker for all its programs)."""
+    task = job.task
+    reference = task.reference()
+    generated = generate_inputs(task, reference, n, seed)
+    programs: list[Implementation] = [reference] if reference is not None else []
+    owners: list[tuple[tuple[str, float], int]] = []
+    unloadable: dict[tuple[str, float], int] = {}
+    for key, candidates in job.candidates.items():
+        for number, candidate in enumerate(candidates):
+            label = f"{key[0]}@{key[1]}#{candidate.index}"
+            try:
+                program = load_source(candidate.source, function=candidate.entry_point or task.entry_point, label=label)
+            except DivergentError:
+                # Unparseable or missing the entry point: it still counts, as a program that never works.
+                program = Implementation(
+                    label=label,
+                    entry_point=candidate.entry_point or task.entry_point,
+                    source="",
+                    signature=reference.signature if reference else Signature(),
+                    module_name="unloadable",
+                )
+                unloadable[key] = unloadable.get(key, 0) + 1
+            programs.append(program)
+            owners.append((key, number))
+    with ImplementationMatrix(programs, limits=limits, isolation=isolation) as matrix:
+        outcomes = matrix.run(list(generated.inputs))
+    offset = 1 if reference is not None else 0
+    valid = [
+        i
+        for i, row in enumerate(outcomes)
+        if reference is None
+        or (
+            row[0].kind not in (OutcomeKind.TIMEOUT, OutcomeKind.CRASH)
+            and not (validity is Validity.GT_RAISES and row[0].kind is OutcomeKind.RAISED)
+        )
+    ]
+    labels = class_labels([outcomes[i] for i in valid], policy)
+    results = []
+    for key, candidates in job.candidates.items():
+        columns = [offset + k for k, (owner, _) in enumerate(owners) if owner == key]
+        notes = [generated.note] if generated.note else []
+        results.append(
+            UnitResult(
+                model=key[0],
+                temperature=key[1],
+                task_id=task.qualified_id,
+                labels=[[row[c] for c in columns] for row in labels],
+                gt_labels=[row[0] for row in labels] if reference is not None else None,
+                candidates=len(candidates),
+                inputs=len(valid),
+                generated_inputs=generated.generated,
+                unloadable=unloadable.get(key, 0),
+                notes=notes,
+            )
+        )
+    return results
+
+
+def run_jobs(
+    jobs: Iterable[TaskJob],
+    *,
+    jobs_in_parallel: int,
+    on_result: Callable[[TaskJob, list[UnitResult] | None, str, float], None],
+    **options: Any,
+) -> None:
+    """Run task jobs, ``jobs_in_parallel`` at a time; ``on_result`` gets each job's results (or
+    None and the error text) as soon as it is done, in the calling thread."""
+    if jobs_in_parallel < 1:
+        raise InvalidArgument(f"jobs={jobs_in_parallel!r} must be >= 1")
+
+    def one(job: TaskJob) -> tuple[TaskJob, list[UnitResult] | None, str, float]:
+        started = time.monotonic()
+        try:
+            return job, run_task(job, **options), "", time.monotonic() - started
+        except DivergentError as error:
+            return job, None, str(error), time.monotonic() - started
+
+    with ThreadPoolExecutor(max_workers=jobs_in_parallel) as pool:
+        # Save each job as soon as it is done, whatever the order: a kill loses only running jobs.
+        for future in as_completed([pool.submit(one, job) for job in jobs]):
+            on_result(*future.result())

@@ -1,0 +1,256 @@
+"""An incoherence study: tasks × recorded samples → stored units → the paper's metrics per model.
+
+``run_study`` finds (or creates) the stored run for the same parameters, skips the units it already
+has, runs the rest (``jobs`` tasks at a time) and saves each unit when it is done; ``summarize``
+computes every metric from the stored units alone, so a stored run can be shown again without
+running anything.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from divergent.analysis.incoherence import (
+    ModelMetrics,
+    RankingAgreement,
+    TaskMetrics,
+    aggregate,
+    ranking_agreement,
+    task_metrics,
+)
+from divergent.analysis.incoherence_run import TaskJob, UnitResult, Validity, run_jobs
+from divergent.bench.datasets import (
+    CandidateSet,
+    format_model_spec,
+    load_candidates_dir,
+    load_candidates_jsonl,
+    load_tasks,
+)
+from divergent.errors import InvalidArgument
+from divergent.policy import DEFAULT_POLICY, DIFFTRUST_POLICY
+from divergent.sandbox.isolation import Limits
+from divergent.store import RunRecord, Store
+
+KIND = "incoherence"
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    tasks: str
+    samples: str
+    models: tuple[tuple[str, float], ...] | None = None
+    m: int = 10
+    n: int = 1000
+    seed: int = 0
+    validity: Validity = Validity.GT_TIMEOUT
+    #: "default" (divergent's equality policy) or "difftrust" (the artifact's comparison)
+    compat: str = "default"
+    timeout: float = 2.0
+    limit_tasks: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.m < 2:
+            raise InvalidArgument(f"-m {self.m}: incoherence needs at least 2 samples per task")
+        if self.n < 1:
+            raise InvalidArgument(f"-n {self.n}: need at least 1 input per task")
+        if self.compat not in ("default", "difftrust"):
+            raise InvalidArgument(f"--compat {self.compat!r}: choose default or difftrust")
+
+    def parameters(self) -> dict[str, Any]:
+        """What identifies a run (a rerun with the same parameters resumes it)."""
+        return {
+            "tasks": self.tasks,
+            "samples": str(Path(self.samples).resolve()),
+            "models": sorted(format_model_spec(m, t) for m, t in self.models) if self.models else None,
+            "m": self.m,
+            "n": self.n,
+            "seed": self.seed,
+            "validity": self.validity.value,
+            "compat": self.compat,
+            "timeout": self.timeout,
+            "limit_tasks": self.limit_tasks,
+        }
+
+    @property
+    def policy(self) -> Any:
+        return DIFFTRUST_POLICY if self.compat == "difftrust" else DEFAULT_POLICY
+
+
+@dataclass
+class StudyProgress:
+    done: int = 0
+    total: int = 0
+    failed: int = 0
+    skipped_lines: int = 0
+    messages: list[str] = field(default_factory=list)
+
+
+def unit_key(model: str, temperature: float | None, task_id: str) -> str:
+    return f"{format_model_spec(model, temperature)}/{task_id}"
+
+
+def run_study(
+    config: StudyConfig,
+    store: Store,
+    *,
+    jobs: int = 1,
+    isolation: str | None = None,
+    on_progress: Callable[[StudyProgress], None] | None = None,
+) -> RunRecord:
+    """Run (or resume) the study; every finished unit is in the store when this returns or is killed."""
+    tasks = load_tasks(config.tasks)
+    if config.limit_tasks is not None:
+        tasks = type(tasks)(tasks[: config.limit_tasks], problems=tasks.problems)
+    samples = Path(config.samples)
+    candidates: CandidateSet
+    if samples.is_dir():
+        candidates = load_candidates_dir(samples, tasks, per_task=config.m)
+    else:
+        wanted = {t.qualified_id for t in tasks} | {t.task_id for t in tasks}
+        candidates = load_candidates_jsonl(samples, models=config.models, tasks=wanted, per_task=config.m)
+    progress = StudyProgress(skipped_lines=len(candidates.problems) + len(tasks.problems))
+    progress.messages.extend(f"{p.path}:{p.line_number}: {p.message}" for p in [*tasks.problems, *candidates.problems][:20])
+    run = store.find_run(KIND, config.parameters())
+    run = store.resume_run(run.id) if run is not None else store.create_run(KIND, config.parameters())
+    done = store.done_keys(run.id)
+    task_jobs = []
+    for task in tasks:
+        by_model = {}
+        for model, temperature in candidates.configurations():
+            if config.models and (model, temperature) not in config.models:
+                continue
+            key = unit_key(model, temperature, task.qualified_id)
+            progress.total += 1
+            if key in done:
+                progress.done += 1
+                continue
+            chosen = candidates.source(model, temperature).candidates(task, config.m)
+            if len(chosen) >= 2:
+                by_model[(model, temperature)] = chosen
+            else:
+                progress.messages.append(f"{key}: fewer than 2 samples; skipped")
+                progress.total -= 1
+        if by_model:
+            task_jobs.append(TaskJob(task=task, candidates=by_model))
+
+    def save(job: TaskJob, results: list[UnitResult] | None, error: str, seconds: float) -> None:
+        if results is None:
+            for model, temperature in job.candidates:
+                store.save_unit(run.id, unit_key(model, temperature, job.task.qualified_id), {"error": error},
+                                seconds, state="error")
+                progress.failed += 1
+                progress.done += 1
+            progress.messages.append(f"{job.task.qualified_id}: {error}")
+        else:
+            for result in results:
+                store.save_unit(run.id, unit_key(result.model, result.temperature, job.task.qualified_id),
+                                result.to_json(), seconds / max(1, len(results)))
+                progress.done += 1
+        if on_progress is not None:
+            on_progress(progress)
+
+    try:
+        run_jobs(
+            task_jobs,
+            jobs_in_parallel=jobs,
+            on_result=save,
+            n=config.n,
+            seed=config.seed,
+            policy=config.policy,
+            limits=Limits(timeout=config.timeout),
+            validity=config.validity,
+            isolation=isolation,
+        )
+    except KeyboardInterrupt:
+        store.finish_run(run.id, "interrupted")
+        raise
+    return store.finish_run(run.id, "finished")
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    model: str
+    temperature: float | None
+    metrics: ModelMetrics
+    tasks: tuple[TaskMetrics, ...]
+
+
+@dataclass(frozen=True)
+class StudySummary:
+    run: RunRecord
+    models: tuple[ModelSummary, ...]
+    ranking: RankingAgreement | None
+    failed_units: int
+
+
+def summarize(store: Store, run: RunRecord) -> StudySummary:
+    """Every metric, from the stored units alone (nothing runs)."""
+    seed = int(run.parameters.get("seed", 0))
+    by_model: dict[tuple[str, float | None], list[TaskMetrics]] = {}
+    failed = 0
+    for unit in store.units(run.id):
+        if unit.state != "done":
+            failed += 1
+            continue
+        result = UnitResult.from_json(unit.result)
+        if not result.labels:
+            failed += 1
+            continue
+        metrics = task_metrics(result.labels, result.gt_labels, seed=seed, task_id=result.task_id)
+        by_model.setdefault((result.model, result.temperature), []).append(metrics)
+    models = tuple(
+        ModelSummary(model=m, temperature=t, metrics=aggregate(sorted(tasks, key=lambda x: x.task_id)),
+                     tasks=tuple(sorted(tasks, key=lambda x: x.task_id)))
+        for (m, t), tasks in sorted(by_model.items(), key=lambda item: (item[0][0], item[0][1] or 0.0))
+    )
+    ranking = None
+    if len(models) > 1:
+        ranking = ranking_agreement({format_model_spec(s.model, s.temperature): s.metrics for s in models})
+    return StudySummary(run=run, models=models, ranking=ranking, failed_units=failed)
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else round(value, 6)
+
+
+def summary_json(summary: StudySummary) -> dict[str, Any]:
+    """The ``--json`` document: one entry per model and temperature, plus ``ranking_spearman``."""
+    return {
+        "run": summary.run.id,
+        "parameters": summary.run.parameters,
+        "models": [
+            {
+                "model": s.model,
+                "temperature": s.temperature,
+                "mean_error": _number(s.metrics.mean_error),
+                "mean_incoherence": _number(s.metrics.mean_incoherence),
+                "pass_at_1": _number(s.metrics.pass_at_1),
+                "spearman": _number(s.metrics.error_incoherence_spearman),
+                "detection_rate": _number(s.metrics.detection_rate),
+                "undetected_mean_error": _number(s.metrics.undetected_mean_error),
+                "tasks": [
+                    {"task_id": t.task_id, "error": _number(t.error), "incoherence": _number(t.incoherence)}
+                    for t in s.tasks
+                ],
+            }
+            for s in summary.models
+        ],
+        "ranking_spearman": _number(summary.ranking.ranking_spearman) if summary.ranking else None,
+        "failed_units": summary.failed_units,
+    }
+
+
+def model_specs(text: str | None) -> tuple[tuple[str, float], ...] | None:
+    from divergent.bench.datasets import parse_model_spec
+
+    if not text:
+        return None
+    return tuple(parse_model_spec(part.strip()) for part in text.split(",") if part.strip())
+
+
+def study_runs(store: Store) -> Sequence[RunRecord]:
+    return store.list_runs(KIND)

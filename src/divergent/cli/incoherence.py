@@ -1,0 +1,178 @@
+"""``divergent incoherence``: estimate correctness without an oracle from an LLM's samples."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from divergent.cli import EXIT_SAME, app, input_errors
+
+incoherence_app = typer.Typer(
+    help="Incoherence of LLM samples (DiffTrust): error and incoherence per task, per model.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+)
+app.add_typer(incoherence_app, name="incoherence")
+
+StoreOpt = Annotated[
+    Path | None, typer.Option("--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")
+]
+
+
+def _open_store(db: Path | None) -> Any:
+    from divergent.store import Store
+
+    return Store(db)
+
+
+@incoherence_app.callback()
+def incoherence(
+    context: typer.Context,
+    tasks: Annotated[str | None, typer.Option("--tasks", help="humaneval, mbpp, or a tasks .jsonl file.")] = None,
+    samples: Annotated[
+        str | None, typer.Option("--samples", help="Recorded samples (.jsonl[.gz]) or a directory of files per task.")
+    ] = None,
+    models: Annotated[str | None, typer.Option("--models", help="Comma-separated model@temperature.")] = None,
+    m: Annotated[int, typer.Option("-m", help="Samples per task.", min=2)] = 10,
+    n: Annotated[int, typer.Option("-n", help="Inputs per task.", min=1)] = 1000,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    validity: Annotated[
+        str, typer.Option("--validity", help="gt-timeout (drop inputs the ground truth times out on) or gt-raises.")
+    ] = "gt-timeout",
+    compat: Annotated[str, typer.Option("--compat", help="default or difftrust (the artifact's comparison).")] = "default",
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per call.")] = 2.0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Tasks run at the same time.", min=1)] = 1,
+    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N tasks.")] = None,
+    as_json: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
+    epsilon: Annotated[float | None, typer.Option("--epsilon", help="PAC: the tolerance ε.")] = None,
+    delta: Annotated[float | None, typer.Option("--delta", help="PAC: the failure probability δ.")] = None,
+    db: StoreOpt = None,
+    isolation: Annotated[str | None, typer.Option("--isolation")] = None,
+) -> None:
+    """Run (or resume) a study, or print PAC sample sizes with --epsilon/--delta."""
+    if context.invoked_subcommand is not None:
+        return
+    console = Console()
+    with input_errors(False):
+        if epsilon is not None or delta is not None:
+            _print_pac(console, epsilon, delta)
+            raise typer.Exit(EXIT_SAME)
+        if not tasks or not samples:
+            from divergent.errors import InvalidArgument
+
+            raise InvalidArgument("give --tasks and --samples (or --epsilon/--delta, or a subcommand: list, show)")
+        from divergent.analysis.incoherence_run import Validity
+        from divergent.analysis.incoherence_study import StudyConfig, model_specs, run_study, summarize
+
+        try:
+            validity_rule = Validity(validity)
+        except ValueError:
+            from divergent.errors import InvalidArgument
+
+            raise InvalidArgument(f"--validity {validity!r}: choose gt-timeout or gt-raises") from None
+        config = StudyConfig(
+            tasks=tasks, samples=samples, models=model_specs(models), m=m, n=n, seed=seed,
+            validity=validity_rule, compat=compat, timeout=timeout, limit_tasks=limit_tasks,
+        )
+        with _open_store(db) as store:
+            progress_line = _progress_printer(console)
+            try:
+                run = run_study(config, store, jobs=jobs, isolation=isolation, on_progress=progress_line)
+            except KeyboardInterrupt:
+                console.print("[yellow]interrupted: finished units are stored; run the same command to resume[/yellow]")
+                raise typer.Exit(130) from None
+            summary = summarize(store, run)
+    _render(console, summary, as_json)
+
+
+@incoherence_app.command("show")
+def show(
+    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    as_json: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
+    db: StoreOpt = None,
+) -> None:
+    """Re-render a stored run without executing anything."""
+    from divergent.analysis.incoherence_study import summarize
+
+    console = Console()
+    with input_errors(False), _open_store(db) as store:
+        summary = summarize(store, store.get_run(run))
+    _render(console, summary, as_json)
+
+
+@incoherence_app.command("list")
+def list_runs(db: StoreOpt = None) -> None:
+    """The stored incoherence runs."""
+    from divergent.analysis.incoherence_study import study_runs
+
+    console = Console()
+    with input_errors(False), _open_store(db) as store:
+        table = Table(title=f"incoherence runs in {store.path}")
+        for column in ("run", "status", "created", "units", "tasks", "models", "m", "n", "compat"):
+            table.add_column(column)
+        for record in study_runs(store):
+            p = record.parameters
+            table.add_row(
+                record.short_id, record.status, record.created, str(record.unit_count), str(p.get("tasks")),
+                ", ".join(p.get("models") or ["all"]), str(p.get("m")), str(p.get("n")), str(p.get("compat")),
+            )
+        console.print(table)
+
+
+def _progress_printer(console: Console) -> Any:
+    def show(progress: Any) -> None:
+        if console.is_terminal:
+            console.print(f"[dim]{progress.done}/{progress.total} units ({progress.failed} failed)[/dim]", end="\r")
+
+    return show
+
+
+def _print_pac(console: Console, epsilon: float | None, delta: float | None) -> None:
+    from divergent.analysis.incoherence import pac_detection_samples, pac_estimation_samples
+    from divergent.errors import InvalidArgument
+
+    if epsilon is None or delta is None:
+        raise InvalidArgument("PAC sample sizes need both --epsilon and --delta")
+    console.print(
+        f"to estimate incoherence within ε={epsilon:g} with probability ≥ {1 - delta:g} (Theorem 4.2): "
+        f"[bold]{pac_estimation_samples(epsilon, delta):,}[/bold] samples"
+    )
+    console.print(
+        f"to detect incoherence > ε={epsilon:g} with probability ≥ {1 - delta:g} (Theorem 4.3): "
+        f"[bold]{pac_detection_samples(epsilon, delta):,}[/bold] samples"
+    )
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
+
+
+def _render(console: Console, summary: Any, as_json: Path | None) -> None:
+    from divergent.analysis.incoherence_study import summary_json
+
+    table = Table(title=f"incoherence run {summary.run.short_id} ({summary.run.status})")
+    for column in ("model", "T", "tasks", "mean error", "mean incoherence", "pass@1", "spearman",
+                   "detection rate", "undetected mean error"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for s in summary.models:
+        metrics = s.metrics
+        table.add_row(
+            s.model, f"{s.temperature:g}" if s.temperature is not None else "-", str(len(s.tasks)),
+            _fmt(metrics.mean_error), _fmt(metrics.mean_incoherence), _fmt(metrics.pass_at_1),
+            _fmt(metrics.error_incoherence_spearman), _fmt(metrics.detection_rate),
+            _fmt(metrics.undetected_mean_error),
+        )
+    console.print(table)
+    if summary.ranking is not None:
+        console.print(f"ranking agreement across models (Figure 1), Spearman: {_fmt(summary.ranking.ranking_spearman)}")
+    if summary.failed_units:
+        console.print(f"[yellow]{summary.failed_units} unit(s) could not be measured (see the store)[/yellow]")
+    if as_json is not None:
+        as_json.write_text(json.dumps(summary_json(summary), indent=1))
+        console.print(f"results written to {as_json}")

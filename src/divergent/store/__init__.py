@@ -1,0 +1,30 @@
+"""Records of long runs in an embedded SQLite file, so that a run can stop at any moment and resume.
+
+See :mod:`divergent.store.sqlite` for where the file lives and how concurrent writers are handled,
+and :mod:`divergent.store.schema` for the records and the versioned schema.
+"""
+
+from __future__ import annotations
+
+from divergent.store.schema import (
+    RUN_STATUSES,
+    SCHEMA_VERSION,
+    UNIT_DONE,
+    UNIT_ERROR,
+    RunRecord,
+    StoreError,
+    UnitRecord,
+)
+from divergent.store.sqlite import Store, default_store_path
+
+__all__ = [
+    "RUN_STATUSES",
+    "SCHEMA_VERSION",
+    "UNIT_DONE",
+    "UNIT_ERROR",
+    "RunRecord",
+    "Store",
+    "StoreError",
+    "UnitRecord",
+    "default_store_path",
+]
