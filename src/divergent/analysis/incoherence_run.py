@@ -209,7 +209,7 @@ def run_task(
             UnitResult(
                 model=key[0],
                 temperature=key[1],
-                task_id=task.qualified_id,
+                task_id=task.task_id,
                 labels=[[row[c] for c in columns] for row in labels],
                 gt_labels=[row[0] for row in labels] if reference is not None else None,
                 candidates=len(candidates),

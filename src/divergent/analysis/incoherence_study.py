@@ -25,6 +25,7 @@ from divergent.analysis.incoherence import (
 from divergent.analysis.incoherence_run import TaskJob, UnitResult, Validity, run_jobs
 from divergent.bench.datasets import (
     CandidateSet,
+    Task,
     format_model_spec,
     load_candidates_dir,
     load_candidates_jsonl,
@@ -89,6 +90,21 @@ class StudyProgress:
     messages: list[str] = field(default_factory=list)
 
 
+def _load_directory(samples: Path, tasks: Sequence[Task], m: int) -> CandidateSet:
+    """A model's directory (``MODEL@T/<task>/*.py``) or a directory of such model directories."""
+    direct = load_candidates_dir(samples, tasks, per_task=m)
+    if direct.sources:
+        return direct
+    merged = CandidateSet()
+    for child in sorted(samples.iterdir()):
+        if child.is_dir() and not child.name.startswith("."):
+            part = load_candidates_dir(child, tasks, per_task=m)
+            merged.sources.update(part.sources)
+            merged.problems.extend(part.problems)
+            merged.unknown_task_ids.update(part.unknown_task_ids)
+    return merged
+
+
 def unit_key(model: str, temperature: float | None, task_id: str) -> str:
     return f"{format_model_spec(model, temperature)}/{task_id}"
 
@@ -108,7 +124,7 @@ def run_study(
     samples = Path(config.samples)
     candidates: CandidateSet
     if samples.is_dir():
-        candidates = load_candidates_dir(samples, tasks, per_task=config.m)
+        candidates = _load_directory(samples, tasks, config.m)
     else:
         wanted = {t.qualified_id for t in tasks} | {t.task_id for t in tasks}
         candidates = load_candidates_jsonl(samples, models=config.models, tasks=wanted, per_task=config.m)
@@ -123,7 +139,7 @@ def run_study(
         for model, temperature in candidates.configurations():
             if config.models and (model, temperature) not in config.models:
                 continue
-            key = unit_key(model, temperature, task.qualified_id)
+            key = unit_key(model, temperature, task.task_id)
             progress.total += 1
             if key in done:
                 progress.done += 1
@@ -140,14 +156,14 @@ def run_study(
     def save(job: TaskJob, results: list[UnitResult] | None, error: str, seconds: float) -> None:
         if results is None:
             for model, temperature in job.candidates:
-                store.save_unit(run.id, unit_key(model, temperature, job.task.qualified_id), {"error": error},
+                store.save_unit(run.id, unit_key(model, temperature, job.task.task_id), {"error": error},
                                 seconds, state="error")
                 progress.failed += 1
                 progress.done += 1
-            progress.messages.append(f"{job.task.qualified_id}: {error}")
+            progress.messages.append(f"{job.task.task_id}: {error}")
         else:
             for result in results:
-                store.save_unit(run.id, unit_key(result.model, result.temperature, job.task.qualified_id),
+                store.save_unit(run.id, unit_key(result.model, result.temperature, job.task.task_id),
                                 result.to_json(), seconds / max(1, len(results)))
                 progress.done += 1
         if on_progress is not None:
