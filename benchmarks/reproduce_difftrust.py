@@ -1,0 +1,154 @@
+"""Reproduce the incoherence paper's HumanEval rows of Tables 2 and 4 and Figures 1 and 3.
+
+Runs ``divergent incoherence`` (the Python API, same store) for the 16 models at temperature 0.6,
+m = 10, n = 1,000 on the recorded samples in ``shared/data/difftrust``, then prints our numbers beside
+the paper's (aggregated from the artifact's own per-task logs) with the differences, and writes
+Figure 1 (model rankings: 1 - pass@1 vs non-zero incoherence) and Figure 3 (error vs incoherence per
+task for GPT-4o, with the I <= 2E line) as PNG and SVG (needs matplotlib: ``pip install
+'divergent[plots]'``).
+
+Usage::
+
+    python benchmarks/reproduce_difftrust.py [--compat difftrust|default] [--validity gt-raises|gt-timeout]
+        [--jobs 2] [--models a,b] [--limit-tasks N] [--n 1000] [--out benchmarks/results/difftrust]
+
+The defaults mimic the artifact (``--compat difftrust --validity gt-raises``) so the numbers compare
+one to one; run again with ``--compat default --validity gt-timeout`` to see how divergent's own
+policy changes them. Resumable: a killed run continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from divergent.analysis.incoherence import aggregate_paper, paper_task_results, ranking_agreement  # noqa: E402
+from divergent.analysis.incoherence_run import Validity  # noqa: E402
+from divergent.analysis.incoherence_study import StudyConfig, run_study, summarize  # noqa: E402
+from divergent.store import Store  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared/data/difftrust"
+MODELS = (
+    "claude_opus_4", "claude_sonnet_4", "deepseek_r1", "deepseek_v3_0324", "gemini_2_0_flash_lite",
+    "gemini_2_5_flash", "gemini_2_5_pro", "gpt_3_5", "gpt_4", "gpt_4_turbo", "gpt_4o", "gpt_o4_mini",
+    "llama_3_1_8b_instruct", "llama_3_3_70b_instruct", "llama_4_maverick_17b", "ministral_8b",
+)  # fmt: skip
+COLUMNS = (
+    ("mean_error", "err"), ("mean_incoherence", "inc"), ("error_incoherence_spearman", "rho"),
+    ("detection_rate", "det"), ("undetected_mean_error", "und"), ("nonzero_error_share", "1-p@1"),
+)  # fmt: skip
+
+
+def paper_metrics(model: str, temperature: float, m: int, task_ids: set[str]) -> object | None:
+    """The paper's aggregates over the same tasks as ours, from the artifact's per-task log."""
+    log = DATA / f"HumanEval/experiments/{model}_temp{temperature:g}/logs/experiment-pointwise_{m}_candidate.json"
+    if not log.exists():
+        return None
+    return aggregate_paper([t for t in paper_task_results(log) if t.task_id in task_ids])
+
+
+def fmt(value: float | None) -> str:
+    return "    -" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:6.3f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--compat", default="difftrust", choices=["difftrust", "default"])
+    parser.add_argument("--validity", default="gt-raises", choices=[v.value for v in Validity])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--temperature", type=float, default=0.6)
+    parser.add_argument("-m", type=int, default=10)
+    parser.add_argument("-n", type=int, default=1000)
+    parser.add_argument("--limit-tasks", type=int, default=None)
+    parser.add_argument("--timeout", type=float, default=2.0)
+    parser.add_argument("--db", default=None)
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "difftrust"))
+    options = parser.parse_args()
+    models = tuple((name, options.temperature) for name in options.models.split(",") if name)
+    config = StudyConfig(
+        tasks="humaneval", samples=str(DATA / "candidates_HumanEval.jsonl.gz"), models=models, m=options.m,
+        n=options.n, validity=Validity(options.validity), compat=options.compat, timeout=options.timeout,
+        limit_tasks=options.limit_tasks,
+    )
+    started = time.monotonic()
+    with Store(options.db) as store:
+        run = run_study(config, store, jobs=options.jobs)
+        seconds = time.monotonic() - started
+        summary = summarize(store, run)
+        executions = sum(
+            (len(u.result.get("labels", [])) * (u.result.get("candidates", 0) + 1)) for u in store.units(run.id)
+        )
+    print(f"run {run.short_id}: {len(summary.models)} models, wall {seconds:.0f} s this invocation, "
+          f"{executions:,} stored executions ({executions / max(seconds, 1e-9):,.0f}/s if all ran now)")
+    print(f"compat={options.compat} validity={options.validity} m={options.m} n={options.n}")
+    header = f"{'model':24}" + "".join(f" {short:>6}  {'paper':>6} {'diff':>6} " for _, short in COLUMNS)
+    print(header)
+    ours_by_model, paper_by_model = {}, {}
+    for s in summary.models:
+        paper = paper_metrics(s.model, options.temperature, options.m, {t.task_id for t in s.tasks})
+        ours_by_model[s.model] = s.metrics
+        if paper is not None:
+            paper_by_model[s.model] = paper
+        cells = []
+        for field, _ in COLUMNS:
+            ours_value = getattr(s.metrics, field)
+            paper_value = getattr(paper, field) if paper is not None else None
+            diff = None if ours_value is None or paper_value is None else ours_value - paper_value
+            cells.append(f" {fmt(ours_value)}  {fmt(paper_value)} {fmt(diff)} ")
+        print(f"{s.model:24}" + "".join(cells))
+    if len(ours_by_model) > 1:
+        ours_rank = ranking_agreement(ours_by_model).ranking_spearman
+        paper_rank = ranking_agreement(paper_by_model).ranking_spearman if len(paper_by_model) > 1 else None
+        print(f"ranking agreement (Figure 1 Spearman): ours {fmt(ours_rank)}  paper logs {fmt(paper_rank)}")
+    write_figures(summary, paper_by_model, Path(options.out))
+
+
+def write_figures(summary: object, paper_by_model: dict, out: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("figures skipped: pip install 'divergent[plots]' (matplotlib)")
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    models = summary.models  # type: ignore[attr-defined]
+    if len(models) > 1:
+        agreement = ranking_agreement({s.model: s.metrics for s in models})
+        figure, axis = plt.subplots(figsize=(6, 6))
+        for name, x, y in zip(agreement.models, agreement.error_ranks, agreement.incoherence_ranks, strict=True):
+            axis.scatter(x, y, color="tab:blue")
+            axis.annotate(name, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        axis.plot([1, len(models)], [1, len(models)], linestyle="--", color="grey")
+        axis.set_xlabel("rank by 1 - pass@1 (share of tasks with non-zero error)")
+        axis.set_ylabel("rank by share of tasks with non-zero incoherence")
+        axis.set_title(f"Figure 1 (HumanEval): Spearman {agreement.ranking_spearman:.2f}")
+        for suffix in ("png", "svg"):
+            figure.savefig(out / f"figure1_rankings.{suffix}", dpi=150, bbox_inches="tight")
+        plt.close(figure)
+    chosen = next((s for s in models if s.model == "gpt_4o"), models[0] if models else None)
+    if chosen is not None:
+        figure, axis = plt.subplots(figsize=(6, 5))
+        errors = [t.error for t in chosen.tasks]
+        incoherences = [t.incoherence for t in chosen.tasks]
+        axis.scatter(errors, incoherences, s=12, alpha=0.7)
+        axis.plot([0, 0.5], [0, 1.0], linestyle="--", color="grey", label="I = 2E (Theorem 4.1)")
+        axis.set_xlabel("empirical error")
+        axis.set_ylabel("empirical incoherence")
+        axis.set_title(f"Figure 3 (HumanEval, {chosen.model})")
+        axis.legend()
+        for suffix in ("png", "svg"):
+            figure.savefig(out / f"figure3_error_vs_incoherence.{suffix}", dpi=150, bbox_inches="tight")
+        plt.close(figure)
+    print(f"figures written to {out}")
+
+
+if __name__ == "__main__":
+    main()
