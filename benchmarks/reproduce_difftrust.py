@@ -27,10 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from divergent.analysis.incoherence import aggregate_paper, paper_task_results, ranking_agreement  # noqa: E402
-from divergent.analysis.incoherence_run import Validity  # noqa: E402
-from divergent.analysis.incoherence_study import StudyConfig, run_study, summarize  # noqa: E402
-from divergent.store import Store  # noqa: E402
+from divergent.analysis.incoherence import aggregate_paper, paper_task_results, ranking_agreement
+from divergent.analysis.incoherence_run import Validity
+from divergent.analysis.incoherence_study import StudyConfig, run_study, summarize
+from divergent.store import Store
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data/difftrust"
 MODELS = (
