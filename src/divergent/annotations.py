@@ -212,7 +212,7 @@ class _Resolver:
         return self.resolve(tree.body, depth + 1)
 
     def resolve_dotted(self, node: ast.Attribute) -> Any:
-        dotted = _dotted_name(node)
+        dotted = dotted_name(node)
         if dotted is None:
             return self.unknown(_describe(node))
         module, _, name = dotted.rpartition(".")
@@ -270,7 +270,8 @@ def _literal_value(node: ast.expr) -> Any:
     raise _Unresolvable
 
 
-def _dotted_name(node: ast.expr) -> str | None:
+def dotted_name(node: ast.expr) -> str | None:
+    """``a.b.c`` for a chain of attribute accesses on a name, else None."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from divergent.annotations import analyze_annotation, resolve_annotation
+from divergent.annotations import analyze_annotation, dotted_name, resolve_annotation
 from divergent.errors import InvalidArgument, LoadError, MissingSeeds, SignatureMismatch
 from divergent.model import Implementation, Input, Parameter, ParameterKind, Signature
 
@@ -1004,17 +1004,6 @@ _LITERAL_CONSTRUCTORS: dict[str, Callable[..., Any]] = {
 _MAX_ALLOCATION = 1 << 20
 
 
-def _dotted(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float | complex) and not isinstance(value, bool)
 
@@ -1063,12 +1052,12 @@ def _literal(node: ast.expr, depth: int = 0) -> Any:
                 raise _NotLiteral("arithmetic")
             return real + imaginary if isinstance(operator, ast.Add) else real - imaginary
         case ast.Attribute() | ast.Name():
-            name = _dotted(node)
+            name = dotted_name(node)
             if name in _LITERAL_NAMES:
                 return _LITERAL_NAMES[name]
             raise _NotLiteral(f"name {name or ast.unparse(node)}")
         case ast.Call(func=callee, args=arguments, keywords=keywords):
-            name = _dotted(callee)
+            name = dotted_name(callee)
             constructor = _LITERAL_CONSTRUCTORS.get(name or "")
             if constructor is None:
                 raise _NotLiteral(f"call to {ast.unparse(callee)}")
@@ -1233,7 +1222,7 @@ def _arguments_from_value(value: Any, signature: Signature) -> tuple[Any, ...]:
 def _input_from_line(text: str, signature: Signature) -> Input:
     node = ast.parse(text, mode="eval").body
     # a call of any function is the call's arguments, except set(), float('nan') and friends
-    if isinstance(node, ast.Call) and (callee := _dotted(node.func)) and callee not in _LITERAL_CONSTRUCTORS:
+    if isinstance(node, ast.Call) and (callee := dotted_name(node.func)) and callee not in _LITERAL_CONSTRUCTORS:
         return _call_input(node)
     return Input(args=_arguments_from_value(_literal(node), signature), how_generated="seeds")
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from divergent import load
 from divergent.engines.base import Engine, EngineContext
@@ -552,31 +552,33 @@ def prepare(
     )
 
 
+class SearchOptions(TypedDict, total=False):
+    """The keyword options :func:`check` and ``cluster`` share (see :func:`prepare`)."""
+
+    function: str | None
+    budget: Budget | float | int
+    engines: Sequence[str] | str | None
+    seeds: Iterable[SeedSpec] | SeedSpec | None
+    require: str | Callable[..., bool] | None
+    policy: EqualityPolicy
+    limits: Limits
+    isolation: str | None
+    seed: int
+    progress: Callable[[Progress], None] | None
+
+
 def check(
-    implementations: Sequence[ImplementationSpec],
-    *,
-    function: str | None = None,
-    budget: Budget | float | int = Budget(),
-    engines: Sequence[str] | str | None = None,
-    seeds: Iterable[SeedSpec] | SeedSpec | None = None,
-    require: str | Callable[..., bool] | None = None,
-    policy: EqualityPolicy = DEFAULT_POLICY,
-    limits: Limits = Limits(),
-    isolation: str | None = None,
-    seed: int = 0,
-    shrink: bool = True,
-    progress: Callable[[Progress], None] | None = None,
+    implementations: Sequence[ImplementationSpec], *, shrink: bool = True, **options: Unpack[SearchOptions]
 ) -> Report:
     """Search for an input on which the implementations differ; stop at the first confirmed one.
 
     ``implementations`` are spec strings (``a.py:f``, ``pkg.mod:f``, ``HEAD~1:a.py:f``), live
-    functions, or :class:`Implementation` records. Raises LoadError, SignatureMismatch,
-    MissingSeeds or InvalidArgument for bad input; a program that misbehaves is an outcome.
+    functions, or :class:`Implementation` records; ``options`` are :func:`prepare`'s (budget,
+    engines, seeds, require, policy, limits, isolation, seed, progress). Raises LoadError,
+    SignatureMismatch, MissingSeeds or InvalidArgument for bad input; a program that misbehaves is
+    an outcome.
     """
-    search = prepare(
-        implementations, function=function, budget=budget, engines=engines, seeds=seeds, require=require,
-        policy=policy, limits=limits, isolation=isolation, seed=seed, progress=progress,
-    )
+    search = prepare(implementations, **options)
     try:
         return run_check(search, shrink=shrink)
     finally:

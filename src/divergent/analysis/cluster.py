@@ -8,18 +8,16 @@ every split, the input that made it, so a reader can see *why* two classes diffe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Unpack
 
-from divergent.model import Budget, Report, Split, Verdict
-from divergent.policy import DEFAULT_POLICY, EqualityPolicy
-from divergent.sandbox import Limits
+from divergent.model import Report, Split, Verdict
 from divergent.search import (
     ImplementationSpec,
     Partition,
-    Progress,
     Search,
-    SeedSpec,
+    SearchOptions,
     prepare,
     refine_partition,
 )
@@ -53,25 +51,11 @@ class Clustering:
         return self.largest[0]
 
 
-def cluster(
-    implementations: Sequence[ImplementationSpec],
-    *,
-    function: str | None = None,
-    budget: Budget | float | int = Budget(),
-    engines: Sequence[str] | str | None = None,
-    seeds: Iterable[SeedSpec] | SeedSpec | None = None,
-    require: str | Callable[..., bool] | None = None,
-    policy: EqualityPolicy = DEFAULT_POLICY,
-    limits: Limits = Limits(),
-    isolation: str | None = None,
-    seed: int = 0,
-    progress: Callable[[Progress], None] | None = None,
-) -> Clustering:
-    """Partition implementations into behaviour classes on every input the engines generate."""
-    search = prepare(
-        implementations, function=function, budget=budget, engines=engines, seeds=seeds, require=require,
-        policy=policy, limits=limits, isolation=isolation, seed=seed, progress=progress, minimum=1,
-    )
+def cluster(implementations: Sequence[ImplementationSpec], **options: Unpack[SearchOptions]) -> Clustering:
+    """Partition implementations into behaviour classes on every input the engines generate.
+
+    ``options`` are those of :func:`divergent.search.check` (budget, engines, seeds, policy, ...)."""
+    search = prepare(implementations, minimum=1, **options)
     try:
         return run_cluster(search)
     finally:
