@@ -74,8 +74,9 @@ def load_records(path: Path) -> list[dict]:
 
 def summarize(records: list[dict], baselines: list[dict], configs: list[str]) -> str:
     by_key = {(r["pair"], r["config"]): r for r in records}
-    base = {(r["pair"], r["tool"]): r for r in baselines}
-    tools = sorted({r["tool"] for r in baselines})
+    # Baseline tools get a prefix: "hypothesis" is both our engine and the ghostwriter's package.
+    base = {(r["pair"], f"ext:{r['tool']}"): r for r in baselines}
+    tools = sorted({f"ext:{r['tool']}" for r in baselines})
     pairs = sorted({r["pair"] for r in records})
     equivalent = {r["pair"]: r["equivalent"] for r in records}
     columns = configs + tools

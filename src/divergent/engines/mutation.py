@@ -60,6 +60,7 @@ INT_BOUNDARIES: tuple[int, ...] = (
     0, 1, -1, 2, -2, 7, 8, 10, 16, 100, 127, 128, -128, -129, 255, 256, 1000, 1024,
     65535, 65536, 2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**32 - 1, 2**32,
     2**53, 2**53 + 1, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64 - 1, 2**64,
+    2**1024, -(2**1024),  # beyond the float range: int(math.sqrt(n)) and float(n) overflow here
 )  # fmt: skip
 #: floats that break comparisons, rounding and formatting
 FLOAT_SPECIALS: tuple[float, ...] = (
@@ -433,6 +434,8 @@ class _Mutator:
 
     def _mutate_int(self, value: int, shape: _Shape, depth: int) -> int:
         operators = ["plus-minus-one", "plus-minus-ten", "random-number", "boundary", "special-int", "negate"]
+        if 1 < abs(value) and value.bit_length() <= 512:
+            operators.append("square")
         if self.neighbourhood:
             operators += ["harvested-constant", "constant-neighbour"]
         rng = self.rng
@@ -449,6 +452,9 @@ class _Mutator:
             return rng.choice((0, 1, -1))
         if operator == "negate":
             return -value
+        if operator == "square":
+            # Perfect squares of big numbers: where float square roots and exact ones part ways.
+            return value * value
         if operator == "harvested-constant":
             return rng.choice(self.constants.ints)
         return rng.choice(self.neighbourhood)
