@@ -1,0 +1,2 @@
+def average(values: list[int]) -> float:
+    return sum(values) / len(values)

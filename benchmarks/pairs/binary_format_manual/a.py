@@ -1,0 +1,2 @@
+def to_binary(n: int) -> str:
+    return format(n, "b")

@@ -1,0 +1,2 @@
+def to_hex(data: bytes) -> str:
+    return data.hex()

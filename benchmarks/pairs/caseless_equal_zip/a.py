@@ -1,0 +1,2 @@
+def caseless_equal(first: str, second: str) -> bool:
+    return first.casefold() == second.casefold()

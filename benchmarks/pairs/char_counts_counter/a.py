@@ -1,0 +1,5 @@
+from collections import Counter
+
+
+def char_counts(text: str) -> dict[str, int]:
+    return dict(Counter(text))

@@ -1,0 +1,2 @@
+def digits(number: int) -> list[int]:
+    return [int(ch) for ch in str(abs(number))]

@@ -1,0 +1,8 @@
+import bisect
+
+THRESHOLDS = [70, 80, 90]
+LETTERS = "FCBA"
+
+
+def grade(score: float) -> str:
+    return LETTERS[bisect.bisect_right(THRESHOLDS, score)]

@@ -1,0 +1,4 @@
+def parse_quantity(text: str) -> int:
+    if text.isdecimal():
+        return int(text)
+    return 0

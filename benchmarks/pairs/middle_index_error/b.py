@@ -1,0 +1,2 @@
+def middle(values: list[int]) -> int:
+    return values[len(values) // 2]

@@ -1,0 +1,4 @@
+def is_palindrome(values: list[int]) -> bool:
+    original = list(values)
+    values.reverse()
+    return values == original

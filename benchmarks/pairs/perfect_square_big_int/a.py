@@ -1,0 +1,8 @@
+import math
+
+
+def is_perfect_square(n: int) -> bool:
+    if n < 0:
+        return False
+    root = math.isqrt(n)
+    return root * root == n

@@ -1,0 +1,2 @@
+def popcount(n: int) -> int:
+    return bin(n).count("1")

@@ -1,0 +1,2 @@
+def round_half(value: float) -> int:
+    return round(value)

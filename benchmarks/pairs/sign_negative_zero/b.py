@@ -1,0 +1,2 @@
+def sign_label(value: float) -> str:
+    return "-" if value < 0 else "+"

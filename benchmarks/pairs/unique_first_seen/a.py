@@ -1,0 +1,2 @@
+def unique(values: list[int]) -> list[int]:
+    return list(dict.fromkeys(values))
