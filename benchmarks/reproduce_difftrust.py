@@ -78,7 +78,7 @@ def main() -> None:
     )
     started = time.monotonic()
     with Store(options.db) as store:
-        run = run_study(config, store, jobs=options.jobs)
+        run, _ = run_study(config, store, jobs=options.jobs)
         seconds = time.monotonic() - started
         summary = summarize(store, run)
         executions = sum(

@@ -121,3 +121,18 @@ def _units(database: Path) -> int:
             return connection.execute("select count(*) from run_units").fetchone()[0]
     except sqlite3.Error:
         return 0
+
+
+def test_bad_lines_and_unknown_tasks_are_reported_and_skipped(tmp_path: Path) -> None:
+    tasks, samples = make_benchmark(tmp_path)
+    jsonl = tmp_path / "samples.jsonl"
+    good = [{"model": "toy", "temperature": 0.5, "task_id": "T/0", "index": i, "code": code}
+            for i, code in enumerate(SAMPLES["T_0"])]
+    lines = [json.dumps(g) for g in good] + ["{not json", json.dumps({**good[0], "task_id": "T/99"})]
+    jsonl.write_text("\n".join(lines) + "\n")
+    result = divergent("incoherence", "--tasks", str(tasks), "--samples", str(jsonl), "-m", "3", "-n", "20",
+                       home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "1 malformed line(s) skipped" in result.stdout
+    assert "unknown task" in result.stdout
+    assert ":4:" in result.stdout  # the line number of the bad line

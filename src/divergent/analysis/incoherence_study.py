@@ -87,6 +87,8 @@ class StudyProgress:
     total: int = 0
     failed: int = 0
     skipped_lines: int = 0
+    #: samples for task ids the benchmark does not have
+    unknown_tasks: int = 0
     messages: list[str] = field(default_factory=list)
 
 
@@ -116,8 +118,10 @@ def run_study(
     jobs: int = 1,
     isolation: str | None = None,
     on_progress: Callable[[StudyProgress], None] | None = None,
-) -> RunRecord:
-    """Run (or resume) the study; every finished unit is in the store when this returns or is killed."""
+) -> tuple[RunRecord, StudyProgress]:
+    """Run (or resume) the study; every finished unit is in the store when this returns or is killed.
+
+    Returns the run and what happened on the way (skipped lines, unknown task ids, failures)."""
     tasks = load_tasks(config.tasks)
     if config.limit_tasks is not None:
         tasks = type(tasks)(tasks[: config.limit_tasks], problems=tasks.problems)
@@ -128,7 +132,10 @@ def run_study(
     else:
         wanted = {t.qualified_id for t in tasks} | {t.task_id for t in tasks}
         candidates = load_candidates_jsonl(samples, models=config.models, tasks=wanted, per_task=config.m)
-    progress = StudyProgress(skipped_lines=len(candidates.problems) + len(tasks.problems))
+    progress = StudyProgress(
+        skipped_lines=len(candidates.problems) + len(tasks.problems),
+        unknown_tasks=sum(candidates.unknown_task_ids.values()),
+    )
     progress.messages.extend(f"{p.path}:{p.line_number}: {p.message}" for p in [*tasks.problems, *candidates.problems][:20])
     run = store.find_run(KIND, config.parameters())
     run = store.resume_run(run.id) if run is not None else store.create_run(KIND, config.parameters())
@@ -184,7 +191,7 @@ def run_study(
     except KeyboardInterrupt:
         store.finish_run(run.id, "interrupted")
         raise
-    return store.finish_run(run.id, "finished")
+    return store.finish_run(run.id, "finished"), progress
 
 
 @dataclass(frozen=True)

@@ -83,12 +83,22 @@ def incoherence(
         with _open_store(db) as store:
             progress_line = _progress_printer(console)
             try:
-                run = run_study(config, store, jobs=jobs, isolation=isolation, on_progress=progress_line)
+                run, progress = run_study(config, store, jobs=jobs, isolation=isolation, on_progress=progress_line)
             except KeyboardInterrupt:
                 console.print("[yellow]interrupted: finished units are stored; run the same command to resume[/yellow]")
                 raise typer.Exit(130) from None
             summary = summarize(store, run)
     _render(console, summary, as_json)
+    _report_skipped(console, progress)
+
+
+def _report_skipped(console: Console, progress: Any) -> None:
+    if progress.skipped_lines:
+        console.print(f"[yellow]{progress.skipped_lines} malformed line(s) skipped[/yellow]")
+    if progress.unknown_tasks:
+        console.print(f"[yellow]{progress.unknown_tasks} sample(s) for unknown task ids skipped[/yellow]")
+    for message in progress.messages[:20]:
+        console.print(f"[yellow]  {message}[/yellow]")
 
 
 @incoherence_app.command("show")

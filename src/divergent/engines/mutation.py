@@ -434,7 +434,7 @@ class _Mutator:
 
     def _mutate_int(self, value: int, shape: _Shape, depth: int) -> int:
         operators = ["plus-minus-one", "plus-minus-ten", "random-number", "boundary", "special-int", "negate"]
-        if 1 < abs(value) and value.bit_length() <= 512:
+        if abs(value) > 1 and value.bit_length() <= 512:
             operators.append("square")
         if self.neighbourhood:
             operators += ["harvested-constant", "constant-neighbour"]
