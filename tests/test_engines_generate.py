@@ -492,3 +492,17 @@ def test_hypothesis_storage_is_kept_out_of_the_working_directory(tmp_path: Any) 
     assert storage_directory(intent_to_write=False).home_directory == before
     assert during != before
     assert ".hypothesis" not in during.parts
+
+
+def test_mutation_can_be_restricted_to_table_6() -> None:
+    from dataclasses import replace
+
+    from divergent.engines.mutation import TABLE6_OPERATORS
+
+    context = make_context([param("n", int), param("s", str), param("xs", list[int])])
+    context = replace(context, seeds=(Input(args=(5, "abc", [1, 2]), how_generated="seeds"),),
+                      extras={"operators": "table6"})
+    engine = MutationEngine(context)
+    draw(engine, 300)
+    used = {name.split(":", 1)[1] for name in engine.operator_counts}
+    assert used and used <= TABLE6_OPERATORS

@@ -64,6 +64,9 @@ def generate_inputs(task: Task, reference: Implementation | None, n: int, seed: 
         seeds=tuple(seeds),
         constants=Constants.harvest([reference.source]),
         seed=seed,
+        # The paper's Gen(d): Table 6's basic mutations only, not the boundary values and harvested
+        # constants `check` uses to hunt rare differences (those would measure another input distribution).
+        extras={"operators": "table6"},
     )
     note = ""
     try:
@@ -188,19 +191,24 @@ def run_task(
                 unloadable[key] = unloadable.get(key, 0) + 1
             programs.append(program)
             owners.append((key, number))
-    with ImplementationMatrix(programs, limits=limits, isolation=isolation) as matrix:
-        outcomes = matrix.run(list(generated.inputs))
     offset = 1 if reference is not None else 0
-    valid = [
-        i
-        for i, row in enumerate(outcomes)
-        if reference is None
-        or (
-            row[0].kind not in (OutcomeKind.TIMEOUT, OutcomeKind.CRASH)
-            and not (validity is Validity.GT_RAISES and row[0].kind is OutcomeKind.RAISED)
-        )
-    ]
-    labels = class_labels([outcomes[i] for i in valid], policy)
+    inputs = list(generated.inputs)
+    with ImplementationMatrix(programs, limits=limits, isolation=isolation) as matrix:
+        valid = list(range(len(inputs)))
+        if reference is not None:
+            # The ground truth first: samples run only on the inputs that stay valid.
+            truth = matrix.run(inputs, implementations=[0])
+            valid = [
+                i
+                for i, row in enumerate(truth)
+                if row[0].kind not in (OutcomeKind.TIMEOUT, OutcomeKind.CRASH)
+                and not (validity is Validity.GT_RAISES and row[0].kind is OutcomeKind.RAISED)
+            ]
+        columns_to_run = list(range(offset, len(programs)))
+        rows = matrix.run([inputs[i] for i in valid], implementations=columns_to_run)
+        if reference is not None:
+            rows = [[truth[i][0], *row[offset:]] for i, row in zip(valid, rows, strict=True)]
+    labels = class_labels(rows, policy)
     results = []
     for key, candidates in job.candidates.items():
         columns = [offset + k for k, (owner, _) in enumerate(owners) if owner == key]

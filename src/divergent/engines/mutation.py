@@ -55,6 +55,15 @@ __all__ = [
     "MutationEngine",
 ]
 
+#: the basic type-aware mutations of the incoherence paper's Table 6 (EvalPlus-style): what its
+#: Gen(d) used; ``EngineContext.extras["operators"] = "table6"`` restricts the engine to them
+TABLE6_OPERATORS = frozenset({
+    "plus-minus-one", "plus-minus-ten", "random-number", "flip-bool", "insert-char", "delete-char",
+    "replace-char", "truncate-substring", "extend-substring", "duplicate-substring",
+    "insert-random-element", "insert-dummy-element", "swap-elements", "delete-element", "duplicate-element",
+    "duplicate-entry", "insert-entry", "delete-entry", "mutate-element", "mutate-key", "mutate-value",
+})  # fmt: skip
+
 #: ints where fixed-width arithmetic, parsing and off-by-one bugs live
 INT_BOUNDARIES: tuple[int, ...] = (
     0, 1, -1, 2, -2, 7, 8, 10, 16, 100, 127, 128, -128, -129, 255, 256, 1000, 1024,
@@ -269,6 +278,8 @@ class _Mutator:
         self.successes: Counter[str] = Counter()
         #: the operators applied to the child being built
         self.applied: list[str] = []
+        #: when set, only these operators are used (where a value's type has any of them)
+        self.allowed: frozenset[str] | None = None
         self._by_family: dict[str, Callable[[Any, _Shape, int], Any]] = {
             family: getattr(self, "_mutate_" + family.replace("-", "_"))
             for family in (
@@ -298,6 +309,9 @@ class _Mutator:
 
     def _pick(self, family: str, operators: Sequence[str]) -> str:
         """One of ``operators``, favouring those whose children were new (saturated ones fade, never vanish)."""
+        if self.allowed is not None:
+            # Restricted to a fixed operator set (the incoherence paper's Table 6), when one applies.
+            operators = [o for o in operators if o in self.allowed] or list(operators)
         key = (family, tuple(operators))
         cached = self._weights.get(key)
         if cached is None or cached[2] <= 0:
@@ -762,6 +776,8 @@ class MutationEngine(Engine):
         #: how often each operator ran, as "family:operator" (e.g. "str:insert-char")
         self.operator_counts: Counter[str] = Counter()
         self._mutator = _Mutator(self._rng, context.constants, self.operator_counts)
+        if context.extras.get("operators") == "table6":
+            self._mutator.allowed = TABLE6_OPERATORS
         signature = context.signature
         self._parameters = signature.parameters
         self._positional = signature.positional

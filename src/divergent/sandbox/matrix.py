@@ -87,18 +87,20 @@ class ImplementationMatrix:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def run(self, inputs: Sequence[Input]) -> list[list[Outcome]]:
-        """Outcomes indexed ``[input][implementation]``."""
+    def run(self, inputs: Sequence[Input], implementations: Sequence[int] | None = None) -> list[list[Outcome]]:
+        """Outcomes indexed ``[input][implementation]`` (only the given implementations are run;
+        the others' cells are None)."""
         count = len(self.implementations)
+        columns = list(range(count)) if implementations is None else list(implementations)
         blobs = [pickle.dumps((tuple(i.args), dict(i.kwargs)), protocol=pickle.HIGHEST_PROTOCOL) for i in inputs]
         results: list[list[Outcome | None]] = [[None] * count for _ in inputs]
-        todo = [(i, j) for i in range(len(inputs)) for j in range(count)]
+        todo = [(i, j) for i in range(len(inputs)) for j in columns]
         while todo:
             todo = self._skip_broken(todo, results)
             chunk, todo = todo[:_CHUNK], todo[_CHUNK:]
             if chunk:
                 todo = self._run_chunk(chunk, blobs, results) + todo
-        self.executions += len(inputs) * count
+        self.executions += len(inputs) * len(columns)
         return results  # type: ignore[return-value]
 
     def _skip_broken(self, cells: list[tuple[int, int]], results: list[list[Outcome | None]]) -> list[tuple[int, int]]:
