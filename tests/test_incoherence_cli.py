@@ -124,7 +124,7 @@ def _units(database: Path) -> int:
 
 
 def test_bad_lines_and_unknown_tasks_are_reported_and_skipped(tmp_path: Path) -> None:
-    tasks, samples = make_benchmark(tmp_path)
+    tasks, _ = make_benchmark(tmp_path)
     jsonl = tmp_path / "samples.jsonl"
     good = [{"model": "toy", "temperature": 0.5, "task_id": "T/0", "index": i, "code": code}
             for i, code in enumerate(SAMPLES["T_0"])]
