@@ -317,3 +317,15 @@ def test_an_engine_asked_for_by_name_must_run(tmp_path: Path, monkeypatch: pytes
         divergent.check([a, a], engines="seeds,mutation", budget=1)
     report = divergent.check([a, a], budget=1, engines=None)
     assert any("engine seeds not used" in note for note in report.notes)
+
+
+def test_cli_user_comparison(tmp_path: Path) -> None:
+    a = write(tmp_path, "a.py", "def f(x: int) -> list[int]:\n    return [x, -x]\n")
+    b = write(tmp_path, "b.py", "def f(x: int) -> list[int]:\n    return [-x, x]\n")
+    compare = write(tmp_path, "same_set.py", "def same(a, b):\n    return sorted(a) == sorted(b)\n")
+    differs = cli("check", a, b, "--budget", "3", "--engines", "seeds,mutation", "--json")
+    assert differs.returncode == 1
+    same = cli("check", a, b, "--budget", "3", "--engines", "seeds,mutation", "--compare", f"{compare}:same", "--json")
+    assert same.returncode == 0, same.stderr
+    missing = cli("check", a, b, "--compare", f"{compare}:nope")
+    assert missing.returncode == 2 and "no function 'nope'" in missing.stderr

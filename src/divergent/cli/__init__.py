@@ -86,6 +86,10 @@ MutationOpt = Annotated[
 StdoutOpt = Annotated[bool, typer.Option("--compare-stdout", help="Also compare what the calls print.")]
 IterOpt = Annotated[int, typer.Option("--iterable-limit", help="Compare this many items of iterators.", min=0)]
 ListTupleOpt = Annotated[bool, typer.Option("--list-equals-tuple", help="Treat [1, 2] and (1, 2) as equal.")]
+CompareOpt = Annotated[
+    str | None,
+    typer.Option("--compare", help="Your own comparison of return values: file.py:function or module:function."),
+]
 TimeoutsOpt = Annotated[
     str, typer.Option("--timeouts", help="A timeout where others finish: inconclusive (default) or differ.")
 ]
@@ -117,6 +121,7 @@ class SearchOptions:
     iterable_limit: int
     list_equals_tuple: bool
     timeouts: str
+    compare: str | None
 
     def policy(self) -> Any:
         from divergent.errors import InvalidArgument
@@ -138,6 +143,7 @@ class SearchOptions:
             rel_tol=self.rel_tol, abs_tol=self.abs_tol, nan_equal=self.nan_equal, exceptions=exception_rule,
             unordered=self.unordered, compare_mutation=self.compare_mutation, compare_stdout=self.compare_stdout,
             iterable_limit=self.iterable_limit, list_equals_tuple=self.list_equals_tuple, timeouts=timeout_rule,
+            compare=load_comparison(self.compare) if self.compare else None,
         )
 
     def search_arguments(self) -> dict[str, Any]:
@@ -155,6 +161,34 @@ class SearchOptions:
             "isolation": self.isolation,
             "seed": self.seed,
         }
+
+
+def load_comparison(spec: str) -> Callable[[Any, Any], bool]:
+    """The user's own comparison function (trusted: the user's code, like --require), which gets
+    the two return values as rebuilt builtins (or their safe encoding for other types)."""
+    import importlib
+    import importlib.util
+
+    from divergent.errors import InvalidArgument
+
+    target, _, name = spec.rpartition(":")
+    if not target or not name:
+        raise InvalidArgument(f"--compare {spec!r}: expected file.py:function or module:function")
+    try:
+        if target.endswith(".py"):
+            module_spec = importlib.util.spec_from_file_location("divergent_user_compare", target)
+            if module_spec is None or module_spec.loader is None:
+                raise InvalidArgument(f"--compare {spec!r}: cannot load {target}")
+            module = importlib.util.module_from_spec(module_spec)
+            module_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(target)
+    except (OSError, ImportError, SyntaxError) as error:
+        raise InvalidArgument(f"--compare {spec!r}: {error}") from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise InvalidArgument(f"--compare {spec!r}: {target} has no function {name!r}")
+    return function
 
 
 def _shared_search_options(
@@ -180,6 +214,7 @@ def _shared_search_options(
     iterable_limit: IterOpt = 1000,
     list_equals_tuple: ListTupleOpt = False,
     timeouts: TimeoutsOpt = "inconclusive",
+    compare: CompareOpt = None,
 ) -> None:
     """The template whose parameters become every searching command's options."""
 
