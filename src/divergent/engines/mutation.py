@@ -409,6 +409,9 @@ class _Mutator:
 
     def _random_int(self) -> int:
         rng = self.rng
+        if self.allowed is not None:
+            # Table 6's "random" add: a small random step, as the paper's Gen(d) drew it.
+            return rng.randint(-100, 100)
         roll = rng.random()
         if roll < 0.25:
             return rng.randint(-10, 10)
