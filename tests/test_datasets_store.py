@@ -40,7 +40,8 @@ from divergent.model import Input
 from divergent.store import SCHEMA_VERSION, Store, StoreError, default_store_path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-DATA = default_data_dir() or Path("/work/shared/data/difftrust")
+# The same discovery the package uses (shared/ beside the checkout, or $DIVERGENT_BENCH_DATA).
+DATA = default_data_dir() or Path("/nonexistent")
 HUMANEVAL_FILE = DATA / "HumanEval" / "data" / "human-eval-v2-20210705.jsonl"
 MBPP_SANITIZED = DATA / "MBPP" / "data" / "sanitized-mbpp.json"
 HUMANEVAL_SAMPLES = DATA / "candidates_HumanEval.jsonl.gz"
