@@ -29,12 +29,13 @@ from divergent.analysis.incoherence import (
     spearman,
     task_metrics,
 )
+from divergent.bench.datasets import default_data_dir
 from divergent.errors import InvalidArgument
 from divergent.model import ExceptionInfo, Outcome, OutcomeKind
 from divergent.policy import DEFAULT_POLICY, DIFFTRUST_POLICY, EqualityPolicy
 from divergent.values import encode
 
-ARTIFACT = Path("/work/shared/data/difftrust/HumanEval/experiments")
+ARTIFACT = (default_data_dir() or Path("/nonexistent")) / "HumanEval" / "experiments"
 
 
 @st.composite

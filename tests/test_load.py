@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from divergent.annotations import analyze_annotation, resolve_annotation
+from divergent.bench.datasets import default_data_dir
 from divergent.errors import InvalidArgument, LoadError, MissingSeeds, SignatureMismatch
 from divergent.load import (
     Seeds,
@@ -39,7 +40,7 @@ from divergent.load import (
 from divergent.model import Input, ParameterKind, Signature
 
 FIXTURES = Path(__file__).parent / "fixtures" / "load"
-HUMANEVAL = Path("/work/shared/data/difftrust/HumanEval/data/human-eval-v2-20210705.jsonl")
+HUMANEVAL = (default_data_dir() or Path("/nonexistent")) / "HumanEval" / "data" / "human-eval-v2-20210705.jsonl"
 
 
 def write(root: Path, relative: str, text: str) -> Path:
