@@ -236,6 +236,21 @@ def with_search_options(command: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
+def run_search(implementations: list[str], options: SearchOptions, run: Callable[..., Any]) -> tuple[list, Any]:
+    """Load the implementations and call ``run`` (check or cluster) with the options and a live
+    progress display; input errors exit 2 the contract's way."""
+    from divergent.search import resolve_implementations
+
+    quiet = options.quiet or options.as_json
+    with input_errors(options.as_json):
+        impls = resolve_implementations(implementations, function=options.function)
+        progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
+        try:
+            return impls, run(impls, progress=progress, **options.search_arguments())
+        finally:
+            stop_progress()
+
+
 def live_progress(console: Console, enabled: bool) -> tuple[Callable | None, Callable[[], None]]:
     """A progress callback drawing a live line on stderr, and a function to stop it."""
     if not enabled or not console.is_terminal:

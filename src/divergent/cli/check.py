@@ -13,9 +13,7 @@ from divergent.cli import (
     EXIT_SAME,
     SearchOptions,
     app,
-    input_errors,
-    live_progress,
-    stderr_console,
+    run_search,
     with_search_options,
 )
 
@@ -33,18 +31,8 @@ def check(
     from divergent.report.json import report_json
     from divergent.report.text import plain_report, render_report
     from divergent.search import check as run_check
-    from divergent.search import resolve_implementations
 
-    quiet = options.quiet or options.as_json
-    console = stderr_console(quiet)
-    with input_errors(options.as_json):
-        arguments = options.search_arguments()
-        impls = resolve_implementations(implementations, function=options.function)
-        progress, stop_progress = live_progress(console, not quiet)
-        try:
-            report = run_check(impls, shrink=shrink, progress=progress, **arguments)
-        finally:
-            stop_progress()
+    impls, report = run_search(implementations, options, lambda found, **kw: run_check(found, shrink=shrink, **kw))
     if options.as_json:
         print(json.dumps(report_json(report), ensure_ascii=False))
     elif options.quiet:

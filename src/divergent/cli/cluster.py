@@ -13,9 +13,7 @@ from divergent.cli import (
     EXIT_SAME,
     SearchOptions,
     app,
-    input_errors,
-    live_progress,
-    stderr_console,
+    run_search,
     with_search_options,
 )
 
@@ -39,18 +37,8 @@ def cluster(
 ) -> None:
     """Partition implementations into behaviour classes; the largest is the self-consistency pick."""
     from divergent.analysis.cluster import cluster as run_cluster
-    from divergent.search import resolve_implementations
 
-    quiet = options.quiet or options.as_json
-    console = stderr_console(quiet)
-    with input_errors(options.as_json):
-        arguments = options.search_arguments()
-        impls = resolve_implementations(implementations, function=options.function)
-        progress, stop_progress = live_progress(console, not quiet)
-        try:
-            clustering = run_cluster(impls, progress=progress, **arguments)
-        finally:
-            stop_progress()
+    impls, clustering = run_search(implementations, options, run_cluster)
     if options.as_json:
         print(json.dumps(clustering_json(clustering, impls[0].entry_point), ensure_ascii=False))
     else:
