@@ -37,7 +37,7 @@ from divergent.load import (
     seeds_from_docstring,
     seeds_from_file,
 )
-from divergent.model import Input, ParameterKind, Signature
+from divergent.model import Input, Parameter, ParameterKind, Signature
 
 FIXTURES = Path(__file__).parent / "fixtures" / "load"
 HUMANEVAL = (default_data_dir() or Path("/nonexistent")) / "HumanEval" / "data" / "human-eval-v2-20210705.jsonl"
@@ -846,3 +846,20 @@ def test_missing_seeds_message() -> None:
     check_generatable(two, [Input((1, 2))])
     check_generatable(impl_of("def f(a: int, b=1): ...", "s").signature, [])
     check_generatable(Signature(), [])
+
+
+def test_seed_files_accept_assert_lines(tmp_path: Path) -> None:
+    from divergent.load import seeds_from_file
+
+    signature = Signature(parameters=(Parameter(name="w"), Parameter(name="h")))
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text(
+        'assert area(2.0, 3.0) == "6.00 m2"\n'
+        "assert abs(area(1.5, 2) - 3.0) < 1e-9\n"
+        "assert math.isclose(area(0.5, 4), 2.0)\n"
+        "area(7, 8)\n"
+    )
+    assert [s.args for s in seeds_from_file(seeds, signature)] == [(2.0, 3.0), (1.5, 2), (0.5, 4), (7, 8)]
+    seeds.write_text("assert area(x, 1) == 2\n")
+    with pytest.raises(InvalidArgument, match=r"seeds.txt:1: no call with literal arguments"):
+        seeds_from_file(seeds, signature)

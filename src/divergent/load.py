@@ -1228,7 +1228,8 @@ def _input_from_line(text: str, signature: Signature) -> Input:
 
 
 def seeds_from_file(path: str | os.PathLike[str], signature: Signature) -> Seeds:
-    """Seeds from a file: one per line, a call ``f(1, x=2)`` or the literal argument(s) ``(1, 2)``.
+    """Seeds from a file: one per line, a call ``f(1, x=2)``, the literal argument(s) ``(1, 2)``, or
+    an ``assert f(...) == ...`` line (HumanEval/MBPP style: the call inside is the seed).
 
     Blank lines and ``#`` comments are skipped; a line that is not a literal call is an error.
     """
@@ -1242,6 +1243,9 @@ def seeds_from_file(path: str | os.PathLike[str], signature: Signature) -> Seeds
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
+        if stripped.startswith("assert ") or stripped.startswith("assert("):
+            inputs.extend(_inputs_from_assert_line(stripped, file, number))
+            continue
         try:
             inputs.append(_input_from_line(stripped, signature))
         except SyntaxError as error:
@@ -1251,6 +1255,30 @@ def seeds_from_file(path: str | os.PathLike[str], signature: Signature) -> Seeds
                 f"{file}:{number}: not a seed (only literal values are allowed, found {error}): {stripped}"
             ) from None
     return fit_seeds(inputs, signature)
+
+
+#: calls that wrap the function under test in HumanEval/MBPP-style asserts, not the function itself
+_ASSERT_WRAPPERS = frozenset(
+    {"abs", "all", "any", "float", "int", "isclose", "len", "list", "round", "set", "sorted", "str", "tuple"}
+)
+
+
+def _inputs_from_assert_line(line: str, file: Path, number: int) -> list[Input]:
+    """The call to the function under test in an ``assert f(...) == ...`` line (any name but the
+    usual wrappers such as ``abs`` or ``math.isclose``)."""
+    try:
+        tree = ast.parse(line)
+    except SyntaxError as error:
+        raise InvalidArgument(f"{file}:{number}: not a seed ({error.msg}): {line}") from None
+    names = {
+        node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)
+    } - _ASSERT_WRAPPERS
+    found = _literal_calls(tree, names)
+    if not found:
+        raise InvalidArgument(f"{file}:{number}: no call with literal arguments in this assert: {line}")
+    return found[:1]
 
 
 def _literal_calls(tree: ast.AST, names: set[str]) -> list[Input]:
