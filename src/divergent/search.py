@@ -285,6 +285,20 @@ class Search:
         self._report_progress()
         return observations
 
+    def next_round(self, deadline: float | None = None) -> list[tuple[str, Observation]] | ExitReason:
+        """One :meth:`step`, or why the search must stop (budget, ``deadline``, engines exhausted)."""
+        reason = self.out_of_budget()
+        if reason is not None:
+            return reason
+        if deadline is not None and time.monotonic() >= deadline:
+            return ExitReason.BUDGET_SECONDS
+        if not self.portfolio.active:
+            return ExitReason.EXHAUSTED
+        observations = self.step()
+        if not observations and self.portfolio.waiting_on_background:
+            time.sleep(0.05)  # only a background engine is left: poll it, do not spin
+        return observations
+
     def _note_inconclusive(self, observation: Observation) -> None:
         self.inconclusive += 1
         if self.inconclusive == 1:
@@ -467,16 +481,9 @@ def refine_partition(
             if pending:
                 observations, pending = list(pending), ()
             else:
-                reason = search.out_of_budget()
-                if reason is not None:
-                    return reason
-                if deadline is not None and time.monotonic() >= deadline:
-                    return ExitReason.BUDGET_SECONDS
-                if not search.portfolio.active:
-                    return ExitReason.EXHAUSTED
-                observations = search.step()
-            if not observations and search.portfolio.waiting_on_background:
-                time.sleep(0.05)
+                observations = search.next_round(deadline)
+                if isinstance(observations, ExitReason):
+                    return observations
             for engine_name, observation in observations:
                 if len(refine(partition.classes, observation, search.policy)) == len(partition.classes):
                     continue
@@ -593,16 +600,10 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
     exit_reason = ExitReason.EXHAUSTED
     try:
         while found is None:
-            reason = search.out_of_budget()
-            if reason is not None:
-                exit_reason = reason
+            observations = search.next_round()
+            if isinstance(observations, ExitReason):
+                exit_reason = observations
                 break
-            if not search.portfolio.active:
-                exit_reason = ExitReason.EXHAUSTED
-                break
-            observations = search.step()
-            if not observations and search.portfolio.waiting_on_background:
-                time.sleep(0.05)
             for position, (engine_name, observation) in enumerate(observations):
                 if not observation.divergent or partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
                     continue

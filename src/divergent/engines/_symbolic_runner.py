@@ -47,7 +47,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
-import importlib.util
 import inspect
 import io
 import json
@@ -62,7 +61,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from divergent.sandbox._worker import _apply_limits
+from divergent.sandbox._worker import _apply_limits, import_implementation
 from divergent.values import EncodeLimits, canonical_text, encode
 
 #: CPU seconds one ordered pair explores before the next one gets its turn
@@ -213,21 +212,7 @@ def _load_all(
 
 
 def _load_one(spec: dict) -> Callable[..., Any]:
-    name = spec["module_name"]
-    if spec["path"]:
-        module_spec = importlib.util.spec_from_file_location(name, spec["path"])
-        if module_spec is None or module_spec.loader is None:
-            raise ImportError(f"cannot import {spec['path']}")
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[name] = module
-        module_spec.loader.exec_module(module)
-    else:
-        module = types.ModuleType(name)
-        module.__file__ = f"<{name}>"
-        sys.modules[name] = module
-        exec(compile(spec["source"], f"<{name}>", "exec"), module.__dict__)
-    if spec["setup_code"]:
-        exec(compile(spec["setup_code"], "<setup>", "exec"), module.__dict__)
+    module = import_implementation(spec, spec["module_name"])
     function = getattr(module, spec["entry_point"], None)
     if function is None:
         raise LookupError(f"the module defines no {spec['entry_point']!r}")

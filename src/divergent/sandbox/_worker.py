@@ -81,6 +81,26 @@ class CappedWriter(io.TextIOBase):
         return kept
 
 
+def import_implementation(spec: dict, name: str) -> types.ModuleType:
+    """Import an implementation (its file, or its source as a fresh module) under ``name`` and run
+    its setup code. This runs untrusted top-level code: call it inside the sandbox only."""
+    if spec["path"]:
+        module_spec = importlib.util.spec_from_file_location(name, spec["path"])
+        if module_spec is None or module_spec.loader is None:
+            raise ImportError(f"cannot import {spec['path']}")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        module_spec.loader.exec_module(module)
+    else:
+        module = types.ModuleType(name)
+        module.__file__ = f"<{name}>"
+        sys.modules[name] = module
+        exec(compile(spec["source"], f"<{name}>", "exec"), module.__dict__)
+    if spec["setup_code"]:
+        exec(compile(spec["setup_code"], "<setup>", "exec"), module.__dict__)
+    return module
+
+
 class Worker:
     def __init__(self, in_fd: int, out_fd: int, progress_path: str) -> None:
         self._read = os.read
@@ -153,20 +173,7 @@ class Worker:
         sys.stdout = capture
         self._arm(payload["load_timeout"])
         try:
-            if payload["path"]:
-                spec = importlib.util.spec_from_file_location(name, payload["path"])
-                if spec is None or spec.loader is None:
-                    return {"ok": False, "error": f"cannot import {payload['path']}", "kind": "import"}
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[name] = module
-                spec.loader.exec_module(module)
-            else:
-                module = types.ModuleType(name)
-                module.__file__ = f"<{name}>"
-                sys.modules[name] = module
-                exec(compile(payload["source"], f"<{name}>", "exec"), module.__dict__)
-            if payload["setup_code"]:
-                exec(compile(payload["setup_code"], "<setup>", "exec"), module.__dict__)
+            module = import_implementation(payload, name)
             function = getattr(module, payload["entry_point"], None)
         except CallTimeout:
             return {"ok": False, "kind": "timeout", "error": f"loading took longer than {payload['load_timeout']} s"}

@@ -24,7 +24,13 @@ from collections.abc import Sequence
 from divergent.errors import SandboxUnavailable
 from divergent.model import Implementation, Input, Outcome, OutcomeKind
 from divergent.sandbox.isolation import Isolation, Limits, choose_level
-from divergent.sandbox.pool import _implementation_payload, _outcome_from_wire, _Worker, _WorkerGone
+from divergent.sandbox.pool import (
+    _implementation_payload,
+    _outcome_from_wire,
+    _Worker,
+    _WorkerGone,
+    limit_settings,
+)
 
 #: cells sent in one message
 _CHUNK = 8192
@@ -61,7 +67,7 @@ class ImplementationMatrix:
         self._worker = worker
         payload = {
             "implementations": [_implementation_payload(impl) for impl in self.implementations],
-            **_settings(self.limits),
+            **limit_settings(self.limits),
         }
         worker.send("load_many", payload)
         patience = self.limits.load_timeout * max(1, len(self.implementations)) + 10.0
@@ -178,12 +184,3 @@ class ImplementationMatrix:
         self._start()
         return [cell for k, cell in enumerate(cells) if k >= reported and k != culprit]
 
-
-def _settings(limits: Limits) -> dict:
-    return {
-        "timeout": limits.timeout,
-        "load_timeout": limits.load_timeout,
-        "stdout_bytes": limits.stdout_bytes,
-        "result_bytes": limits.result_bytes,
-        "recursion_limit": limits.recursion_limit,
-    }

@@ -49,6 +49,17 @@ def _implementation_payload(impl: Implementation) -> dict:
     }
 
 
+def limit_settings(limits: Limits) -> dict:
+    """The limits the worker applies itself, as sent with a load command."""
+    return {
+        "timeout": limits.timeout,
+        "load_timeout": limits.load_timeout,
+        "stdout_bytes": limits.stdout_bytes,
+        "result_bytes": limits.result_bytes,
+        "recursion_limit": limits.recursion_limit,
+    }
+
+
 class _WorkerGone(Exception):
     """The worker closed its pipe or broke the protocol."""
 
@@ -75,14 +86,7 @@ class _Worker:
         if impl is not None:
             self.send(
                 "load",
-                {
-                    **_implementation_payload(impl),
-                    "timeout": limits.timeout,
-                    "load_timeout": limits.load_timeout,
-                    "stdout_bytes": limits.stdout_bytes,
-                    "result_bytes": limits.result_bytes,
-                    "recursion_limit": limits.recursion_limit,
-                },
+                {**_implementation_payload(impl), **limit_settings(limits)},
             )
 
     def fileno(self) -> int:
