@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from divergent.model import Counterexample, Implementation, Outcome, OutcomeKind, Report
+from divergent.values import encode, render
 
 _KIND_STYLE = {
     OutcomeKind.RETURNED: "green",
@@ -37,23 +38,15 @@ def outcome_text(outcome: Outcome) -> str:
 
 
 def _mutation_note(counterexample: Counterexample, index: int) -> str:
-    from divergent.values import render
-
     outcome = counterexample.outcomes[index]
     if outcome.args_after is None:
         return ""
-    before = render(["list", [_encode(a) for a in counterexample.input.args]])
+    before = render(["list", [encode(a) for a in counterexample.input.args]])
     after_args = outcome.args_after[1][0] if isinstance(outcome.args_after, list) else None
     if after_args is None:
         return ""
     after = render(after_args)
     return "" if after == before else f"arguments after the call: {after}"
-
-
-def _encode(value: object) -> object:
-    from divergent.values import encode
-
-    return encode(value)
 
 
 def describe_classes(report: Report) -> list[str]:
