@@ -10,8 +10,11 @@
     ├── MissingSeeds                unannotated parameters and no seed inputs: nothing to generate from
     ├── MissingExtra                an optional dependency is not installed (the message says what to install)
     ├── SandboxUnavailable          the sandbox itself cannot start (never a verdict about a program)
-    └── EngineCannotProceed         raised by an engine that stops; ``reason`` is one of
-                                    "exhausted", "unsupported", "failed"
+    ├── EngineCannotProceed         raised by an engine that stops; ``reason`` is one of
+    │                               "exhausted", "unsupported", "failed"
+    └── LLMError                    a language-model call failed for good (after retries)
+        ├── LLMUnavailable          the endpoint cannot be reached, refuses the key, or keeps failing
+        └── LLMCacheMiss            replay mode asked for a call that is not in the cache
 
 A program that raises, loops or crashes is never an exception here: it is an
 :class:`~divergent.model.Outcome`.
@@ -60,3 +63,15 @@ class EngineCannotProceed(DivergentError):
         super().__init__(f"{reason}: {message}")
         self.reason: StopReason = reason
         self.message = message
+
+
+class LLMError(DivergentError):
+    """A language-model call failed for good. The message never contains the API key."""
+
+
+class LLMUnavailable(LLMError):
+    """The endpoint cannot be reached, refuses the key, or keeps failing after the retries."""
+
+
+class LLMCacheMiss(LLMError):
+    """Replay (offline) mode was asked for a call that the response cache does not hold."""

@@ -66,6 +66,17 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         UNIQUE (run_id, unit_key)
     );
     """,
+    # 1 -> 2: the language-model response cache (a rerun costs nothing and answers the same)
+    """
+    CREATE TABLE llm_responses (
+        -- sha256 of the canonical request (model, messages, parameters, sample index); never the key
+        request_key TEXT PRIMARY KEY,
+        model TEXT NOT NULL,
+        request TEXT NOT NULL,
+        response TEXT NOT NULL,
+        created TEXT NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

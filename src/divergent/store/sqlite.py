@@ -379,3 +379,40 @@ class Store:
             )
             for row in rows
         ]
+
+    # ---------------------------------------------------------------------------------------
+    # Language-model response cache
+
+    def cached_response(self, request_key: str) -> dict[str, Any] | None:
+        """The stored response for a request key, or None."""
+        row = self._connection.execute(
+            "SELECT response FROM llm_responses WHERE request_key = ?", (request_key,)
+        ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def save_response(
+        self, request_key: str, *, model: str, request: Mapping[str, Any], response: Mapping[str, Any]
+    ) -> None:
+        """Store a response (the first one saved for a key wins: a cache never changes its answer)."""
+        with self._write() as connection:
+            connection.execute(
+                "INSERT OR IGNORE INTO llm_responses (request_key, model, request, response, created) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (
+                    request_key,
+                    model,
+                    canonical_json(request, what="an LLM request"),
+                    canonical_json(response, what="an LLM response"),
+                    _now(),
+                ),
+            )
+
+    def cached_response_count(self, model: str | None = None) -> int:
+        """How many responses the cache holds (for one model, or all)."""
+        if model is None:
+            row = self._connection.execute("SELECT COUNT(*) FROM llm_responses").fetchone()
+        else:
+            row = self._connection.execute(
+                "SELECT COUNT(*) FROM llm_responses WHERE model = ?", (model,)
+            ).fetchone()
+        return int(row[0])

@@ -1,0 +1,90 @@
+"""What every language-model feature sees of a model: a chat that answers, and what it cost.
+
+The engines (ProbeGen, RandSearch), the spurious-counterexample filter, semantic clustering and
+live sampling depend on :class:`ChatModel` only; :class:`divergent.llm.client.LLMClient` is the
+implementation that talks to an OpenAI-compatible endpoint (with retries, the response cache and
+cost accounting). Keeping the protocol this small lets every feature be tested through the real
+client against a scripted HTTP server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+#: one chat message: ``{"role": "system" | "user" | "assistant", "content": "..."}``
+Message = Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answer of the model, with what it cost."""
+
+    text: str
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    #: US dollars, from the configured prices (0.0 when the model has no price)
+    cost: float = 0.0
+    #: served from the response cache (then it cost nothing now: ``cost`` is what it cost once)
+    cached: bool = False
+    #: wall seconds of the call, retries included (0.0 when cached)
+    seconds: float = 0.0
+    #: the endpoint's finish reason ("stop", "length", ...), when it gave one
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Totals over the calls a client made (cached answers are counted apart: they cost nothing)."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+    retries: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            calls=self.calls + other.calls,
+            cached_calls=self.cached_calls + other.cached_calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cost=self.cost + other.cost,
+            seconds=self.seconds + other.seconds,
+            retries=self.retries + other.retries,
+        )
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "calls": self.calls,
+            "cached_calls": self.cached_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost": round(self.cost, 6),
+            "seconds": round(self.seconds, 3),
+            "retries": self.retries,
+        }
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A chat model. ``sample_index`` tells apart the samples of one prompt at temperature > 0
+    (the cache key includes it, so sample 3 of a rerun is sample 3 of the first run)."""
+
+    @property
+    def model(self) -> str: ...
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        sample_index: int = 0,
+    ) -> Completion: ...
+
+    def usage(self) -> Usage: ...
