@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from divergent import load
-from divergent.engines.registry import ENGINES, engine_class
+from divergent.engines.registry import ENGINES, NEEDS_MODEL, engine_class
 from divergent.errors import DivergentError, LoadError, MissingSeeds, SandboxUnavailable, SignatureMismatch
 from divergent.model import Budget, Implementation, Input, Outcome, OutcomeKind, Report
 from divergent.policy import DEFAULT_POLICY
@@ -68,7 +68,7 @@ SAMPLES_FILE = DATA_DIR / "candidates_HumanEval.jsonl.gz"
 RESULTS_FILE = Path(__file__).resolve().parent / "results" / "real_samples.jsonl"
 
 #: every engine that does not call a language model
-DEFAULT_ENGINES = tuple(name for name in ENGINES if "llm" not in name.lower())
+DEFAULT_ENGINES = tuple(name for name in ENGINES if name not in NEEDS_MODEL)
 #: the default policy without the argument-mutation rule, to tell mutation-only differences apart
 WITHOUT_MUTATION = DEFAULT_POLICY.with_(compare_mutation=False)
 MODES = ("a", "b")

@@ -236,10 +236,40 @@ class Counterexample:
     original: Input
     #: the function name to show the call with
     function_name: str = "f"
+    #: the spurious-counterexample filter's verdict, when a filter was configured
+    filter: FilterVerdict | None = None
 
     @property
     def call(self) -> str:
         return self.input.call(self.function_name)
+
+
+class FilterDecision(enum.StrEnum):
+    """What the spurious-counterexample filter decided about a difference."""
+
+    IMPORTANT = "IMPORTANT"
+    IRRELEVANT = "IRRELEVANT"
+    #: the model answered, but without a readable decision (counts as relevant: nothing is dropped
+    #: because a model rambled)
+    UNPARSED = "UNPARSED"
+    #: the call failed (endpoint down, cache miss in replay mode...); counts as relevant
+    UNJUDGED = "UNJUDGED"
+
+
+@dataclass(frozen=True)
+class FilterVerdict:
+    """The filter's judgement of one confirmed difference (ProbeGen, Sec. 3.1 and Appx. C)."""
+
+    #: False only when the model read as IRRELEVANT: the difference does not count
+    relevant: bool
+    #: the model's short reason (or why there is no verdict)
+    rationale: str
+    differences: FilterDecision
+    #: the model's whole answer (or the error, when the call failed)
+    raw: str = ""
+    model: str = ""
+    #: what the call cost: ``divergent.llm.chat.Usage.as_dict()`` of this one call
+    usage: Mapping[str, float | int] = field(default_factory=dict)
 
 
 class Verdict(enum.StrEnum):
@@ -278,6 +308,8 @@ class Split:
     classes: tuple[tuple[int, ...], ...]
     outcomes: tuple[Outcome, ...]
     engine: str
+    #: the spurious-counterexample filter's verdict, when a filter was configured
+    filter: FilterVerdict | None = None
 
 
 @dataclass(frozen=True)
@@ -305,6 +337,12 @@ class Report:
     #: inputs on which some implementation was not deterministic (reported, never claimed)
     nondeterministic: tuple[Input, ...] = ()
     error: str = ""
+    #: confirmed differences the spurious-counterexample filter judged irrelevant (each with its
+    #: verdict): reported and stored, never counted as a difference
+    filtered_out: tuple[Counterexample, ...] = ()
+    #: the language model's name and usage in this run ({"model", "calls", "cached_calls",
+    #: "prompt_tokens", "completion_tokens", "cost", "seconds", "retries"}), None without a model
+    llm: Mapping[str, Any] | None = None
 
     @property
     def divergent(self) -> bool:

@@ -25,13 +25,16 @@ from divergent import load
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.portfolio import Portfolio
-from divergent.engines.registry import ENGINES, engine_class, parse_engine_list
+from divergent.engines.registry import ENGINES, NEEDS_MODEL, engine_class, parse_engine_list
 from divergent.errors import EngineCannotProceed, InvalidArgument, MissingExtra
-from divergent.judge import conforms, make_requirement
+from divergent.judge import SpuriousFilter, conforms, make_requirement
+from divergent.llm.chat import ChatModel
 from divergent.model import (
     Budget,
     Counterexample,
     ExitReason,
+    FilterDecision,
+    FilterVerdict,
     Implementation,
     Input,
     Observation,
@@ -48,6 +51,9 @@ from divergent.shrink import shrink as shrink_input
 
 #: differences that do not hold on fresh workers cost a fresh pool each; past this many, stop trying
 MAX_FAILED_CONFIRMATIONS = 20
+#: each difference the spurious-counterexample filter judges costs a model call; past this many
+#: judged irrelevant in one run, later differences are taken unjudged (kept, never dropped)
+MAX_FILTERED_OUT = 20
 
 ImplementationSpec = str | Implementation | Callable[..., Any]
 SeedSpec = str | Path | Input | tuple
@@ -158,6 +164,14 @@ class Search:
     progress: Callable[[Progress], None] | None = None
     #: whether the caller chose the engines (then one that cannot start is an error, not a note)
     engines_requested: bool = False
+    #: judges every confirmed difference before it counts (None: every difference counts)
+    spurious_filter: SpuriousFilter | None = None
+    #: the language model of the LLM engines (None: no model configured)
+    llm: ChatModel | None = None
+    #: the task description, for the LLM engines
+    spec: str | None = None
+    #: ProbeGen's tree search: {"strategy": "decreasing", "k": 3, "d": 4} (defaults when absent)
+    probegen: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.started = time.monotonic()
@@ -182,6 +196,13 @@ class Search:
             limits=self.limits,
             isolation=level.value,
             seconds=self.budget.seconds,
+            extras={
+                "chat": self.llm,
+                "spec": self.spec,
+                "policy": self.policy,
+                "spurious_filter": self.spurious_filter,
+                "probegen": self.probegen or {},
+            },
         )
         self.engines = self._start_engines()
         self.portfolio = Portfolio(self.engines)
@@ -421,9 +442,31 @@ class Search:
             isolation=self.pool.level.value,
             policy=self.policy.describe(),
             seed=self.seed,
-            notes=tuple(self.notes),
+            notes=tuple(self.notes) + self._model_engine_notes(),
             nondeterministic=tuple(partition.nondeterministic),
+            filtered_out=tuple(partition.filtered_out),
+            llm=self.llm_usage(),
         )
+
+    def _model_engine_notes(self) -> tuple[str, ...]:
+        """A model engine that failed (endpoint down, no code...) is told apart from the run's result."""
+        notes = []
+        for engine in self.engines:
+            if engine.name not in NEEDS_MODEL:
+                continue
+            stopped = next((s.stopped for s in self.portfolio.stats() if s.name == engine.name), "")
+            if not stopped.startswith(("failed", "unsupported")):
+                # It may have failed after the run's last poll of it.
+                stopped = getattr(engine, "failure_note", lambda: None)() or ""
+            if stopped:
+                notes.append(f"engine {engine.name} stopped — {stopped}; the other engines' results stand")
+        return tuple(notes)
+
+    def llm_usage(self) -> dict[str, Any] | None:
+        """The model's name and what its calls cost in this run (None without a model)."""
+        if self.llm is None:
+            return None
+        return {"model": self.llm.model, **self.llm.usage().as_dict()}
 
     def close(self) -> None:
         for engine in self.engines:
@@ -462,6 +505,8 @@ class Partition:
     splits: list[Split] = field(default_factory=list)
     nondeterministic: list[Input] = field(default_factory=list)
     failed_confirmations: int = 0
+    #: confirmed differences the spurious-counterexample filter judged irrelevant
+    filtered_out: list[Counterexample] = field(default_factory=list)
 
 
 def refine_partition(
@@ -494,14 +539,57 @@ def refine_partition(
                     _note_unconfirmed(search, partition, observation, why)
                     continue
                 refined = refine(partition.classes, confirmed, search.policy)
-                if len(refined) > len(partition.classes):
-                    partition.classes = refined
-                    partition.splits.append(
-                        Split(input=confirmed.input, classes=refined, outcomes=confirmed.outcomes, engine=engine_name)
-                    )
+                if len(refined) == len(partition.classes):
+                    continue
+                # A split the filter judges irrelevant does not split the classes (ProbeGen, Sec. 5).
+                verdict = _judge(search, partition, engine_name, confirmed)
+                if verdict is not None and not verdict.relevant:
+                    continue
+                partition.classes = refined
+                partition.splits.append(
+                    Split(input=confirmed.input, classes=refined, outcomes=confirmed.outcomes, engine=engine_name,
+                          filter=verdict)
+                )
     except KeyboardInterrupt:
         return ExitReason.INTERRUPTED
     return ExitReason.FOUND
+
+
+def _judge(search: Search, partition: Partition, engine_name: str, observation: Observation) -> FilterVerdict | None:
+    """The spurious-counterexample filter's verdict on a confirmed difference (None without a filter).
+
+    One judged irrelevant is kept in ``partition.filtered_out``, with its verdict, for the report."""
+    spurious_filter = search.spurious_filter
+    if spurious_filter is None:
+        return None
+    if len(partition.filtered_out) >= MAX_FILTERED_OUT:
+        return FilterVerdict(
+            relevant=True,
+            rationale=f"not judged: {MAX_FILTERED_OUT} differences were already judged irrelevant in this run",
+            differences=FilterDecision.UNJUDGED,
+            model=spurious_filter.model,
+        )
+    search._report_progress("judging")
+    verdict = spurious_filter.judge(search.implementations, observation.input, observation.outcomes)
+    if verdict.differences is FilterDecision.UNJUDGED and not any(n.startswith("filter:") for n in search.notes):
+        search.notes.append(f"filter: {verdict.rationale}; differences are kept unjudged")
+    if not verdict.relevant:
+        partition.filtered_out.append(
+            Counterexample(
+                input=observation.input,
+                outcomes=observation.outcomes,
+                classes=observation.classes,
+                engine=engine_name,
+                original=observation.input,
+                function_name=search.implementations[0].entry_point,
+                filter=verdict,
+            )
+        )
+        if len(partition.filtered_out) == MAX_FILTERED_OUT:
+            search.notes.append(
+                f"filter: {MAX_FILTERED_OUT} differences judged irrelevant; later ones are kept unjudged"
+            )
+    return verdict
 
 
 def _note_unconfirmed(search: Search, partition: Partition, observation: Observation, why: str) -> None:
@@ -528,11 +616,18 @@ def prepare(
     seed: int = 0,
     progress: Callable[[Progress], None] | None = None,
     minimum: int = 2,
+    spurious_filter: SpuriousFilter | None = None,
+    llm: ChatModel | None = None,
+    spec: str | None = None,
+    probegen: dict[str, Any] | None = None,
 ) -> Search:
     """Load, validate and start a :class:`Search` (shared by check, cluster and the benchmarks)."""
     if isinstance(budget, int | float):
         budget = Budget(seconds=float(budget))
     engine_names = parse_engine_list(engines) if engines is None or isinstance(engines, str) else tuple(engines)
+    if llm is None and (engines is None or engines == "all"):
+        # Without a model the default portfolio is the offline one (no note about LLM engines).
+        engine_names = tuple(name for name in engine_names if name not in NEEDS_MODEL)
     for name in engine_names:
         if name not in ENGINES:
             raise InvalidArgument(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
@@ -556,6 +651,10 @@ def prepare(
         notes=notes,
         progress=progress,
         engines_requested=engines is not None and engines != "all",
+        spurious_filter=spurious_filter,
+        llm=llm,
+        spec=spec,
+        probegen=probegen,
     )
 
 
@@ -572,6 +671,13 @@ class SearchOptions(TypedDict, total=False):
     isolation: str | None
     seed: int
     progress: Callable[[Progress], None] | None
+    spurious_filter: SpuriousFilter | None
+    #: the language model for the LLM engines (``divergent.llm.chat.ChatModel``)
+    llm: ChatModel | None
+    #: the task description given to the LLM engines (and to the filter, by its caller)
+    spec: str | None
+    #: ProbeGen settings: {"strategy": "decreasing", "k": 3, "d": 4}
+    probegen: dict[str, Any] | None
 
 
 def check(
@@ -596,6 +702,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
     count = len(search.implementations)
     partition = Partition(classes=(tuple(range(count)),))
     found: tuple[str, Observation] | None = None
+    verdict: FilterVerdict | None = None
     leftover: list[tuple[str, Observation]] = []
     exit_reason = ExitReason.EXHAUSTED
     try:
@@ -611,6 +718,12 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
                 if confirmed is None:
                     _note_unconfirmed(search, partition, observation, why)
                     continue
+                # Judged before shrinking: a spurious difference costs no shrinking time, and the
+                # found input is the one the engine meant (shrinking heads for edge cases such as
+                # empty or negative values, which break implicit preconditions more often).
+                verdict = _judge(search, partition, engine_name, confirmed)
+                if verdict is not None and not verdict.relevant:
+                    continue  # kept in partition.filtered_out; the search goes on
                 found = (engine_name, confirmed)
                 leftover = observations[position + 1 :]
                 exit_reason = ExitReason.FOUND
@@ -624,13 +737,15 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
         if shrink:
             search._report_progress("shrinking")
             try:
-                observation = search.shrink(observation, max(3.0, 0.25 * (search.budget.seconds or 20.0)))
+                shrunk = search.shrink(observation, max(3.0, 0.25 * (search.budget.seconds or 20.0)))
+                if shrunk.input.key != observation.input.key:
+                    observation, verdict = _judged_shrunk(search, partition, engine_name, observation, shrunk, verdict)
             except KeyboardInterrupt:
                 pass
         partition.classes = observation.classes
         partition.splits.append(
             Split(input=observation.input, classes=observation.classes, outcomes=observation.outcomes,
-                  engine=engine_name)
+                  engine=engine_name, filter=verdict)
         )
         counterexample = Counterexample(
             input=observation.input,
@@ -639,6 +754,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             engine=engine_name,
             original=original,
             function_name=search.implementations[0].entry_point,
+            filter=verdict,
         )
         if count > 2 and len(partition.classes) < count and exit_reason is not ExitReason.INTERRUPTED:
             # With N implementations, spend a little more to find every class, not just the first split.
@@ -651,6 +767,26 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
         partition=partition,
         exit_reason=exit_reason,
     )
+
+
+def _judged_shrunk(
+    search: Search,
+    partition: Partition,
+    engine_name: str,
+    found: Observation,
+    shrunk: Observation,
+    verdict: FilterVerdict | None,
+) -> tuple[Observation, FilterVerdict | None]:
+    """The shrunk difference with its own verdict, or the found one when the filter judges the shrunk
+    one irrelevant (a smaller input may break a precondition the found one kept)."""
+    if search.spurious_filter is None:
+        return shrunk, verdict
+    shrunk_verdict = _judge(search, partition, engine_name, shrunk)
+    if shrunk_verdict is not None and not shrunk_verdict.relevant:
+        call = shrunk.input.call(search.implementations[0].entry_point, max_length=60)
+        search.notes.append(f"not shrunk: the filter judged the smaller {call} irrelevant ({shrunk_verdict.rationale})")
+        return found, verdict
+    return shrunk, shrunk_verdict
 
 
 def assert_equivalent(*functions: ImplementationSpec, budget: float = 5.0, **options: Any) -> Report:

@@ -13,11 +13,13 @@ import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
+from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
 from divergent.errors import DivergentError
 
 app = typer.Typer(
@@ -59,7 +61,7 @@ ExecutionsOpt = Annotated[
     int | None, typer.Option("--executions", help="Also stop after this many executions.", min=1)
 ]
 EnginesOpt = Annotated[
-    str | None, typer.Option("--engines", "-e", help="Comma-separated: seeds,mutation,hypothesis,symbolic.")
+    str | None, typer.Option("--engines", "-e", help="Comma-separated: seeds,mutation,hypothesis,symbolic; llm and randsearch need --model.")
 ]
 SeedsOpt = Annotated[
     list[str] | None, typer.Option("--seeds", help="File of seed inputs (calls, argument tuples or assert lines).")
@@ -93,6 +95,30 @@ CompareOpt = Annotated[
 TimeoutsOpt = Annotated[
     str, typer.Option("--timeouts", help="A timeout where others finish: inconclusive (default) or differ.")
 ]
+_LLM_PANEL = "Language model"
+SpecOpt = Annotated[
+    Path | None,
+    typer.Option("--spec", help="Task description (text or markdown) for the LLM engine and the filter.",
+                 rich_help_panel=_LLM_PANEL),
+]
+NoFilterOpt = Annotated[
+    bool,
+    typer.Option("--no-filter", help="Count every difference: no LLM spurious-counterexample filter.",
+                 rich_help_panel=_LLM_PANEL),
+]
+StrategyOpt = Annotated[
+    str,
+    typer.Option("--probegen-strategy", help="ProbeGen tree: full, top, decreasing, increasing, halving, doubling.",
+                 rich_help_panel=_LLM_PANEL),
+]
+BranchingOpt = Annotated[
+    int, typer.Option("-K", help="ProbeGen: samples at the first turn (the strategy's K).", min=1,
+                      rich_help_panel=_LLM_PANEL)
+]
+DepthOpt = Annotated[
+    int, typer.Option("-D", help="ProbeGen: turns of feedback (the tree's depth D).", min=1,
+                      rich_help_panel=_LLM_PANEL)
+]
 
 
 @dataclass(frozen=True)
@@ -122,6 +148,44 @@ class SearchOptions:
     list_equals_tuple: bool
     timeouts: str
     compare: str | None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    llm_config: Path | None = None
+    replay: bool = False
+    spec: Path | None = None
+    no_filter: bool = False
+    probegen_strategy: str = "decreasing"
+    k: int = 3
+    d: int = 4
+
+    def llm_arguments(self) -> dict[str, Any]:
+        """The model (None when none is configured), the task description, the spurious filter
+        (unless --no-filter) and the ProbeGen settings, as keyword arguments of ``check``/``cluster``.
+        The caller closes ``llm`` when done."""
+        from divergent.cli.llm_options import chat_model_from_options
+        from divergent.errors import InvalidArgument
+        from divergent.probegen import max_calls
+
+        max_calls(self.probegen_strategy, self.k, self.d)  # a bad strategy, K or D is an input error
+        spec = None
+        if self.spec is not None:
+            try:
+                spec = self.spec.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                raise InvalidArgument(f"--spec {self.spec}: cannot read it ({error})") from None
+        chat = chat_model_from_options(self.model, self.base_url, self.api_key_env, self.llm_config, self.replay)
+        spurious_filter = None
+        if chat is not None and not self.no_filter:
+            from divergent.judge import SpuriousFilter
+
+            spurious_filter = SpuriousFilter(chat, spec=spec)
+        return {
+            "llm": chat,
+            "spec": spec,
+            "spurious_filter": spurious_filter,
+            "probegen": {"strategy": self.probegen_strategy, "k": self.k, "d": self.d},
+        }
 
     def policy(self) -> Any:
         from divergent.errors import InvalidArgument
@@ -215,6 +279,16 @@ def _shared_search_options(
     list_equals_tuple: ListTupleOpt = False,
     timeouts: TimeoutsOpt = "inconclusive",
     compare: CompareOpt = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
+    llm_config: LLMConfigOpt = None,
+    replay: ReplayOpt = False,
+    spec: SpecOpt = None,
+    no_filter: NoFilterOpt = False,
+    probegen_strategy: StrategyOpt = "decreasing",
+    k: BranchingOpt = 3,
+    d: DepthOpt = 4,
 ) -> None:
     """The template whose parameters become every searching command's options."""
 
@@ -244,11 +318,15 @@ def run_search(implementations: list[str], options: SearchOptions, run: Callable
     quiet = options.quiet or options.as_json
     with input_errors(options.as_json):
         impls = resolve_implementations(implementations, function=options.function)
+        arguments = options.search_arguments()
+        llm_arguments = options.llm_arguments()
         progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
         try:
-            return impls, run(impls, progress=progress, **options.search_arguments())
+            return impls, run(impls, progress=progress, **arguments, **llm_arguments)
         finally:
             stop_progress()
+            if llm_arguments["llm"] is not None:
+                llm_arguments["llm"].close()
 
 
 def live_progress(console: Console, enabled: bool) -> tuple[Callable | None, Callable[[], None]]:
@@ -278,6 +356,7 @@ def live_progress(console: Console, enabled: bool) -> tuple[Callable | None, Cal
 from divergent.cli import check as _check  # noqa: E402,F401 - registers the commands
 from divergent.cli import cluster as _cluster  # noqa: E402,F401
 from divergent.cli import incoherence as _incoherence  # noqa: E402,F401
+from divergent.cli import probegen as _probegen  # noqa: E402,F401
 from divergent.cli import sandbox as _sandbox  # noqa: E402,F401
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -26,13 +26,27 @@ def check(
     ],
     options: SearchOptions,
     shrink: Annotated[bool, typer.Option("--shrink/--no-shrink", help="Shrink the counterexample.")] = True,
+    brute_force: Annotated[
+        bool,
+        typer.Option("--brute-force", help="With --model: compare with a brute-force reference the model writes "
+                     "(REFUTE's RandSearch when no implementation is trusted).", rich_help_panel="Language model"),
+    ] = False,
 ) -> None:
     """Find an input on which the implementations behave differently (exit 1), or say none was found (exit 0)."""
     from divergent.report.json import report_json
     from divergent.report.text import plain_report, render_report
     from divergent.search import check as run_check
 
-    impls, report = run_search(implementations, options, lambda found, **kw: run_check(found, shrink=shrink, **kw))
+    compared: list = []
+
+    def run(found: list, **kw: Any) -> Any:
+        if brute_force:
+            found = [*found, brute_force_implementation(found, kw.get("llm"), kw.get("spec"))]
+        compared[:] = found
+        return run_check(found, shrink=shrink, **kw)
+
+    impls, report = run_search(implementations, options, run)
+    impls = compared or impls
     if options.as_json:
         print(json.dumps(report_json(report), ensure_ascii=False))
     elif options.quiet:
@@ -41,3 +55,13 @@ def check(
     else:
         render_report(report, Console(), impls)
     raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
+
+
+def brute_force_implementation(impls: list, llm: Any, spec: str | None) -> Any:
+    """The model's brute-force reference, added as one more implementation (labelled LLM-written)."""
+    from divergent.engines.randsearch import brute_force_reference
+    from divergent.errors import InvalidArgument
+
+    if llm is None:
+        raise InvalidArgument("--brute-force needs a model: pass --model (the model writes the reference)")
+    return brute_force_reference(impls, llm, spec=spec)

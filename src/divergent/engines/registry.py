@@ -13,7 +13,15 @@ ENGINES: dict[str, str] = {
     "mutation": "divergent.engines.mutation:MutationEngine",
     "hypothesis": "divergent.engines.hypothesis:HypothesisEngine",
     "symbolic": "divergent.engines.symbolic:SymbolicEngine",
+    "llm": "divergent.engines.llm_probes:LLMProbeEngine",
+    "randsearch": "divergent.engines.randsearch:RandSearchEngine",
 }
+
+#: engines that need a language model: left out of the default list when no model is configured
+NEEDS_MODEL: frozenset[str] = frozenset({"llm", "randsearch"})
+#: engines that run only when named (``--engines ...,randsearch`` or ``all``), never by default:
+#: RandSearch is REFUTE's baseline and overlaps ProbeGen; by default a run's model calls are ProbeGen's
+OPT_IN: frozenset[str] = frozenset({"randsearch"})
 
 
 def engine_class(name: str) -> type[Engine]:
@@ -26,8 +34,11 @@ def engine_class(name: str) -> type[Engine]:
 
 
 def parse_engine_list(text: str | None) -> tuple[str, ...]:
-    """``"seeds,mutation"`` → ("seeds", "mutation"); None or "" or "all" → every engine."""
-    if not text or text.strip() == "all":
+    """``"seeds,mutation"`` → ("seeds", "mutation"); None or "" → the default engines (all but the
+    opt-in ones); "all" → every engine."""
+    if not text:
+        return tuple(name for name in ENGINES if name not in OPT_IN)
+    if text.strip() == "all":
         return tuple(ENGINES)
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     for n in names:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from divergent.model import Outcome, Report
+from divergent.model import Counterexample, FilterVerdict, Outcome, Report
 from divergent.values import encode, json_safe
 
 
@@ -25,6 +25,30 @@ def outcome_json(label: str, outcome: Outcome) -> dict[str, Any]:
     return data
 
 
+def filter_json(verdict: FilterVerdict | None) -> dict[str, Any] | None:
+    """The spurious-counterexample filter's verdict, or None when no filter was configured."""
+    if verdict is None:
+        return None
+    return {
+        "relevant": verdict.relevant,
+        "rationale": verdict.rationale,
+        "differences": verdict.differences.value,
+        "model": verdict.model,
+    }
+
+
+def counterexample_json(cx: Counterexample, labels: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        "call": cx.call,
+        "args": [json_safe(encode(a)) for a in cx.input.args],
+        "kwargs": {k: json_safe(encode(v)) for k, v in cx.input.kwargs.items()},
+        "outcomes": [outcome_json(label, o) for label, o in zip(labels, cx.outcomes, strict=True)],
+        "original_call": cx.original.call(cx.function_name),
+        "engine": cx.engine,
+        "filter": filter_json(cx.filter),
+    }
+
+
 def splits_json(report: Report, function_name: str) -> list[dict[str, Any]]:
     labels = report.implementations
     return [
@@ -33,6 +57,7 @@ def splits_json(report: Report, function_name: str) -> list[dict[str, Any]]:
             "engine": split.engine,
             "classes": [[labels[i] for i in members] for members in split.classes],
             "outcomes": [outcome_json(label, o) for label, o in zip(labels, split.outcomes, strict=True)],
+            "filter": filter_json(split.filter),
         }
         for split in report.splits
     ]
@@ -44,19 +69,14 @@ def report_json(report: Report, function_name: str = "f") -> dict[str, Any]:
         function_name = report.counterexample.function_name
     counterexample = None
     if report.counterexample is not None:
-        cx = report.counterexample
-        counterexample = {
-            "call": cx.call,
-            "args": [json_safe(encode(a)) for a in cx.input.args],
-            "kwargs": {k: json_safe(encode(v)) for k, v in cx.input.kwargs.items()},
-            "outcomes": [outcome_json(label, o) for label, o in zip(labels, cx.outcomes, strict=True)],
-            "original_call": cx.original.call(cx.function_name),
-        }
+        counterexample = counterexample_json(report.counterexample, labels)
     return {
         "verdict": report.verdict.value,
         "counterexample": counterexample,
         "classes": [[labels[i] for i in members] for members in report.classes],
         "splits": splits_json(report, function_name),
+        # confirmed differences the spurious-counterexample filter judged irrelevant (not counted)
+        "filtered_out": [counterexample_json(cx, labels) for cx in report.filtered_out],
         "engine": report.counterexample.engine if report.counterexample else None,
         "seconds": report.seconds,
         "executions": report.executions,
@@ -75,5 +95,7 @@ def report_json(report: Report, function_name: str = "f") -> dict[str, Any]:
         "seed": report.seed,
         "notes": list(report.notes),
         "nondeterministic": [i.call("f") for i in report.nondeterministic],
+        # the model and its usage: calls, cached_calls, prompt/completion tokens, cost, seconds, retries
+        "llm": dict(report.llm) if report.llm is not None else None,
         "error": report.error or None,
     }

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -15,7 +16,15 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from divergent.model import Counterexample, Implementation, Outcome, OutcomeKind, Report
+from divergent.model import (
+    Counterexample,
+    FilterDecision,
+    FilterVerdict,
+    Implementation,
+    Outcome,
+    OutcomeKind,
+    Report,
+)
 from divergent.values import encode, render
 
 _KIND_STYLE = {
@@ -49,16 +58,50 @@ def _mutation_note(counterexample: Counterexample, index: int) -> str:
     return "" if after == before else f"arguments after the call: {after}"
 
 
+def verdict_text(verdict: FilterVerdict) -> str:
+    """``IMPORTANT — negative counts (filter: gpt-4o-mini)``; says so when there was no verdict."""
+    if verdict.differences in (FilterDecision.IMPORTANT, FilterDecision.IRRELEVANT):
+        decision = verdict.differences.value
+    else:
+        decision = "kept, not judged" if verdict.differences is FilterDecision.UNJUDGED else "kept, unreadable verdict"
+    return f"{decision} — {verdict.rationale} (filter: {verdict.model})"
+
+
+def filtered_out_lines(report: Report) -> list[str]:
+    """One line per difference the filter judged irrelevant: the call, what each class did, and why."""
+    lines = []
+    for cx in report.filtered_out:
+        shown = " | ".join(
+            f"{', '.join(report.implementations[i] for i in members)}: {outcome_text(cx.outcomes[members[0]])}"
+            for members in cx.classes
+        )
+        rationale = cx.filter.rationale if cx.filter is not None else ""
+        lines.append(f"{cx.input.call(cx.function_name, max_length=80)}  ({shown})  — {rationale}")
+    return lines
+
+
 def describe_classes(report: Report) -> list[str]:
     return [" = ".join(report.implementations[i] for i in members) for members in report.classes]
+
+
+def llm_usage_text(llm: Mapping[str, Any]) -> str:
+    """One line of what the language model cost in a run: calls, tokens, dollars."""
+    tokens = int(llm.get("prompt_tokens", 0)) + int(llm.get("completion_tokens", 0))
+    cached = f" (+{llm['cached_calls']} cached)" if llm.get("cached_calls") else ""
+    retries = f", {llm['retries']} retries" if llm.get("retries") else ""
+    return (
+        f"LLM {llm.get('model', '?')}: {llm.get('calls', 0)} calls{cached}, {tokens:,} tokens, "
+        f"${float(llm.get('cost', 0.0)):.4f}, {float(llm.get('seconds', 0.0)):.1f} s{retries}"
+    )
 
 
 def plain_report(report: Report) -> str:
     """The report as plain text (used in AssertionErrors and ``--quiet`` failures)."""
     lines = []
     if report.counterexample is None:
+        relevant = " relevant" if report.filtered_out else ""
         lines.append(
-            f"no difference found among {len(report.implementations)} implementations "
+            f"no{relevant} difference found among {len(report.implementations)} implementations "
             f"({report.inputs} inputs, {report.executions} executions, {report.seconds:.1f} s, "
             f"stopped: {report.exit_reason.value})"
         )
@@ -77,8 +120,15 @@ def plain_report(report: Report) -> str:
             note = _mutation_note(cx, i)
             if note:
                 lines.append(f"  {report.implementations[i].ljust(width)}  {note}")
+        if cx.filter is not None:
+            lines.append(f"filter verdict: {verdict_text(cx.filter)}")
         if len(report.classes) > 2 or len(report.implementations) > 2:
             lines.append("behaviour classes: " + " | ".join(describe_classes(report)))
+    if report.filtered_out:
+        lines.append(f"filtered out as irrelevant ({len(report.filtered_out)}):")
+        lines.extend(f"  {line}" for line in filtered_out_lines(report))
+    if report.llm is not None:
+        lines.append(llm_usage_text(report.llm))
     for note in report.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)
@@ -90,7 +140,7 @@ def render_report(report: Report, console: Console, implementations: Sequence[Im
         console.print(
             Panel(
                 Text.assemble(
-                    ("No difference found", "bold green"),
+                    ("No relevant difference found" if report.filtered_out else "No difference found", "bold green"),
                     f" among {len(report.implementations)} implementations: {report.inputs:,} inputs, "
                     f"{report.executions:,} executions in {report.seconds:.1f} s "
                     f"(stopped: {report.exit_reason.value}).",
@@ -121,6 +171,8 @@ def render_report(report: Report, console: Console, implementations: Sequence[Im
         parts: list = [header, Text(""), table]
         if cx.original.key != cx.input.key:
             parts.append(Text(f"\nshrunk from {cx.original.call(cx.function_name, max_length=80)}", style="dim"))
+        if cx.filter is not None:
+            parts.append(Text.assemble("\n", ("filter verdict: ", "bold"), verdict_text(cx.filter)))
         if implementations:
             parts.append(Text("\nReproduce with pytest:", style="bold"))
             parts.append(Syntax(reproduction_test(cx, implementations), "python", theme="ansi_dark"))
@@ -130,6 +182,13 @@ def render_report(report: Report, console: Console, implementations: Sequence[Im
             if len(report.splits) > 1:
                 console.print("inputs that split them:")
                 render_splits(report, cx.function_name, console)
+    if report.filtered_out:
+        console.print(
+            f"[bold]{len(report.filtered_out)} difference(s) filtered out as irrelevant[/bold] "
+            "[dim](judged spurious by the filter; --no-filter counts them)[/dim]"
+        )
+        for line in filtered_out_lines(report):
+            console.print(Text(f"    {line}", style="dim"))
     engines = Table(title="engines", box=None, padding=(0, 2), title_justify="left")
     for column in ("engine", "inputs", "novel", "divergent", "seconds", "stopped"):
         engines.add_column(column, justify="right" if column in ("inputs", "novel", "divergent", "seconds") else "left")
@@ -140,6 +199,8 @@ def render_report(report: Report, console: Console, implementations: Sequence[Im
         )
     console.print(engines)
     console.print(f"[dim]sandbox: {report.isolation} · policy: {report.policy} · seed: {report.seed}[/dim]")
+    if report.llm is not None:
+        console.print(f"[dim]{llm_usage_text(report.llm)}[/dim]")
     for note in report.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
 
@@ -149,6 +210,8 @@ def render_splits(report: Report, function_name: str, console: Console) -> None:
     labels = report.implementations
     for split in report.splits:
         console.print(f"[bold]{split.input.call(function_name, max_length=120)}[/bold] [dim](found by {split.engine})[/dim]")
+        if split.filter is not None:
+            console.print(Text(f"    filter verdict: {verdict_text(split.filter)}", style="dim"))
         shown: set[str] = set()
         for members in split.classes:
             text = outcome_text(split.outcomes[members[0]])
