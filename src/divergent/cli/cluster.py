@@ -1,8 +1,16 @@
-"""``divergent cluster IMPL...``: partition implementations by behaviour."""
+"""``divergent cluster IMPL...``: partition implementations by behaviour.
+
+Without a model, the engines split the implementations for the whole budget
+(:mod:`divergent.analysis.cluster`). With ``--model``, semantic clustering (ProbeGen, Sec. 5):
+the cheap engines split first, then ``--probes`` ProbeGen searches on pairs from the largest cluster,
+each split judged by the spurious-counterexample filter (:mod:`divergent.analysis.semantic_cluster`).
+``--tests FILE`` adds pass@1 of the self-consistency pick against reference tests.
+"""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -17,8 +25,18 @@ from divergent.cli import (
     with_search_options,
 )
 
+ProbesOpt = Annotated[
+    int,
+    typer.Option("--probes", help="With --model: ProbeGen probes (N_P) for semantic clustering.", min=0,
+                 rich_help_panel="Language model"),
+]
+TestsOpt = Annotated[
+    Path | None,
+    typer.Option("--tests", help="Reference tests (assert lines, test_*() or check(candidate)) for pass@1."),
+]
 
-def clustering_json(clustering: Any, function_name: str) -> dict[str, Any]:
+
+def clustering_json(clustering: Any, function_name: str, tests: Any = None) -> dict[str, Any]:
     from divergent.report.json import report_json
 
     labels = clustering.implementations
@@ -26,6 +44,22 @@ def clustering_json(clustering: Any, function_name: str) -> dict[str, Any]:
     data["classes"] = [{"size": len(members), "members": [labels[i] for i in members]} for members in clustering.classes]
     data["pick"] = labels[clustering.pick()]
     data["tied"] = clustering.tied
+    tied = [members for members in clustering.classes if len(members) == len(clustering.largest)]
+    data["tied_classes"] = [[labels[i] for i in members] for members in tied]
+    probes = getattr(clustering, "probes", None)
+    if probes is not None:
+        data["probes"] = [probe.as_dict(labels) for probe in probes]
+        data["usage"] = {"model": clustering.model, **clustering.usage.as_dict()}
+    if tests is not None:
+        from divergent.analysis.semantic_cluster import self_consistency_pass_at_1
+
+        data["tests"] = {
+            "total": tests.total,
+            "passed": {labels[i]: tests.passed[i] for i in range(len(labels))},
+            "first_failure": {labels[i]: tests.first_failure[i] or None for i in range(len(labels))},
+        }
+        data["pass_at_1"] = self_consistency_pass_at_1(clustering.classes, tests)
+        data["baseline_pass_at_1"] = tests.pass_rate
     return data
 
 
@@ -34,20 +68,46 @@ def clustering_json(clustering: Any, function_name: str) -> dict[str, Any]:
 def cluster(
     implementations: Annotated[list[str], typer.Argument(help="Implementations (as for check).")],
     options: SearchOptions,
+    probes: ProbesOpt = 10,
+    tests: TestsOpt = None,
 ) -> None:
     """Partition implementations into behaviour classes; the largest is the self-consistency pick."""
-    from divergent.analysis.cluster import cluster as run_cluster
+    from divergent.analysis.cluster import cluster as plain_cluster
+    from divergent.analysis.semantic_cluster import (
+        load_reference_tests,
+        run_reference_tests,
+        semantic_cluster,
+    )
 
-    impls, clustering = run_search(implementations, options, run_cluster)
+    def run(impls: list, *, llm: Any = None, spec: str | None = None, spurious_filter: Any = None,
+            probegen: dict[str, Any] | None = None, **arguments: Any) -> tuple[Any, Any]:
+        # Read the tests first: a bad file is an input error before any budget is spent.
+        reference = load_reference_tests(tests) if tests is not None else None
+        if llm is None:
+            clustering = plain_cluster(impls, **arguments)
+            results = None
+            if reference is not None:
+                results = run_reference_tests(impls, reference, limits=arguments["limits"],
+                                              isolation=clustering.report.isolation)
+            return clustering, results
+        settings = probegen or {}
+        clustering = semantic_cluster(
+            impls, llm, probes=probes, spec=spec, spurious_filter=spurious_filter or False, tests=tests,
+            strategy=settings.get("strategy", "decreasing"), k=settings.get("k", 3), d=settings.get("d", 4),
+            **arguments,
+        )
+        return clustering, clustering.tests
+
+    impls, (clustering, results) = run_search(implementations, options, run)
     if options.as_json:
-        print(json.dumps(clustering_json(clustering, impls[0].entry_point), ensure_ascii=False))
+        print(json.dumps(clustering_json(clustering, impls[0].entry_point, results), ensure_ascii=False))
     else:
-        render_clustering(clustering, impls, Console())
+        render_clustering(clustering, impls, Console(), results)
     raise typer.Exit(EXIT_SAME)
 
 
-def render_clustering(clustering: Any, impls: list, console: Console) -> None:
-    from divergent.report.text import render_splits
+def render_clustering(clustering: Any, impls: list, console: Console, tests: Any = None) -> None:
+    from divergent.report.text import filtered_out_lines, llm_usage_text, render_splits
 
     labels = clustering.implementations
     report = clustering.report
@@ -56,16 +116,47 @@ def render_clustering(clustering: Any, impls: list, console: Console) -> None:
     table.add_column("class", justify="right")
     table.add_column("size", justify="right")
     table.add_column("members")
+    if tests is not None:
+        table.add_column(f"pass all {tests.total} tests", justify="right")
     for number, members in enumerate(clustering.classes, 1):
-        table.add_row(str(number), str(len(members)), ", ".join(labels[i] for i in members))
+        row = [str(number), str(len(members)), ", ".join(labels[i] for i in members)]
+        if tests is not None:
+            row.append(f"{sum(tests.passes(i) for i in members)}/{len(members)}")
+        table.add_row(*row)
     console.print(table)
-    render_splits(clustering.report, function_name, console)
+    render_splits(report, function_name, console)
+    if report.filtered_out:
+        console.print(f"[bold]{len(report.filtered_out)} difference(s) judged irrelevant[/bold] (split nothing):")
+        for line in filtered_out_lines(report):
+            console.print(f"    {line}", markup=False)
+    probes = getattr(clustering, "probes", None)
+    if probes:
+        console.print(f"[bold]{len(probes)} ProbeGen probe(s)[/bold]:")
+        for number, probe in enumerate(probes, 1):
+            pair = " vs ".join(labels[i] for i in probe.pair)
+            console.print(
+                f"    {number}. {pair}: {probe.reason}, {probe.calls} call(s), {probe.inputs} input(s) → "
+                f"{probe.clusters_after} class(es)", markup=False,
+            )
     pick = labels[clustering.pick()]
-    tie = " [yellow](tied with another class of the same size)[/yellow]" if clustering.tied else ""
+    tied = [members for members in clustering.classes if len(members) == len(clustering.largest)]
+    tie = ""
+    if len(tied) > 1:
+        tie = f" [yellow](tied: {len(tied)} classes of {len(clustering.largest)})[/yellow]"
     console.print(f"self-consistency pick: [bold]{pick}[/bold] (largest class, {len(clustering.largest)} members){tie}")
+    if tests is not None:
+        from divergent.analysis.semantic_cluster import self_consistency_pass_at_1
+
+        console.print(
+            f"pass@1: {self_consistency_pass_at_1(clustering.classes, tests):.3f} with the pick "
+            f"({'averaged over the tied classes' if len(tied) > 1 else 'the largest class'}), "
+            f"{tests.pass_rate:.3f} for a random implementation"
+        )
     console.print(
         f"[dim]{report.inputs:,} inputs, {report.executions:,} executions in {report.seconds:.1f} s "
         f"(stopped: {report.exit_reason.value}) · sandbox: {report.isolation}[/dim]"
     )
+    if probes is not None:
+        console.print(f"[dim]{llm_usage_text({'model': clustering.model, **clustering.usage.as_dict()})}[/dim]")
     for note in report.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
