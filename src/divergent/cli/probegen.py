@@ -1,0 +1,353 @@
+"""``divergent probegen``: sample full ProbeGen trees, then compare search strategies (Sec. 4.1).
+
+::
+
+    divergent probegen sample pairs/clamp pairs/average --model gpt-4o-mini -K 5 -D 5 --out trees/
+    divergent probegen analyze trees/ --strategies all --plots plots/ --json analysis.json
+    divergent probegen costs -K 5 -D 5
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from divergent.cli import app, input_errors, stderr_console
+from divergent.cli.llm_options import (
+    ApiKeyEnvOpt,
+    BaseUrlOpt,
+    LLMConfigOpt,
+    ModelOpt,
+    ReplayOpt,
+    chat_model_from_options,
+)
+
+probegen_app = typer.Typer(
+    help="ProbeGen search strategies: sample full trees with an LLM, then estimate each strategy's success.",
+    no_args_is_help=True,
+)
+app.add_typer(probegen_app, name="probegen")
+
+
+@probegen_app.command("analyze")
+def analyze_command(
+    locations: Annotated[list[Path], typer.Argument(help="Tree files or directories of them (*.json).")],
+    strategies: Annotated[
+        str, typer.Option("--strategies", "-s", help="all, or comma-separated: Full,Top,Decreasing,...")
+    ] = "all",
+    max_k: Annotated[int | None, typer.Option("--max-k", help="Largest K to evaluate (default: the trees').")] = None,
+    max_depth: Annotated[
+        int | None, typer.Option("--max-depth", help="Largest D to evaluate (default: the trees').")
+    ] = None,
+    cost: Annotated[
+        str, typer.Option("--cost", help="Cost for the Pareto fronts: calls (most), expected_calls or tokens.")
+    ] = "calls",
+    plots: Annotated[Path | None, typer.Option("--plots", help="Write Figure 4-style plots (PNG, SVG) here.")] = None,
+    as_json: Annotated[Path | None, typer.Option("--json", help="Write every point and front as JSON here.")] = None,
+    include_undisproved: Annotated[
+        bool, typer.Option("--include-undisproved", help="Also average over trees where nothing differentiated.")
+    ] = False,
+    skip_malformed: Annotated[
+        bool, typer.Option("--skip-malformed", help="Skip unreadable tree files (listed) instead of stopping.")
+    ] = False,
+) -> None:
+    """Estimate each strategy's probability of success for every K and D the trees allow."""
+    from divergent.analysis.trees import analyze, load_trees, parse_strategies, plot_analysis
+
+    console = Console()
+    with input_errors(False):
+        chosen = parse_strategies(strategies)
+        loaded = load_trees(locations, skip_malformed=skip_malformed)
+        analysis = analyze(
+            loaded.trees, chosen, max_k=max_k, max_depth=max_depth, cost_measure=cost,
+            include_undisproved=include_undisproved,
+        )
+        for file, reason in loaded.skipped:
+            console.print(f"[yellow]skipped {file}: {reason}[/yellow]")
+        _render_analysis(console, analysis)
+        if as_json is not None:
+            as_json.write_text(json.dumps(analysis.to_json(), indent=1), encoding="utf-8")
+            console.print(f"results written to {as_json}")
+        if plots is not None:
+            written = plot_analysis(analysis, plots)
+            console.print(f"plots written: {', '.join(str(path) for path in written)}")
+
+
+def _render_analysis(console: Console, analysis: Any) -> None:
+    from divergent.analysis.trees import cheapest_reaching, strategy_name
+
+    measure = analysis.cost_measure
+    console.print(
+        f"{analysis.trees_used} tree(s) with a difference, K ≤ {analysis.max_k}, D ≤ {analysis.max_depth}"
+        + (f"; {analysis.trees_undisproved} tree(s) without any left out" if analysis.trees_undisproved else "")
+    )
+    for strategy, front in analysis.fronts.items():
+        table = Table(title=f"{strategy_name(strategy)}: Pareto front (cost = {measure})")
+        for column in ("K", "D", "children per turn", "calls (most)", "calls (expected)", "tokens (expected)",
+                       "success σ", "± s.e."):
+            table.add_column(column, justify="right")
+        for point in front:
+            table.add_row(
+                str(point.k), str(point.depth), ",".join(map(str, point.schedule)), str(point.calls),
+                f"{point.expected_calls:.1f}",
+                "-" if point.expected_tokens is None else f"{point.expected_tokens:,.0f}",
+                f"{point.success:.3f}", f"{point.stderr:.3f}",
+            )
+        console.print(table)
+    summary = Table(title="cheapest way to reach a success probability")
+    summary.add_column("strategy")
+    targets = (0.5, 0.8, 0.9)
+    for target in targets:
+        summary.add_column(f"σ ≥ {target:g}", justify="right")
+    for strategy, front in analysis.fronts.items():
+        cells = []
+        for target in targets:
+            point = cheapest_reaching(front, target, measure)
+            cells.append("-" if point is None else f"{point.cost(measure):g} (K={point.k}, D={point.depth})")
+        summary.add_row(strategy_name(strategy), *cells)
+    console.print(summary)
+
+
+@probegen_app.command("costs")
+def costs_command(
+    k: Annotated[int, typer.Option("-K", help="Largest K in the table.", min=1)] = 5,
+    depth: Annotated[int, typer.Option("-D", help="Largest D in the table.", min=1)] = 5,
+    strategies: Annotated[str, typer.Option("--strategies", "-s", help="all, or comma-separated names.")] = "all",
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table (for docs).")] = False,
+) -> None:
+    """The most LLM calls a ProbeGen search makes, per strategy, K and D (no counterexample found)."""
+    from divergent.analysis.trees import parse_strategies, strategy_calls, strategy_name
+
+    with input_errors(False):
+        chosen = parse_strategies(strategies)
+    depths = range(1, depth + 1)
+    rows = [
+        (strategy_name(strategy), str(branching), *(str(strategy_calls(strategy, branching, d)) for d in depths))
+        for strategy in chosen
+        for branching in range(1, k + 1)
+    ]
+    headers = ("strategy", "K", *(f"D={d}" for d in depths))
+    if markdown:
+        print("| " + " | ".join(headers) + " |")
+        print("|" + "|".join(["---"] * 2 + ["---:"] * depth) + "|")
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+        return
+    table = Table(title="most LLM calls per search")
+    for header in headers:
+        table.add_column(header, justify="left" if header == "strategy" else "right")
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+
+
+@probegen_app.command("sample")
+def sample_command(
+    pairs: Annotated[
+        list[str],
+        typer.Argument(help="Pairs: a directory with a.py and b.py (meta.json, task.md optional), or A.py,B.py."),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the tree files (one per pair).")] = Path(
+        "trees"
+    ),
+    k: Annotated[int, typer.Option("-K", help="Samples per node (branching).", min=1)] = 5,
+    depth: Annotated[int, typer.Option("-D", help="Turns (depth).", min=1)] = 5,
+    function: Annotated[
+        str | None, typer.Option("--function", "-f", help="Function name (else meta.json's \"function\").")
+    ] = None,
+    temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature.", min=0.0)] = 0.8,
+    force: Annotated[bool, typer.Option("--force", help="Sample again pairs whose tree file exists.")] = False,
+    isolation: Annotated[str | None, typer.Option("--isolation", help="Sandbox isolation (docs/sandbox.md).")] = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
+    llm_config: LLMConfigOpt = None,
+    replay: ReplayOpt = False,
+) -> None:
+    """Grow a full ProbeGen tree (K children per node that finds nothing, down to depth D) per pair.
+
+    A full tree costs up to (K^(D+1) - 1)/(K - 1) - 1 calls (3905 for K = D = 5). Finished trees are
+    kept: a rerun skips them, and the response cache answers the calls of an interrupted tree again.
+    """
+    from divergent.errors import InvalidArgument
+
+    console = stderr_console(False)
+    with input_errors(False):
+        chat = chat_model_from_options(model, base_url, api_key_env, llm_config, replay)
+        if chat is None:
+            raise InvalidArgument("sampling trees needs a model: pass --model (see docs/llm.md)")
+        resolved = [_resolve_pair(text, function) for text in pairs]
+    try:
+        failures = _sample_pairs(resolved, chat, out=out, k=k, depth=depth, temperature=temperature,
+                                 isolation=isolation, force=force, console=console)
+    finally:
+        chat.close()
+    if failures:
+        raise typer.Exit(2)
+
+
+def _sample_pairs(
+    resolved: list[_Pair], chat: Any, *, out: Path, k: int, depth: int, temperature: float,
+    isolation: str | None, force: bool, console: Console,
+) -> int:
+    """Sample and write each pair's tree; the number of pairs that failed."""
+    from divergent.analysis.trees import write_tree_document
+    from divergent.errors import DivergentError, LLMError
+
+    failures = 0
+    for pair in resolved:
+        target = out / f"{pair.name}.json"
+        if target.exists() and not force:
+            console.print(f"{pair.name}: {target} exists, skipped (--force samples it again)")
+            continue
+        try:
+            tree = _sample_tree(pair, chat, k=k, depth=depth, temperature=temperature, isolation=isolation)
+        except LLMError as error:
+            # later pairs may still work (a rerun answers this pair's finished calls from the cache)
+            failures += 1
+            console.print(f"[red]{pair.name}: the model failed, tree not written: {error}[/red]")
+            continue
+        except DivergentError as error:
+            failures += 1
+            console.print(f"[red]{pair.name}: {' '.join(str(error).split())}[/red]")
+            continue
+        write_tree_document(tree, target)
+        nodes = sum(1 for _ in _walk_documents(tree["children"]))
+        found = sum(1 for node in _walk_documents(tree["children"]) if node.get("success"))
+        console.print(f"{pair.name}: {nodes} nodes, {found} differentiating, written to {target}")
+    usage = chat.usage()
+    console.print(
+        f"model usage: {usage.calls} calls ({usage.cached_calls} from the cache), "
+        f"{usage.prompt_tokens + usage.completion_tokens:,} tokens, ${usage.cost:.4f}"
+    )
+    return failures
+
+
+@dataclass(frozen=True)
+class _Pair:
+    name: str
+    sources: tuple[str, ...]
+    function: str | None
+    spec: str | None
+
+
+def _resolve_pair(text: str, function: str | None) -> _Pair:
+    from divergent.errors import InvalidArgument
+
+    if "," in text:
+        sources = tuple(part.strip() for part in text.split(",") if part.strip())
+        if len(sources) < 2:
+            raise InvalidArgument(f"pair {text!r}: name two implementations, A.py,B.py")
+        name = "_vs_".join(Path(source.split(":")[0]).stem for source in sources)
+        return _Pair(name=name, sources=sources, function=function, spec=None)
+    directory = Path(text)
+    if not directory.is_dir():
+        raise InvalidArgument(f"pair {text!r}: not a directory (with a.py and b.py) nor A.py,B.py")
+    sources = tuple(str(directory / name) for name in ("a.py", "b.py"))
+    missing = [source for source in sources if not Path(source).is_file()]
+    if missing:
+        raise InvalidArgument(f"pair {text!r}: missing {', '.join(missing)}")
+    meta_file = directory / "meta.json"
+    meta: dict[str, Any] = {}
+    if meta_file.is_file():
+        try:
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise InvalidArgument(f"{meta_file}: not JSON ({error.msg})") from None
+        if not isinstance(meta, dict):
+            raise InvalidArgument(f"{meta_file}: expected a JSON object")
+    specs = [directory / name for name in ("task.md", "spec.md") if (directory / name).is_file()]
+    return _Pair(
+        name=directory.resolve().name, sources=sources, function=function or meta.get("function"),
+        spec=specs[0].read_text(encoding="utf-8") if specs else None,
+    )
+
+
+def _sample_tree(pair: _Pair, chat: Any, *, k: int, depth: int, temperature: float, isolation: str | None) -> dict:
+    from divergent.probegen import ProbeGenSession, Strategy
+    from divergent.search import resolve_implementations
+
+    implementations = resolve_implementations(list(pair.sources), function=pair.function)
+    recorder = _IndependentSamples(chat)
+    with ProbeGenSession(
+        implementations, chat=recorder, spec=pair.spec, temperature=temperature, isolation=isolation,
+        run_parameters={"analysis": "sample", "K": k, "D": depth},
+    ) as session:
+        session.sample_tree(strategy=Strategy.FULL, k=k, d=depth)
+        tree = session.tree(pair=pair.name, k=k, d=depth)
+        # answers from the cache carry no usage in the session's accounting; the tree records what
+        # each node cost when it was made
+        made_by_path = {
+            node.path: recorder.made.get((_conversation_key(session.messages_for(node.parent)), node.index, node.answer))
+            for node in session.root.walk()
+            if not node.is_root and node.parent is not None
+        }
+    for node in _walk_documents(tree["children"]):
+        made = made_by_path.get(node.get("path", ""))
+        if made is not None:
+            usage = node.setdefault("usage", {})
+            usage["prompt_tokens"], usage["completion_tokens"], usage["cost"] = made
+    return tree
+
+
+def _walk_documents(nodes: list[dict]) -> Any:
+    for node in nodes:
+        yield node
+        yield from _walk_documents(node.get("children", []))
+
+
+def _conversation_key(messages: Any) -> str:
+    return json.dumps([dict(message) for message in messages], sort_keys=True)
+
+
+#: sample indices of a repeated conversation are moved on by this much per repetition
+_REPEAT_STRIDE = 1000
+
+
+class _IndependentSamples:
+    """The model, such that every node of a sampled tree is an independent sample.
+
+    Two siblings that answered alike give their children the same conversation; with the same
+    sample indices the response cache would hand both the same answers, and the tree's branches
+    would not be independent draws (the estimator assumes they are). A repeated conversation gets
+    fresh sample indices instead, in the tree's deterministic order, so a rerun still hits the cache.
+    Each answer's tokens and price are remembered whether or not the cache served it.
+    """
+
+    def __init__(self, chat: Any) -> None:
+        self._chat = chat
+        self._lock = threading.Lock()
+        self._seen: dict[tuple[str, int], int] = {}
+        #: (conversation, sibling index, answer) → (prompt tokens, completion tokens, cost)
+        self.made: dict[tuple[str, int, str], tuple[int, int, float]] = {}
+
+    @property
+    def model(self) -> str:
+        return self._chat.model
+
+    def complete(
+        self, messages: Any, *, temperature: float = 0.0, max_tokens: int | None = None, sample_index: int = 0
+    ) -> Any:
+        conversation = _conversation_key(messages)
+        with self._lock:
+            repetition = self._seen.get((conversation, sample_index), 0)
+            self._seen[(conversation, sample_index)] = repetition + 1
+        completion = self._chat.complete(
+            messages, temperature=temperature, max_tokens=max_tokens,
+            sample_index=sample_index + repetition * _REPEAT_STRIDE,
+        )
+        with self._lock:
+            self.made[(conversation, sample_index, completion.text)] = (
+                completion.prompt_tokens, completion.completion_tokens, completion.cost,
+            )
+        return completion
+
+    def usage(self) -> Any:
+        return self._chat.usage()
