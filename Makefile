@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 $(BIN)/divergent: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,ray]'
 	@touch $@
 
 # Best effort: bubblewrap gives the strongest sandbox (docs/sandbox.md). Needs root and apt.

@@ -25,11 +25,13 @@ from divergent.analysis.incoherence import (
 from divergent.analysis.incoherence_run import TaskJob, UnitResult, Validity, run_jobs
 from divergent.bench.datasets import (
     CandidateSet,
+    CandidateSource,
     Task,
     format_model_spec,
     load_candidates_dir,
     load_candidates_jsonl,
     load_tasks,
+    parse_model_spec,
 )
 from divergent.errors import InvalidArgument
 from divergent.policy import DEFAULT_POLICY, DIFFTRUST_POLICY
@@ -65,7 +67,8 @@ class StudyConfig:
         """What identifies a run (a rerun with the same parameters resumes it)."""
         return {
             "tasks": self.tasks,
-            "samples": str(Path(self.samples).resolve()),
+            # "" with a live source (run_study's ``live``): the model and temperature are in models
+            "samples": str(Path(self.samples).resolve()) if self.samples else "live",
             "models": sorted(format_model_spec(m, t) for m, t in self.models) if self.models else None,
             "m": self.m,
             "n": self.n,
@@ -115,11 +118,16 @@ def run_study(
     config: StudyConfig,
     store: Store,
     *,
-    jobs: int = 1,
+    jobs: int | None = 1,
     isolation: str | None = None,
     on_progress: Callable[[StudyProgress], None] | None = None,
+    executor: str = "threads",
+    address: str | None = None,
+    live: CandidateSource | None = None,
 ) -> tuple[RunRecord, StudyProgress]:
     """Run (or resume) the study; every finished unit is in the store when this returns or is killed.
+
+    ``live`` samples the programs from a model instead of reading ``config.samples``.
 
     Returns the run and what happened on the way (skipped lines, unknown task ids, failures)."""
     tasks = load_tasks(config.tasks)
@@ -127,7 +135,9 @@ def run_study(
         tasks = type(tasks)(tasks[: config.limit_tasks], problems=tasks.problems)
     samples = Path(config.samples)
     candidates: CandidateSet
-    if samples.is_dir():
+    if live is not None:
+        candidates = CandidateSet()  # nothing recorded: the live source answers per task below
+    elif samples.is_dir():
         candidates = _load_directory(samples, tasks, config.m)
     else:
         wanted = {t.qualified_id for t in tasks} | {t.task_id for t in tasks}
@@ -143,7 +153,8 @@ def run_study(
     task_jobs = []
     for task in tasks:
         by_model = {}
-        for model, temperature in candidates.configurations():
+        configurations = [parse_model_spec(live.label)] if live is not None else candidates.configurations()
+        for model, temperature in configurations:
             if config.models and (model, temperature) not in config.models:
                 continue
             key = unit_key(model, temperature, task.task_id)
@@ -151,7 +162,8 @@ def run_study(
             if key in done:
                 progress.done += 1
                 continue
-            chosen = candidates.source(model, temperature).candidates(task, config.m)
+            source = live if live is not None else candidates.source(model, temperature)
+            chosen = source.candidates(task, config.m)
             if len(chosen) >= 2:
                 by_model[(model, temperature)] = chosen
             else:
@@ -181,6 +193,8 @@ def run_study(
             task_jobs,
             jobs_in_parallel=jobs,
             on_result=save,
+            executor=executor,
+            address=address,
             n=config.n,
             seed=config.seed,
             policy=config.policy,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from divergent.cli import EXIT_SAME, app, input_errors
+from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
 
 incoherence_app = typer.Typer(
     help="Incoherence of LLM samples (DiffTrust): error and incoherence per task, per model.",
@@ -47,15 +50,39 @@ def incoherence(
     ] = "gt-timeout",
     compat: Annotated[str, typer.Option("--compat", help="default or difftrust (the artifact's comparison).")] = "default",
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per call.")] = 2.0,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Tasks run at the same time.", min=1)] = 1,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", help="Tasks run at the same time (default: 1; with Ray, the cluster's CPUs).",
+                     min=1),
+    ] = None,
+    executor: Annotated[
+        str, typer.Option("--executor", help="threads (this machine) or ray (a Ray cluster: divergent[ray]).")
+    ] = "threads",
+    address: Annotated[
+        str | None,
+        typer.Option("--address", help="With --executor ray: the cluster (HOST:PORT, auto, ray://HOST:10001); "
+                     "default: start a local instance."),
+    ] = None,
     limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N tasks.")] = None,
     as_json: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
     epsilon: Annotated[float | None, typer.Option("--epsilon", help="PAC: the tolerance ε.")] = None,
     delta: Annotated[float | None, typer.Option("--delta", help="PAC: the failure probability δ.")] = None,
     db: StoreOpt = None,
     isolation: Annotated[str | None, typer.Option("--isolation")] = None,
+    model: ModelOpt = None,
+    temperature: Annotated[
+        float | None,
+        typer.Option("--temperature", help="Live sampling: the model's temperature (default 0.6, as in the paper).",
+                     rich_help_panel="Language model"),
+    ] = None,
+    base_url: BaseUrlOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
+    llm_config: LLMConfigOpt = None,
+    replay: ReplayOpt = False,
 ) -> None:
-    """Run (or resume) a study, or print PAC sample sizes with --epsilon/--delta."""
+    """Run (or resume) a study, or print PAC sample sizes with --epsilon/--delta.
+
+    Without --samples, the programs are sampled live from --model (m per task, cached)."""
     if context.invoked_subcommand is not None:
         return
     console = Console()
@@ -63,11 +90,13 @@ def incoherence(
         if epsilon is not None or delta is not None:
             _print_pac(console, epsilon, delta)
             raise typer.Exit(EXIT_SAME)
-        if not tasks or not samples:
+        live = _live_source(samples, models, model, temperature, base_url, api_key_env, llm_config, replay)
+        if not tasks or not (samples or live):
             from divergent.errors import InvalidArgument
 
-            raise InvalidArgument("give --tasks and --samples (or --epsilon/--delta, or a subcommand: list, show)")
-        from divergent.analysis.incoherence_run import Validity
+            raise InvalidArgument("give --tasks and --samples, or --tasks and --model to sample live "
+                                  "(or --epsilon/--delta, or a subcommand: list, show)")
+        from divergent.analysis.incoherence_run import Executor, Validity, choose_executor
         from divergent.analysis.incoherence_study import StudyConfig, model_specs, run_study, summarize
 
         try:
@@ -76,14 +105,20 @@ def incoherence(
             from divergent.errors import InvalidArgument
 
             raise InvalidArgument(f"--validity {validity!r}: choose gt-timeout or gt-raises") from None
+        if choose_executor(executor, address) is Executor.RAY:
+            from divergent.analysis.ray_executor import check_reachable, require_ray
+
+            require_ray()  # before anything is stored
+            check_reachable(address)
         config = StudyConfig(
-            tasks=tasks, samples=samples, models=model_specs(models), m=m, n=n, seed=seed,
+            tasks=tasks, samples=samples or "", models=model_specs(live.label if live else models), m=m, n=n, seed=seed,
             validity=validity_rule, compat=compat, timeout=timeout, limit_tasks=limit_tasks,
         )
-        with _open_store(db) as store:
+        with _open_store(db) as store, _sampling(console, live):
             progress_line = _progress_printer(console)
             try:
-                run, progress = run_study(config, store, jobs=jobs, isolation=isolation, on_progress=progress_line)
+                run, progress = run_study(config, store, jobs=jobs, isolation=isolation, on_progress=progress_line,
+                                          executor=executor, address=address, live=live)
             except KeyboardInterrupt:
                 console.print("[yellow]interrupted: finished units are stored; run the same command to resume[/yellow]")
                 raise typer.Exit(130) from None
@@ -186,3 +221,65 @@ def _render(console: Console, summary: Any, as_json: Path | None) -> None:
     if as_json is not None:
         as_json.write_text(json.dumps(summary_json(summary), indent=1))
         console.print(f"results written to {as_json}")
+
+
+def _live_source(
+    samples: str | None,
+    models: str | None,
+    model: str | None,
+    temperature: float | None,
+    base_url: str | None,
+    api_key_env: str | None,
+    llm_config: Path | None,
+    replay: bool,
+) -> Any:
+    """An LLMCandidates when the programs are to be sampled live, None for recorded samples."""
+    from divergent.errors import InvalidArgument
+
+    llm_flags = [flag for flag, value in (("--model", model), ("--temperature", temperature), ("--base-url", base_url),
+                                          ("--api-key-env", api_key_env), ("--llm-config", llm_config),
+                                          ("--replay", replay or None)) if value is not None]
+    if samples:
+        if llm_flags:
+            raise InvalidArgument(f"--samples reads recorded programs; {', '.join(llm_flags)} is for sampling them "
+                                  "live: give one or the other")
+        return None
+    from divergent.cli.llm_options import chat_model_from_options
+
+    chat = chat_model_from_options(model, base_url, api_key_env, llm_config, replay)
+    if chat is None:
+        if temperature is not None:
+            raise InvalidArgument("--temperature is for live sampling: give --model too")
+        return None
+    if models:
+        chat.close()
+        raise InvalidArgument("--models picks among recorded samples; with live sampling the model is --model")
+    from divergent.bench.sampling import LLMCandidates
+
+    try:
+        return LLMCandidates(chat, 0.6 if temperature is None else temperature, parallel=chat.settings.concurrency)
+    except InvalidArgument:
+        chat.close()
+        raise
+
+
+@contextmanager
+def _sampling(console: Console, live: Any) -> Iterator[None]:
+    """Close the live source and its client at the end, and say what the sampling cost (also on errors)."""
+    if live is None:
+        yield
+        return
+    try:
+        yield
+    finally:
+        live.close()
+        live.chat.close()
+        usage = live.chat.usage()
+        cost = f"${usage.cost:.4f}" if live.chat.price_known else "cost unknown (no price for this model)"
+        console.print(f"live sampling {live.label}: {live.sampled} samples, {usage.calls} model calls "
+                      f"({usage.cached_calls} from the cache, {usage.retries} retries), "
+                      f"{usage.prompt_tokens + usage.completion_tokens:,} tokens, {cost}")
+        if live.no_code:
+            console.print(f"[yellow]{live.no_code} sample(s) without code count as programs that never work[/yellow]")
+            for note in live.notes[:10]:
+                console.print(f"[yellow]  {note}[/yellow]")
