@@ -239,3 +239,16 @@ def test_matrix_runs_many_implementations_in_one_worker() -> None:
     assert "not run" in results[5][2].detail  # the breaker: no timeout is waited for after two
     assert all(row[3].kind is OutcomeKind.CRASH for row in results)
     assert results[0][4].kind is OutcomeKind.RETURNED
+
+
+def test_matrix_gives_each_input_its_own_time_limit() -> None:
+    from divergent.sandbox.matrix import ImplementationMatrix
+
+    sleeper = impl("import time\ndef f(x):\n    time.sleep(x)\n    return x\n", "sleeper")
+    inputs = [Input(args=(0.4,)), Input(args=(0.4,)), Input(args=(0.0,))]
+    with ImplementationMatrix([sleeper], limits=Limits(timeout=5.0), max_timeouts=5) as matrix:
+        # the first input's limit is below its sleep; the second's is capped by the limits' 5 s
+        results = matrix.run(inputs, timeouts=[0.05, 60.0, 0.05])
+    assert results[0][0].kind is OutcomeKind.TIMEOUT and "0.05" in results[0][0].detail
+    assert results[1][0].kind is OutcomeKind.RETURNED and results[1][0].value == 0.4
+    assert results[2][0].kind is OutcomeKind.RETURNED

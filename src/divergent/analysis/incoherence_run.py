@@ -43,6 +43,22 @@ class Validity(enum.StrEnum):
     GT_RAISES = "gt-raises"
 
 
+#: a sample may take this many times the ground truth's time on the same input ...
+TIMEOUT_FACTOR = 50.0
+#: ... but never less than this many seconds (and never more than the run's --timeout)
+TIMEOUT_FLOOR = 0.5
+
+
+def relative_timeout(truth_seconds: float, cap: float) -> float:
+    """The time limit of a sample's call on one input: generous next to the ground truth's time
+    there (``TIMEOUT_FACTOR`` times, at least ``TIMEOUT_FLOOR`` s), at most ``cap``.
+
+    Why: samples that are exponential where the ground truth is linear would otherwise cost the
+    full timeout on every input until the breaker stops them; a correct sample is rarely 50 times
+    slower than the reference and half a second slower still."""
+    return min(cap, max(TIMEOUT_FLOOR, TIMEOUT_FACTOR * truth_seconds))
+
+
 @dataclass(frozen=True)
 class TaskInputs:
     inputs: tuple[Input, ...]
@@ -205,7 +221,10 @@ def run_task(
                 and not (validity is Validity.GT_RAISES and row[0].kind is OutcomeKind.RAISED)
             ]
         columns_to_run = list(range(offset, len(programs)))
-        rows = matrix.run([inputs[i] for i in valid], implementations=columns_to_run)
+        sample_timeouts = None
+        if reference is not None:
+            sample_timeouts = [relative_timeout(truth[i][0].seconds, limits.timeout) for i in valid]
+        rows = matrix.run([inputs[i] for i in valid], implementations=columns_to_run, timeouts=sample_timeouts)
         if reference is not None:
             rows = [[truth[i][0], *row[offset:]] for i, row in zip(valid, rows, strict=True)]
     labels = class_labels(rows, policy)
@@ -230,17 +249,46 @@ def run_task(
     return results
 
 
+class Executor(enum.StrEnum):
+    #: threads on this machine, each driving its own sandboxed worker
+    THREADS = "threads"
+    #: Ray tasks on a cluster (the ``divergent[ray]`` extra), one per task job
+    RAY = "ray"
+
+
+def choose_executor(executor: str, address: str | None = None) -> Executor:
+    """The executor named ``executor``; an ``address`` only makes sense with Ray."""
+    try:
+        chosen = Executor(executor)
+    except ValueError:
+        raise InvalidArgument(f"--executor {executor!r}: choose threads or ray") from None
+    if address is not None and chosen is not Executor.RAY:
+        raise InvalidArgument(f"--address {address!r} needs --executor ray")
+    return chosen
+
+
 def run_jobs(
     jobs: Iterable[TaskJob],
     *,
-    jobs_in_parallel: int,
+    jobs_in_parallel: int | None,
     on_result: Callable[[TaskJob, list[UnitResult] | None, str, float], None],
+    executor: str = Executor.THREADS,
+    address: str | None = None,
     **options: Any,
 ) -> None:
     """Run task jobs, ``jobs_in_parallel`` at a time; ``on_result`` gets each job's results (or
-    None and the error text) as soon as it is done, in the calling thread."""
-    if jobs_in_parallel < 1:
+    None and the error text) as soon as it is done, in the calling thread.
+
+    ``executor="ray"`` runs each job as a Ray task on the cluster at ``address`` (None: a local
+    instance; ``jobs_in_parallel`` None: as many as the cluster has CPUs); threads run one job at a
+    time unless told otherwise."""
+    if jobs_in_parallel is not None and jobs_in_parallel < 1:
         raise InvalidArgument(f"jobs={jobs_in_parallel!r} must be >= 1")
+    if choose_executor(executor, address) is Executor.RAY:
+        from divergent.analysis.ray_executor import run_jobs_on_ray
+
+        run_jobs_on_ray(jobs, on_result=on_result, address=address, max_in_flight=jobs_in_parallel, **options)
+        return
 
     def one(job: TaskJob) -> tuple[TaskJob, list[UnitResult] | None, str, float]:
         started = time.monotonic()
@@ -249,7 +297,7 @@ def run_jobs(
         except DivergentError as error:
             return job, None, str(error), time.monotonic() - started
 
-    with ThreadPoolExecutor(max_workers=jobs_in_parallel) as pool:
+    with ThreadPoolExecutor(max_workers=jobs_in_parallel or 1) as pool:
         # Save each job as soon as it is done, whatever the order: a kill loses only running jobs.
         for future in as_completed([pool.submit(one, job) for job in jobs]):
             on_result(*future.result())

@@ -133,7 +133,7 @@ def _report_skipped(console: Console, progress: Any) -> None:
     if progress.unknown_tasks:
         console.print(f"[yellow]{progress.unknown_tasks} sample(s) for unknown task ids skipped[/yellow]")
     for message in progress.messages[:20]:
-        console.print(f"[yellow]  {message}[/yellow]")
+        console.print(f"[yellow]  {message}[/yellow]", soft_wrap=True)
 
 
 @incoherence_app.command("show")

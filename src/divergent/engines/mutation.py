@@ -779,8 +779,13 @@ class MutationEngine(Engine):
         #: how often each operator ran, as "family:operator" (e.g. "str:insert-char")
         self.operator_counts: Counter[str] = Counter()
         self._mutator = _Mutator(self._rng, context.constants, self.operator_counts)
+        #: Gen(d) mode (Table 6): parents drawn uniformly from everything generated so far, as
+        #: EvalPlus-style type-aware mutation does; inputs then stay near the task's own tests
+        #: instead of drifting away along a chain of mutants of mutants
+        self._gen_children: list[Input] | None = None
         if context.extras.get("operators") == "table6":
             self._mutator.allowed = TABLE6_OPERATORS
+            self._gen_children = []
         signature = context.signature
         self._parameters = signature.parameters
         self._positional = signature.positional
@@ -858,6 +863,8 @@ class MutationEngine(Engine):
             if self._acceptable(child):
                 batch.append(child)
                 self._recent.append(child)
+                if self._gen_children is not None:
+                    self._gen_children.append(child)
                 self._mutator.credit(self._mutator.applied)
                 self._fruitless = 0
             else:
@@ -887,6 +894,9 @@ class MutationEngine(Engine):
         )
 
     def _parent(self) -> Input:
+        if self._gen_children is not None:
+            pick = self._rng.randrange(len(self._pool) + len(self._gen_children))
+            return self._pool[pick] if pick < len(self._pool) else self._gen_children[pick - len(self._pool)]
         roll = self._rng.random()
         if self._favoured and roll < 0.3:
             return self._rng.choice(self._favoured)

@@ -214,6 +214,8 @@ class Worker:
         blobs = payload["inputs"]
         encode_args = payload["encode_args"]
         max_timeouts = payload["max_timeouts"]
+        #: optional per-input time limits (a measurement may give each input its own)
+        timeouts = payload.get("timeouts")
         pending: list[dict] = []
         last_flush = self._monotonic()
         for position, (input_position, implementation) in enumerate(payload["cells"]):
@@ -227,7 +229,7 @@ class Worker:
                 continue
             self.function = function
             started = self._monotonic()
-            outcome = self._call(blobs[input_position], encode_args)
+            outcome = self._call(blobs[input_position], encode_args, timeouts[input_position] if timeouts else None)
             if outcome["k"] == "timeout":
                 self._timeouts[implementation] += 1
             pending.append(outcome)
@@ -261,7 +263,8 @@ class Worker:
                 last_flush = now
         self.send({"results": pending, "done": True})
 
-    def _call(self, blob: bytes, encode_args: bool) -> dict:
+    def _call(self, blob: bytes, encode_args: bool, timeout: float | None = None) -> dict:
+        timeout = self.timeout if timeout is None else timeout
         args, kwargs = self._loads_pickle(blob)
         # Every call starts from the same random state, whatever earlier calls drew.
         random.setstate(self._random_state)
@@ -279,7 +282,7 @@ class Worker:
         sys.stdout = capture
         outcome: dict
         started = self._monotonic()
-        self._arm(self.timeout)
+        self._arm(timeout)
         try:
             value = function(*args, **kwargs)
             # Encoding may run program code (generators, __repr__): still under the timer.
@@ -287,14 +290,14 @@ class Worker:
             if mutable:
                 outcome["a"] = encode([list(args), kwargs], self.limits)
         except CallTimeout:
-            outcome = {"k": "timeout", "d": f"exceeded {self.timeout:g} s"}
+            outcome = {"k": "timeout", "d": f"exceeded {timeout:g} s"}
         except BaseException as error:  # noqa: BLE001 - what the program raises is its behaviour
             try:
                 outcome = {"k": "raised", "e": _exception_fields(error)}
                 if mutable:
                     outcome["a"] = encode([list(args), kwargs], self.limits)
             except CallTimeout:
-                outcome = {"k": "timeout", "d": f"exceeded {self.timeout:g} s"}
+                outcome = {"k": "timeout", "d": f"exceeded {timeout:g} s"}
         finally:
             self._disarm()
         outcome["s"] = self._monotonic() - started

@@ -58,6 +58,7 @@ class ImplementationMatrix:
         #: per implementation: None, or why it could not be loaded (its cells are CRASH outcomes)
         self.load_errors: list[str | None] = [None] * len(self.implementations)
         self._worker: _Worker | None = None
+        self._timeouts: list[float] | None = None
         #: per implementation: how often it killed or hung the worker
         self._failures = [0] * len(self.implementations)
         self._start()
@@ -93,9 +94,21 @@ class ImplementationMatrix:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def run(self, inputs: Sequence[Input], implementations: Sequence[int] | None = None) -> list[list[Outcome]]:
+    def run(
+        self,
+        inputs: Sequence[Input],
+        implementations: Sequence[int] | None = None,
+        *,
+        timeouts: Sequence[float] | None = None,
+    ) -> list[list[Outcome]]:
         """Outcomes indexed ``[input][implementation]`` (only the given implementations are run;
-        the others' cells are None)."""
+        the others' cells are None). ``timeouts`` gives each input its own time limit per call
+        (at most the limits' timeout); by default every call gets the limits' timeout."""
+        if timeouts is not None:
+            if len(timeouts) != len(inputs):
+                raise ValueError(f"{len(timeouts)} timeouts for {len(inputs)} inputs")
+            timeouts = [min(float(t), self.limits.timeout) for t in timeouts]
+        self._timeouts = timeouts
         count = len(self.implementations)
         columns = list(range(count)) if implementations is None else list(implementations)
         blobs = [pickle.dumps((tuple(i.args), dict(i.kwargs)), protocol=pickle.HIGHEST_PROTOCOL) for i in inputs]
@@ -133,6 +146,7 @@ class ImplementationMatrix:
         worker = self._worker
         assert worker is not None
         reported = 0
+        per_input = self._timeouts
         try:
             worker.send(
                 "run_cells",
@@ -141,9 +155,11 @@ class ImplementationMatrix:
                     "cells": [[position_of[i], j] for i, j in cells],
                     "encode_args": self.compare_mutation,
                     "max_timeouts": self.max_timeouts,
+                    "timeouts": [per_input[i] for i in used] if per_input is not None else None,
                 },
             )
-            patience = self.limits.timeout + self.limits.grace
+            patience = (max(per_input[i] for i in used) if per_input is not None else self.limits.timeout)
+            patience += self.limits.grace
             last = time.monotonic()
             with selectors.DefaultSelector() as selector:
                 selector.register(worker.fileno(), selectors.EVENT_READ)
