@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from divergent.analysis.incoherence import aggregate_paper, paper_task_results, ranking_agreement
+from divergent.analysis.incoherence import aggregate, aggregate_paper, paper_task_results, ranking_agreement
 from divergent.analysis.incoherence_run import Validity
 from divergent.analysis.incoherence_study import StudyConfig, run_study, summarize
 from divergent.store import Store
@@ -44,12 +44,15 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def paper_metrics(model: str, temperature: float, m: int, task_ids: set[str]) -> object | None:
-    """The paper's aggregates over the same tasks as ours, from the artifact's per-task log."""
+def paper_tasks(model: str, temperature: float, m: int) -> list | None:
+    """The artifact's per-task results for one model (None when the log is not shipped)."""
     log = DATA / f"HumanEval/experiments/{model}_temp{temperature:g}/logs/experiment-pointwise_{m}_candidate.json"
-    if not log.exists():
-        return None
-    return aggregate_paper([t for t in paper_task_results(log) if t.task_id in task_ids])
+    return paper_task_results(log) if log.exists() else None
+
+
+def _task_number(task_id: str) -> int:
+    tail = task_id.rsplit("/", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
 
 
 def fmt(value: float | None) -> str:
@@ -67,6 +70,8 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=1000)
     parser.add_argument("--limit-tasks", type=int, default=None)
     parser.add_argument("--timeout", type=float, default=2.0)
+    parser.add_argument("--task-budget", type=float, default=120.0,
+                        help="wall seconds per task, all 16 models together (the artifact: 60 s per model and task)")
     parser.add_argument("--db", default=None)
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "difftrust"))
     options = parser.parse_args()
@@ -74,34 +79,47 @@ def main() -> None:
     config = StudyConfig(
         tasks="humaneval", samples=str(DATA / "candidates_HumanEval.jsonl.gz"), models=models, m=options.m,
         n=options.n, validity=Validity(options.validity), compat=options.compat, timeout=options.timeout,
-        limit_tasks=options.limit_tasks,
+        limit_tasks=options.limit_tasks, task_budget=options.task_budget,
     )
     started = time.monotonic()
     with Store(options.db) as store:
         run, _ = run_study(config, store, jobs=options.jobs)
         seconds = time.monotonic() - started
         summary = summarize(store, run)
+        store_units = store.units(run.id)
         executions = sum(
-            (len(u.result.get("labels", [])) * (u.result.get("candidates", 0) + 1)) for u in store.units(run.id)
+            (len(u.result.get("labels", [])) * (u.result.get("candidates", 0) + 1)) for u in store_units
         )
     print(f"run {run.short_id}: {len(summary.models)} models, wall {seconds:.0f} s this invocation, "
           f"{executions:,} stored executions ({executions / max(seconds, 1e-9):,.0f}/s if all ran now)")
-    print(f"compat={options.compat} validity={options.validity} m={options.m} n={options.n}")
+    print(f"compat={options.compat} validity={options.validity} m={options.m} n={options.n}; columns over the "
+          "tasks both runs have, without those the artifact failed on (its 60 s limit)")
+    over = sorted({u.key.split("/", 1)[1] for u in store_units if u.state != "done"}, key=_task_number)
+    if over:
+        print(f"tasks left out (over the task budget or failed): {', '.join(over)}")
     header = f"{'model':24}" + "".join(f" {short:>6}  {'paper':>6} {'diff':>6} " for _, short in COLUMNS)
     print(header)
     ours_by_model, paper_by_model = {}, {}
     for s in summary.models:
-        paper = paper_metrics(s.model, options.temperature, options.m, {t.task_id for t in s.tasks})
-        ours_by_model[s.model] = s.metrics
+        logged = paper_tasks(s.model, options.temperature, options.m)
+        ours = s.metrics
+        paper = None
+        if logged is not None:
+            # Like for like: the tasks both have, without the ones the artifact's run failed on
+            # (its 60 s limit per task; those are the slow tasks where samples time out here).
+            kept = {t.task_id for t in logged if not t.failed} & {t.task_id for t in s.tasks}
+            paper = aggregate_paper([t for t in logged if t.task_id in kept])
+            ours = aggregate([t for t in s.tasks if t.task_id in kept])
+        ours_by_model[s.model] = ours
         if paper is not None:
             paper_by_model[s.model] = paper
         cells = []
         for field, _ in COLUMNS:
-            ours_value = getattr(s.metrics, field)
+            ours_value = getattr(ours, field)
             paper_value = getattr(paper, field) if paper is not None else None
             diff = None if ours_value is None or paper_value is None else ours_value - paper_value
             cells.append(f" {fmt(ours_value)}  {fmt(paper_value)} {fmt(diff)} ")
-        print(f"{s.model:24}" + "".join(cells))
+        print(f"{s.model:24}" + "".join(cells) + f"  (all {len(s.tasks)} tasks: err {fmt(s.metrics.mean_error)})")
     if len(ours_by_model) > 1:
         ours_rank = ranking_agreement(ours_by_model).ranking_spearman
         paper_rank = ranking_agreement(paper_by_model).ranking_spearman if len(paper_by_model) > 1 else None

@@ -136,3 +136,17 @@ def test_bad_lines_and_unknown_tasks_are_reported_and_skipped(tmp_path: Path) ->
     assert "1 malformed line(s) skipped" in result.stdout
     assert "unknown task" in result.stdout
     assert ":4:" in result.stdout  # the line number of the bad line
+
+
+def test_a_task_over_its_budget_is_left_out_and_the_others_are_measured(tmp_path: Path) -> None:
+    tasks, samples = make_benchmark(tmp_path)
+    # T/1's looping sample alone needs more than a second (3 timeouts of 0.5 s) before its breaker trips
+    out = tmp_path / "results.json"
+    result = divergent("incoherence", "--tasks", str(tasks), "--samples", str(samples), "-m", "3", "-n", "40",
+                       "--timeout", "0.5", "--task-budget", "1.2", "--json", str(out), home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(out.read_text())
+    (model,) = data["models"]
+    assert [t["task_id"] for t in model["tasks"]] == ["T/0"]
+    assert data["failed_units"] == 1
+    assert "over the task budget" in result.stdout

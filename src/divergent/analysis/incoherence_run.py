@@ -32,7 +32,7 @@ from divergent.load import load_source
 from divergent.model import Implementation, Input, Outcome, OutcomeKind, Signature
 from divergent.policy import EqualityPolicy
 from divergent.sandbox.isolation import Limits
-from divergent.sandbox.matrix import ImplementationMatrix
+from divergent.sandbox.matrix import ImplementationMatrix, MatrixDeadline
 from divergent.values import canonical_text
 
 
@@ -41,6 +41,10 @@ class Validity(enum.StrEnum):
     GT_TIMEOUT = "gt-timeout"
     #: also drop inputs on which the ground truth raises (the DiffTrust artifact's rule)
     GT_RAISES = "gt-raises"
+
+
+class TaskOverBudget(DivergentError):
+    """A task's job ran past its ``task_budget`` (its units are recorded as failed)."""
 
 
 #: a sample may take this many times the ground truth's time on the same input ...
@@ -182,8 +186,14 @@ def run_task(
     limits: Limits,
     validity: Validity,
     isolation: str | None = None,
+    task_budget: float | None = None,
 ) -> list[UnitResult]:
-    """Measure one task for every model in the job (one sandboxed worker for all its programs)."""
+    """Measure one task for every model in the job (one sandboxed worker for all its programs).
+
+    ``task_budget``: wall seconds for the whole job; past it the job stops with
+    :class:`TaskOverBudget` and its units are recorded as failed (left out of the aggregates, as
+    the artifact left out the tasks that hit its per-task time limit)."""
+    deadline = None if task_budget is None else time.monotonic() + task_budget
     task = job.task
     reference = task.reference()
     generated = generate_inputs(task, reference, n, seed)
@@ -209,24 +219,32 @@ def run_task(
             owners.append((key, number))
     offset = 1 if reference is not None else 0
     inputs = list(generated.inputs)
-    with ImplementationMatrix(programs, limits=limits, isolation=isolation) as matrix:
-        valid = list(range(len(inputs)))
-        if reference is not None:
-            # The ground truth first: samples run only on the inputs that stay valid.
-            truth = matrix.run(inputs, implementations=[0])
-            valid = [
-                i
-                for i, row in enumerate(truth)
-                if row[0].kind not in (OutcomeKind.TIMEOUT, OutcomeKind.CRASH)
-                and not (validity is Validity.GT_RAISES and row[0].kind is OutcomeKind.RAISED)
-            ]
-        columns_to_run = list(range(offset, len(programs)))
-        sample_timeouts = None
-        if reference is not None:
-            sample_timeouts = [relative_timeout(truth[i][0].seconds, limits.timeout) for i in valid]
-        rows = matrix.run([inputs[i] for i in valid], implementations=columns_to_run, timeouts=sample_timeouts)
-        if reference is not None:
-            rows = [[truth[i][0], *row[offset:]] for i, row in zip(valid, rows, strict=True)]
+    try:
+        with ImplementationMatrix(programs, limits=limits, isolation=isolation) as matrix:
+            valid = list(range(len(inputs)))
+            if reference is not None:
+                # The ground truth first: samples run only on the inputs that stay valid.
+                truth = matrix.run(inputs, implementations=[0], deadline=deadline)
+                valid = [
+                    i
+                    for i, row in enumerate(truth)
+                    if row[0].kind not in (OutcomeKind.TIMEOUT, OutcomeKind.CRASH)
+                    and not (validity is Validity.GT_RAISES and row[0].kind is OutcomeKind.RAISED)
+                ]
+            columns_to_run = list(range(offset, len(programs)))
+            sample_timeouts = None
+            if reference is not None:
+                sample_timeouts = [relative_timeout(truth[i][0].seconds, limits.timeout) for i in valid]
+            rows = matrix.run(
+                [inputs[i] for i in valid], implementations=columns_to_run, timeouts=sample_timeouts, deadline=deadline
+            )
+            if reference is not None:
+                rows = [[truth[i][0], *row[offset:]] for i, row in zip(valid, rows, strict=True)]
+    except MatrixDeadline:
+        raise TaskOverBudget(
+            f"{task.task_id}: over the task budget of {task_budget:g} s; left out of the aggregates, as the "
+            "artifact left out tasks over its time limit"
+        ) from None
     labels = class_labels(rows, policy)
     results = []
     for key, candidates in job.candidates.items():

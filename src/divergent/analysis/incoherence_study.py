@@ -54,6 +54,9 @@ class StudyConfig:
     compat: str = "default"
     timeout: float = 2.0
     limit_tasks: int | None = None
+    #: wall seconds per task (all models together); a task over it is recorded as failed and left
+    #: out, as the artifact left out tasks over its 60 s limit (None: no limit)
+    task_budget: float | None = None
 
     def __post_init__(self) -> None:
         if self.m < 2:
@@ -77,6 +80,8 @@ class StudyConfig:
             "compat": self.compat,
             "timeout": self.timeout,
             "limit_tasks": self.limit_tasks,
+            # only when set, so runs stored before this option existed still resume
+            **({"task_budget": self.task_budget} if self.task_budget is not None else {}),
         }
 
     @property
@@ -201,6 +206,7 @@ def run_study(
             limits=Limits(timeout=config.timeout),
             validity=config.validity,
             isolation=isolation,
+            task_budget=config.task_budget,
         )
     except KeyboardInterrupt:
         store.finish_run(run.id, "interrupted")

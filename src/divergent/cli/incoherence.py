@@ -64,6 +64,11 @@ def incoherence(
                      "default: start a local instance."),
     ] = None,
     limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N tasks.")] = None,
+    task_budget: Annotated[
+        float | None,
+        typer.Option("--task-budget", min=1.0,
+                     help="Wall seconds per task (all models); a task over it is left out, as the artifact did."),
+    ] = None,
     as_json: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
     epsilon: Annotated[float | None, typer.Option("--epsilon", help="PAC: the tolerance ε.")] = None,
     delta: Annotated[float | None, typer.Option("--delta", help="PAC: the failure probability δ.")] = None,
@@ -112,7 +117,7 @@ def incoherence(
             check_reachable(address)
         config = StudyConfig(
             tasks=tasks, samples=samples or "", models=model_specs(live.label if live else models), m=m, n=n, seed=seed,
-            validity=validity_rule, compat=compat, timeout=timeout, limit_tasks=limit_tasks,
+            validity=validity_rule, compat=compat, timeout=timeout, limit_tasks=limit_tasks, task_budget=task_budget,
         )
         with _open_store(db) as store, _sampling(console, live):
             progress_line = _progress_printer(console)

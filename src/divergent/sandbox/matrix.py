@@ -21,7 +21,7 @@ import selectors
 import time
 from collections.abc import Sequence
 
-from divergent.errors import SandboxUnavailable
+from divergent.errors import DivergentError, SandboxUnavailable
 from divergent.model import Implementation, Input, Outcome, OutcomeKind
 from divergent.sandbox.isolation import Isolation, Limits, choose_level
 from divergent.sandbox.pool import (
@@ -34,6 +34,10 @@ from divergent.sandbox.pool import (
 
 #: cells sent in one message
 _CHUNK = 8192
+
+
+class MatrixDeadline(DivergentError):
+    """A matrix run went past the deadline its caller gave (the worker is stopped)."""
 
 
 class ImplementationMatrix:
@@ -59,6 +63,7 @@ class ImplementationMatrix:
         self.load_errors: list[str | None] = [None] * len(self.implementations)
         self._worker: _Worker | None = None
         self._timeouts: list[float] | None = None
+        self._deadline: float | None = None
         #: per implementation: how often it killed or hung the worker
         self._failures = [0] * len(self.implementations)
         self._start()
@@ -100,10 +105,14 @@ class ImplementationMatrix:
         implementations: Sequence[int] | None = None,
         *,
         timeouts: Sequence[float] | None = None,
+        deadline: float | None = None,
     ) -> list[list[Outcome]]:
         """Outcomes indexed ``[input][implementation]`` (only the given implementations are run;
         the others' cells are None). ``timeouts`` gives each input its own time limit per call
-        (at most the limits' timeout); by default every call gets the limits' timeout."""
+        (at most the limits' timeout); by default every call gets the limits' timeout. Past
+        ``deadline`` (a ``time.monotonic()`` value) the worker is stopped and
+        :class:`MatrixDeadline` raised."""
+        self._deadline = deadline
         if timeouts is not None:
             if len(timeouts) != len(inputs):
                 raise ValueError(f"{len(timeouts)} timeouts for {len(inputs)} inputs")
@@ -164,7 +173,13 @@ class ImplementationMatrix:
             with selectors.DefaultSelector() as selector:
                 selector.register(worker.fileno(), selectors.EVENT_READ)
                 while True:
-                    selector.select(max(0.0, last + patience - time.monotonic()))
+                    wait = last + patience - time.monotonic()
+                    if self._deadline is not None:
+                        if time.monotonic() > self._deadline:
+                            self.close()
+                            raise MatrixDeadline("the matrix ran past its deadline; stopped")
+                        wait = min(wait, self._deadline - time.monotonic())
+                    selector.select(max(0.0, wait))
                     frames = worker.read_frames()
                     if not frames and time.monotonic() - last > patience:
                         return self._after_failure(cells, reported, results, hung=True)
