@@ -180,10 +180,11 @@ def test_incoherence_samples_live_then_reruns_from_the_cache(tmp_path, coder_ser
     by_task = {t["task_id"]: t for t in model["tasks"]}
     assert set(by_task) == {"T/0", "T/1"}
     # T/0: two right programs and a non-answer; T/1: one right, one unparseable, one wrong
-    # the non-answer is wrong wherever the ground truth returns (inputs where it raises may agree)
-    assert 0.2 < by_task["T/0"]["error"] <= 1 / 3 + 1e-9
+    # the non-answer is wrong wherever the ground truth returns (inputs where it raises may agree);
+    # the error is the paper's sampled estimator (one random sample per input): about 1/3 and 2/3
+    assert 0.1 < by_task["T/0"]["error"] < 0.6
     assert by_task["T/0"]["incoherence"] > 0
-    assert 1 / 3 < by_task["T/1"]["error"] <= 2 / 3 + 1e-9  # xs[0] is right on one-element lists
+    assert 0.3 < by_task["T/1"]["error"] < 0.95  # xs[0] is right on one-element lists
     assert "live sampling coder-7b@0.6: 6 samples, 6 model calls (0 from the cache" in " ".join(result.stdout.split())
     assert "1 sample(s) without code" in result.stdout  # the unparseable one has code: loading it fails later
 

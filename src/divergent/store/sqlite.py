@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -113,8 +114,19 @@ class Store:
     # Opening
 
     def _configure(self) -> None:
+        # Switching a new file to WAL needs a moment alone with it: several threads or processes
+        # opening one fresh store at once get "database is locked" at once, whatever the busy
+        # timeout, so wait for the switch here (up to the store's timeout).
+        give_up = time.monotonic() + self.timeout
+        while True:
+            try:
+                self._connection.execute("PRAGMA journal_mode=WAL").fetchone()
+                break
+            except sqlite3.DatabaseError as error:
+                if "locked" not in str(error) or time.monotonic() > give_up:
+                    raise StoreError(f"{self.path}: not a divergent store: {error}") from None
+                time.sleep(0.02)
         try:
-            self._connection.execute("PRAGMA journal_mode=WAL").fetchone()
             # in WAL mode NORMAL is still atomic and consistent after a crash; only the last
             # transactions may be lost on power failure, which a resume recomputes
             self._connection.execute("PRAGMA synchronous=NORMAL")
