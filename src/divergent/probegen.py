@@ -538,7 +538,8 @@ class ProbeGenSession:
         evaluated = time.monotonic()
         self.calls += 1
         node.usage = _completion_usage(completion)
-        self.usage = self.usage + node.usage
+        # the session counts what it spends now: a cached answer is a cached call, not its tokens
+        self.usage = self.usage + (Usage(cached_calls=1) if completion.cached else node.usage)
         node.answer = completion.text
         node.code = extract_code(completion.text, self.function_name)
         if node.code is None:
@@ -846,11 +847,11 @@ def _holds(requirement: Callable[[Input], bool], item: Input) -> bool:
 
 
 def _completion_usage(completion: Completion) -> Usage:
-    """One call's usage (a cached answer costs nothing now)."""
-    if completion.cached:
-        return Usage(calls=0, cached_calls=1)
+    """What one answer cost when it was made (a cached answer keeps its tokens and price, so a tree
+    read back from the cache records the same costs; it counts as a cached call, not a call)."""
     return Usage(
-        calls=1,
+        calls=0 if completion.cached else 1,
+        cached_calls=1 if completion.cached else 0,
         prompt_tokens=completion.prompt_tokens,
         completion_tokens=completion.completion_tokens,
         cost=completion.cost,

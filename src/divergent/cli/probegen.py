@@ -281,20 +281,7 @@ def _sample_tree(pair: _Pair, chat: Any, *, k: int, depth: int, temperature: flo
         run_parameters={"analysis": "sample", "K": k, "D": depth},
     ) as session:
         session.sample_tree(strategy=Strategy.FULL, k=k, d=depth)
-        tree = session.tree(pair=pair.name, k=k, d=depth)
-        # answers from the cache carry no usage in the session's accounting; the tree records what
-        # each node cost when it was made
-        made_by_path = {
-            node.path: recorder.made.get((_conversation_key(session.messages_for(node.parent)), node.index, node.answer))
-            for node in session.root.walk()
-            if not node.is_root and node.parent is not None
-        }
-    for node in _walk_documents(tree["children"]):
-        made = made_by_path.get(node.get("path", ""))
-        if made is not None:
-            usage = node.setdefault("usage", {})
-            usage["prompt_tokens"], usage["completion_tokens"], usage["cost"] = made
-    return tree
+        return session.tree(pair=pair.name, k=k, d=depth)
 
 
 def _walk_documents(nodes: list[dict]) -> Any:
@@ -318,15 +305,12 @@ class _IndependentSamples:
     sample indices the response cache would hand both the same answers, and the tree's branches
     would not be independent draws (the estimator assumes they are). A repeated conversation gets
     fresh sample indices instead, in the tree's deterministic order, so a rerun still hits the cache.
-    Each answer's tokens and price are remembered whether or not the cache served it.
     """
 
     def __init__(self, chat: Any) -> None:
         self._chat = chat
         self._lock = threading.Lock()
         self._seen: dict[tuple[str, int], int] = {}
-        #: (conversation, sibling index, answer) → (prompt tokens, completion tokens, cost)
-        self.made: dict[tuple[str, int, str], tuple[int, int, float]] = {}
 
     @property
     def model(self) -> str:
@@ -339,15 +323,10 @@ class _IndependentSamples:
         with self._lock:
             repetition = self._seen.get((conversation, sample_index), 0)
             self._seen[(conversation, sample_index)] = repetition + 1
-        completion = self._chat.complete(
+        return self._chat.complete(
             messages, temperature=temperature, max_tokens=max_tokens,
             sample_index=sample_index + repetition * _REPEAT_STRIDE,
         )
-        with self._lock:
-            self.made[(conversation, sample_index, completion.text)] = (
-                completion.prompt_tokens, completion.completion_tokens, completion.cost,
-            )
-        return completion
 
     def usage(self) -> Any:
         return self._chat.usage()
