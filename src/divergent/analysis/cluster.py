@@ -42,9 +42,14 @@ class Clustering:
         return self.classes[0]
 
     @property
+    def tied_classes(self) -> tuple[tuple[int, ...], ...]:
+        """Every class as large as the largest (one class when there is no tie)."""
+        return tuple(c for c in self.classes if len(c) == len(self.classes[0]))
+
+    @property
     def tied(self) -> bool:
         """Whether another class is as large as the largest (the pick is then ambiguous)."""
-        return len(self.classes) > 1 and len(self.classes[1]) == len(self.classes[0])
+        return len(self.tied_classes) > 1
 
     def pick(self) -> int:
         """The representative of the largest class (its first member)."""

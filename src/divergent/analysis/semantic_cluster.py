@@ -49,6 +49,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, Unpack
 
+from divergent.analysis.cluster import Clustering
 from divergent.errors import InvalidArgument
 from divergent.judge import SpuriousFilter
 from divergent.llm.chat import ChatModel, Usage
@@ -60,8 +61,6 @@ from divergent.model import (
     Observation,
     Outcome,
     OutcomeKind,
-    Report,
-    Split,
     Verdict,
 )
 from divergent.probegen import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, ProbeGenSession, Strategy, max_calls
@@ -163,42 +162,17 @@ def self_consistency_pass_at_1(classes: Sequence[Sequence[int]], tests: TestResu
 
 
 @dataclass(frozen=True)
-class SemanticClustering:
-    """Behaviour classes found with ProbeGen probes, largest first, and the self-consistency pick."""
+class SemanticClustering(Clustering):
+    """Behaviour classes found with ProbeGen probes, largest first, and the self-consistency pick
+    (``splits``: the confirmed inputs that split classes, each with the filter's verdict)."""
 
-    report: Report
-    #: classes of implementation indices, largest first (ties: in order of first member)
-    classes: tuple[tuple[int, ...], ...]
-    #: the confirmed inputs that split classes, each with the filter's verdict and engine
-    splits: tuple[Split, ...]
     #: confirmed differences the filter judged spurious: they split nothing
-    filtered_out: tuple[Counterexample, ...]
-    probes: tuple[PairProbe, ...]
+    filtered_out: tuple[Counterexample, ...] = ()
+    probes: tuple[PairProbe, ...] = ()
     #: model usage of the whole clustering (probes and filter)
-    usage: Usage
-    model: str
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
     tests: TestResults | None = None
-
-    @property
-    def implementations(self) -> tuple[str, ...]:
-        return self.report.implementations
-
-    @property
-    def largest(self) -> tuple[int, ...]:
-        return self.classes[0]
-
-    @property
-    def tied_classes(self) -> tuple[tuple[int, ...], ...]:
-        """Every class as large as the largest (one class when there is no tie)."""
-        return tuple(c for c in self.classes if len(c) == len(self.classes[0]))
-
-    @property
-    def tied(self) -> bool:
-        return len(self.tied_classes) > 1
-
-    def pick(self) -> int:
-        """The semantic self-consistency pick: the first member of the largest class."""
-        return self.largest[0]
 
     @property
     def pass_at_1(self) -> float | None:
