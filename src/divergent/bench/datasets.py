@@ -323,7 +323,7 @@ def _entry_docstring(source: str, entry_point: str) -> str | None:
     return ast.get_docstring(node) if node is not None else None
 
 
-def _stub_of(source: str, entry_point: str) -> str:
+def _signature_source_of(source: str, entry_point: str) -> str:
     """The module's imports and the entry point's ``def`` with its body cut to the docstring or ``...``.
 
     Enough to read the signature (annotations may name imported types) without the program.
@@ -475,7 +475,7 @@ def _mbpp_task(record: dict[str, Any]) -> Task:
         task_id=task_id,
         description=description,
         entry_point=entry_point,
-        signature_source=_stub_of(code, entry_point),
+        signature_source=_signature_source_of(code, entry_point),
         ground_truth=code,
         seeds_text="\n".join(tests),
         setup_code="\n".join(setup_parts),
@@ -526,7 +526,7 @@ def load_mbpp(path: Path | str | None = None, *, sanitized: bool = True) -> Task
 # Generic task JSONL
 
 
-def _signature_stub(text: str, entry_point: str) -> str:
+def _signature_source_from_field(text: str, entry_point: str) -> str:
     stripped = text.strip()
     if stripped.startswith("("):
         source = f"def {entry_point}{stripped}:\n    ...\n"
@@ -568,9 +568,9 @@ def _generic_task(record: dict[str, Any], dataset: str) -> Task:
             raise _BadRecord(f"field 'ground_truth' does not define {entry_point}()")
     signature_text = _text_field(record, "signature", required=False)
     if signature_text.strip():
-        signature_source = _signature_stub(signature_text, entry_point)
+        signature_source = _signature_source_from_field(signature_text, entry_point)
     else:
-        signature_source = _stub_of(ground_truth, entry_point) if ground_truth else ""
+        signature_source = _signature_source_of(ground_truth, entry_point) if ground_truth else ""
     tests = record.get("tests")
     if tests is None:
         seeds_text = ""
