@@ -241,6 +241,60 @@ def test_matrix_runs_many_implementations_in_one_worker() -> None:
     assert results[0][4].kind is OutcomeKind.RETURNED
 
 
+def test_matrix_shares_equal_outcomes_on_one_input() -> None:
+    """Equal outcomes on one input arrive once (the rest as references) and are one object;
+    different ones stay apart, also after the worker was replaced in the middle of the run."""
+    from divergent.sandbox.matrix import ImplementationMatrix
+
+    sources = [
+        "def f(x):\n    return x * 2\n",
+        "def f(x):\n    return x + x\n",
+        "import os\ndef f(x):\n    if x == 2:\n        os._exit(3)\n    return x + x\n",
+        "def f(x):\n    return 2 * x if x != 1 else -1\n",
+        "def f(x):\n    raise ValueError(str(x))\n",
+        "def f(x):\n    raise ValueError(str(x))\n",
+    ]
+    impls = [impl(source, f"s{i}") for i, source in enumerate(sources)]
+    with ImplementationMatrix(impls, limits=Limits(timeout=2.0)) as matrix:
+        results = matrix.run([Input(args=(x,)) for x in range(4)])
+        assert matrix.restarts == 1
+    for x, row in enumerate(results):
+        assert [o.value for o in row[:2]] == [2 * x, 2 * x]
+        assert row[0] is row[1]  # one object for equal outcomes
+        assert row[4] is row[5] and row[4].exception.message == str(x)
+        assert row[4] is not row[0]
+    assert results[2][2].kind is OutcomeKind.CRASH
+    assert [results[x][2] is results[x][0] for x in (0, 1, 3)] == [True, True, True]
+    assert results[1][3].value == -1 and results[1][3] is not results[1][0]
+    assert results[0][3] is results[0][0]
+
+
+def test_matrix_survives_a_forged_reference_on_the_result_channel() -> None:
+    """A program that writes a frame with a reference to an outcome that was never sent: the
+    parent treats it as a broken worker (CRASH verdicts, a new worker), never as a failure of its
+    own. Programs in one matrix share a worker, so its neighbours' cells may be lost with it
+    (docs/sandbox.md), but never given a wrong value."""
+    from divergent.sandbox.matrix import ImplementationMatrix
+
+    forger = (
+        "import json, os, struct\n"
+        "def f(x):\n"
+        "    body = json.dumps({'results': [{'same': 99}], 'done': False}).encode()\n"
+        "    for fd in range(3, 12):\n"
+        "        try:\n"
+        "            os.write(fd, struct.pack('>I', len(body)) + body)\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    return x\n"
+    )
+    impls = [impl("def f(x):\n    return x\n", "honest"), impl(forger, "forger")]
+    with ImplementationMatrix(impls, limits=Limits(timeout=2.0), max_timeouts=5) as matrix:
+        results = matrix.run([Input(args=(x,)) for x in range(3)])
+    assert all(row[1].kind is OutcomeKind.CRASH for row in results)
+    for x, row in enumerate(results):
+        assert row[0].kind is OutcomeKind.CRASH or (row[0].kind is OutcomeKind.RETURNED and row[0].value == x)
+
+
 def test_matrix_gives_each_input_its_own_time_limit() -> None:
     from divergent.sandbox.matrix import ImplementationMatrix
 

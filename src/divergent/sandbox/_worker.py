@@ -106,6 +106,7 @@ class Worker:
         self._read = os.read
         self._write = os.write
         self._dumps = json.dumps
+        self._repr = repr
         self._loads_pickle = pickle.loads
         self._monotonic = time.perf_counter
         self._setitimer = signal.setitimer
@@ -210,29 +211,45 @@ class Worker:
 
     def run_cells(self, payload: dict) -> None:
         """Run (input, implementation) cells in order; an implementation that has timed out
-        ``max_timeouts`` times is not called again (its later cells are timeouts too)."""
+        ``max_timeouts`` times is not called again (its later cells are timeouts too).
+
+        An outcome equal to an earlier one on the same input is sent as ``{"same": k}``: the k-th
+        different outcome on that input in this message (most samples agree, and the parent, which
+        reads the results of every worker, would otherwise decode each copy)."""
         blobs = payload["inputs"]
         encode_args = payload["encode_args"]
         max_timeouts = payload["max_timeouts"]
         #: optional per-input time limits (a measurement may give each input its own)
         timeouts = payload.get("timeouts")
+        #: per input position: each different outcome's text → its number
+        different: dict[int, dict[str, int]] = {}
         pending: list[dict] = []
         last_flush = self._monotonic()
         for position, (input_position, implementation) in enumerate(payload["cells"]):
             self._progress[:] = _PROGRESS.pack(position)
             function = self.functions[implementation]
-            if function is None:
-                pending.append({"k": "crash", "d": "the implementation did not load", "s": 0.0})
-                continue
-            if self._timeouts[implementation] >= max_timeouts:
-                pending.append({"k": "timeout", "d": f"not run: timed out {max_timeouts} times before", "s": 0.0})
-                continue
-            self.function = function
             started = self._monotonic()
-            outcome = self._call(blobs[input_position], encode_args, timeouts[input_position] if timeouts else None)
-            if outcome["k"] == "timeout":
-                self._timeouts[implementation] += 1
-            pending.append(outcome)
+            if function is None:
+                outcome: dict = {"k": "crash", "d": "the implementation did not load", "s": 0.0}
+            elif self._timeouts[implementation] >= max_timeouts:
+                outcome = {"k": "timeout", "d": f"not run: timed out {max_timeouts} times before", "s": 0.0}
+            else:
+                self.function = function
+                outcome = self._call(blobs[input_position], encode_args, timeouts[input_position] if timeouts else None)
+                if outcome["k"] == "timeout":
+                    self._timeouts[implementation] += 1
+            seconds = outcome.pop("s")
+            # The wire form holds only JSON types, whose repr tells equal from unequal (it is
+            # several times cheaper than encoding the JSON).
+            text = self._repr(outcome)
+            seen = different.setdefault(input_position, {})
+            number = seen.get(text)
+            if number is None:
+                seen[text] = len(seen)
+                outcome["s"] = seconds
+                pending.append(outcome)
+            else:
+                pending.append({"same": number})
             now = self._monotonic()
             if now - started > 0.005 or now - last_flush > 0.02:
                 self.send({"results": pending, "done": False})

@@ -111,7 +111,10 @@ class ImplementationMatrix:
         the others' cells are None). ``timeouts`` gives each input its own time limit per call
         (at most the limits' timeout); by default every call gets the limits' timeout. Past
         ``deadline`` (a ``time.monotonic()`` value) the worker is stopped and
-        :class:`MatrixDeadline` raised."""
+        :class:`MatrixDeadline` raised.
+
+        Equal outcomes on one input are one shared :class:`Outcome` object (its ``seconds`` are
+        those of the first such call): callers can group cells by identity before comparing."""
         self._deadline = deadline
         if timeouts is not None:
             if len(timeouts) != len(inputs):
@@ -155,6 +158,8 @@ class ImplementationMatrix:
         worker = self._worker
         assert worker is not None
         reported = 0
+        #: per input: its different outcomes in the order the worker first sent them
+        different: dict[int, list[Outcome]] = {}
         per_input = self._timeouts
         try:
             worker.send(
@@ -187,7 +192,13 @@ class ImplementationMatrix:
                         last = time.monotonic()
                         for raw in frame.get("results", ()):
                             i, j = cells[reported]
-                            results[i][j] = _outcome_from_wire(raw)
+                            known = different.setdefault(i, [])
+                            if "same" in raw:
+                                outcome = known[raw["same"]]
+                            else:
+                                outcome = _outcome_from_wire(raw)
+                                known.append(outcome)
+                            results[i][j] = outcome
                             reported += 1
                         if frame.get("done"):
                             if reported != len(cells):
