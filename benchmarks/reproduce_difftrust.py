@@ -10,7 +10,7 @@ task for GPT-4o, with the I <= 2E line) as PNG and SVG (needs matplotlib: ``pip 
 Usage::
 
     python benchmarks/reproduce_difftrust.py [--compat difftrust|default] [--validity gt-raises|gt-timeout]
-        [--jobs 2] [--models a,b] [--limit-tasks N] [--n 1000] [--out benchmarks/results/difftrust]
+        [--inputs draws|distinct] [--jobs 2] [--models a,b] [--limit-tasks N] [--n 1000] [--out benchmarks/results/difftrust]
 
 The defaults mimic the artifact (``--compat difftrust --validity gt-raises``) so the numbers compare
 one to one; run again with ``--compat default --validity gt-timeout`` to see how divergent's own
@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from divergent.analysis.incoherence import aggregate, aggregate_paper, paper_task_results, ranking_agreement
-from divergent.analysis.incoherence_run import Validity
+from divergent.analysis.incoherence_run import InputMode, Validity
 from divergent.analysis.incoherence_study import StudyConfig, run_study, summarize
 from divergent.store import Store
 
@@ -55,6 +55,22 @@ def _task_number(task_id: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
+def stored_executions(units: list) -> tuple[int, int]:
+    """Calls that ran (each distinct valid input: the ground truth once per task, every sample
+    once) and the draws they stand for (repeats counted as often as drawn)."""
+    executed: dict[str, int] = {}
+    draws = 0
+    for unit in units:
+        result = unit.result
+        if "labels" not in result:
+            continue
+        distinct = result.get("distinct_inputs") or len(result["labels"])
+        task = unit.key.split("/", 1)[1]
+        executed[task] = executed.get(task, distinct) + distinct * result.get("candidates", 0)
+        draws += len(result["labels"]) * result.get("candidates", 0)
+    return sum(executed.values()), draws
+
+
 def fmt(value: float | None) -> str:
     return "    -" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:6.3f}"
 
@@ -63,6 +79,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compat", default="difftrust", choices=["difftrust", "default"])
     parser.add_argument("--validity", default="gt-raises", choices=[v.value for v in Validity])
+    parser.add_argument("--inputs", default="draws", choices=[v.value for v in InputMode])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--temperature", type=float, default=0.6)
@@ -79,7 +96,7 @@ def main() -> None:
     config = StudyConfig(
         tasks="humaneval", samples=str(DATA / "candidates_HumanEval.jsonl.gz"), models=models, m=options.m,
         n=options.n, validity=Validity(options.validity), compat=options.compat, timeout=options.timeout,
-        limit_tasks=options.limit_tasks, task_budget=options.task_budget,
+        limit_tasks=options.limit_tasks, task_budget=options.task_budget, inputs=InputMode(options.inputs),
     )
     started = time.monotonic()
     with Store(options.db) as store:
@@ -87,12 +104,12 @@ def main() -> None:
         seconds = time.monotonic() - started
         summary = summarize(store, run)
         store_units = store.units(run.id)
-        executions = sum(
-            (len(u.result.get("labels", [])) * (u.result.get("candidates", 0) + 1)) for u in store_units
-        )
+        executions, draws = stored_executions(store_units)
     print(f"run {run.short_id}: {len(summary.models)} models, wall {seconds:.0f} s this invocation, "
-          f"{executions:,} stored executions ({executions / max(seconds, 1e-9):,.0f}/s if all ran now)")
-    print(f"compat={options.compat} validity={options.validity} m={options.m} n={options.n}; columns over the "
+          f"{executions:,} stored executions ({executions / max(seconds, 1e-9):,.0f}/s if all ran now), "
+          f"{draws:,} evaluated draws (repeated draws run once)")
+    print(f"compat={options.compat} validity={options.validity} inputs={options.inputs} m={options.m} "
+          f"n={options.n}; columns over the "
           "tasks both runs have, without those the artifact failed on (its 60 s limit)")
     over = sorted({u.key.split("/", 1)[1] for u in store_units if u.state != "done"}, key=_task_number)
     if over:

@@ -1,7 +1,7 @@
 """Running an incoherence measurement: tasks × models, each unit stored as soon as it is done.
 
-For every task: the inputs Gen(d) (the task's test inputs as seeds, grown by type-aware mutation to
-``n`` inputs, reproducible from the seed); the ground truth's outcomes, which decide which inputs
+For every task: the inputs Gen(d) (the task's test inputs as seeds, then ``n`` draws of type-aware
+mutation, reproducible from the seed; a repeated draw runs once and counts as often as it was drawn); the ground truth's outcomes, which decide which inputs
 are valid (by default, drop inputs on which the ground truth times out: there is no expected
 output to compare with; ``validity="gt-raises"`` also drops inputs on which it raises, as the
 DiffTrust artifact did); then every model's first ``m`` candidates on the valid inputs, all in one
@@ -43,6 +43,13 @@ class Validity(enum.StrEnum):
     GT_RAISES = "gt-raises"
 
 
+class InputMode(enum.StrEnum):
+    #: n draws from one mutation process; repeats kept (the distribution does not depend on n)
+    DRAWS = "draws"
+    #: n distinct inputs (mutation goes on until it has found that many new ones)
+    DISTINCT = "distinct"
+
+
 class TaskOverBudget(DivergentError):
     """A task's job ran past its ``task_budget`` (its units are recorded as failed)."""
 
@@ -71,13 +78,17 @@ class TaskInputs:
     note: str = ""
 
 
-def generate_inputs(task: Task, reference: Implementation | None, n: int, seed: int) -> TaskInputs:
-    """Gen(d): the task's test inputs, then type-aware mutations of them, up to ``n`` inputs."""
+def generate_inputs(
+    task: Task, reference: Implementation | None, n: int, seed: int, mode: InputMode = InputMode.DRAWS
+) -> TaskInputs:
+    """Gen(d): the task's test inputs, then type-aware mutations of them, up to ``n`` inputs.
+
+    ``mode`` DRAWS keeps repeated draws (see :meth:`MutationEngine.draw`); DISTINCT asks for ``n``
+    different inputs, which for small input spaces means inputs far from the task's tests."""
     signature = reference.signature if reference is not None else None
     if signature is None:
         raise InvalidArgument(f"{task.task_id}: no ground truth to read the signature from")
     seeds = [s for s in task.seed_inputs(signature) if conforms(s, signature)]
-    inputs: dict[str, Input] = {s.key: s for s in seeds[:n]}
     context = EngineContext(
         implementations=(reference,),
         signature=signature,
@@ -88,6 +99,15 @@ def generate_inputs(task: Task, reference: Implementation | None, n: int, seed: 
         # constants `check` uses to hunt rare differences (those would measure another input distribution).
         extras={"operators": "table6"},
     )
+    if mode is InputMode.DRAWS:
+        drawn = list(seeds[:n])
+        note = ""
+        try:
+            drawn += MutationEngine(context).draw(n - len(drawn))
+        except EngineCannotProceed as stop:
+            note = f"input generation stopped early: {stop}"
+        return TaskInputs(inputs=tuple(drawn), generated=len(drawn), note=note)
+    inputs: dict[str, Input] = {s.key: s for s in seeds[:n]}
     note = ""
     try:
         engine = MutationEngine(context)
@@ -111,14 +131,20 @@ def class_labels(
 ) -> list[list[int]]:
     """For each input, a class id per implementation: equal ids for equal outcomes.
 
-    Exactly equal encodings are grouped first (cheap); groups are then merged when the policy
-    says their representatives are equal (tolerances, NaN, order-insensitive rules)."""
+    Exactly equal encodings are grouped first (cheap; one shared outcome object, as the matrix
+    returns equal outcomes, is encoded once); groups are then merged when the policy says their
+    representatives are equal (tolerances, NaN, order-insensitive rules)."""
     labels: list[list[int]] = []
     for row in outcomes:
         exact: dict[str, int] = {}
+        by_identity: dict[int, int] = {}
         representatives: list[Outcome] = []
         row_labels = []
         for outcome in row:
+            label = by_identity.get(id(outcome))
+            if label is not None:
+                row_labels.append(label)
+                continue
             key = _exact_key(outcome)
             label = exact.get(key)
             if label is None:
@@ -130,6 +156,7 @@ def class_labels(
                     label = len(representatives)
                     representatives.append(outcome)
                 exact[key] = label
+            by_identity[id(outcome)] = label
             row_labels.append(label)
         labels.append(row_labels)
     return labels
@@ -161,6 +188,8 @@ class UnitResult:
     #: candidates that could not be loaded (they count as wrong everywhere: CRASH outcomes)
     unloadable: int
     notes: list[str] = field(default_factory=list)
+    #: different inputs among the valid ones (each ran once; None in runs stored before draws)
+    distinct_inputs: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -187,6 +216,7 @@ def run_task(
     validity: Validity,
     isolation: str | None = None,
     task_budget: float | None = None,
+    input_mode: InputMode = InputMode.DRAWS,
 ) -> list[UnitResult]:
     """Measure one task for every model in the job (one sandboxed worker for all its programs).
 
@@ -196,7 +226,7 @@ def run_task(
     deadline = None if task_budget is None else time.monotonic() + task_budget
     task = job.task
     reference = task.reference()
-    generated = generate_inputs(task, reference, n, seed)
+    generated = generate_inputs(task, reference, n, seed, input_mode)
     programs: list[Implementation] = [reference] if reference is not None else []
     owners: list[tuple[tuple[str, float], int]] = []
     unloadable: dict[tuple[str, float], int] = {}
@@ -218,7 +248,10 @@ def run_task(
             programs.append(program)
             owners.append((key, number))
     offset = 1 if reference is not None else 0
-    inputs = list(generated.inputs)
+    # Each different input runs once; ``drawn`` maps every draw to its distinct input.
+    distinct: dict[str, int] = {}
+    drawn = [distinct.setdefault(item.key, len(distinct)) for item in generated.inputs]
+    inputs = list({item.key: item for item in generated.inputs}.values())
     try:
         with ImplementationMatrix(programs, limits=limits, isolation=isolation) as matrix:
             valid = list(range(len(inputs)))
@@ -245,7 +278,9 @@ def run_task(
             f"{task.task_id}: over the task budget of {task_budget:g} s; left out of the aggregates, as the "
             "artifact left out tasks over its time limit"
         ) from None
-    labels = class_labels(rows, policy)
+    row_of = {i: row for row, i in enumerate(valid)}
+    distinct_labels = class_labels(rows, policy)
+    labels = [distinct_labels[row_of[i]] for i in drawn if i in row_of]
     results = []
     for key, candidates in job.candidates.items():
         columns = [offset + k for k, (owner, _) in enumerate(owners) if owner == key]
@@ -258,10 +293,11 @@ def run_task(
                 labels=[[row[c] for c in columns] for row in labels],
                 gt_labels=[row[0] for row in labels] if reference is not None else None,
                 candidates=len(candidates),
-                inputs=len(valid),
+                inputs=len(labels),
                 generated_inputs=generated.generated,
                 unloadable=unloadable.get(key, 0),
                 notes=notes,
+                distinct_inputs=len(valid),
             )
         )
     return results

@@ -22,7 +22,7 @@ from divergent.analysis.incoherence import (
     ranking_agreement,
     task_metrics,
 )
-from divergent.analysis.incoherence_run import TaskJob, UnitResult, Validity, run_jobs
+from divergent.analysis.incoherence_run import InputMode, TaskJob, UnitResult, Validity, run_jobs
 from divergent.bench.datasets import (
     CandidateSet,
     CandidateSource,
@@ -57,6 +57,8 @@ class StudyConfig:
     #: wall seconds per task (all models together); a task over it is recorded as failed and left
     #: out, as the artifact left out tasks over its 60 s limit (None: no limit)
     task_budget: float | None = None
+    #: Gen(d) as n draws (repeats kept, each distinct input run once) or as n distinct inputs
+    inputs: InputMode = InputMode.DRAWS
 
     def __post_init__(self) -> None:
         if self.m < 2:
@@ -82,6 +84,8 @@ class StudyConfig:
             "limit_tasks": self.limit_tasks,
             # only when set, so runs stored before this option existed still resume
             **({"task_budget": self.task_budget} if self.task_budget is not None else {}),
+            # runs stored before draws existed used distinct inputs: they resume with --inputs distinct
+            **({"inputs": self.inputs.value} if self.inputs is not InputMode.DISTINCT else {}),
         }
 
     @property
@@ -207,6 +211,7 @@ def run_study(
             validity=config.validity,
             isolation=isolation,
             task_budget=config.task_budget,
+            input_mode=config.inputs,
         )
     except KeyboardInterrupt:
         store.finish_run(run.id, "interrupted")

@@ -45,6 +45,11 @@ def incoherence(
     m: Annotated[int, typer.Option("-m", help="Samples per task.", min=2)] = 10,
     n: Annotated[int, typer.Option("-n", help="Inputs per task.", min=1)] = 1000,
     seed: Annotated[int, typer.Option("--seed")] = 0,
+    inputs: Annotated[
+        str,
+        typer.Option("--inputs", help="draws (n draws of Gen(d), repeats kept and run once) or distinct "
+                     "(n different inputs)."),
+    ] = "draws",
     validity: Annotated[
         str, typer.Option("--validity", help="gt-timeout (drop inputs the ground truth times out on) or gt-raises.")
     ] = "gt-timeout",
@@ -101,7 +106,7 @@ def incoherence(
 
             raise InvalidArgument("give --tasks and --samples, or --tasks and --model to sample live "
                                   "(or --epsilon/--delta, or a subcommand: list, show)")
-        from divergent.analysis.incoherence_run import Executor, Validity, choose_executor
+        from divergent.analysis.incoherence_run import Executor, InputMode, Validity, choose_executor
         from divergent.analysis.incoherence_study import StudyConfig, model_specs, run_study, summarize
 
         try:
@@ -110,6 +115,12 @@ def incoherence(
             from divergent.errors import InvalidArgument
 
             raise InvalidArgument(f"--validity {validity!r}: choose gt-timeout or gt-raises") from None
+        try:
+            input_mode = InputMode(inputs)
+        except ValueError:
+            from divergent.errors import InvalidArgument
+
+            raise InvalidArgument(f"--inputs {inputs!r}: choose draws or distinct") from None
         if choose_executor(executor, address) is Executor.RAY:
             from divergent.analysis.ray_executor import check_reachable, require_ray
 
@@ -118,6 +129,7 @@ def incoherence(
         config = StudyConfig(
             tasks=tasks, samples=samples or "", models=model_specs(live.label if live else models), m=m, n=n, seed=seed,
             validity=validity_rule, compat=compat, timeout=timeout, limit_tasks=limit_tasks, task_budget=task_budget,
+            inputs=input_mode,
         )
         with _open_store(db) as store, _sampling(console, live):
             progress_line = _progress_printer(console)

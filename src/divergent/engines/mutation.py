@@ -44,7 +44,7 @@ from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
-from divergent.errors import EngineCannotProceed
+from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.model import Input, Observation, Parameter, ParameterKind
 from divergent.policy import behaviour_fingerprint
 
@@ -310,8 +310,12 @@ class _Mutator:
     def _pick(self, family: str, operators: Sequence[str]) -> str:
         """One of ``operators``, favouring those whose children were new (saturated ones fade, never vanish)."""
         if self.allowed is not None:
-            # Restricted to a fixed operator set (the incoherence paper's Table 6), when one applies.
+            # A fixed operator set (the incoherence paper's Table 6), when one applies, picked
+            # uniformly: Gen(d) is a fixed distribution, not a search that learns what pays.
             operators = [o for o in operators if o in self.allowed] or list(operators)
+            operator = self.rng.choice(operators)
+            self._record(f"{family}:{operator}")
+            return operator
         key = (family, tuple(operators))
         cached = self._weights.get(key)
         if cached is None or cached[2] <= 0:
@@ -370,11 +374,12 @@ class _Mutator:
         if family == "complex":
             return complex(self._random_float(), self._random_float())
         if family == "str":
-            if self.constants.strings and rng.random() < 0.25:
+            # (Gen(d), with the Table 6 operators only, draws no harvested constants)
+            if self.allowed is None and self.constants.strings and rng.random() < 0.25:
                 return rng.choice(self.constants.strings)
             return "".join(self._random_char() for _ in range(rng.randint(0, 8)))
         if family in ("bytes", "bytearray"):
-            if self.constants.bytes_ and rng.random() < 0.25:
+            if self.allowed is None and self.constants.bytes_ and rng.random() < 0.25:
                 blob = rng.choice(self.constants.bytes_)
             else:
                 blob = bytes(rng.randrange(256) for _ in range(rng.randint(0, 8)))
@@ -410,8 +415,7 @@ class _Mutator:
     def _random_int(self) -> int:
         rng = self.rng
         if self.allowed is not None:
-            # Table 6's "random" add: a small random step, as the paper's Gen(d) drew it.
-            return rng.randint(-100, 100)
+            return rng.randint(-100, 100)  # Table 6's random step (added to the value)
         roll = rng.random()
         if roll < 0.25:
             return rng.randint(-10, 10)
@@ -427,6 +431,8 @@ class _Mutator:
 
     def _random_float(self) -> float:
         rng = self.rng
+        if self.allowed is not None:
+            return rng.uniform(-100.0, 100.0)  # Table 6: like its ints, no special values
         roll = rng.random()
         if roll < 0.2 and self.harvested_floats:
             return rng.choice(self.harvested_floats)
@@ -437,6 +443,8 @@ class _Mutator:
         return rng.uniform(-1000.0, 1000.0)
 
     def _random_char(self) -> str:
+        if self.allowed is not None:
+            return self.rng.choice(_ASCII)  # Table 6: "random ASCII"
         return self.rng.choice(TRICKY_CHARACTERS) if self.rng.random() < 0.25 else self.rng.choice(_ASCII)
 
     def _mutate_none(self, value: None, shape: _Shape, depth: int) -> None:
@@ -462,7 +470,8 @@ class _Mutator:
         if operator == "plus-minus-ten":
             return value + rng.choice((10, -10))
         if operator == "random-number":
-            return self._random_int()
+            # Table 6 *adds* a random number in Gen(d); the search jumps to one.
+            return value + self._random_int() if self.allowed is not None else self._random_int()
         if operator == "boundary":
             return rng.choice(INT_BOUNDARIES)
         if operator == "special-int":
@@ -499,7 +508,7 @@ class _Mutator:
         if operator == "next-float":
             return math.nextafter(value, rng.choice((math.inf, -math.inf)))
         if operator == "random-number":
-            return self._random_float()
+            return value + self._random_float() if self.allowed is not None else self._random_float()
         if operator == "special-float":
             return rng.choice(FLOAT_SPECIALS)
         if operator == "truncate":
@@ -877,6 +886,41 @@ class MutationEngine(Engine):
             )
         return batch
 
+    def draw(self, n: int) -> list[Input]:
+        """Gen(d) as a sampling process (Table 6 mode only): ``n`` children, each of a parent drawn
+        uniformly from the seeds and the earlier draws; repeats are kept.
+
+        Why repeats: the draws then come from one input distribution that does not depend on ``n``.
+        Asking for ``n`` *distinct* inputs instead stretches the distribution with ``n`` (a task
+        taking one int has to reach ±n/2), which is not the distribution the paper's bounds are
+        about and costs the most on the tasks whose cost grows with the int."""
+        if self._gen_children is None:
+            raise InvalidArgument("draw() needs the Table 6 operators (extras['operators'] = 'table6')")
+        if self._problem:
+            raise EngineCannotProceed("unsupported", self._problem)
+        signature = self.context.signature
+        verdicts: dict[str, bool] = {}
+        batch: list[Input] = []
+        rejected = 0
+        while len(batch) < n:
+            child = self._child()
+            key = child.key
+            verdict = verdicts.get(key)
+            if verdict is None:
+                verdict = judge.conforms(child, signature) and satisfies_requirement(self.context, child)
+                verdicts[key] = verdict
+            if verdict:
+                batch.append(child)
+                self._gen_children.append(child)
+                rejected = 0
+                continue
+            rejected += 1
+            if rejected >= _MAX_FRUITLESS_ATTEMPTS:
+                raise EngineCannotProceed(
+                    "exhausted", f"{_MAX_FRUITLESS_ATTEMPTS} mutations in a row did not meet the signature or preconditions"
+                )
+        return batch
+
     def _acceptable(self, candidate: Input) -> bool:
         # Most rejected children are repeats of simple values: a repr is far cheaper than the key.
         quick = _quick_key(candidate)
@@ -909,16 +953,19 @@ class MutationEngine(Engine):
         self._mutator.applied = []
         args = list(parent.args)
         kwargs = dict(parent.kwargs)
-        for _ in range(self._rng.randint(1, 3)):
+        # Gen(d) (Table 6) applies one basic mutation per input; the search stacks a few.
+        steps = 1 if self._gen_children is not None else self._rng.randint(1, 3)
+        for _ in range(steps):
             self._mutation_step(args, kwargs)
         return Input(tuple(args), kwargs, how_generated=self.name)
 
     def _mutation_step(self, args: list[Any], kwargs: dict[str, Any]) -> None:
         """Mutate one argument in place in ``args``/``kwargs``, or (rarely) the shape of the call."""
-        if self._rng.random() < 0.08 or not (args or kwargs):
+        table6 = self._gen_children is not None  # Table 6 changes values, not calls
+        if not (args or kwargs) or (not table6 and self._rng.random() < 0.08):
             self._change_call_shape(args, kwargs)
             return
-        if len(args) > 1 and self._rng.random() < 0.1 and self._copy_across(args):
+        if not table6 and len(args) > 1 and self._rng.random() < 0.1 and self._copy_across(args):
             return
         slot = self._rng.randrange(len(args) + len(kwargs))
         if slot < len(args):
