@@ -137,6 +137,57 @@ def test_deterministic_hash_and_random() -> None:
     assert first[0][1].value == first[1][1].value == second[0][1].value
 
 
+def test_random_is_reset_for_every_program_that_may_use_it_in_a_matrix() -> None:
+    """Programs that draw random numbers get the same state on every call, whatever their
+    neighbours in the matrix drew; programs that cannot reach the generators skip the reset."""
+    from divergent.sandbox._worker import may_use_global_random
+    from divergent.sandbox.matrix import ImplementationMatrix
+
+    sources = [
+        "import random\ndef f(x):\n    return random.random()\n",
+        "from random import randint as r\ndef f(x):\n    return [r(0, 9) for _ in range(x + 3)]\n",
+        "import math\nfrom typing import List\ndef f(x):\n    return math.sqrt(x)\n",
+    ]
+    assert [may_use_global_random(source) for source in sources] == [True, True, False]
+    with ImplementationMatrix([impl(source, f"r{i}") for i, source in enumerate(sources)]) as matrix:
+        rows = matrix.run([Input(args=(x,)) for x in range(4)])
+    assert len({row[0].value for row in rows}) == 1
+    assert len({str(row[1].value[1][:3]) for row in rows}) == 1  # the first three draws always equal
+
+
+@pytest.mark.parametrize(
+    ("source", "reaches"),
+    [
+        ("def f(x):\n    return x\n", False),
+        ("from collections import Counter\nimport itertools, functools as ft\ndef f(x):\n    return x\n", False),
+        ("from typing import (\n    List,\n)\ndef f(x):\n    return x\n", False),
+        ("import numpy as np\ndef f(x):\n    return x\n", True),
+        ("import secrets\ndef f(x):\n    return x\n", True),  # not on the known list: reset
+        ("def f(x):\n    import statistics\n    return x\n", True),  # NormalDist.samples draws
+        ("from . import helper\ndef f(x):\n    return x\n", True),
+        ("def f(x):\n    return __import__('ran' + 'dom').random()\n", True),
+        ("import os.path\ndef f(x):\n    return x\n", True),
+    ],
+)
+def test_may_use_global_random(source: str, reaches: bool) -> None:
+    from divergent.sandbox._worker import may_use_global_random
+
+    assert may_use_global_random(source) is reaches
+
+
+def test_a_call_timer_left_running_between_batches_does_no_harm() -> None:
+    """A call's timer is not cancelled when the call returns: it must not interrupt the worker
+    while it waits for the next batch, nor the next call."""
+    from divergent.sandbox.matrix import ImplementationMatrix
+
+    with ImplementationMatrix([impl("def f(x):\n    return x\n", "quick")], limits=Limits(timeout=0.05)) as matrix:
+        first = matrix.run([Input(args=(x,)) for x in range(3)])
+        time.sleep(0.3)  # several timer periods with no call running
+        second = matrix.run([Input(args=(x,)) for x in range(3)])
+        assert matrix.restarts == 0
+    assert [row[0].value for row in first + second] == [0, 1, 2, 0, 1, 2]
+
+
 def test_argument_mutation_is_reported() -> None:
     with WorkerPool([impl("def f(xs):\n    xs.sort()\n    return None\n")]) as pool:
         (outcome,) = pool.run([Input(args=([3, 1, 2],))])[0]

@@ -27,6 +27,7 @@ import mmap
 import os
 import pickle
 import random
+import re
 import resource
 import signal
 import struct
@@ -44,6 +45,40 @@ _MAX_FRAME = 256 * 1024 * 1024
 
 class CallTimeout(BaseException):
     """Raised by the in-worker timer when a call runs past its limit."""
+
+
+class _Timer:
+    #: True while a call (or a load) runs under the timer: only then does its signal interrupt.
+    #: A call's timer is not cancelled when the call returns (one system call per call instead
+    #: of two); the next call's arming replaces it, and a signal between calls does nothing.
+    running = False
+
+
+#: modules whose import cannot reach the global random generators (random's, NumPy's)
+_NO_GLOBAL_RANDOM = frozenset({
+    "typing", "math", "cmath", "collections", "itertools", "functools", "operator", "re", "string",
+    "heapq", "bisect", "fractions", "decimal", "numbers", "dataclasses", "enum", "abc", "copy",
+    "array", "unicodedata", "textwrap", "hashlib", "datetime", "calendar", "struct", "__future__",
+})  # fmt: skip
+#: words in a program's text that may lead to the global random generators some other way
+_MAY_REACH_RANDOM = ("random", "numpy", "import_module", "__import__", "eval", "exec", "sys", "__builtins__",
+                     "__subclasses__", "__globals__", "builtins", "getattr")  # fmt: skip
+_IMPORTS = re.compile(r"^\s*(?:from\s+(\S+)\s+import|import\s+([^#;\n]+))", re.MULTILINE)
+
+
+def may_use_global_random(source: str) -> bool:
+    """Whether a program could draw from the global random generators (then every call of it
+    starts from the same random state). False only when its text shows no way to reach them:
+    no such word and imports from a known list only. A program that hides its way there
+    (a determined one can) only loses its own determinism."""
+    if any(word in source for word in _MAY_REACH_RANDOM):
+        return True
+    for match in _IMPORTS.finditer(source):
+        for name in (match.group(1) or match.group(2)).replace("(", " ").replace(")", " ").split(","):
+            words = name.split()
+            if not words or words[0].split(".")[0] not in _NO_GLOBAL_RANDOM:
+                return True
+    return False
 
 
 class CappedWriter(io.TextIOBase):
@@ -127,6 +162,7 @@ class Worker:
         self._capture = CappedWriter(self.stdout_limit)
         random.seed(0)
         self._random_state = random.getstate()
+        self._reset_random = True
         self._real_stdout = sys.stdout
         self._real_stderr = sys.stderr
 
@@ -190,6 +226,9 @@ class Worker:
         if not callable(function):
             return {"ok": False, "kind": "missing", "error": f"{payload['entry_point']!r} is not callable"}
         self.function = function
+        self._reset_random = bool(payload["path"]) or may_use_global_random(
+            payload["source"] + "\n" + (payload["setup_code"] or "")
+        )
         self._capture = CappedWriter(self.stdout_limit)
         return {"ok": True, "stdout": capture.text(), "constants": _runtime_constants(module, self.limits)}
 
@@ -200,9 +239,11 @@ class Worker:
         process per program would cost more than running it."""
         results = []
         self.functions = []
+        self._resets = []
         for number, implementation in enumerate(payload["implementations"]):
             answer = self.load({**payload, **implementation, "module_name": f"{implementation['module_name']}_{number}"})
             self.functions.append(self.function if answer.get("ok") else None)
+            self._resets.append(self._reset_random)
             answer.pop("constants", None)
             results.append(answer)
             self.function = None
@@ -235,6 +276,7 @@ class Worker:
                 outcome = {"k": "timeout", "d": f"not run: timed out {max_timeouts} times before", "s": 0.0}
             else:
                 self.function = function
+                self._reset_random = self._resets[implementation]
                 outcome = self._call(blobs[input_position], encode_args, timeouts[input_position] if timeouts else None)
                 if outcome["k"] == "timeout":
                     self._timeouts[implementation] += 1
@@ -255,6 +297,7 @@ class Worker:
                 self.send({"results": pending, "done": False})
                 pending = []
                 last_flush = now
+        self._disarm()
         self.send({"results": pending, "done": True})
 
     def run(self, payload: dict) -> None:
@@ -268,6 +311,7 @@ class Worker:
         deadline = payload.get("deadline")
         for index, blob in zip(indices, blobs, strict=True):
             if deadline is not None and self._monotonic() - received > deadline:
+                self._disarm()
                 self.send({"results": pending, "done": True, "stopped": True})
                 return
             self._progress[:] = _PROGRESS.pack(index)
@@ -278,19 +322,21 @@ class Worker:
                 self.send({"results": pending, "done": False})
                 pending = []
                 last_flush = now
+        self._disarm()
         self.send({"results": pending, "done": True})
 
     def _call(self, blob: bytes, encode_args: bool, timeout: float | None = None) -> dict:
         timeout = self.timeout if timeout is None else timeout
         args, kwargs = self._loads_pickle(blob)
-        # Every call starts from the same random state, whatever earlier calls drew.
-        random.setstate(self._random_state)
-        numpy = sys.modules.get("numpy")
-        if numpy is not None:
-            try:
-                numpy.random.seed(0)
-            except Exception:  # noqa: BLE001 - a patched numpy is the program's business
-                pass
+        if self._reset_random:
+            # Every call starts from the same random state, whatever earlier calls drew.
+            random.setstate(self._random_state)
+            numpy = sys.modules.get("numpy")
+            if numpy is not None:
+                try:
+                    numpy.random.seed(0)
+                except Exception:  # noqa: BLE001 - a patched numpy is the program's business
+                    pass
         capture = self._capture
         capture.reset()
         function = self.function
@@ -316,7 +362,7 @@ class Worker:
             except CallTimeout:
                 outcome = {"k": "timeout", "d": f"exceeded {timeout:g} s"}
         finally:
-            self._disarm()
+            _Timer.running = False  # the timer itself is replaced by the next call's (see _Timer)
         outcome["s"] = self._monotonic() - started
         sys.stdout = self._real_stdout
         if capture.total:
@@ -329,8 +375,10 @@ class Worker:
     def _arm(self, seconds: float) -> None:
         # After the first expiry, keep firing: a bare `except:` in the program must not win.
         self._setitimer(signal.ITIMER_REAL, seconds, 0.05)
+        _Timer.running = True
 
     def _disarm(self) -> None:
+        _Timer.running = False
         self._setitimer(signal.ITIMER_REAL, 0, 0)
 
     def serve(self) -> None:
@@ -411,7 +459,8 @@ def _runtime_constants(module: types.ModuleType, limits: EncodeLimits) -> list:
 
 
 def _on_timer(signum: int, frame: object) -> None:
-    raise CallTimeout()
+    if _Timer.running:
+        raise CallTimeout()
 
 
 def _exception_fields(error: BaseException) -> list:
