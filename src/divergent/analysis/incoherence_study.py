@@ -84,8 +84,8 @@ class StudyConfig:
             "limit_tasks": self.limit_tasks,
             # only when set, so runs stored before this option existed still resume
             **({"task_budget": self.task_budget} if self.task_budget is not None else {}),
-            # runs stored before draws existed used distinct inputs: they resume with --inputs distinct
-            **({"inputs": self.inputs.value} if self.inputs is not InputMode.DISTINCT else {}),
+            # always present: runs stored before it used another Gen(d) and must not be resumed
+            "inputs": self.inputs.value,
         }
 
     @property
