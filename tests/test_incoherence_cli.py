@@ -79,6 +79,10 @@ def test_pac_sizes_and_bad_arguments(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "epsilon" in bad.stderr
     missing = divergent("incoherence", "--tasks", "humaneval", home=tmp_path)
     assert missing.returncode == 2 and "--samples" in missing.stderr
+    tasks, samples = make_benchmark(tmp_path)
+    wrong_mode = divergent("incoherence", "--tasks", str(tasks), "--samples", str(samples), "--inputs", "some",
+                           home=tmp_path)
+    assert wrong_mode.returncode == 2 and "--inputs 'some': choose draws or distinct" in wrong_mode.stderr
 
 
 @pytest.mark.slow
