@@ -415,7 +415,7 @@ class _Mutator:
     def _random_int(self) -> int:
         rng = self.rng
         if self.allowed is not None:
-            return rng.randint(-100, 100)  # Table 6's random step (added to the value)
+            return rng.randint(-100, 100)  # Table 6: a small random number (the operator adds it)
         roll = rng.random()
         if roll < 0.25:
             return rng.randint(-10, 10)
