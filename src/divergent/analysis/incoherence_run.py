@@ -248,10 +248,15 @@ def run_task(
             programs.append(program)
             owners.append((key, number))
     offset = 1 if reference is not None else 0
-    # Each different input runs once; ``drawn`` maps every draw to its distinct input.
-    distinct: dict[str, int] = {}
-    drawn = [distinct.setdefault(item.key, len(distinct)) for item in generated.inputs]
-    inputs = list({item.key: item for item in generated.inputs}.values())
+    # Each different input runs once; ``drawn`` maps every draw to its place in ``inputs``.
+    number_of: dict[str, int] = {}
+    inputs: list[Input] = []
+    drawn = []
+    for item in generated.inputs:
+        if item.key not in number_of:
+            number_of[item.key] = len(inputs)
+            inputs.append(item)
+        drawn.append(number_of[item.key])
     try:
         with ImplementationMatrix(programs, limits=limits, isolation=isolation) as matrix:
             valid = list(range(len(inputs)))

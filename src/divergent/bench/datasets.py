@@ -172,10 +172,10 @@ class Task:
         """The entry point's signature read from ``signature_source``; None when there is none."""
         if not self.signature_source:
             return None
-        stub = load_source(
+        declared = load_source(
             self.signature_source, function=self.entry_point, label=f"{self.qualified_id}:signature"
         )
-        return stub.signature
+        return declared.signature
 
 
 class TaskSet(list[Task]):

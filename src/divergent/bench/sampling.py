@@ -38,16 +38,16 @@ def _flat(text: str) -> str:
 
 
 def coder_messages(task: Task) -> list[Message]:
-    """The coder prompt for one task: the description (unless the stub's docstring already holds it)
-    and the signature to keep."""
-    stub = task.signature_source.strip()
+    """The coder prompt for one task: the description (unless the declaration's docstring already
+    holds it) and the signature to keep."""
+    declaration = task.signature_source.strip()
     description = task.description.strip()
     parts = []
-    # HumanEval's stub carries the description as its docstring: showing it twice adds nothing
-    if description and _flat(description)[:200] not in _flat(stub):
+    # HumanEval's declaration carries the description as its docstring: showing it twice adds nothing
+    if description and _flat(description)[:200] not in _flat(declaration):
         parts.append(f"Task:\n{description}\n")
-    if stub:
-        parts.append(f"Signature:\n```python\n{stub}\n```\n")
+    if declaration:
+        parts.append(f"Signature:\n```python\n{declaration}\n```\n")
     else:
         parts.append(f"The function is named `{task.entry_point}`.\n")
     user = string.Template(_prompt("coder.txt")).safe_substitute(

@@ -298,6 +298,11 @@ class _Mutator:
                 continue
         self.harvested_floats = tuple(floats)
 
+    @property
+    def table6(self) -> bool:
+        """Restricted to the incoherence paper's Table 6 (Gen(d)), not searching."""
+        return self.allowed is not None
+
     def _record(self, operator: str) -> None:
         self.counts[operator] += 1
         self.applied.append(operator)
@@ -309,7 +314,7 @@ class _Mutator:
 
     def _pick(self, family: str, operators: Sequence[str]) -> str:
         """One of ``operators``, favouring those whose children were new (saturated ones fade, never vanish)."""
-        if self.allowed is not None:
+        if self.table6:
             # A fixed operator set (the incoherence paper's Table 6), when one applies, picked
             # uniformly: Gen(d) is a fixed distribution, not a search that learns what pays.
             operators = [o for o in operators if o in self.allowed] or list(operators)
@@ -375,11 +380,11 @@ class _Mutator:
             return complex(self._random_float(), self._random_float())
         if family == "str":
             # (Gen(d), with the Table 6 operators only, draws no harvested constants)
-            if self.allowed is None and self.constants.strings and rng.random() < 0.25:
+            if not self.table6 and self.constants.strings and rng.random() < 0.25:
                 return rng.choice(self.constants.strings)
             return "".join(self._random_char() for _ in range(rng.randint(0, 8)))
         if family in ("bytes", "bytearray"):
-            if self.allowed is None and self.constants.bytes_ and rng.random() < 0.25:
+            if not self.table6 and self.constants.bytes_ and rng.random() < 0.25:
                 blob = rng.choice(self.constants.bytes_)
             else:
                 blob = bytes(rng.randrange(256) for _ in range(rng.randint(0, 8)))
@@ -414,7 +419,7 @@ class _Mutator:
 
     def _random_int(self) -> int:
         rng = self.rng
-        if self.allowed is not None:
+        if self.table6:
             return rng.randint(-100, 100)  # Table 6: a small random number (the operator adds it)
         roll = rng.random()
         if roll < 0.25:
@@ -431,7 +436,7 @@ class _Mutator:
 
     def _random_float(self) -> float:
         rng = self.rng
-        if self.allowed is not None:
+        if self.table6:
             return rng.uniform(-100.0, 100.0)  # Table 6: like its ints, no special values
         roll = rng.random()
         if roll < 0.2 and self.harvested_floats:
@@ -443,7 +448,7 @@ class _Mutator:
         return rng.uniform(-1000.0, 1000.0)
 
     def _random_char(self) -> str:
-        if self.allowed is not None:
+        if self.table6:
             return self.rng.choice(_ASCII)  # Table 6: "random ASCII"
         return self.rng.choice(TRICKY_CHARACTERS) if self.rng.random() < 0.25 else self.rng.choice(_ASCII)
 
@@ -471,7 +476,7 @@ class _Mutator:
             return value + rng.choice((10, -10))
         if operator == "random-number":
             # Table 6 *adds* a random number in Gen(d); the search jumps to one.
-            return value + self._random_int() if self.allowed is not None else self._random_int()
+            return value + self._random_int() if self.table6 else self._random_int()
         if operator == "boundary":
             return rng.choice(INT_BOUNDARIES)
         if operator == "special-int":
@@ -508,7 +513,7 @@ class _Mutator:
         if operator == "next-float":
             return math.nextafter(value, rng.choice((math.inf, -math.inf)))
         if operator == "random-number":
-            return value + self._random_float() if self.allowed is not None else self._random_float()
+            return value + self._random_float() if self.table6 else self._random_float()
         if operator == "special-float":
             return rng.choice(FLOAT_SPECIALS)
         if operator == "truncate":
@@ -894,7 +899,7 @@ class MutationEngine(Engine):
         Asking for ``n`` *distinct* inputs instead stretches the distribution with ``n`` (a task
         taking one int has to reach ±n/2), which is not the distribution the paper's bounds are
         about and costs the most on the tasks whose cost grows with the int."""
-        if self._gen_children is None:
+        if not self._mutator.table6:
             raise InvalidArgument("draw() needs the Table 6 operators (extras['operators'] = 'table6')")
         if self._problem:
             raise EngineCannotProceed("unsupported", self._problem)
@@ -954,14 +959,14 @@ class MutationEngine(Engine):
         args = list(parent.args)
         kwargs = dict(parent.kwargs)
         # Gen(d) (Table 6) applies one basic mutation per input; the search stacks a few.
-        steps = 1 if self._gen_children is not None else self._rng.randint(1, 3)
+        steps = 1 if self._mutator.table6 else self._rng.randint(1, 3)
         for _ in range(steps):
             self._mutation_step(args, kwargs)
         return Input(tuple(args), kwargs, how_generated=self.name)
 
     def _mutation_step(self, args: list[Any], kwargs: dict[str, Any]) -> None:
         """Mutate one argument in place in ``args``/``kwargs``, or (rarely) the shape of the call."""
-        table6 = self._gen_children is not None  # Table 6 changes values, not calls
+        table6 = self._mutator.table6  # Table 6 changes values, not calls
         if not (args or kwargs) or (not table6 and self._rng.random() < 0.08):
             self._change_call_shape(args, kwargs)
             return
