@@ -497,7 +497,7 @@ def test_hypothesis_storage_is_kept_out_of_the_working_directory(tmp_path: Any) 
 def test_mutation_can_be_restricted_to_table_6() -> None:
     from dataclasses import replace
 
-    from divergent.engines.mutation import TABLE6_OPERATORS
+    from divergent.engines.mutators import TABLE6_OPERATORS
 
     context = make_context([param("n", int), param("s", str), param("xs", list[int])])
     context = replace(context, seeds=(Input(args=(5, "abc", [1, 2]), how_generated="seeds"),),

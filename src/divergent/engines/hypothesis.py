@@ -39,8 +39,8 @@ from divergent import judge
 from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS, UNION_ORIGINS
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
-from divergent.engines.mutation import FLOAT_SPECIALS, INT_BOUNDARIES, TRICKY_CHARACTERS
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
+from divergent.engines.shapes import FLOAT_SPECIALS, INT_BOUNDARIES, TRICKY_CHARACTERS
 from divergent.errors import EngineCannotProceed
 from divergent.model import Input, Observation, ParameterKind
 
