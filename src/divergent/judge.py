@@ -19,7 +19,6 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
-import importlib.resources
 import re
 import types
 import typing
@@ -30,7 +29,9 @@ from typing import Any
 from typeguard import CollectionCheckStrategy, ForwardRefPolicy, TypeCheckError, check_type
 
 from divergent.errors import InvalidArgument, LLMError, LLMUnavailable
-from divergent.llm.chat import ChatModel, Completion, Usage
+from divergent.llm.chat import ChatModel, Completion
+from divergent.llm.prompts import render as render_prompt
+from divergent.llm.prompts import show_sources
 from divergent.model import (
     FilterDecision,
     FilterVerdict,
@@ -377,9 +378,6 @@ def make_requirement(expr: str, signature: Signature) -> Callable[[Input], bool]
 # ---------------------------------------------------------------------------------------------
 # The spurious-counterexample filter (ProbeGen, Sec. 3.1 and Appx. C).
 
-#: longest source text shown per implementation (a whole module can be large; the function is
-#: usually near its imports, and a prompt past the context window helps no one)
-MAX_SOURCE_CHARS = 12_000
 #: longest rendering of one value (a return value, the arguments after the call)
 MAX_VALUE_CHARS = 2_000
 
@@ -396,12 +394,6 @@ _IRRELEVANT_WORDS = re.compile(
 _IMPORTANT_WORDS = re.compile(r"\b(?:important|significant|relevant)\b", re.IGNORECASE)
 
 
-def _load_template() -> str:
-    return (importlib.resources.files("divergent.llm") / "prompts" / "spurious_filter.txt").read_text(
-        encoding="utf-8"
-    )
-
-
 def _implementation_letter(index: int) -> str:
     """A, B, ..., Z, AA, AB, ... (the paper's "Implementation A/B", for any number of them)."""
     letters = ""
@@ -410,6 +402,10 @@ def _implementation_letter(index: int) -> str:
         index, remainder = divmod(index - 1, 26)
         letters = chr(ord("A") + remainder) + letters
     return letters
+
+
+def _implementation_heading(index: int, implementation: Implementation) -> str:
+    return f"#### Implementation {_implementation_letter(index)} (`{implementation.label}`)"
 
 
 def _outcome_for_prompt(outcome: Outcome) -> str:
@@ -476,17 +472,6 @@ def parse_filter_answer(answer: str) -> tuple[FilterDecision | None, str]:
     return decision, rationales[-1] if rationales else ""
 
 
-def _call_usage(completion: Completion) -> dict[str, float | int]:
-    return Usage(
-        calls=0 if completion.cached else 1,
-        cached_calls=1 if completion.cached else 0,
-        prompt_tokens=completion.prompt_tokens,
-        completion_tokens=completion.completion_tokens,
-        cost=0.0 if completion.cached else completion.cost,
-        seconds=completion.seconds,
-    ).as_dict()
-
-
 class SpuriousFilter:
     """Asks a model whether a confirmed difference matters for the task (ProbeGen, Sec. 3.1).
 
@@ -504,7 +489,6 @@ class SpuriousFilter:
         self.chat = chat
         self.spec = spec.strip() if spec and spec.strip() else None
         self.max_tokens = max_tokens
-        self._template = _load_template()
         #: verdicts by prompt, so the same difference met twice (by an engine's own ``accept`` hook
         #: and by the search) is asked once even of a model without a cache
         self._verdicts: dict[str, FilterVerdict] = {}
@@ -533,12 +517,6 @@ class SpuriousFilter:
             "name, signature, docstring and comments, and from what the implementations agree on."
         )
         letters = [_implementation_letter(i) for i in range(len(implementations))]
-        sources = []
-        for letter, impl in zip(letters, implementations, strict=True):
-            source = impl.source
-            if len(source) > MAX_SOURCE_CHARS:
-                source = source[:MAX_SOURCE_CHARS] + f"\n# ... ({len(impl.source) - MAX_SOURCE_CHARS} more characters)"
-            sources.append(f"#### Implementation {letter} (`{impl.label}`)\n\n```python\n{source.rstrip()}\n```")
         # Show the arguments after the call only when that is part of the difference.
         arguments_after = [render(o.args_after, limit=MAX_VALUE_CHARS) if o.args_after is not None else None
                            for o in outcomes]
@@ -552,13 +530,14 @@ class SpuriousFilter:
                 lines.append(f"printed: {outcome.stdout[:MAX_VALUE_CHARS]!r}")
             lines.append("'''")
             described.append("\n".join(lines))
-        return self._template.format_map({
-            "count": len(implementations),
-            "problem": problem,
-            "implementations": "\n\n".join(sources),
-            "inputs": input.call(function),
-            "outcomes": "\n\n".join(described),
-        })
+        return render_prompt(
+            "spurious_filter",
+            count=len(implementations),
+            problem=problem,
+            implementations=show_sources(implementations, heading=_implementation_heading),
+            inputs=input.call(function),
+            outcomes="\n\n".join(described),
+        )
 
     def judge(
         self,
@@ -613,7 +592,7 @@ class SpuriousFilter:
                 differences=FilterDecision.UNPARSED,
                 raw=completion.text,
                 model=completion.model or self.model,
-                usage=_call_usage(completion),
+                usage=completion.usage().as_dict(),
             )
         return FilterVerdict(
             relevant=decision is FilterDecision.IMPORTANT,
@@ -621,7 +600,7 @@ class SpuriousFilter:
             differences=decision,
             raw=completion.text,
             model=completion.model or self.model,
-            usage=_call_usage(completion),
+            usage=completion.usage().as_dict(),
         )
 
     def accept(self, implementations: Sequence[Implementation]) -> Callable[[Observation], bool]:

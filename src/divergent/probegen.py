@@ -44,13 +44,11 @@ import concurrent.futures
 import contextlib
 import enum
 import hashlib
-import importlib.resources
 import json
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from string import Template
 from typing import Any
 
 from divergent.engines.generated import DEFAULT_FUNCTION, GeneratedInputs, run_generator
@@ -58,6 +56,8 @@ from divergent.errors import InvalidArgument, LLMError
 from divergent.judge import nonconformity
 from divergent.llm.chat import ChatModel, Completion, Message, Usage
 from divergent.llm.extract import extract_code
+from divergent.llm.prompts import render as render_prompt
+from divergent.llm.prompts import show_sources
 from divergent.model import Implementation, Input, Observation, Outcome, OutcomeKind, Signature
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
 from divergent.sandbox import Limits
@@ -83,8 +83,6 @@ DEFAULT_D = 4
 TREE_FORMAT = "divergent.probegen-tree"
 TREE_VERSION = 1
 RUN_KIND = "probegen"
-#: longest source shown per implementation (a prompt past the context window helps no one)
-MAX_SOURCE_CHARS = 12_000
 #: longest rendering of one output in the feedback
 MAX_OUTPUT_CHARS = 300
 #: feedback lines kept per list (the counts are always given)
@@ -329,19 +327,6 @@ class ProbeGenResult:
 # Prompts
 
 
-def _template(name: str) -> Template:
-    text = (importlib.resources.files("divergent.llm") / "prompts" / f"probegen_{name}.txt").read_text(
-        encoding="utf-8"
-    )
-    return Template(text)
-
-
-_TEMPLATE_NAMES = (
-    "system", "task", "feedback_same", "feedback_different", "feedback_irrelevant", "feedback_error",
-    "feedback_no_code",
-)
-
-
 def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -437,12 +422,9 @@ class ProbeGenSession:
         self.root = ProbeNode(path="", depth=0)
         self.usage = Usage()
         self.calls = 0
-        self._templates = {name: _template(name) for name in _TEMPLATE_NAMES}
         self._executor = executor
         self._own_pool: Any = None
-        self._system = self._templates["system"].substitute(
-            function_name=function_name, max_inputs=max_inputs
-        )
+        self._system = render_prompt("probegen_system", function_name=function_name, max_inputs=max_inputs)
         self.root.prompt = self._task_prompt()
         self._store_spec = store
         self._store: Any = None
@@ -454,17 +436,12 @@ class ProbeGenSession:
 
     def _task_prompt(self) -> str:
         task = f"**Task description**\n\n{self.spec}\n\n" if self.spec else ""
-        versions = []
-        for number, impl in enumerate(self.implementations, start=1):
-            source = impl.source.rstrip()
-            if len(source) > MAX_SOURCE_CHARS:
-                source = source[:MAX_SOURCE_CHARS] + f"\n# ... ({len(impl.source) - MAX_SOURCE_CHARS} more characters)"
-            versions.append(f"**Version {number}** (`{impl.label}`)\n\n```python\n{source}\n```")
-        return self._templates["task"].substitute(
+        return render_prompt(
+            "probegen_task",
             task_section=task,
             function=self.function,
             signature=str(self.signature),
-            versions="\n\n".join(versions),
+            versions=show_sources(self.implementations),
             function_name=self.function_name,
         )
 
@@ -537,14 +514,14 @@ class ProbeGenSession:
     def _evaluate(self, node: ProbeNode, completion: Completion) -> None:
         evaluated = time.monotonic()
         self.calls += 1
-        node.usage = _completion_usage(completion)
+        node.usage = completion.usage()
         # the session counts what it spends now: a cached answer is a cached call, not its tokens
         self.usage = self.usage + (Usage(cached_calls=1) if completion.cached else node.usage)
         node.answer = completion.text
         node.code = extract_code(completion.text, self.function_name)
         if node.code is None:
             node.error = "the answer contains no code"
-            node.feedback = self._templates["feedback_no_code"].substitute(function_name=self.function_name)
+            node.feedback = render_prompt("probegen_feedback_no_code", function_name=self.function_name)
             node.seconds = completion.seconds + time.monotonic() - evaluated
             return
         generated = run_generator(
@@ -675,16 +652,16 @@ class ProbeGenSession:
                 f"It produced {len(generated.inputs)} input(s) before that:\n" + self._capped(ran, "inputs")
                 if generated.inputs else "It produced no inputs."
             )
-            return self._templates["feedback_error"].substitute(values, error=generated.error, produced=produced)
+            return render_prompt("probegen_feedback_error", **values, error=generated.error, produced=produced)
         if not probes and not rejected:
-            return self._templates["feedback_error"].substitute(
-                values, error="it yielded no inputs", produced="It must yield at least one input."
+            return render_prompt(
+                "probegen_feedback_error", **values, error="it yielded no inputs", produced="It must yield at least one input."
             )
         if node.success:
-            return self._templates["feedback_different"].substitute(values)
+            return render_prompt("probegen_feedback_different", **values)
         if node.differentiating:
-            return self._templates["feedback_irrelevant"].substitute(values)
-        return self._templates["feedback_same"].substitute(values)
+            return render_prompt("probegen_feedback_irrelevant", **values)
+        return render_prompt("probegen_feedback_same", **values)
 
     # -- search -------------------------------------------------------------------------------------
 
@@ -845,15 +822,3 @@ def _holds(requirement: Callable[[Input], bool], item: Input) -> bool:
     except Exception:  # noqa: BLE001 - a predicate that raises does not hold
         return False
 
-
-def _completion_usage(completion: Completion) -> Usage:
-    """What one answer cost when it was made (a cached answer keeps its tokens and price, so a tree
-    read back from the cache records the same costs; it counts as a cached call, not a call)."""
-    return Usage(
-        calls=0 if completion.cached else 1,
-        cached_calls=1 if completion.cached else 0,
-        prompt_tokens=completion.prompt_tokens,
-        completion_tokens=completion.completion_tokens,
-        cost=completion.cost,
-        seconds=completion.seconds,
-    )
