@@ -53,13 +53,13 @@ from typing import Any
 
 from divergent.engines.generated import DEFAULT_FUNCTION, GeneratedInputs, run_generator
 from divergent.errors import InvalidArgument, LLMError
-from divergent.judge import nonconformity
 from divergent.llm.chat import ChatModel, Completion, Message, Usage
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
 from divergent.model import Implementation, Input, Observation, Outcome, OutcomeKind, Signature
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
+from divergent.preconditions import nonconformity
 from divergent.sandbox import Limits
 from divergent.values import render
 

@@ -21,7 +21,7 @@ Optional    to None, and from None to a value; other unions: switch member; Lite
 ==========  ================================================================================
 
 User-defined objects are left unchanged. Every child is checked against the preconditions
-(:func:`divergent.judge.conforms` and the user's requirement) before it is proposed.
+(:func:`divergent.preconditions.conforms` and the user's requirement) before it is proposed.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any
 
-from divergent import judge
+from divergent import preconditions
 from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS, UNION_ORIGINS
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
@@ -192,7 +192,7 @@ def _runtime_shape(value: Any) -> _Shape:
 
 
 def _fits(value: Any, shape: _Shape) -> bool:
-    """A shallow check that ``value`` has the kind of ``shape`` (the judge does the full check)."""
+    """A shallow check that ``value`` has the kind of ``shape`` (the preconditions do the full check)."""
     family = shape.family
     kind = type(value)
     if family == "any":
@@ -821,7 +821,7 @@ class MutationEngine(Engine):
         self._fruitless = 0
         self._problem: str | None = None
 
-        seeds = [s for s in context.seeds if judge.conforms(s, signature)]
+        seeds = [s for s in context.seeds if preconditions.conforms(s, signature)]
         for seed in seeds:
             self._seen.add(seed.key)
         self._pool.extend(seeds)
@@ -912,7 +912,7 @@ class MutationEngine(Engine):
             key = child.key
             verdict = verdicts.get(key)
             if verdict is None:
-                verdict = judge.conforms(child, signature) and satisfies_requirement(self.context, child)
+                verdict = preconditions.conforms(child, signature) and satisfies_requirement(self.context, child)
                 verdicts[key] = verdict
             if verdict:
                 batch.append(child)
@@ -938,7 +938,7 @@ class MutationEngine(Engine):
             return False
         # Seen either way: a rejected input stays rejected, no need to judge it twice.
         self._seen.add(key)
-        return judge.conforms(candidate, self.context.signature) and satisfies_requirement(
+        return preconditions.conforms(candidate, self.context.signature) and satisfies_requirement(
             self.context, candidate
         )
 
@@ -1065,7 +1065,7 @@ class MutationEngine(Engine):
             new_kind = kind_of_behaviour not in self._kinds_of_behaviour
             self._behaviours.add(behaviour)
             self._kinds_of_behaviour.add(kind_of_behaviour)
-            if not (new_behaviour or observation.divergent) or not judge.conforms(input, signature):
+            if not (new_behaviour or observation.divergent) or not preconditions.conforms(input, signature):
                 continue
             self._add_to_pool(input)
             if observation.divergent or new_kind:

@@ -394,7 +394,7 @@ class _GeneratorFailed(Exception):
 
 def _preconditions(context: EngineContext) -> Callable[[Input], bool]:
     """The annotations (typeguard) and the user's requirement: what the search loop would check."""
-    from divergent.judge import conforms
+    from divergent.preconditions import conforms
 
     signature, require = context.signature, context.require
 
