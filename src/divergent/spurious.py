@@ -167,14 +167,13 @@ class SpuriousFilter:
             f"No task description was given. Infer the intended behavior of `{function}` from its "
             "name, signature, docstring and comments, and from what the implementations agree on."
         )
-        letters = [_implementation_letter(i) for i in range(len(implementations))]
         # Show the arguments after the call only when that is part of the difference.
         arguments_after = [render(o.args_after, limit=MAX_VALUE_CHARS) if o.args_after is not None else None
                            for o in outcomes]
         show_mutation = len(set(arguments_after)) > 1
         described = []
-        for letter, impl, outcome, after in zip(letters, implementations, outcomes, arguments_after, strict=True):
-            lines = [f"#### Implementation {letter} (`{impl.label}`)", "", "'''", _outcome_for_prompt(outcome)]
+        for index, (impl, outcome, after) in enumerate(zip(implementations, outcomes, arguments_after, strict=True)):
+            lines = [_implementation_heading(index, impl), "", "'''", _outcome_for_prompt(outcome)]
             if show_mutation and after is not None:
                 lines.append(f"arguments after the call: {after}")
             if outcome.stdout:
