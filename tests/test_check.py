@@ -6,12 +6,13 @@ import json
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
 
 import divergent
-from divergent.analysis.cluster import cluster
+from divergent.cluster import cluster
 from divergent.errors import InvalidArgument, LoadError, MissingSeeds, SignatureMismatch
 from divergent.model import Budget, OutcomeKind, Verdict
 
@@ -157,6 +158,17 @@ def test_cluster_partitions_and_picks_the_largest_class(tmp_path: Path) -> None:
     assert sorted(len(c) for c in result.classes) == [1, 1, 3]
     assert {labels[i].rsplit("/", 1)[-1] for i in result.largest} == {"s1.py", "s2.py", "s3.py"}
     assert not result.tied and len(result.splits) == 2
+
+
+def test_divergent_cluster_stays_callable_once_its_package_is_imported(tmp_path: Path) -> None:
+    import divergent.cluster.semantic  # the package now holds the name divergent.cluster
+
+    assert isinstance(divergent.cluster, types.ModuleType)
+
+    specs = [write(tmp_path, "a.py", "def f(x: int) -> int:\n    return x\n"),
+             write(tmp_path, "b.py", "def f(x: int) -> int:\n    return -x\n")]
+    result = divergent.cluster(specs, engines="seeds,mutation", budget=Budget(seconds=3))
+    assert isinstance(result, divergent.Clustering) and len(result.classes) == 2
 
 
 def test_git_revision_spec(tmp_path: Path) -> None:

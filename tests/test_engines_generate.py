@@ -1,4 +1,4 @@
-"""The generating engines (seeds, mutation, hypothesis) and the preconditions they respect (judge)."""
+"""The generating engines (seeds, mutation, hypothesis) and the preconditions they respect."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from divergent.engines.mutation import MutationEngine
 from divergent.engines.registry import engine_class
 from divergent.engines.seeds import SeedEngine, infer_annotation
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.judge import bind_arguments, conforms, make_requirement, nonconformity
 from divergent.model import (
     Implementation,
     Input,
@@ -26,6 +25,7 @@ from divergent.model import (
     ParameterKind,
     Signature,
 )
+from divergent.preconditions import bind_arguments, conforms, make_requirement, nonconformity
 
 SOURCE = 'def f(x):\n    if x == 7919:\n        return "magic-word"\n    return x\n'
 
@@ -98,7 +98,7 @@ def returned(value: Any) -> Outcome:
 
 
 # ---------------------------------------------------------------------------------------------
-# judge.conforms
+# preconditions.conforms
 
 
 @pytest.mark.parametrize(
@@ -181,7 +181,7 @@ def test_conforms_checks_star_args_items_and_unannotated_parameters() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# judge.make_requirement
+# preconditions.make_requirement
 
 
 def test_requirement_binds_positional_and_keyword_arguments() -> None:

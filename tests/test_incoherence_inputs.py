@@ -14,8 +14,8 @@ from divergent.engines.base import EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.mutation import MutationEngine
 from divergent.errors import InvalidArgument
-from divergent.judge import conforms
 from divergent.policy import DEFAULT_POLICY
+from divergent.preconditions import conforms
 from divergent.sandbox.isolation import Limits
 
 DOUBLE = {

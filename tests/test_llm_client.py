@@ -296,6 +296,12 @@ def test_rerun_is_served_from_the_cache_and_identical(llm_home, openai_server):
             original.text, original.prompt_tokens, original.completion_tokens, original.cost, original.model
         )
         assert second_run.usage() == Usage(cached_calls=1)
+    # one call's record keeps the answer's tokens and price as made; the cache says it was not paid now
+    made, read_back = original.usage(), again.usage()
+    assert (made.calls, made.cached_calls, read_back.calls, read_back.cached_calls) == (1, 0, 0, 1)
+    assert (read_back.prompt_tokens, read_back.completion_tokens, read_back.cost) == (100, 20, original.cost) != (
+        0, 0, 0.0
+    )
 
 
 def test_distinct_sample_index_or_parameters_are_distinct_calls(make_client, openai_server):

@@ -246,12 +246,12 @@ def test_a_full_tree_samples_k_children_per_node_with_stable_sample_indices(impl
         assert len(server.chat_requests) == 12
         # siblings are samples 0, 1, 2 of the same prompt
         assert sorted(r.body.get("temperature") for r in server.chat_requests) == [0.8] * 12
-        data = session.tree(pair="casefold", k=3, d=2)
+        data = session.tree(pair="casefold", k=3, d=2).to_json()
     assert data["format"] == "divergent.probegen-tree" and data["K"] == 3
-    json.dumps(data)  # plain JSON
-    again, metadata = tree_from_json(json.dumps(data))
-    assert [n.path for n in again.walk()][1:] == [n.path for n in nodes]
-    assert metadata["pair"] == "casefold"
+    again = tree_from_json(json.loads(json.dumps(data)))  # plain JSON, read back into the same model
+    assert [n.path for n in again.root.walk()][1:] == [n.path for n in nodes]
+    assert [n.probes for n in again.nodes()] == [n.probes for n in nodes]
+    assert again.pair == "casefold" and again.k == 3 and again.metadata["function"] == "same_word"
 
 
 def feedback_responder(received: Received) -> str:

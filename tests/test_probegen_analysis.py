@@ -13,48 +13,59 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from divergent.analysis.trees import (
-    Strategy,
+from divergent.cli import app
+from divergent.errors import InvalidArgument
+from divergent.llm.chat import Usage
+from divergent.probegen.analysis import (
     StrategyPoint,
-    TreeFormatError,
-    TreeNode,
     analyze,
-    branching_schedule,
     cheapest_reaching,
     elementary_symmetric,
     expected_total,
-    load_tree,
     load_trees,
     pareto_front,
+    require_full,
+    success_probability,
+)
+from divergent.probegen.strategies import (
+    Strategy,
+    branching_schedule,
+    max_calls,
     parse_strategies,
     schedule_calls,
-    strategy_calls,
-    success_probability,
+)
+from divergent.probegen.tree import (
+    ProbeNode,
+    ProbeTree,
+    TreeFormatError,
+    read_tree,
     tree_from_json,
     write_tree,
 )
-from divergent.cli import app
-from divergent.errors import InvalidArgument
 from scripted_openai import Reply
 
 runner = CliRunner()
 
 
-def node(differentiating: bool = False, *children: TreeNode, tokens: int | None = None) -> TreeNode:
-    return TreeNode(
-        differentiating=differentiating, children=children,
-        prompt_tokens=tokens, completion_tokens=0 if tokens is not None else None,
+def node(differentiating: bool = False, *children: ProbeNode, tokens: int | None = None) -> ProbeNode:
+    """A node whose probe succeeded (differentiating, and no filter said otherwise) or not."""
+    return ProbeNode(
+        differentiating=differentiating, success=differentiating, children=list(children),
+        usage=Usage(prompt_tokens=tokens) if tokens is not None else None,
     )
 
 
-def leaf(differentiating: bool = False, tokens: int | None = None) -> TreeNode:
+def leaf(differentiating: bool = False, tokens: int | None = None) -> ProbeNode:
     return node(differentiating, tokens=tokens)
 
 
-def tree(*children: TreeNode, k: int = 2, depth: int = 2, pair: str = "p") -> object:
-    from divergent.analysis.trees import SampledTree
+def tree(*children: ProbeNode, k: int = 2, depth: int = 2, pair: str = "p") -> ProbeTree:
+    return ProbeTree(root=ProbeNode(children=list(children)), pair=pair, k=k, depth=depth)
 
-    return SampledTree(pair=pair, k=k, depth=depth, children=children)
+
+def read_full(document: object) -> ProbeTree:
+    """A tree document read and checked to be full, as the analysis reads its files."""
+    return require_full(tree_from_json(document))
 
 
 # A K=2, D=2 tree: the first sample is a dead end, the second's second child differentiates.
@@ -74,14 +85,14 @@ def test_strategy_schedules_follow_the_paper() -> None:
 
 
 def test_node_counts_per_strategy() -> None:
-    assert strategy_calls(Strategy.DECREASING, 3, 4) == 3 + 6 + 6 + 6 == 21  # the paper's "at most 21"
-    assert strategy_calls(Strategy.FULL, 3, 2) == 3 + 9
+    assert max_calls(Strategy.DECREASING, 3, 4) == 3 + 6 + 6 + 6 == 21  # the paper's "at most 21"
+    assert max_calls(Strategy.FULL, 3, 2) == 3 + 9
     for k, depth in [(2, 3), (5, 5), (3, 4)]:
-        assert strategy_calls(Strategy.FULL, k, depth) == (k ** (depth + 1) - 1) // (k - 1) - 1
-    assert strategy_calls(Strategy.TOP, 5, 5) == 25
-    assert strategy_calls(Strategy.HALVING, 8, 4) == 8 + 32 + 64 + 64
-    assert strategy_calls(Strategy.INCREASING, 1, 3) == 1 + 2 + 6
-    assert strategy_calls(Strategy.DOUBLING, 1, 3) == 1 + 2 + 8
+        assert max_calls(Strategy.FULL, k, depth) == (k ** (depth + 1) - 1) // (k - 1) - 1
+    assert max_calls(Strategy.TOP, 5, 5) == 25
+    assert max_calls(Strategy.HALVING, 8, 4) == 8 + 32 + 64 + 64
+    assert max_calls(Strategy.INCREASING, 1, 3) == 1 + 2 + 6
+    assert max_calls(Strategy.DOUBLING, 1, 3) == 1 + 2 + 8
     assert schedule_calls((1,)) == 1
 
 
@@ -158,8 +169,8 @@ def test_elementary_symmetric() -> None:
         assert elementary_symmetric(values, order) == brute
 
 
-def _random_full_tree(rng: random.Random, k: int, depth: int, p: float) -> object:
-    def grow(level: int) -> TreeNode:
+def _random_full_tree(rng: random.Random, k: int, depth: int, p: float) -> ProbeTree:
+    def grow(level: int) -> ProbeNode:
         differentiating = rng.random() < p
         if differentiating or level == depth:
             return leaf(differentiating)
@@ -168,17 +179,17 @@ def _random_full_tree(rng: random.Random, k: int, depth: int, p: float) -> objec
     return tree(*(grow(1) for _ in range(k)), k=k, depth=depth)
 
 
-def _paper_definition(sampled: object, schedule: tuple[int, ...]) -> Fraction:
+def _paper_definition(sampled: ProbeTree, schedule: tuple[int, ...]) -> Fraction:
     """The paper's recursion taken literally: the mean over every k-subset of the children."""
 
-    def sigma(n: TreeNode, level: int) -> Fraction:
-        if n.differentiating:
+    def sigma(n: ProbeNode, level: int) -> Fraction:
+        if n.success:
             return Fraction(1)
         if level == len(schedule):
             return Fraction(0)
         return over_subsets(n.children, level + 1)
 
-    def over_subsets(children: tuple[TreeNode, ...], level: int) -> Fraction:
+    def over_subsets(children: list[ProbeNode], level: int) -> Fraction:
         subsets = list(itertools.combinations(children, schedule[level - 1]))
         total = sum(
             (1 - math.prod((1 - sigma(c, level) for c in subset), start=Fraction(1)) for subset in subsets),
@@ -190,11 +201,11 @@ def _paper_definition(sampled: object, schedule: tuple[int, ...]) -> Fraction:
 
 
 def _draw_sub_tree_succeeds(
-    rng: random.Random, children: tuple[TreeNode, ...], schedule: tuple[int, ...], level: int
+    rng: random.Random, children: list[ProbeNode], schedule: tuple[int, ...], level: int
 ) -> bool:
     """One random sub-tree of the schedule's shape: does it hold a differentiating node?"""
     for child in rng.sample(children, schedule[level - 1]):
-        if child.differentiating or (
+        if child.success or (
             level < len(schedule) and _draw_sub_tree_succeeds(rng, child.children, schedule, level + 1)
         ):
             return True
@@ -308,7 +319,7 @@ def _document(**changes: object) -> dict:
 def test_tree_files_round_trip(tmp_path: Path) -> None:
     with_usage = tree(node(False, leaf(tokens=5), leaf(tokens=6), tokens=1), node(True, tokens=2), pair="x")
     write_tree(with_usage, tmp_path / "x.json")
-    loaded = load_tree(tmp_path / "x.json")
+    loaded = require_full(read_tree(tmp_path / "x.json"))
     assert loaded.pair == "x" and loaded.k == 2 and loaded.depth == 2 and loaded.tokens_known
     assert [n.tokens for n in loaded.nodes()] == [1, 5, 6, 2]
     assert loaded.children[0].children[1].path == "0.1"
@@ -337,13 +348,46 @@ def test_tree_files_round_trip(tmp_path: Path) -> None:
 )
 def test_malformed_tree_documents(document: object, message: str) -> None:
     with pytest.raises(TreeFormatError, match=message):
-        tree_from_json(document)
+        read_full(document)
 
 
 def test_nodes_below_depth_are_rejected() -> None:
     deep = _document(D=1)
     with pytest.raises(TreeFormatError, match="below the tree's depth D=1"):
-        tree_from_json(deep)
+        read_full(deep)
+
+
+# A file as the analysis wrote it before the session and the analysis shared one tree model: the
+# least the format asks for, a filter-vetoed node (differentiating, not a success) that the search
+# went on below, a success with (ignored) children, and usage without token counts.
+OLD_ANALYSIS_FILE = {
+    "format": "divergent.probegen-tree", "version": 1, "pair": "old", "K": 2, "D": 2, "model": "m",
+    "children": [
+        {"path": "0", "differentiating": True, "success": False, "usage": {"prompt_tokens": 7, "cost": 0.1},
+         "children": [{"path": "0.0", "differentiating": False}, {"path": "0.1", "differentiating": True}]},
+        {"path": "1", "differentiating": True, "usage": {"cost": 0.2},
+         "children": [{"differentiating": False, "children": [{"differentiating": True}]}]},
+    ],
+}
+
+
+def test_files_in_the_earlier_formats_still_load() -> None:
+    old = read_full(OLD_ANALYSIS_FILE)
+    assert (old.pair, old.k, old.depth, old.model) == ("old", 2, 2, "m")
+    vetoed, found = old.children
+    assert vetoed.differentiating and not vetoed.success and found.success
+    assert [n.path for n in old.nodes()] == ["0", "0.0", "0.1", "1"]  # nothing below a success counts
+    assert vetoed.tokens == 7 and found.tokens is None and not old.tokens_known
+    # the vetoed node does not end its branch; its second child does: one of the two first samples
+    assert success_probability(old, (1, 2), exact=True) == 1
+    assert success_probability(old, (1,), exact=True) == Fraction(1, 2)
+    # a search's tree (no K and D) reads as a tree, but is no full tree to estimate strategies on
+    searched = tree_from_json({**OLD_ANALYSIS_FILE, "K": None, "D": None})
+    assert searched.k is None and searched.node_count == 4
+    with pytest.raises(TreeFormatError, match='"K" must be a positive integer'):
+        require_full(searched)
+    with pytest.raises(InvalidArgument, match="no K and D"):
+        success_probability(searched, (1,))
 
 
 def test_loading_a_directory(tmp_path: Path) -> None:
@@ -453,10 +497,10 @@ def test_cli_sample_grows_full_trees_against_the_scripted_server(tmp_path: Path,
     result = runner.invoke(app, command)
     assert result.exit_code == 0, result.output
     assert len(openai_server.chat_requests) == 2 + 4  # a full K=2, D=2 tree
-    sampled = load_tree(out / "sevens.json")
+    sampled = require_full(read_tree(out / "sevens.json"))
     assert (sampled.k, sampled.depth, sampled.node_count) == (2, 2, 6)
-    assert [n.differentiating for n in sampled.children] == [False, False]
-    assert all(child.differentiating for n in sampled.children for child in n.children)
+    assert [n.success for n in sampled.children] == [False, False]
+    assert all(child.differentiating and child.success for n in sampled.children for child in n.children)
     assert [n.tokens for n in sampled.nodes()] == [140, 240, 240, 140, 240, 240]
     second_prompt = next(r for r in openai_server.chat_requests if len(r.messages) > 2).last_user
     assert "f(0)" in second_prompt or "0" in second_prompt  # the feedback on the first probes
@@ -467,7 +511,7 @@ def test_cli_sample_grows_full_trees_against_the_scripted_server(tmp_path: Path,
     result = runner.invoke(app, [*command, "--force"])
     assert result.exit_code == 0, result.output
     assert len(openai_server.chat_requests) == 6
-    assert [n.tokens for n in load_tree(out / "sevens.json").nodes()] == [140, 240, 240, 140, 240, 240]
+    assert [n.tokens for n in read_tree(out / "sevens.json").nodes()] == [140, 240, 240, 140, 240, 240]
 
     result = runner.invoke(app, ["probegen", "analyze", str(out), "--json", str(tmp_path / "a.json")])
     assert result.exit_code == 0, result.output
@@ -496,8 +540,8 @@ def test_cli_sample_bad_input(tmp_path: Path, openai_server, llm_home) -> None:
 def test_plots_without_matplotlib_name_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from divergent.analysis.trees import plot_analysis
     from divergent.errors import MissingExtra
+    from divergent.probegen.plots import plot_analysis
 
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # import fails as if not installed
     with pytest.raises(MissingExtra, match=r"divergent\[plots\]"):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from divergent.analysis.semantic_cluster import (
+from divergent.cluster.semantic import (
     load_reference_tests,
     pick_pair,
     run_reference_tests,

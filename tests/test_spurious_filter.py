@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from divergent.analysis.cluster import cluster
+from divergent.cluster import cluster
 from divergent.errors import InvalidArgument
-from divergent.judge import SpuriousFilter, parse_filter_answer
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
 from divergent.model import (
@@ -32,6 +31,7 @@ from divergent.model import (
 from divergent.report.json import report_json
 from divergent.report.text import plain_report
 from divergent.search import check
+from divergent.spurious import SpuriousFilter, parse_filter_answer
 from scripted_openai import Received, Reply, ScriptedOpenAI
 
 LOWER = '''
@@ -322,7 +322,7 @@ def test_the_same_difference_is_asked_once_and_the_accept_hook_vetoes(
     accept = spurious_filter.accept(impls)
     observation = Observation(input=Input(args=("ß", 1)), outcomes=outcomes, classes=((0,), (1,)))
     assert accept(observation) is False
-    again = spurious_filter.judge(impls, observation.input, outcomes)
+    again = spurious_filter.assess(impls, observation.input, outcomes)
     assert again.differences is FilterDecision.IRRELEVANT
     assert len(openai_server.chat_requests) == 1
 

@@ -18,8 +18,8 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     "check": "divergent.search",
     "assert_equivalent": "divergent.search",
-    "cluster": "divergent.analysis.cluster",
-    "Clustering": "divergent.analysis.cluster",
+    "cluster": "divergent.cluster",
+    "Clustering": "divergent.cluster",
     "load_implementation": "divergent.load",
     "Budget": "divergent.model",
     "Report": "divergent.model",

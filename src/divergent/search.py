@@ -27,7 +27,6 @@ from divergent.engines.constants import Constants
 from divergent.engines.portfolio import Portfolio
 from divergent.engines.registry import ENGINES, NEEDS_MODEL, engine_class, parse_engine_list
 from divergent.errors import EngineCannotProceed, InvalidArgument, MissingExtra
-from divergent.judge import SpuriousFilter, conforms, make_requirement
 from divergent.llm.chat import ChatModel
 from divergent.model import (
     Budget,
@@ -46,8 +45,10 @@ from divergent.model import (
     Verdict,
 )
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy, behaviour_fingerprint
+from divergent.preconditions import conforms, make_requirement
 from divergent.sandbox import GUARANTEES, Isolation, Limits, WorkerPool
 from divergent.shrink import shrink as shrink_input
+from divergent.spurious import SpuriousFilter
 
 #: differences that do not hold on fresh workers cost a fresh pool each; past this many, stop trying
 MAX_FAILED_CONFIRMATIONS = 20
@@ -542,7 +543,7 @@ def refine_partition(
                 if len(refined) == len(partition.classes):
                     continue
                 # A split the filter judges irrelevant does not split the classes (ProbeGen, Sec. 5).
-                verdict = _judge(search, partition, engine_name, confirmed)
+                verdict = _assess_relevance(search, partition, engine_name, confirmed)
                 if verdict is not None and not verdict.relevant:
                     continue
                 partition.classes = refined
@@ -555,7 +556,7 @@ def refine_partition(
     return ExitReason.FOUND
 
 
-def _judge(search: Search, partition: Partition, engine_name: str, observation: Observation) -> FilterVerdict | None:
+def _assess_relevance(search: Search, partition: Partition, engine_name: str, observation: Observation) -> FilterVerdict | None:
     """The spurious-counterexample filter's verdict on a confirmed difference (None without a filter).
 
     One judged irrelevant is kept in ``partition.filtered_out``, with its verdict, for the report."""
@@ -570,7 +571,7 @@ def _judge(search: Search, partition: Partition, engine_name: str, observation: 
             model=spurious_filter.model,
         )
     search._report_progress("judging")
-    verdict = spurious_filter.judge(search.implementations, observation.input, observation.outcomes)
+    verdict = spurious_filter.assess(search.implementations, observation.input, observation.outcomes)
     if verdict.differences is FilterDecision.UNJUDGED and not any(n.startswith("filter:") for n in search.notes):
         search.notes.append(f"filter: {verdict.rationale}; differences are kept unjudged")
     if not verdict.relevant:
@@ -721,7 +722,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
                 # Judged before shrinking: a spurious difference costs no shrinking time, and the
                 # found input is the one the engine meant (shrinking heads for edge cases such as
                 # empty or negative values, which break implicit preconditions more often).
-                verdict = _judge(search, partition, engine_name, confirmed)
+                verdict = _assess_relevance(search, partition, engine_name, confirmed)
                 if verdict is not None and not verdict.relevant:
                     continue  # kept in partition.filtered_out; the search goes on
                 found = (engine_name, confirmed)
@@ -781,7 +782,7 @@ def _judged_shrunk(
     one irrelevant (a smaller input may break a precondition the found one kept)."""
     if search.spurious_filter is None:
         return shrunk, verdict
-    shrunk_verdict = _judge(search, partition, engine_name, shrunk)
+    shrunk_verdict = _assess_relevance(search, partition, engine_name, shrunk)
     if shrunk_verdict is not None and not shrunk_verdict.relevant:
         call = shrunk.input.call(search.implementations[0].entry_point, max_length=60)
         search.notes.append(f"not shrunk: the filter judged the smaller {call} irrelevant ({shrunk_verdict.rationale})")

@@ -27,10 +27,10 @@ from divergent.engines.base import EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.mutation import MutationEngine
 from divergent.errors import DivergentError, EngineCannotProceed, InvalidArgument
-from divergent.judge import conforms
 from divergent.load import load_source
 from divergent.model import Implementation, Input, Outcome, OutcomeKind, Signature
 from divergent.policy import EqualityPolicy
+from divergent.preconditions import conforms
 from divergent.sandbox.isolation import Limits
 from divergent.sandbox.matrix import ImplementationMatrix, MatrixDeadline
 from divergent.values import canonical_text

@@ -15,8 +15,6 @@ is only parsed here; it runs in the sandbox with the recorded samples' machinery
 
 from __future__ import annotations
 
-import importlib.resources
-import string
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
@@ -25,12 +23,9 @@ from divergent.bench.datasets import Candidate, Task, format_model_spec
 from divergent.errors import InvalidArgument, LLMCacheMiss, LLMError, LLMUnavailable
 from divergent.llm.chat import ChatModel, Message
 from divergent.llm.extract import extract_code
+from divergent.llm.prompts import render as render_prompt
 
 __all__ = ["LLMCandidates", "coder_messages"]
-
-
-def _prompt(name: str) -> str:
-    return (importlib.resources.files("divergent.llm") / "prompts" / name).read_text(encoding="utf-8")
 
 
 def _flat(text: str) -> str:
@@ -50,10 +45,8 @@ def coder_messages(task: Task) -> list[Message]:
         parts.append(f"Signature:\n```python\n{declaration}\n```\n")
     else:
         parts.append(f"The function is named `{task.entry_point}`.\n")
-    user = string.Template(_prompt("coder.txt")).safe_substitute(
-        entry_point=task.entry_point, task="\n".join(parts)
-    )
-    return [{"role": "system", "content": _prompt("coder_system.txt").strip()}, {"role": "user", "content": user}]
+    user = render_prompt("coder", entry_point=task.entry_point, task="\n".join(parts))
+    return [{"role": "system", "content": render_prompt("coder_system").strip()}, {"role": "user", "content": user}]
 
 
 class LLMCandidates:

@@ -177,7 +177,7 @@ class SearchOptions:
         chat = chat_model_from_options(self.model, self.base_url, self.api_key_env, self.llm_config, self.replay)
         spurious_filter = None
         if chat is not None and not self.no_filter:
-            from divergent.judge import SpuriousFilter
+            from divergent.spurious import SpuriousFilter
 
             spurious_filter = SpuriousFilter(chat, spec=spec)
         return {

@@ -13,7 +13,7 @@ import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -28,6 +28,9 @@ from divergent.cli.llm_options import (
     ReplayOpt,
     chat_model_from_options,
 )
+
+if TYPE_CHECKING:
+    from divergent.probegen.tree import ProbeTree
 
 probegen_app = typer.Typer(
     help="ProbeGen search strategies: sample full trees with an LLM, then estimate each strategy's success.",
@@ -59,7 +62,9 @@ def analyze_command(
     ] = False,
 ) -> None:
     """Estimate each strategy's probability of success for every K and D the trees allow."""
-    from divergent.analysis.trees import analyze, load_trees, parse_strategies, plot_analysis
+    from divergent.probegen.analysis import analyze, load_trees
+    from divergent.probegen.plots import plot_analysis
+    from divergent.probegen.strategies import parse_strategies
 
     console = Console()
     with input_errors(False):
@@ -81,7 +86,8 @@ def analyze_command(
 
 
 def _render_analysis(console: Console, analysis: Any) -> None:
-    from divergent.analysis.trees import cheapest_reaching, strategy_name
+    from divergent.probegen.analysis import cheapest_reaching
+    from divergent.probegen.strategies import strategy_name
 
     measure = analysis.cost_measure
     console.print(
@@ -123,13 +129,13 @@ def costs_command(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table (for docs).")] = False,
 ) -> None:
     """The most LLM calls a ProbeGen search makes, per strategy, K and D (no counterexample found)."""
-    from divergent.analysis.trees import parse_strategies, strategy_calls, strategy_name
+    from divergent.probegen.strategies import max_calls, parse_strategies, strategy_name
 
     with input_errors(False):
         chosen = parse_strategies(strategies)
     depths = range(1, depth + 1)
     rows = [
-        (strategy_name(strategy), str(branching), *(str(strategy_calls(strategy, branching, d)) for d in depths))
+        (strategy_name(strategy), str(branching), *(str(max_calls(strategy, branching, d)) for d in depths))
         for strategy in chosen
         for branching in range(1, k + 1)
     ]
@@ -198,8 +204,9 @@ def _sample_pairs(
     isolation: str | None, force: bool, console: Console,
 ) -> int:
     """Sample and write each pair's tree; the number of pairs that failed."""
-    from divergent.analysis.trees import write_tree_document
     from divergent.errors import DivergentError, LLMError
+    from divergent.probegen.analysis import require_full
+    from divergent.probegen.tree import write_tree
 
     failures = 0
     for pair in resolved:
@@ -218,9 +225,9 @@ def _sample_pairs(
             failures += 1
             console.print(f"[red]{pair.name}: {' '.join(str(error).split())}[/red]")
             continue
-        write_tree_document(tree, target)
-        nodes = sum(1 for _ in _walk_documents(tree["children"]))
-        found = sum(1 for node in _walk_documents(tree["children"]) if node.get("success"))
+        write_tree(require_full(tree), target)
+        nodes = tree.node_count
+        found = sum(1 for node in tree.nodes() if node.success)
         console.print(f"{pair.name}: {nodes} nodes, {found} differentiating, written to {target}")
     usage = chat.usage()
     console.print(
@@ -270,7 +277,9 @@ def _resolve_pair(text: str, function: str | None) -> _Pair:
     )
 
 
-def _sample_tree(pair: _Pair, chat: Any, *, k: int, depth: int, temperature: float, isolation: str | None) -> dict:
+def _sample_tree(
+    pair: _Pair, chat: Any, *, k: int, depth: int, temperature: float, isolation: str | None
+) -> ProbeTree:
     from divergent.probegen import ProbeGenSession, Strategy
     from divergent.search import resolve_implementations
 
@@ -282,12 +291,6 @@ def _sample_tree(pair: _Pair, chat: Any, *, k: int, depth: int, temperature: flo
     ) as session:
         session.sample_tree(strategy=Strategy.FULL, k=k, d=depth)
         return session.tree(pair=pair.name, k=k, d=depth)
-
-
-def _walk_documents(nodes: list[dict]) -> Any:
-    for node in nodes:
-        yield node
-        yield from _walk_documents(node.get("children", []))
 
 
 def _conversation_key(messages: Any) -> str:

@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from divergent.errors import DivergentError, InvalidArgument
-from divergent.judge import bind_arguments, nonconformity
 from divergent.model import Input, ParameterKind, Signature
+from divergent.preconditions import bind_arguments, nonconformity
 from divergent.sandbox.isolation import IsolatedProcess, Limits, choose_level, python_command, spawn
 from divergent.values import NotBuiltin, decode_builtin
 

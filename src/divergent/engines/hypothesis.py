@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir, storage_directory
 
-from divergent import judge
+from divergent import preconditions
 from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS, UNION_ORIGINS
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
@@ -248,7 +248,7 @@ class HypothesisEngine(Engine):
     def _parameter_strategies(self) -> dict[str, st.SearchStrategy[Any]]:
         """A strategy per parameter that can get a value (annotated, or seen in the seeds)."""
         signature = self.context.signature
-        seeds = [seed for seed in self.context.seeds if judge.conforms(seed, signature)]
+        seeds = [seed for seed in self.context.seeds if preconditions.conforms(seed, signature)]
         seed_values = parameter_values(seeds, signature)
         strategies = self._strategies
         by_name: dict[str, st.SearchStrategy[Any]] = {}
@@ -331,7 +331,7 @@ class HypothesisEngine(Engine):
                 self._fruitless_rounds = 0 if fresh else self._fruitless_rounds + 1
                 continue
             candidate = self._buffer.popleft()
-            if judge.conforms(candidate, self.context.signature) and satisfies_requirement(
+            if preconditions.conforms(candidate, self.context.signature) and satisfies_requirement(
                 self.context, candidate
             ):
                 batch.append(candidate)

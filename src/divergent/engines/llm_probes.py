@@ -147,7 +147,7 @@ class LLMProbeEngine(Engine):
             implementations = context.implementations
 
             def accept(observation: Observation) -> bool:
-                return spurious_filter.judge(implementations, observation.input, observation.outcomes).relevant
+                return spurious_filter.assess(implementations, observation.input, observation.outcomes).relevant
 
         try:
             session = ProbeGenSession(

@@ -5,7 +5,7 @@ and grows with feedback: an input that showed a behaviour not seen before, or sp
 implementations, becomes a parent. Each child is a parent with one to three mutations stacked, made
 by the type-aware operators of :mod:`divergent.engines.mutators`.
 
-Every child is checked against the preconditions (:func:`divergent.judge.conforms` and the user's
+Every child is checked against the preconditions (:func:`divergent.preconditions.conforms` and the user's
 requirement) before it is proposed.
 """
 
@@ -16,7 +16,7 @@ from collections import Counter, deque
 from collections.abc import Sequence
 from typing import Any
 
-from divergent import judge
+from divergent import preconditions
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.mutators import TABLE6_OPERATORS, Mutator
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
@@ -89,7 +89,7 @@ class MutationEngine(Engine):
         self._fruitless = 0
         self._problem: str | None = None
 
-        seeds = [s for s in context.seeds if judge.conforms(s, signature)]
+        seeds = [s for s in context.seeds if preconditions.conforms(s, signature)]
         for seed in seeds:
             self._seen.add(seed.key)
         self._pool.extend(seeds)
@@ -180,7 +180,7 @@ class MutationEngine(Engine):
             key = child.key
             verdict = verdicts.get(key)
             if verdict is None:
-                verdict = judge.conforms(child, signature) and satisfies_requirement(self.context, child)
+                verdict = preconditions.conforms(child, signature) and satisfies_requirement(self.context, child)
                 verdicts[key] = verdict
             if verdict:
                 batch.append(child)
@@ -206,7 +206,7 @@ class MutationEngine(Engine):
             return False
         # Seen either way: a rejected input stays rejected, no need to judge it twice.
         self._seen.add(key)
-        return judge.conforms(candidate, self.context.signature) and satisfies_requirement(
+        return preconditions.conforms(candidate, self.context.signature) and satisfies_requirement(
             self.context, candidate
         )
 
@@ -333,7 +333,7 @@ class MutationEngine(Engine):
             new_kind = kind_of_behaviour not in self._kinds_of_behaviour
             self._behaviours.add(behaviour)
             self._kinds_of_behaviour.add(kind_of_behaviour)
-            if not (new_behaviour or observation.divergent) or not judge.conforms(input, signature):
+            if not (new_behaviour or observation.divergent) or not preconditions.conforms(input, signature):
                 continue
             self._add_to_pool(input)
             if observation.divergent or new_kind:

@@ -28,19 +28,19 @@ what went wrong) stops this engine with a note saying why; the other engines go 
 from __future__ import annotations
 
 import contextlib
-import importlib.resources
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from string import Template
 
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.generated import GeneratedInputs, run_generator
 from divergent.errors import EngineCannotProceed, InvalidArgument, LLMError, LoadError, StopReason
 from divergent.llm.chat import ChatModel, Message
 from divergent.llm.extract import extract_code
+from divergent.llm.prompts import render as render_prompt
+from divergent.llm.prompts import show_sources
 from divergent.model import Implementation, Input, Signature
 
 __all__ = [
@@ -69,24 +69,7 @@ MAX_STALE_RUNS = 3
 _RUN_SECONDS = (1.0, 5.0)
 #: the origin of an implementation written by :func:`brute_force_reference`
 BRUTE_FORCE_ORIGIN = "llm-brute-force"
-#: source characters of one implementation shown to the model
-_MAX_SOURCE_CHARS = 12_000
 _DEFAULT_SECONDS = 20.0
-
-
-def _template(name: str) -> Template:
-    text = (importlib.resources.files("divergent.llm") / "prompts" / name).read_text(encoding="utf-8")
-    return Template(text)
-
-
-def _versions(implementations: Sequence[Implementation]) -> str:
-    parts = []
-    for number, impl in enumerate(implementations, 1):
-        source = impl.source.rstrip()
-        if len(source) > _MAX_SOURCE_CHARS:
-            source = source[:_MAX_SOURCE_CHARS] + f"\n# ... ({len(impl.source) - _MAX_SOURCE_CHARS} more characters)"
-        parts.append(f"**Version {number}** (`{impl.label}`)\n\n```python\n{source}\n```")
-    return "\n\n".join(parts)
 
 
 def _task_section(spec: str | None) -> str:
@@ -103,16 +86,17 @@ def generator_messages(
 ) -> list[Message]:
     """The first request for a generator: the system rules and the versions to test."""
     function = implementations[0].entry_point
-    size_note = _template("randsearch_small_inputs.txt").substitute(timeout=f"{timeout:g}") if small_inputs else ""
+    size_note = render_prompt("randsearch_small_inputs", timeout=f"{timeout:g}") if small_inputs else ""
     return [
-        {"role": "system", "content": _template("randsearch_system.txt").substitute(function_name=GENERATOR_FUNCTION)},
+        {"role": "system", "content": render_prompt("randsearch_system", function_name=GENERATOR_FUNCTION)},
         {
             "role": "user",
-            "content": _template("randsearch_task.txt").substitute(
+            "content": render_prompt(
+                "randsearch_task",
                 task_section=_task_section(spec),
                 function=function,
                 signature=str(signature),
-                versions=_versions(implementations),
+                versions=show_sources(implementations),
                 size_note=size_note,
                 function_name=GENERATOR_FUNCTION,
             ),
@@ -156,12 +140,12 @@ def brute_force_reference(
     function = implementations[0].entry_point
     signature = signature or load.common_signature(implementations)
     messages: list[Message] = [
-        {"role": "system", "content": _template("randsearch_bruteforce_system.txt").substitute()},
+        {"role": "system", "content": render_prompt("randsearch_bruteforce_system")},
         {
             "role": "user",
-            "content": _template("randsearch_bruteforce.txt").substitute(
-                task_section=_task_section(spec), function=function, signature=str(signature),
-                versions=_versions(implementations),
+            "content": render_prompt(
+                "randsearch_bruteforce", task_section=_task_section(spec), function=function,
+                signature=str(signature), versions=show_sources(implementations),
             ),
         },
     ]
@@ -329,15 +313,15 @@ class RandSearchEngine(Engine):
             if self.writes >= MAX_WRITES:
                 raise LLMError(f"no Python code defining {GENERATOR_FUNCTION}(rng) in {self.writes} answers")
             messages.append(
-                {"role": "user", "content": _template("randsearch_no_code.txt").substitute(
-                    function_name=f"{GENERATOR_FUNCTION}(rng)")}
+                {"role": "user", "content": render_prompt(
+                    "randsearch_no_code", function_name=f"{GENERATOR_FUNCTION}(rng)")}
             )
 
     def _repair(self, messages: list[Message], result: GeneratedInputs) -> list[Message]:
         produced = f"It produced {result.summary()}." if result.yielded else "It produced no input."
         messages.append(
-            {"role": "user", "content": _template("randsearch_repair.txt").substitute(
-                function_name=GENERATOR_FUNCTION, error=result.error, produced=produced)}
+            {"role": "user", "content": render_prompt(
+                "randsearch_repair", function_name=GENERATOR_FUNCTION, error=result.error, produced=produced)}
         )
         return messages
 
@@ -410,7 +394,7 @@ class _GeneratorFailed(Exception):
 
 def _preconditions(context: EngineContext) -> Callable[[Input], bool]:
     """The annotations (typeguard) and the user's requirement: what the search loop would check."""
-    from divergent.judge import conforms
+    from divergent.preconditions import conforms
 
     signature, require = context.signature, context.require
 

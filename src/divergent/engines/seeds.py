@@ -13,7 +13,7 @@ import typing
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from divergent import judge
+from divergent import preconditions
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed
 from divergent.model import Input, ParameterKind, Signature
@@ -41,7 +41,7 @@ def parameter_values(inputs: Iterable[Input], signature: Signature) -> dict[str,
     values: dict[str, list[Any]] = {p.name: [] for p in signature.parameters}
     kinds = {p.name: p.kind for p in signature.parameters}
     for input in inputs:
-        binding = judge.bind_arguments(input, signature)
+        binding = preconditions.bind_arguments(input, signature)
         if binding is None:
             continue
         for name, value in binding.items():
@@ -119,7 +119,7 @@ class SeedEngine(Engine):
             if seed.key in self._seen:
                 continue
             self._seen.add(seed.key)
-            if not judge.conforms(seed, self.context.signature) or not satisfies_requirement(
+            if not preconditions.conforms(seed, self.context.signature) or not satisfies_requirement(
                 self.context, seed
             ):
                 self._rejected += 1

@@ -310,11 +310,11 @@ class SymbolicEngine(Engine):
 
 
 def _preconditions(context: EngineContext) -> Callable[[Input], bool]:
-    """The checks every proposed input must pass: the annotations (when the judge is there) and
+    """The checks every proposed input must pass: the annotations (when the preconditions module is there) and
     the user's requirement."""
     conforms: Callable[[Input, Signature], bool] | None
     try:
-        conforms = importlib.import_module("divergent.judge").conforms
+        conforms = importlib.import_module("divergent.preconditions").conforms
     except (ImportError, AttributeError):
         conforms = None
     signature, require = context.signature, context.require

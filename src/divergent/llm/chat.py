@@ -34,6 +34,23 @@ class Completion:
     #: the endpoint's finish reason ("stop", "length", ...), when it gave one
     finish_reason: str | None = None
 
+    def usage(self) -> Usage:
+        """This answer as one call's usage: its tokens and price as they were when it was made (a
+        cached answer keeps them, so a record read back from the cache shows the same costs),
+        counted as a call, or as a cached call when it came from the cache.
+
+        A total of what a run spent now counts a cached answer as ``Usage(cached_calls=1)`` alone,
+        as :meth:`ChatModel.usage` does.
+        """
+        return Usage(
+            calls=0 if self.cached else 1,
+            cached_calls=1 if self.cached else 0,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            cost=self.cost,
+            seconds=self.seconds,
+        )
+
 
 @dataclass(frozen=True)
 class Usage:

@@ -16,22 +16,20 @@ One node of the tree is one model call::
       → differentiating?  ─ yes, and ``accept(observation)`` agrees → a success (a leaf)
                           └ no → feedback, the prompt of its children
 
-Strategies (Sec. 4.1) say how many children a node at each depth gets, up to depth ``D``:
-Full (``K`` everywhere), Top (``K`` at the top, then 1), Decreasing (``K``, ``K-1``, ... at least 1),
-Increasing (``K``, ``K+1``, ...), Halving (``K``, ``K//2``, ... at least 1) and Doubling (``K``,
-``2K``, ...). The default, as the paper chose, is Decreasing with ``K = 3`` and ``D = 4``: at most
-3 + 6 + 6 + 6 = 21 calls. :func:`max_calls` gives the bound for any strategy.
+Strategies (Sec. 4.1, :mod:`divergent.probegen.strategies`) say how many children a node at each
+depth gets, up to depth ``D``; the nodes and the tree are :mod:`divergent.probegen.tree`.
 
 Two ways to drive a :class:`ProbeGenSession`:
 
 - :meth:`ProbeGenSession.search`: breadth first, stopping at the first success (what ``check``'s
   LLM engine does);
 - :meth:`ProbeGenSession.expand`: one node's next ``k`` children, for callers that shape the tree
-  themselves (sampling full trees for the search-strategy analysis, :mod:`divergent.analysis.trees`).
+  themselves (sampling full trees for the search-strategy analysis, :mod:`divergent.probegen.analysis`).
 
 Every node is stored as it is made: one unit per node (key: its path, ``"0.2.1"``) of a run of kind
-``"probegen"`` in :class:`divergent.store.Store`, and the whole tree is JSON
-(:meth:`ProbeGenSession.tree`, :func:`tree_from_json`). Each call's ``sample_index`` is the node's
+``"probegen"`` in :class:`divergent.store.Store`, and the whole tree is a
+:class:`~divergent.probegen.tree.ProbeTree` (:meth:`ProbeGenSession.tree`), written and read back in
+the one tree-file format. Each call's ``sample_index`` is the node's
 index among its siblings, so a rerun of the same tree is answered from the response cache.
 
 Threads: a session belongs to the thread that uses it (its store and its workers do); within
@@ -42,53 +40,38 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import enum
 import hashlib
-import importlib.resources
-import json
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from string import Template
 from typing import Any
 
-from divergent.engines.generated import DEFAULT_FUNCTION, GeneratedInputs, run_generator
+from divergent.engines.generated import DEFAULT_FUNCTION, run_generator
 from divergent.errors import InvalidArgument, LLMError
-from divergent.judge import nonconformity
 from divergent.llm.chat import ChatModel, Completion, Message, Usage
 from divergent.llm.extract import extract_code
-from divergent.model import Implementation, Input, Observation, Outcome, OutcomeKind, Signature
+from divergent.llm.prompts import render as render_prompt
+from divergent.llm.prompts import show_sources
+from divergent.model import Implementation, Input, Observation, Outcome, Signature
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
+from divergent.preconditions import nonconformity
+from divergent.probegen.feedback import feedback, rendered_outputs, shorten
+from divergent.probegen.strategies import (
+    DEFAULT_D,
+    DEFAULT_K,
+    DEFAULT_STRATEGY,
+    Strategy,
+    as_strategy,
+    branching,
+    max_calls,
+)
+from divergent.probegen.tree import ProbeNode, ProbeResult, ProbeTree, write_tree
 from divergent.sandbox import Limits
-from divergent.values import render
 
-__all__ = [
-    "DEFAULT_D",
-    "DEFAULT_K",
-    "DEFAULT_STRATEGY",
-    "ProbeGenResult",
-    "ProbeGenSession",
-    "ProbeNode",
-    "ProbeResult",
-    "Strategy",
-    "branching",
-    "max_calls",
-    "tree_from_json",
-]
+__all__ = ["ProbeGenResult", "ProbeGenSession"]
 
-DEFAULT_K = 3
-DEFAULT_D = 4
-#: the tree file format :mod:`divergent.analysis.trees` reads
-TREE_FORMAT = "divergent.probegen-tree"
-TREE_VERSION = 1
 RUN_KIND = "probegen"
-#: longest source shown per implementation (a prompt past the context window helps no one)
-MAX_SOURCE_CHARS = 12_000
-#: longest rendering of one output in the feedback
-MAX_OUTPUT_CHARS = 300
-#: feedback lines kept per list (the counts are always given)
-MAX_FEEDBACK_LINES = 20
 #: longest earlier answer repeated in a prompt (the code block is what matters)
 MAX_ANSWER_CHARS = 8_000
 
@@ -96,220 +79,6 @@ MAX_ANSWER_CHARS = 8_000
 AcceptHook = Callable[[Observation], bool]
 #: runs inputs on every implementation: one tuple of outcomes per input (None: not run)
 Executor = Callable[[Sequence[Input]], Sequence[tuple[Outcome, ...] | None]]
-
-
-class Strategy(enum.StrEnum):
-    """How many children a node gets at each depth (Sec. 4.1)."""
-
-    FULL = "full"
-    TOP = "top"
-    DECREASING = "decreasing"
-    INCREASING = "increasing"
-    HALVING = "halving"
-    DOUBLING = "doubling"
-
-
-DEFAULT_STRATEGY = Strategy.DECREASING
-
-
-def branching(strategy: Strategy | str, k: int, depth: int) -> int:
-    """Children of a node at ``depth`` (the root is depth 0) under ``strategy`` with parameter ``k``."""
-    strategy = _strategy(strategy)
-    if k < 1:
-        raise InvalidArgument(f"K={k!r} must be >= 1")
-    if depth < 0:
-        raise InvalidArgument(f"depth={depth!r} must be >= 0")
-    if strategy is Strategy.FULL:
-        return k
-    if strategy is Strategy.TOP:
-        return k if depth == 0 else 1
-    if strategy is Strategy.DECREASING:
-        return max(1, k - depth)
-    if strategy is Strategy.INCREASING:
-        return k + depth
-    if strategy is Strategy.HALVING:
-        return max(1, k >> depth)
-    return k << depth  # doubling
-
-
-def max_calls(strategy: Strategy | str, k: int, d: int) -> int:
-    """Model calls of a full tree of depth ``d`` (the most a search can make)."""
-    if d < 1:
-        raise InvalidArgument(f"D={d!r} must be >= 1")
-    total, width = 0, 1
-    for depth in range(d):
-        width *= branching(strategy, k, depth)
-        total += width
-    return total
-
-
-def _strategy(value: Strategy | str) -> Strategy:
-    try:
-        return Strategy(str(value).lower())
-    except ValueError:
-        raise InvalidArgument(
-            f"strategy {value!r}: choose from {', '.join(s.value for s in Strategy)}"
-        ) from None
-
-
-# ---------------------------------------------------------------------------------------------
-# Nodes
-
-
-@dataclass
-class ProbeResult:
-    """One input of a node, with what every implementation did (rendered), or why it was not run."""
-
-    call: str
-    outputs: tuple[str, ...] = ()
-    #: behaviour classes (implementation indices); one class = all the same
-    classes: tuple[tuple[int, ...], ...] = ()
-    differentiating: bool = False
-    #: the accept hook's word on a differentiating input (None: not asked)
-    accepted: bool | None = None
-    #: why it was not run (annotations, precondition), or "" when it ran
-    rejected: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "call": self.call,
-            "outputs": list(self.outputs),
-            "classes": [list(c) for c in self.classes],
-            "differentiating": self.differentiating,
-            "accepted": self.accepted,
-            "rejected": self.rejected,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ProbeResult:
-        return cls(
-            call=str(data.get("call", "")),
-            outputs=tuple(data.get("outputs", ())),
-            classes=tuple(tuple(c) for c in data.get("classes", ())),
-            differentiating=bool(data.get("differentiating", False)),
-            accepted=data.get("accepted"),
-            rejected=str(data.get("rejected", "")),
-        )
-
-
-@dataclass
-class ProbeNode:
-    """One model call of the tree: its prompt, answer, generator run, probes and feedback.
-
-    The root (``path == ""``, depth 0) is not a call: it holds the first prompt's children.
-    """
-
-    path: str
-    depth: int
-    #: position among its siblings; also the call's ``sample_index``
-    index: int = 0
-    parent: ProbeNode | None = field(default=None, repr=False, compare=False)
-    children: list[ProbeNode] = field(default_factory=list, repr=False)
-    #: the last user message sent (the task for depth 1, the parent's feedback below)
-    prompt: str = ""
-    answer: str = ""
-    code: str | None = None
-    #: how the generator run ended (as :meth:`GeneratedInputs.as_dict`), None when there was no code
-    generator: dict[str, Any] | None = None
-    probes: list[ProbeResult] = field(default_factory=list)
-    #: what the children of this node are told about it
-    feedback: str = ""
-    #: some input it produced made the implementations differ
-    differentiating: bool = False
-    #: differentiating, and the accept hook took at least one such input: the search may stop here
-    success: bool = False
-    #: the model call failed or gave no code ("" when it did)
-    error: str = ""
-    usage: Usage = field(default_factory=Usage)
-    seconds: float = 0.0
-    #: the live inputs and observations (not serialised), for engines that hand them on
-    inputs: tuple[Input, ...] = field(default=(), repr=False, compare=False)
-    observations: tuple[Observation, ...] = field(default=(), repr=False, compare=False)
-
-    @property
-    def is_root(self) -> bool:
-        return self.depth == 0
-
-    def walk(self) -> Iterator[ProbeNode]:
-        """This node and all below it, depth first, in sibling order."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
-
-    def branch(self) -> list[ProbeNode]:
-        """The nodes from the first level down to this one (empty for the root)."""
-        nodes = []
-        node: ProbeNode | None = self
-        while node is not None and not node.is_root:
-            nodes.append(node)
-            node = node.parent
-        return nodes[::-1]
-
-    def as_dict(self, *, children: bool = True) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "path": self.path,
-            "depth": self.depth,
-            "index": self.index,
-            "differentiating": self.differentiating,
-            "success": self.success,
-            "error": self.error,
-            "usage": self.usage.as_dict(),
-            "seconds": round(self.seconds, 3),
-            "prompt": self.prompt,
-            "answer": self.answer,
-            "code": self.code,
-            "generator": self.generator,
-            "probes": [probe.as_dict() for probe in self.probes],
-            "feedback": self.feedback,
-        }
-        if children:
-            data["children"] = [child.as_dict() for child in self.children]
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], parent: ProbeNode | None = None) -> ProbeNode:
-        usage = data.get("usage") or {}
-        node = cls(
-            path=str(data.get("path", "")),
-            depth=int(data.get("depth", 0)),
-            index=int(data.get("index", 0)),
-            parent=parent,
-            prompt=str(data.get("prompt", "")),
-            answer=str(data.get("answer", "")),
-            code=data.get("code"),
-            generator=data.get("generator"),
-            probes=[ProbeResult.from_dict(p) for p in data.get("probes", ())],
-            feedback=str(data.get("feedback", "")),
-            differentiating=bool(data.get("differentiating", False)),
-            success=bool(data.get("success", data.get("differentiating", False))),
-            error=str(data.get("error", "")),
-            usage=Usage(**{k: usage[k] for k in Usage.__dataclass_fields__ if k in usage}),
-            seconds=float(data.get("seconds", 0.0)),
-        )
-        node.children = [cls.from_dict(child, node) for child in data.get("children", ())]
-        return node
-
-
-def tree_from_json(data: Mapping[str, Any] | str | Path) -> tuple[ProbeNode, dict[str, Any]]:
-    """The root node and the tree's metadata from :meth:`ProbeGenSession.tree` output (a mapping,
-    JSON text, or a path to a JSON file)."""
-    if isinstance(data, Path) or (isinstance(data, str) and not data.lstrip().startswith("{")):
-        try:
-            data = json.loads(Path(data).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise InvalidArgument(f"cannot read a ProbeGen tree from {data}: {error}") from None
-    elif isinstance(data, str):
-        try:
-            data = json.loads(data)
-        except ValueError as error:
-            raise InvalidArgument(f"not a ProbeGen tree (bad JSON): {error}") from None
-    if not isinstance(data, Mapping) or data.get("format") != TREE_FORMAT:
-        raise InvalidArgument(f"not a ProbeGen tree: expected \"format\": \"{TREE_FORMAT}\"")
-    if not isinstance(data.get("children"), list):
-        raise InvalidArgument("not a ProbeGen tree: no \"children\" list")
-    metadata = {k: v for k, v in data.items() if k != "children"}
-    root = ProbeNode.from_dict({"path": "", "depth": 0, "prompt": data.get("prompt", ""), "children": data["children"]})
-    return root, metadata
 
 
 @dataclass(frozen=True)
@@ -323,49 +92,6 @@ class ProbeGenResult:
     usage: Usage
     #: "found", "exhausted" (the tree is complete), "stopped" (asked to) or "failed: <why>"
     reason: str
-
-
-# ---------------------------------------------------------------------------------------------
-# Prompts
-
-
-def _template(name: str) -> Template:
-    text = (importlib.resources.files("divergent.llm") / "prompts" / f"probegen_{name}.txt").read_text(
-        encoding="utf-8"
-    )
-    return Template(text)
-
-
-_TEMPLATE_NAMES = (
-    "system", "task", "feedback_same", "feedback_different", "feedback_irrelevant", "feedback_error",
-    "feedback_no_code",
-)
-
-
-def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def render_outcome(outcome: Outcome) -> str:
-    """An output as the feedback shows it: the value, ``ValueError: message``, or what went wrong."""
-    if outcome.kind is OutcomeKind.RETURNED:
-        return _shorten(render(outcome.value, limit=MAX_OUTPUT_CHARS), MAX_OUTPUT_CHARS)
-    if outcome.kind is OutcomeKind.RAISED:
-        return _shorten(f"raised {outcome.describe()}", MAX_OUTPUT_CHARS)
-    return f"{outcome.kind.value} ({outcome.describe()})"
-
-
-def _rendered_outputs(observation: Observation) -> tuple[str, ...]:
-    outputs = [render_outcome(o) for o in observation.outcomes]
-    if observation.divergent and len(set(outputs)) == 1:
-        # The values agree: the difference is in what the calls did to their arguments (or printed).
-        extra = []
-        for outcome in observation.outcomes:
-            after = render(outcome.args_after, limit=120) if outcome.args_after is not None else "unchanged"
-            printed = f", printed {outcome.stdout[:80]!r}" if outcome.stdout else ""
-            extra.append(f"; arguments after the call: {after}{printed}")
-        outputs = [o + e for o, e in zip(outputs, extra, strict=True)]
-    return tuple(outputs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -437,12 +163,9 @@ class ProbeGenSession:
         self.root = ProbeNode(path="", depth=0)
         self.usage = Usage()
         self.calls = 0
-        self._templates = {name: _template(name) for name in _TEMPLATE_NAMES}
         self._executor = executor
         self._own_pool: Any = None
-        self._system = self._templates["system"].substitute(
-            function_name=function_name, max_inputs=max_inputs
-        )
+        self._system = render_prompt("probegen_system", function_name=function_name, max_inputs=max_inputs)
         self.root.prompt = self._task_prompt()
         self._store_spec = store
         self._store: Any = None
@@ -454,17 +177,12 @@ class ProbeGenSession:
 
     def _task_prompt(self) -> str:
         task = f"**Task description**\n\n{self.spec}\n\n" if self.spec else ""
-        versions = []
-        for number, impl in enumerate(self.implementations, start=1):
-            source = impl.source.rstrip()
-            if len(source) > MAX_SOURCE_CHARS:
-                source = source[:MAX_SOURCE_CHARS] + f"\n# ... ({len(impl.source) - MAX_SOURCE_CHARS} more characters)"
-            versions.append(f"**Version {number}** (`{impl.label}`)\n\n```python\n{source}\n```")
-        return self._templates["task"].substitute(
+        return render_prompt(
+            "probegen_task",
             task_section=task,
             function=self.function,
             signature=str(self.signature),
-            versions="\n\n".join(versions),
+            versions=show_sources(self.implementations),
             function_name=self.function_name,
         )
 
@@ -476,7 +194,7 @@ class ProbeGenSession:
             {"role": "user", "content": self.root.prompt},
         ]
         for node in parent.branch():
-            messages.append({"role": "assistant", "content": _shorten(node.answer, MAX_ANSWER_CHARS)})
+            messages.append({"role": "assistant", "content": shorten(node.answer, MAX_ANSWER_CHARS)})
             messages.append({"role": "user", "content": node.feedback})
         return messages
 
@@ -537,14 +255,14 @@ class ProbeGenSession:
     def _evaluate(self, node: ProbeNode, completion: Completion) -> None:
         evaluated = time.monotonic()
         self.calls += 1
-        node.usage = _completion_usage(completion)
+        node.usage = completion.usage()
         # the session counts what it spends now: a cached answer is a cached call, not its tokens
         self.usage = self.usage + (Usage(cached_calls=1) if completion.cached else node.usage)
         node.answer = completion.text
         node.code = extract_code(completion.text, self.function_name)
         if node.code is None:
             node.error = "the answer contains no code"
-            node.feedback = self._templates["feedback_no_code"].substitute(function_name=self.function_name)
+            node.feedback = render_prompt("probegen_feedback_no_code", function_name=self.function_name)
             node.seconds = completion.seconds + time.monotonic() - evaluated
             return
         generated = run_generator(
@@ -577,7 +295,7 @@ class ProbeGenSession:
                 continue
             probe = ProbeResult(
                 call=self._call(item),
-                outputs=_rendered_outputs(observation),
+                outputs=rendered_outputs(observation),
                 classes=observation.classes,
                 differentiating=observation.divergent,
             )
@@ -590,7 +308,10 @@ class ProbeGenSession:
         node.probes = probes + rejected
         node.inputs = tuple(accepted)
         node.observations = tuple(o for o in observations if o is not None)
-        node.feedback = self._feedback(generated, probes, rejected, node)
+        node.feedback = feedback(
+            generated, probes, rejected, node, function=self.function, signature=self.signature,
+            function_name=self.function_name,
+        )
         node.seconds = completion.seconds + time.monotonic() - evaluated
 
     def _accepts(self, observation: Observation) -> bool:
@@ -623,69 +344,6 @@ class ProbeGenSession:
     def _call(self, item: Input) -> str:
         return item.call(self.function, max_length=200)
 
-    # -- feedback (Appx. D) -----------------------------------------------------------------------
-
-    def _line(self, probe: ProbeResult) -> str:
-        if not probe.differentiating:
-            shown = probe.outputs[0] if probe.outputs else "?"
-            return f"- For input `{probe.call}` the outputs were equal: {shown}"
-        if len(probe.outputs) == 2:
-            return f"- For input `{probe.call}` the outputs were different: {probe.outputs[0]} vs. {probe.outputs[1]}"
-        shown = " | ".join(f"Version {n}: {o}" for n, o in enumerate(probe.outputs, start=1))
-        return f"- For input `{probe.call}` the outputs were different: {shown}"
-
-    @staticmethod
-    def _capped(lines: list[str], what: str) -> str:
-        if not lines:
-            return f"(no {what})"
-        text = "\n".join(lines[:MAX_FEEDBACK_LINES])
-        if len(lines) > MAX_FEEDBACK_LINES:
-            text += f"\n- ... and {len(lines) - MAX_FEEDBACK_LINES} more {what}"
-        return text
-
-    def _problems(self, generated: GeneratedInputs, rejected: list[ProbeResult]) -> str:
-        notes = []
-        if rejected:
-            lines = [f"- Input `{p.call}` was discarded: {p.rejected}" for p in rejected]
-            notes.append(
-                f"{len(rejected)} input(s) were discarded because they do not fit the signature "
-                f"`{self.function}{self.signature}` or the task's preconditions:\n"
-                + self._capped(lines, "discarded inputs")
-            )
-        if generated.dropped:
-            reasons = "; ".join(generated.drop_reasons)
-            notes.append(f"{generated.dropped} yielded item(s) were not valid calls of `{self.function}`: {reasons}")
-        return ("\n" + "\n\n".join(notes) + "\n") if notes else ""
-
-    def _feedback(
-        self, generated: GeneratedInputs, probes: list[ProbeResult], rejected: list[ProbeResult], node: ProbeNode
-    ) -> str:
-        equal = [self._line(p) for p in probes if not p.differentiating and not p.rejected]
-        different = [self._line(p) for p in probes if p.differentiating]
-        values = {
-            "function_name": self.function_name,
-            "function": self.function,
-            "equal_lines": self._capped(equal, "non-differentiating inputs"),
-            "different_lines": self._capped(different, "differentiating inputs"),
-            "problems": self._problems(generated, rejected),
-        }
-        if generated.error is not None:
-            ran = [line for line in equal + different]
-            produced = (
-                f"It produced {len(generated.inputs)} input(s) before that:\n" + self._capped(ran, "inputs")
-                if generated.inputs else "It produced no inputs."
-            )
-            return self._templates["feedback_error"].substitute(values, error=generated.error, produced=produced)
-        if not probes and not rejected:
-            return self._templates["feedback_error"].substitute(
-                values, error="it yielded no inputs", produced="It must yield at least one input."
-            )
-        if node.success:
-            return self._templates["feedback_different"].substitute(values)
-        if node.differentiating:
-            return self._templates["feedback_irrelevant"].substitute(values)
-        return self._templates["feedback_same"].substitute(values)
-
     # -- search -------------------------------------------------------------------------------------
 
     def search(
@@ -697,7 +355,7 @@ class ProbeGenSession:
         fail the same way. Nodes without code or with a broken generator are expanded like any
         other: their children see what went wrong.
         """
-        strategy = _strategy(strategy)
+        strategy = as_strategy(strategy)
         max_calls(strategy, k, d)  # validates k and d
         frontier = [self.root]
         for depth in range(d):
@@ -720,7 +378,7 @@ class ProbeGenSession:
     def sample_tree(self, *, strategy: Strategy | str = Strategy.FULL, k: int = 5, d: int = 5) -> ProbeNode:
         """The whole tree under ``strategy`` (successes are leaves), for the search-strategy
         analysis (Sec. 4.1 samples Full with K = D = 5). Returns the root."""
-        strategy = _strategy(strategy)
+        strategy = as_strategy(strategy)
         max_calls(strategy, k, d)
         frontier = [self.root]
         for depth in range(d):
@@ -741,37 +399,33 @@ class ProbeGenSession:
 
     # -- records ------------------------------------------------------------------------------------
 
-    def tree(self, *, pair: str | None = None, k: int | None = None, d: int | None = None) -> dict[str, Any]:
-        """The whole tree as JSON-serialisable data, in the tree-file format of
-        :mod:`divergent.analysis.trees` (``pair``, ``K`` and ``D`` are that format's labels: the
-        pair's name and the shape the tree was sampled with); read back with :func:`tree_from_json`.
+    def tree(self, *, pair: str | None = None, k: int | None = None, d: int | None = None) -> ProbeTree:
+        """The whole tree (its root is this session's, live), labelled for the tree file: ``pair``
+        (default: the implementations' labels) and the ``K`` and ``D`` it was sampled with.
 
         Each node carries ``differentiating`` (its probe made the implementations differ) and
         ``success`` (and the ``accept`` hook took it)."""
-        return {
-            "format": TREE_FORMAT,
-            "version": TREE_VERSION,
-            "pair": pair or " vs ".join(impl.label for impl in self.implementations),
-            "K": k,
-            "D": d,
-            "function": self.function,
-            "implementations": [impl.label for impl in self.implementations],
-            "model": self.chat.model,
-            "temperature": self.temperature,
-            "spec": self.spec,
-            "system": self._system,
-            "prompt": self.root.prompt,
-            "run_id": self._run_id,
-            "calls": self.calls,
-            "usage": self.usage.as_dict(),
-            "children": [child.as_dict() for child in self.root.children],
-        }
+        return ProbeTree(
+            root=self.root,
+            pair=pair or " vs ".join(impl.label for impl in self.implementations),
+            k=k,
+            depth=d,
+            model=self.chat.model,
+            metadata={
+                "function": self.function,
+                "implementations": [impl.label for impl in self.implementations],
+                "temperature": self.temperature,
+                "spec": self.spec,
+                "system": self._system,
+                "run_id": self._run_id,
+                "calls": self.calls,
+                "usage": self.usage.as_dict(),
+            },
+        )
 
     def write_tree(self, path: str | Path, **labels: Any) -> Path:
-        """Write :meth:`tree` (``labels``: its ``pair``, ``k``, ``d``) to a JSON file."""
-        target = Path(path)
-        target.write_text(json.dumps(self.tree(**labels), indent=1, ensure_ascii=False), encoding="utf-8")
-        return target
+        """Write :meth:`tree` (``labels``: its ``pair``, ``k``, ``d``) to a tree file."""
+        return write_tree(self.tree(**labels), Path(path))
 
     @property
     def run_id(self) -> str | None:
@@ -845,15 +499,3 @@ def _holds(requirement: Callable[[Input], bool], item: Input) -> bool:
     except Exception:  # noqa: BLE001 - a predicate that raises does not hold
         return False
 
-
-def _completion_usage(completion: Completion) -> Usage:
-    """What one answer cost when it was made (a cached answer keeps its tokens and price, so a tree
-    read back from the cache records the same costs; it counts as a cached call, not a call)."""
-    return Usage(
-        calls=0 if completion.cached else 1,
-        cached_calls=1 if completion.cached else 0,
-        prompt_tokens=completion.prompt_tokens,
-        completion_tokens=completion.completion_tokens,
-        cost=completion.cost,
-        seconds=completion.seconds,
-    )

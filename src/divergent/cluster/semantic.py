@@ -49,9 +49,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, Unpack
 
-from divergent.analysis.cluster import Clustering
+from divergent.cluster.behaviour import Clustering
 from divergent.errors import InvalidArgument
-from divergent.judge import SpuriousFilter
 from divergent.llm.chat import ChatModel, Usage
 from divergent.model import (
     Counterexample,
@@ -73,6 +72,7 @@ from divergent.search import (
     prepare,
     refine_partition,
 )
+from divergent.spurious import SpuriousFilter
 
 __all__ = [
     "DEFAULT_PROBES",
