@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from divergent.cluster.semantic import (
+from divergent.clustering.semantic import (
     load_reference_tests,
     pick_pair,
     run_reference_tests,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from divergent.cluster import cluster
+from divergent.clustering import cluster
 from divergent.errors import InvalidArgument
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings

@@ -18,8 +18,8 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     "check": "divergent.search",
     "assert_equivalent": "divergent.search",
-    "cluster": "divergent.cluster",
-    "Clustering": "divergent.cluster",
+    "cluster": "divergent.clustering",
+    "Clustering": "divergent.clustering",
     "load_implementation": "divergent.load",
     "Budget": "divergent.model",
     "Report": "divergent.model",

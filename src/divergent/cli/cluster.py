@@ -1,9 +1,9 @@
 """``divergent cluster IMPL...``: partition implementations by behaviour.
 
 Without a model, the engines split the implementations for the whole budget
-(:mod:`divergent.cluster`). With ``--model``, semantic clustering (ProbeGen, Sec. 5):
+(:mod:`divergent.clustering`). With ``--model``, semantic clustering (ProbeGen, Sec. 5):
 the cheap engines split first, then ``--probes`` ProbeGen searches on pairs from the largest cluster,
-each split judged by the spurious-counterexample filter (:mod:`divergent.cluster.semantic`).
+each split judged by the spurious-counterexample filter (:mod:`divergent.clustering.semantic`).
 ``--tests FILE`` adds pass@1 of the self-consistency pick against reference tests.
 """
 
@@ -51,7 +51,7 @@ def clustering_json(clustering: Any, function_name: str, tests: Any = None) -> d
         data["probes"] = [probe.as_dict(labels) for probe in probes]
         data["usage"] = {"model": clustering.model, **clustering.usage.as_dict()}
     if tests is not None:
-        from divergent.cluster.semantic import self_consistency_pass_at_1
+        from divergent.clustering.semantic import self_consistency_pass_at_1
 
         data["tests"] = {
             "total": tests.total,
@@ -72,8 +72,8 @@ def cluster(
     tests: TestsOpt = None,
 ) -> None:
     """Partition implementations into behaviour classes; the largest is the self-consistency pick."""
-    from divergent.cluster import cluster as plain_cluster
-    from divergent.cluster.semantic import (
+    from divergent.clustering import cluster as plain_cluster
+    from divergent.clustering.semantic import (
         load_reference_tests,
         run_reference_tests,
         semantic_cluster,
@@ -145,7 +145,7 @@ def render_clustering(clustering: Any, impls: list, console: Console, tests: Any
         tie = f" [yellow](tied: {len(tied)} classes of {len(clustering.largest)})[/yellow]"
     console.print(f"self-consistency pick: [bold]{pick}[/bold] (largest class, {len(clustering.largest)} members){tie}")
     if tests is not None:
-        from divergent.cluster.semantic import self_consistency_pass_at_1
+        from divergent.clustering.semantic import self_consistency_pass_at_1
 
         console.print(
             f"pass@1: {self_consistency_pass_at_1(clustering.classes, tests):.3f} with the pick "

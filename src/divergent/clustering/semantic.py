@@ -49,7 +49,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, Unpack
 
-from divergent.cluster.behaviour import Clustering
+from divergent.clustering.behaviour import Clustering
 from divergent.errors import InvalidArgument
 from divergent.llm.chat import ChatModel, Usage
 from divergent.model import (
