@@ -10,7 +10,7 @@ One node of the tree is one model call::
 
     prompt (system + task + the branch's earlier answers and feedback)
       → answer → code (:func:`divergent.llm.extract.extract_code`)
-      → generator run in the sandbox (:func:`divergent.engines.generated.run_generator`)
+      → generator run in the sandbox (:func:`divergent.sandbox.generators.run_generator`)
       → inputs checked against the annotations and the precondition
       → run on every implementation → compared with the equality policy
       → differentiating?  ─ yes, and ``accept(observation)`` agrees → a success (a leaf)
@@ -53,7 +53,6 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from divergent.engines.generated import DEFAULT_FUNCTION, GeneratedInputs, run_generator
 from divergent.errors import InvalidArgument, LLMError
 from divergent.judge import nonconformity
 from divergent.llm.chat import ChatModel, Completion, Message, Usage
@@ -61,6 +60,7 @@ from divergent.llm.extract import extract_code
 from divergent.model import Implementation, Input, Observation, Outcome, OutcomeKind, Signature
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
 from divergent.sandbox import Limits
+from divergent.sandbox.generators import DEFAULT_FUNCTION, GeneratedInputs, run_generator
 from divergent.values import render
 
 __all__ = [

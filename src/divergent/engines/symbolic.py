@@ -1,7 +1,7 @@
 """The symbolic engine: CrossHair looks for inputs where the implementations differ.
 
 Symbolic execution runs the implementations, so it runs in the sandbox: on its first
-:meth:`~SymbolicEngine.propose` the engine starts :mod:`divergent.engines._symbolic_runner` at the
+:meth:`~SymbolicEngine.propose` the engine starts :mod:`divergent.sandbox.child.symbolic` at the
 run's isolation level and limits, sends it the implementations, and from then on only polls. The
 runner explores implementation 0 against each other one, round-robin, for the run's seconds, and
 writes one JSON line per diff it finds, the diff's arguments in the safe encoding of
@@ -35,7 +35,7 @@ from divergent.values import NotBuiltin, decode_builtin
 
 __all__ = ["SymbolicEngine"]
 
-_RUNNER_MODULE = "divergent.engines._symbolic_runner"
+_RUNNER_MODULE = "divergent.sandbox.child.symbolic"
 _DEFAULT_SECONDS = 20.0
 #: past the run's seconds, how long the runner may take to start (CrossHair imports slowly) and stop
 _START_AND_STOP_GRACE = 5.0

@@ -73,7 +73,7 @@ class _Worker:
         self.limits = limits
         self.process: IsolatedProcess = spawn(
             python_command(
-                "divergent.sandbox._worker", str(limits.memory_mb), str(limits.file_bytes), _PROGRESS_FILE
+                "divergent.sandbox.child.worker", str(limits.memory_mb), str(limits.file_bytes), _PROGRESS_FILE
             ),
             limits=limits,
             level=level,

@@ -7,7 +7,7 @@ ProbeGen (and RandSearch) ask a model for a function such as::
         for n in range(5):
             yield {"args": [list(range(n))], "kwargs": {}}
 
-That code is untrusted. :func:`run_generator` starts :mod:`divergent.engines._generator_runner` in
+That code is untrusted. :func:`run_generator` starts :mod:`divergent.sandbox.child.generator` in
 the sandbox (:func:`divergent.sandbox.isolation.spawn`, at the run's isolation level and memory
 limit), sends it the source, and reads back one JSON line per yielded item, the arguments in the
 safe encoding of :mod:`divergent.values`; they are rebuilt here with
@@ -50,7 +50,7 @@ from divergent.values import NotBuiltin, decode_builtin
 __all__ = ["DEFAULT_FUNCTION", "GeneratedInputs", "run_generator"]
 
 DEFAULT_FUNCTION = "create_fn_inputs"
-_RUNNER_MODULE = "divergent.engines._generator_runner"
+_RUNNER_MODULE = "divergent.sandbox.child.generator"
 #: time for the interpreter (and bwrap) to start, on top of the generator's own seconds
 _START_GRACE = 3.0
 _MAX_SOURCE_CHARS = 200_000

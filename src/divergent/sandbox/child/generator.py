@@ -1,7 +1,7 @@
-"""The child side of :func:`divergent.engines.generated.run_generator`: run an input generator
+"""The child side of :func:`divergent.sandbox.generators.run_generator`: run an input generator
 written by a language model, inside the sandbox, and stream what it yields back as JSON.
 
-Started as ``python_command("divergent.engines._generator_runner")``. The generator is untrusted
+Started as ``python_command("divergent.sandbox.child.generator")``. The generator is untrusted
 code, so this process applies the sandbox worker's resource limits (plus a CPU-time limit) before it
 compiles anything, keeps its protocol on a private descriptor, discards what the code prints, and
 sends only JSON built by :func:`divergent.values.encode`: the parent rebuilds builtin values with
@@ -43,7 +43,7 @@ import sys
 import types
 from typing import Any
 
-from divergent.sandbox._worker import _apply_limits, _exception_fields
+from divergent.sandbox.child.worker import _apply_limits, _exception_fields
 from divergent.values import EncodeLimits, encode
 
 #: one item's encoded arguments stay small: an LLM's probe is meant to be read

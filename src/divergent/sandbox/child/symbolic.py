@@ -1,7 +1,7 @@
 """The symbolic engine's child: CrossHair on pairs of implementations, inside the sandbox.
 
 Started by :class:`divergent.engines.symbolic.SymbolicEngine` as
-``python_command("divergent.engines._symbolic_runner")``. It runs next to untrusted code, so it
+``python_command("divergent.sandbox.child.symbolic")``. It runs next to untrusted code, so it
 applies the sandbox worker's resource limits before loading anything, keeps its protocol on a
 private descriptor, and sends only JSON (built by :func:`divergent.values.encode`) to the parent.
 
@@ -61,7 +61,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from divergent.sandbox._worker import _apply_limits, import_implementation
+from divergent.sandbox.child.worker import _apply_limits, import_implementation
 from divergent.values import EncodeLimits, canonical_text, encode
 
 #: CPU seconds one ordered pair explores before the next one gets its turn
