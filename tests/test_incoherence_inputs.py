@@ -16,7 +16,7 @@ from divergent.engines.mutation import MutationEngine
 from divergent.errors import InvalidArgument
 from divergent.judge import conforms
 from divergent.policy import DEFAULT_POLICY
-from divergent.sandbox.isolation import Limits
+from divergent.sandbox.limits import Limits
 
 DOUBLE = {
     "task_id": "T/0", "entry_point": "double",

@@ -31,7 +31,7 @@ from divergent.judge import conforms
 from divergent.load import load_source
 from divergent.model import Implementation, Input, Outcome, OutcomeKind, Signature
 from divergent.policy import EqualityPolicy
-from divergent.sandbox.isolation import Limits
+from divergent.sandbox.limits import Limits
 from divergent.sandbox.matrix import ImplementationMatrix, MatrixDeadline
 from divergent.values import canonical_text
 

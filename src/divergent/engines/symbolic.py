@@ -30,7 +30,8 @@ from typing import Any
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import DivergentError, EngineCannotProceed, StopReason
 from divergent.model import Input, Signature
-from divergent.sandbox.isolation import IsolatedProcess, Limits, choose_level, python_command, spawn
+from divergent.sandbox.isolation import IsolatedProcess, choose_level, python_command, spawn
+from divergent.sandbox.limits import Limits
 from divergent.values import NotBuiltin, decode_builtin
 
 __all__ = ["SymbolicEngine"]

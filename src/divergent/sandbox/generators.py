@@ -44,7 +44,8 @@ from typing import Any
 from divergent.errors import DivergentError, InvalidArgument
 from divergent.judge import bind_arguments, nonconformity
 from divergent.model import Input, ParameterKind, Signature
-from divergent.sandbox.isolation import IsolatedProcess, Limits, choose_level, python_command, spawn
+from divergent.sandbox.isolation import IsolatedProcess, choose_level, python_command, spawn
+from divergent.sandbox.limits import Limits
 from divergent.values import NotBuiltin, decode_builtin
 
 __all__ = ["DEFAULT_FUNCTION", "GeneratedInputs", "run_generator"]

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 
 from divergent.errors import DivergentError, SandboxUnavailable
 from divergent.model import Implementation, Input, Outcome, OutcomeKind
-from divergent.sandbox.isolation import Isolation, Limits, choose_level
+from divergent.sandbox.isolation import Isolation, choose_level
+from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import (
     _implementation_payload,
     _outcome_from_wire,

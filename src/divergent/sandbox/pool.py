@@ -19,14 +19,8 @@ from dataclasses import dataclass, field
 
 from divergent.errors import LoadError, SandboxUnavailable
 from divergent.model import ExceptionInfo, Implementation, Input, Outcome, OutcomeKind
-from divergent.sandbox.isolation import (
-    IsolatedProcess,
-    Isolation,
-    Limits,
-    choose_level,
-    python_command,
-    spawn,
-)
+from divergent.sandbox.isolation import IsolatedProcess, Isolation, choose_level, python_command, spawn
+from divergent.sandbox.limits import Limits
 from divergent.values import NotBuiltin, decode_builtin, loads
 
 _HEADER = struct.Struct(">I")
