@@ -43,7 +43,8 @@ import sys
 import types
 from typing import Any
 
-from divergent.sandbox.child.worker import _apply_limits, _exception_fields
+from divergent.sandbox.child.kit import apply_limits as _apply_limits
+from divergent.sandbox.child.kit import exception_fields as _exception_fields
 from divergent.values import EncodeLimits, encode
 
 #: one item's encoded arguments stay small: an LLM's probe is meant to be read

@@ -61,7 +61,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from divergent.sandbox.child.worker import _apply_limits, import_implementation
+from divergent.sandbox.child.kit import apply_limits as _apply_limits
+from divergent.sandbox.child.kit import import_implementation
 from divergent.values import EncodeLimits, canonical_text, encode
 
 #: CPU seconds one ordered pair explores before the next one gets its turn
