@@ -1,18 +1,17 @@
-"""The child side of :func:`divergent.sandbox.generators.run_generator`: run an input generator
-written by a language model, inside the sandbox, and stream what it yields back as JSON.
+"""The generator runner: an input generator a language model wrote, run inside the sandbox.
 
-Started as ``python_command("divergent.sandbox.child.generator")``. The generator is untrusted
-code, so this process applies the sandbox worker's resource limits (plus a CPU-time limit) before it
-compiles anything, keeps its protocol on a private descriptor, discards what the code prints, and
-sends only JSON built by :func:`divergent.values.encode`: the parent rebuilds builtin values with
-:func:`~divergent.values.decode_builtin` and never unpickles anything.
+Started by :func:`divergent.sandbox.generators.run_generator` as ``generator LIMITS``; it speaks the
+protocol of :mod:`.kit`. The generator is untrusted code, so the runner applies the sandbox's
+resource limits (plus a CPU-time limit) before it compiles anything, discards what the code prints,
+and sends only JSON built by :func:`divergent.values.encode`: the parent rebuilds builtin values
+with :func:`~divergent.values.decode_builtin` and never unpickles anything.
 
-Protocol. Parent → runner: one JSON object on stdin, then end of file::
+Command (the only one; the parent then closes the pipe)::
 
-    {"source": "...", "function": "create_fn_inputs", "max_inputs": 100, "seconds": 10.0,
-     "memory_mb": 2048, "file_bytes": ..., "seed": 0, "recursion_limit": 10000}
+    ("generate", {"source": "...", "function": "create_fn_inputs", "max_inputs": 100,
+                  "seconds": 10.0, "seed": 0})
 
-Runner → parent: JSON lines, one per event, each written whole::
+Answers, one frame per event::
 
     {"event": "call", "index": i, "args": <encoded list>, "kwargs": <encoded dict>}
                                    an item {"args": [...], "kwargs": {...}} (either key may be absent)
@@ -26,25 +25,29 @@ Runner → parent: JSON lines, one per event, each written whole::
      "text": "..."}
     {"event": "done", "count": n, "limit": bool}    it ran out of items (or reached max_inputs)
 
-Time: one wall-clock alarm covers the module's top-level code and the whole iteration; it keeps
-firing after the first time so a bare ``except:`` cannot swallow it. The parent also kills the
-runner a moment after its time, whatever it is doing.
+Time: one alarm covers the module's top-level code and the whole iteration (it keeps firing after
+the first time, so a bare ``except:`` cannot swallow it). The parent also kills the runner a moment
+after its time, whatever it is doing. A process the generator forks cannot send frames
+(:class:`~.kit.Channel` ends it when it tries).
 """
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import random
-import resource
-import signal
 import sys
 import types
 from typing import Any
 
-from divergent.sandbox.child.kit import apply_limits as _apply_limits
-from divergent.sandbox.child.kit import exception_fields as _exception_fields
+from divergent.sandbox.child.kit import (
+    Alarm,
+    Channel,
+    Discard,
+    TimeUp,
+    describe_exception,
+    limit_cpu_seconds,
+    start_child,
+)
 from divergent.values import EncodeLimits, encode
 
 #: one item's encoded arguments stay small: an LLM's probe is meant to be read
@@ -52,59 +55,7 @@ _ENCODE_LIMITS = EncodeLimits(max_nodes=50_000, max_string=100_000, max_depth=48
 _CALL_KEYS = frozenset({"args", "kwargs"})
 
 
-class _GeneratorTimeout(BaseException):
-    """Raised by the alarm: the generator's time is up (a BaseException, so ``except Exception``
-    in the generator does not swallow it)."""
-
-
-class _Discard(io.TextIOBase):
-    """sys.stdout and sys.stderr while the generator runs: what it prints must not reach the protocol."""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        return len(text)
-
-
-class _Protocol:
-    """Whole JSON lines on a private descriptor, bound before untrusted code runs."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-        self._write = os.write
-        self._dumps = json.dumps
-        self._getpid = os.getpid
-        self._exit = os._exit
-        self._pid = os.getpid()
-        self._mask = signal.pthread_sigmask
-
-    def send(self, **message: Any) -> None:
-        if self._getpid() != self._pid:
-            # A process the generator forked must not speak for the runner.
-            self._exit(0)
-        data = (self._dumps(message, separators=(",", ":"), ensure_ascii=True) + "\n").encode("ascii")
-        view = memoryview(data)
-        # The alarm must not cut a line in half: it waits until the line is out.
-        self._mask(signal.SIG_BLOCK, {signal.SIGALRM})
-        try:
-            while view:
-                written = self._write(self._fd, view)
-                view = view[written:]
-        finally:
-            self._mask(signal.SIG_UNBLOCK, {signal.SIGALRM})
-
-
-def _on_alarm(signum: int, frame: object) -> None:
-    raise _GeneratorTimeout()
-
-
-def _describe(error: BaseException) -> str:
-    name, message, _ = _exception_fields(error)
-    return f"{name}: {message}" if message else name
-
-
-def _send_item(protocol: _Protocol, index: int, item: Any) -> bool:
+def _send_item(channel: Channel, index: int, item: Any) -> bool:
     """Encode one yielded item and send it; False when its shape ends the run."""
     kind = type(item)
     if kind is dict and item and set(item) <= _CALL_KEYS:
@@ -115,41 +66,41 @@ def _send_item(protocol: _Protocol, index: int, item: Any) -> bool:
         if args is None:
             args = ()
         if type(args) not in (list, tuple):
-            protocol.send(event="wrong_shape", index=index,
-                          text=f'"args" is a {type(args).__name__}, expected a list or tuple')
+            channel.send({"event": "wrong_shape", "index": index,
+                          "text": f'"args" is a {type(args).__name__}, expected a list or tuple'})
             return False
         if type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
-            protocol.send(event="wrong_shape", index=index,
-                          text='"kwargs" is not a dict with string keys')
+            channel.send({"event": "wrong_shape", "index": index, "text": '"kwargs" is not a dict with string keys'})
             return False
-        protocol.send(event="call", index=index, args=encode(list(args), _ENCODE_LIMITS),
-                      kwargs=encode(dict(kwargs), _ENCODE_LIMITS))
+        channel.send({"event": "call", "index": index, "args": encode(list(args), _ENCODE_LIMITS),
+                      "kwargs": encode(dict(kwargs), _ENCODE_LIMITS)})
         return True
     if kind in (list, tuple):
-        protocol.send(event="bare", index=index, items=encode(list(item), _ENCODE_LIMITS), container=kind.__name__)
+        channel.send({"event": "bare", "index": index, "items": encode(list(item), _ENCODE_LIMITS),
+                      "container": kind.__name__})
         return True
-    protocol.send(event="value", index=index, value=encode(item, _ENCODE_LIMITS), type=kind.__name__)
+    channel.send({"event": "value", "index": index, "value": encode(item, _ENCODE_LIMITS), "type": kind.__name__})
     return True
 
 
-def run(request: dict, protocol: _Protocol) -> None:
+def run(request: dict, channel: Channel, alarm: Alarm) -> None:
     source, function_name = request["source"], request["function"]
     max_inputs = int(request["max_inputs"])
     try:
         code = compile(source, "<generator>", "exec")
     except SyntaxError as error:
-        protocol.send(event="error", kind="syntax", text=f"line {error.lineno}: {error.msg}")
+        channel.send({"event": "error", "kind": "syntax", "text": f"line {error.lineno}: {error.msg}"})
         return
     except (ValueError, MemoryError, RecursionError) as error:
-        protocol.send(event="error", kind="syntax", text=_describe(error))
+        channel.send({"event": "error", "kind": "syntax", "text": describe_exception(error)})
         return
     random.seed(request.get("seed", 0))
     module = types.ModuleType("divergent_generator")
     module.__file__ = "<generator>"
     sys.modules["divergent_generator"] = module
-    discard = _Discard()
-    sys.stdout = sys.stderr = discard
-    signal.setitimer(signal.ITIMER_REAL, max(0.001, float(request["seconds"])), 0.05)
+    # What the generator prints must not reach anyone.
+    sys.stdout = sys.stderr = Discard()
+    alarm.arm(max(0.001, float(request["seconds"])))
     count = 0
     try:
         exec(code, module.__dict__)
@@ -160,7 +111,7 @@ def run(request: dict, protocol: _Protocol) -> None:
                 if isinstance(value, types.FunctionType) and not name.startswith("_")
             )
             also = f" (it defines: {', '.join(defined[:8])})" if defined else ""
-            protocol.send(event="error", kind="missing", text=f"no function {function_name}{also}")
+            channel.send({"event": "error", "kind": "missing", "text": f"no function {function_name}{also}"})
             return
         produced = function()
         if type(produced) is dict:
@@ -168,60 +119,51 @@ def run(request: dict, protocol: _Protocol) -> None:
         try:
             iterator = iter(produced)
         except TypeError:
-            protocol.send(event="error", kind="not_iterable",
-                          text=f"{function_name}() returned {type(produced).__name__}, not a generator or a list")
+            channel.send({"event": "error", "kind": "not_iterable",
+                          "text": f"{function_name}() returned {type(produced).__name__}, not a generator or a list"})
             return
         for item in iterator:
-            if not _send_item(protocol, count, item):
+            if not _send_item(channel, count, item):
                 return
             count += 1
             if count >= max_inputs:
                 break
-    except _GeneratorTimeout:
-        signal.setitimer(signal.ITIMER_REAL, 0, 0)
-        protocol.send(event="error", kind="timeout", text=f"took longer than {request['seconds']:g} s")
+    except TimeUp:
+        alarm.disarm()
+        channel.send({"event": "error", "kind": "timeout", "text": f"took longer than {request['seconds']:g} s"})
         return
     except SystemExit as error:
-        signal.setitimer(signal.ITIMER_REAL, 0, 0)
-        protocol.send(event="error", kind="exit", text=f"called exit({error.code!r})")
+        alarm.disarm()
+        channel.send({"event": "error", "kind": "exit", "text": f"called exit({error.code!r})"})
         return
     except BaseException as error:  # noqa: BLE001 - whatever the generator raises is the verdict
-        signal.setitimer(signal.ITIMER_REAL, 0, 0)
+        alarm.disarm()
         try:
-            text = _describe(error)
-        except _GeneratorTimeout:
+            text = describe_exception(error)
+        except TimeUp:
             text = type(error).__name__
-        protocol.send(event="error", kind="raised", text=text)
+        channel.send({"event": "error", "kind": "raised", "text": text})
         return
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0, 0)
-    protocol.send(event="done", count=count, limit=count >= max_inputs)
+        alarm.disarm()
+    channel.send({"event": "done", "count": count, "limit": count >= max_inputs})
 
 
 def main() -> None:
-    # Keep the protocol on a private descriptor; the generator's fds 0 and 1 go nowhere.
-    request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-    out_fd = os.dup(1)
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1):
-        os.dup2(null, fd)
-    os.close(null)
-    sys.stdin = open(os.devnull)  # noqa: SIM115
-    _apply_limits(int(request["memory_mb"]), int(request["file_bytes"]))
-    # CPU seconds: a process the generator forks (and so escapes the alarm) still ends.
-    cpu = int(float(request["seconds"])) + 2
+    channel, _limits, _ = start_child()
+    alarm = Alarm()
+    message = channel.receive()
+    if message is None:
+        os._exit(0)
+    command, request = message
+    if command != "generate":
+        channel.send({"event": "error", "kind": "protocol", "text": f"unknown command {command!r}"})
+        os._exit(0)
+    limit_cpu_seconds(int(float(request["seconds"])) + 2)
     try:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    except (ValueError, OSError):
-        pass
-    sys.setrecursionlimit(int(request.get("recursion_limit", 10_000)))
-    signal.signal(signal.SIGALRM, _on_alarm)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    protocol = _Protocol(out_fd)
-    try:
-        run(request, protocol)
-    except _GeneratorTimeout:  # fired between the generator's end and disarming
-        protocol.send(event="error", kind="timeout", text=f"took longer than {request['seconds']:g} s")
+        run(request, channel, alarm)
+    except TimeUp:  # fired between the generator's end and disarming
+        channel.send({"event": "error", "kind": "timeout", "text": f"took longer than {request['seconds']:g} s"})
     # Leave at once: the generator may have left threads or atexit hooks behind.
     os._exit(0)
 
