@@ -16,7 +16,7 @@ from divergent.engines.constants import Constants
 from divergent.engines.symbolic import SymbolicEngine
 from divergent.errors import EngineCannotProceed
 from divergent.model import Implementation, Input, Parameter, ParameterKind, Signature
-from divergent.sandbox.child.symbolic import literal_from_repr
+from divergent.sandbox.child.symbolic_search import literal_from_repr
 
 pytest.importorskip("crosshair", reason="the symbolic engine needs crosshair-tool")
 
