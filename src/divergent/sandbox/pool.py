@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from divergent.errors import LoadError, SandboxUnavailable
 from divergent.model import ExceptionInfo, Implementation, Input, Outcome, OutcomeKind
-from divergent.sandbox.child.worker import PROGRESS_FILE, PROGRESS_RECORD
+from divergent.sandbox.child.kit import PROGRESS_FILE, PROGRESS_RECORD
 from divergent.sandbox.frames import ChildConnection, ChildGone, implementation_payload, start_child
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits

@@ -41,6 +41,10 @@ from divergent.values import qualified_name
 
 #: every frame starts with its payload's length
 FRAME_HEADER = struct.Struct(">I")
+#: the worker's side channel: before each call it writes the call's index, in this form, into
+#: PROGRESS_FILE in its working directory, so the parent knows which call killed or hung it
+PROGRESS_RECORD = struct.Struct(">q")
+PROGRESS_FILE = ".divergent-progress"
 
 
 class Channel:

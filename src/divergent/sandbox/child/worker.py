@@ -11,7 +11,7 @@ the kit's protocol. Commands: ``("load", implementation)`` answers ``{"ok": bool
 every few milliseconds so the parent sees progress; ``("load_many", {"implementations": [...]})``
 and ``("run_cells", {...})`` do the same for several implementations in one worker (the
 implementation matrix); ``("ping", {})`` answers ``{"ok": true}``. Before each call the worker
-writes the call's index into a small shared file (:data:`PROGRESS_RECORD` in ``PROGRESS_FILE``), so
+writes the call's index into a small shared file (:data:`.kit.PROGRESS_RECORD`), so
 that when a call kills or hangs the worker the parent knows which input did it.
 """
 
@@ -24,12 +24,12 @@ import os
 import pickle
 import random
 import re
-import struct
 import sys
 import time
 import types
 
 from divergent.sandbox.child.kit import (
+    PROGRESS_RECORD,
     Alarm,
     CappedWriter,
     Channel,
@@ -41,12 +41,6 @@ from divergent.sandbox.child.kit import (
     start_child,
 )
 from divergent.values import EncodeLimits, encode
-
-#: the index of the call in progress, as the worker writes it into the progress file
-PROGRESS_RECORD = struct.Struct(">q")
-#: the progress file's name in the worker's working directory
-PROGRESS_FILE = ".divergent-progress"
-
 
 #: modules whose import cannot reach the global random generators (random's, NumPy's)
 _NO_GLOBAL_RANDOM = frozenset({
