@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from divergent.errors import DivergentError, SandboxUnavailable
 from divergent.model import Implementation, Input, Outcome, OutcomeKind
-from divergent.sandbox.frames import ChildGone, implementation_payload
+from divergent.sandbox.frames import ChildGone, ProtocolViolation, implementation_payload
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerProcess, outcome_from_wire
@@ -195,7 +195,7 @@ class ImplementationMatrix:
                             reported += 1
                         if frame.get("done"):
                             if reported != len(cells):
-                                raise ChildGone("protocol violation: missing results")
+                                raise ProtocolViolation("missing results")
                             return []
         except (ChildGone, KeyError, TypeError, ValueError, IndexError):
             return self._after_failure(cells, reported, results, hung=False)

@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from divergent.errors import LoadError, SandboxUnavailable
 from divergent.model import ExceptionInfo, Implementation, Input, Outcome, OutcomeKind
 from divergent.sandbox.child.kit import PROGRESS_FILE, PROGRESS_RECORD
-from divergent.sandbox.frames import ChildConnection, ChildGone, implementation_payload, start_child
+from divergent.sandbox.frames import (
+    ChildConnection,
+    ChildGone,
+    ProtocolViolation,
+    implementation_payload,
+    start_child,
+)
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
 from divergent.values import NotBuiltin, decode_builtin
@@ -215,7 +221,7 @@ class WorkerPool:
             for frame in frames:
                 for raw in frame.get("results", ()):
                     if task.reported >= len(task.in_flight):
-                        raise ChildGone("protocol violation: too many results")
+                        raise ProtocolViolation("too many results")
                     results[task.in_flight[task.reported]][i] = outcome_from_wire(raw)
                     task.reported += 1
                 task.last_progress = time.monotonic()
@@ -223,7 +229,7 @@ class WorkerPool:
                     if frame.get("stopped"):
                         task.todo = []  # the deadline passed: what was not run stays None
                     elif task.reported != len(task.in_flight):
-                        raise ChildGone("protocol violation: missing results")
+                        raise ProtocolViolation("missing results")
                     selector.unregister(worker.fileno())
                     task.in_flight = []
                     task.careful = False

@@ -5,8 +5,9 @@ implementation), the generator runner (:mod:`.generator`: an input generator a m
 symbolic runner (:mod:`.symbolic`: CrossHair). This module, like them, imports only the standard
 library and :mod:`divergent.values`.
 
-Protocol. A child is started as ``python -m <its module> LIMITS [ARG ...]``, ``LIMITS`` being the
-JSON object of :meth:`divergent.sandbox.limits.Limits.child_settings`. Then frames flow both ways on
+Protocol. A child module runs (started by :func:`divergent.sandbox.frames.start_child`) with the
+arguments ``LIMITS [ARG ...]``, ``LIMITS`` being the JSON object of
+:meth:`divergent.sandbox.limits.Limits.child_settings`. Then frames flow both ways on
 the child's stdin and stdout, each a 4-byte big-endian length (:data:`FRAME_HEADER`) and a payload:
 
 * parent → child: pickles of ``(command, payload)``, trusted data the parent made;
@@ -48,7 +49,8 @@ PROGRESS_FILE = ".divergent-progress"
 
 
 class Channel:
-    """The child's end of the protocol, on descriptors the programs never see."""
+    """The child's end of the protocol, on private copies of the pipes (the programs' fds 0 and 1
+    point elsewhere)."""
 
     def __init__(self, in_fd: int, out_fd: int) -> None:
         # Bound now, before untrusted code runs.
