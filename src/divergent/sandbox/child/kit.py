@@ -63,6 +63,7 @@ class Channel:
         self._getpid = os.getpid
         self._exit = os._exit
         self._mask = signal.pthread_sigmask
+        self._block, self._unblock = signal.SIG_BLOCK, signal.SIG_UNBLOCK
         self._alarm_signal = {signal.SIGALRM}
         self._pid = os.getpid()
         self._in = in_fd
@@ -97,13 +98,13 @@ class Channel:
         body = self._dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
         view = memoryview(self._pack(len(body)) + body)
         # An alarm must not cut a frame in half: it waits until the frame is out.
-        self._mask(signal.SIG_BLOCK, self._alarm_signal)
+        self._mask(self._block, self._alarm_signal)
         try:
             while view:
                 written = self._write(self._out, view)
                 view = view[written:]
         finally:
-            self._mask(signal.SIG_UNBLOCK, self._alarm_signal)
+            self._mask(self._unblock, self._alarm_signal)
 
 
 def start_child() -> tuple[Channel, dict[str, Any], list[str]]:
@@ -185,16 +186,18 @@ class Alarm:
 
     def __init__(self) -> None:
         self.running = False
+        # Bound now, before untrusted code runs.
         self._setitimer = signal.setitimer
+        self._wall_clock = signal.ITIMER_REAL
         signal.signal(signal.SIGALRM, self.fire)
 
     def arm(self, seconds: float, repeat: float = REPEAT) -> None:
-        self._setitimer(signal.ITIMER_REAL, seconds, repeat)
+        self._setitimer(self._wall_clock, seconds, repeat)
         self.running = True
 
     def disarm(self) -> None:
         self.running = False
-        self._setitimer(signal.ITIMER_REAL, 0, 0)
+        self._setitimer(self._wall_clock, 0, 0)
 
     def fire(self, signum: int, frame: types.FrameType | None) -> None:
         if self.running:
