@@ -45,8 +45,13 @@ def test_store_knows_only_records() -> None:
                    for m in modules), (path.name, modules)
 
 
-def test_the_sandbox_worker_imports_only_the_encoding() -> None:
-    assert imported_divergent_modules(PACKAGE / "sandbox" / "_worker.py") <= {"divergent.values", "divergent"}
+def test_the_sandbox_children_import_only_the_encoding() -> None:
+    children = sorted((PACKAGE / "sandbox" / "child").glob("*.py"))
+    assert {path.name for path in children} >= {"kit.py", "worker.py", "generator.py", "symbolic.py"}
+    for path in children:
+        modules = imported_divergent_modules(path)
+        assert all(m in ("divergent", "divergent.values") or m.startswith("divergent.sandbox.child.")
+                   for m in modules), (path.name, modules)
 
 
 def test_nothing_below_the_cli_imports_it() -> None:

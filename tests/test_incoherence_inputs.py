@@ -16,7 +16,7 @@ from divergent.engines.mutation import MutationEngine
 from divergent.errors import InvalidArgument
 from divergent.policy import DEFAULT_POLICY
 from divergent.preconditions import conforms
-from divergent.sandbox.isolation import Limits
+from divergent.sandbox.limits import Limits
 
 DOUBLE = {
     "task_id": "T/0", "entry_point": "double",

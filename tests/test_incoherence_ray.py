@@ -27,7 +27,7 @@ from divergent.analysis.ray_executor import (
 from divergent.bench.datasets import Candidate, Task
 from divergent.errors import InvalidArgument
 from divergent.policy import DEFAULT_POLICY
-from divergent.sandbox.isolation import Limits
+from divergent.sandbox.limits import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 

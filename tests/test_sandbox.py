@@ -140,7 +140,7 @@ def test_deterministic_hash_and_random() -> None:
 def test_random_is_reset_for_every_program_that_may_use_it_in_a_matrix() -> None:
     """Programs that draw random numbers get the same state on every call, whatever their
     neighbours in the matrix drew; programs that cannot reach the generators skip the reset."""
-    from divergent.sandbox._worker import may_use_global_random
+    from divergent.sandbox.child.worker import may_use_global_random
     from divergent.sandbox.matrix import ImplementationMatrix
 
     sources = [
@@ -170,7 +170,7 @@ def test_random_is_reset_for_every_program_that_may_use_it_in_a_matrix() -> None
     ],
 )
 def test_may_use_global_random(source: str, reaches: bool) -> None:
-    from divergent.sandbox._worker import may_use_global_random
+    from divergent.sandbox.child.worker import may_use_global_random
 
     assert may_use_global_random(source) is reaches
 

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from divergent.engines import symbolic as symbolic_module
-from divergent.engines._symbolic_runner import literal_from_repr
 from divergent.engines.base import EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.symbolic import SymbolicEngine
 from divergent.errors import EngineCannotProceed
 from divergent.model import Implementation, Input, Parameter, ParameterKind, Signature
+from divergent.sandbox.child.symbolic_search import literal_from_repr
 
 pytest.importorskip("crosshair", reason="the symbolic engine needs crosshair-tool")
 

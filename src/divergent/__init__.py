@@ -32,7 +32,7 @@ _EXPORTS: dict[str, str] = {
     "EqualityPolicy": "divergent.policy",
     "ExceptionEquality": "divergent.policy",
     "DEFAULT_POLICY": "divergent.policy",
-    "Limits": "divergent.sandbox.isolation",
+    "Limits": "divergent.sandbox.limits",
     "DivergentError": "divergent.errors",
     "InvalidArgument": "divergent.errors",
     "LoadError": "divergent.errors",

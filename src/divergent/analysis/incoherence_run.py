@@ -31,7 +31,7 @@ from divergent.load import load_source
 from divergent.model import Implementation, Input, Outcome, OutcomeKind, Signature
 from divergent.policy import EqualityPolicy
 from divergent.preconditions import conforms
-from divergent.sandbox.isolation import Limits
+from divergent.sandbox.limits import Limits
 from divergent.sandbox.matrix import ImplementationMatrix, MatrixDeadline
 from divergent.values import canonical_text
 

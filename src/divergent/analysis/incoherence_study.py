@@ -35,7 +35,7 @@ from divergent.bench.datasets import (
 )
 from divergent.errors import InvalidArgument
 from divergent.policy import DEFAULT_POLICY, DIFFTRUST_POLICY
-from divergent.sandbox.isolation import Limits
+from divergent.sandbox.limits import Limits
 from divergent.store import RunRecord, Store
 
 KIND = "incoherence"

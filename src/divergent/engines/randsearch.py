@@ -14,7 +14,7 @@ caller adds to the implementations *before* the search starts (``divergent check
 By default no brute force is asked for: the implementations are compared with each other.
 
 Untrusted code never runs here: the generator runs through
-:func:`divergent.engines.generated.run_generator` (its own sandboxed process, values back in the safe
+:func:`divergent.sandbox.generators.run_generator` (its own sandboxed process, values back in the safe
 encoding), the brute force runs in the search's sandboxed workers like any implementation.
 
 Scheduling: a background engine. Its thread makes the model call (which may take seconds) and then
@@ -35,13 +35,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from divergent.engines.base import Engine, EngineContext
-from divergent.engines.generated import GeneratedInputs, run_generator
 from divergent.errors import EngineCannotProceed, InvalidArgument, LLMError, LoadError, StopReason
 from divergent.llm.chat import ChatModel, Message
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
 from divergent.model import Implementation, Input, Signature
+from divergent.sandbox.generators import GeneratedInputs, run_generator
 
 __all__ = [
     "BRUTE_FORCE_ORIGIN",

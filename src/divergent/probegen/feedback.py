@@ -9,7 +9,7 @@ try again, fix the generator, or — after a difference the filter judged irrele
 
 from __future__ import annotations
 
-from divergent.engines.generated import GeneratedInputs
+from divergent.sandbox.generators import GeneratedInputs
 from divergent.llm.prompts import render as render_prompt
 from divergent.model import Observation, Outcome, OutcomeKind, Signature
 from divergent.probegen.tree import ProbeNode, ProbeResult

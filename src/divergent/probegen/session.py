@@ -10,7 +10,7 @@ One node of the tree is one model call::
 
     prompt (system + task + the branch's earlier answers and feedback)
       → answer → code (:func:`divergent.llm.extract.extract_code`)
-      → generator run in the sandbox (:func:`divergent.engines.generated.run_generator`)
+      → generator run in the sandbox (:func:`divergent.sandbox.generators.run_generator`)
       → inputs checked against the annotations and the precondition
       → run on every implementation → compared with the equality policy
       → differentiating?  ─ yes, and ``accept(observation)`` agrees → a success (a leaf)
@@ -47,7 +47,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from divergent.engines.generated import DEFAULT_FUNCTION, run_generator
 from divergent.errors import InvalidArgument, LLMError
 from divergent.llm.chat import ChatModel, Completion, Message, Usage
 from divergent.llm.extract import extract_code
@@ -68,6 +67,7 @@ from divergent.probegen.strategies import (
 )
 from divergent.probegen.tree import ProbeNode, ProbeResult, ProbeTree, write_tree
 from divergent.sandbox import Limits
+from divergent.sandbox.generators import DEFAULT_FUNCTION, run_generator
 
 __all__ = ["ProbeGenResult", "ProbeGenSession"]
 

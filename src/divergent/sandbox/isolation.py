@@ -37,6 +37,7 @@ from functools import cache
 from pathlib import Path
 
 from divergent.errors import InvalidArgument, SandboxUnavailable
+from divergent.sandbox.limits import Limits
 
 
 class Isolation(enum.StrEnum):
@@ -58,37 +59,6 @@ GUARANTEES: dict[Isolation, str] = {
 #: environment variables a worker may see; everything else (API keys, tokens) is dropped
 _ALLOWED_ENV = ("LANG", "LC_ALL", "TZ")
 _CGROUP_PIDS_ROOT = Path("/sys/fs/cgroup/pids")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits for one sandboxed worker."""
-
-    #: seconds per call (the in-worker timer; the parent kills the worker a grace period later)
-    timeout: float = 2.0
-    #: seconds for loading an implementation (its module's top-level code)
-    load_timeout: float = 10.0
-    memory_mb: int = 2048
-    #: bytes of stdout kept per call
-    stdout_bytes: int = 64 * 1024
-    #: bytes of one encoded result; bigger results are replaced by a truncation marker
-    result_bytes: int = 4 * 1024 * 1024
-    recursion_limit: int = 10_000
-    #: processes (and threads) a worker and its children may have at once (needs cgroups)
-    max_processes: int = 64
-    #: largest file the program may write
-    file_bytes: int = 64 * 1024 * 1024
-
-    def __post_init__(self) -> None:
-        if self.timeout <= 0:
-            raise InvalidArgument(f"timeout={self.timeout!r} must be > 0 seconds")
-        if self.memory_mb < 64:
-            raise InvalidArgument(f"memory_mb={self.memory_mb!r} must be at least 64")
-
-    @property
-    def grace(self) -> float:
-        """How long past the in-worker timer the parent waits before it kills the worker."""
-        return max(0.5, self.timeout * 0.5)
 
 
 @cache

@@ -23,14 +23,10 @@ from collections.abc import Sequence
 
 from divergent.errors import DivergentError, SandboxUnavailable
 from divergent.model import Implementation, Input, Outcome, OutcomeKind
-from divergent.sandbox.isolation import Isolation, Limits, choose_level
-from divergent.sandbox.pool import (
-    _implementation_payload,
-    _outcome_from_wire,
-    _Worker,
-    _WorkerGone,
-    limit_settings,
-)
+from divergent.sandbox.frames import ChildGone, ProtocolViolation, implementation_payload
+from divergent.sandbox.isolation import Isolation, choose_level
+from divergent.sandbox.limits import Limits
+from divergent.sandbox.pool import WorkerProcess, outcome_from_wire
 
 #: cells sent in one message
 _CHUNK = 8192
@@ -61,7 +57,7 @@ class ImplementationMatrix:
         self.restarts = 0
         #: per implementation: None, or why it could not be loaded (its cells are CRASH outcomes)
         self.load_errors: list[str | None] = [None] * len(self.implementations)
-        self._worker: _Worker | None = None
+        self._worker: WorkerProcess | None = None
         self._timeouts: list[float] | None = None
         self._deadline: float | None = None
         #: per implementation: how often it killed or hung the worker
@@ -69,17 +65,14 @@ class ImplementationMatrix:
         self._start()
 
     def _start(self) -> None:
-        worker = _Worker(None, self.limits, self.level)
+        worker = WorkerProcess(None, self.limits, self.level)
         self._worker = worker
-        payload = {
-            "implementations": [_implementation_payload(impl) for impl in self.implementations],
-            **limit_settings(self.limits),
-        }
+        payload = {"implementations": [implementation_payload(impl) for impl in self.implementations]}
         worker.send("load_many", payload)
         patience = self.limits.load_timeout * max(1, len(self.implementations)) + 10.0
         try:
             answer = worker.wait_frame(patience)
-        except _WorkerGone as error:
+        except ChildGone as error:
             raise SandboxUnavailable(f"the worker died while loading: {error} ({worker.kill()})") from error
         if answer is None or not isinstance(answer.get("results"), list):
             worker.kill()
@@ -196,15 +189,15 @@ class ImplementationMatrix:
                             if "same" in raw:
                                 outcome = known[raw["same"]]
                             else:
-                                outcome = _outcome_from_wire(raw)
+                                outcome = outcome_from_wire(raw)
                                 known.append(outcome)
                             results[i][j] = outcome
                             reported += 1
                         if frame.get("done"):
                             if reported != len(cells):
-                                raise _WorkerGone("protocol violation: missing results")
+                                raise ProtocolViolation("missing results")
                             return []
-        except (_WorkerGone, KeyError, TypeError, ValueError, IndexError):
+        except (ChildGone, KeyError, TypeError, ValueError, IndexError):
             return self._after_failure(cells, reported, results, hung=False)
 
     def _after_failure(

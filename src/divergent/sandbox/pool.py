@@ -9,7 +9,6 @@ gets a TIMEOUT or CRASH outcome, a fresh worker takes its place, and the batch g
 from __future__ import annotations
 
 import contextlib
-import os
 import pickle
 import selectors
 import struct
@@ -19,143 +18,41 @@ from dataclasses import dataclass, field
 
 from divergent.errors import LoadError, SandboxUnavailable
 from divergent.model import ExceptionInfo, Implementation, Input, Outcome, OutcomeKind
-from divergent.sandbox.isolation import (
-    IsolatedProcess,
-    Isolation,
-    Limits,
-    choose_level,
-    python_command,
-    spawn,
+from divergent.sandbox.child.kit import PROGRESS_FILE, PROGRESS_RECORD
+from divergent.sandbox.frames import (
+    ChildConnection,
+    ChildGone,
+    ProtocolViolation,
+    implementation_payload,
+    start_child,
 )
-from divergent.values import NotBuiltin, decode_builtin, loads
+from divergent.sandbox.isolation import Isolation, choose_level
+from divergent.sandbox.limits import Limits
+from divergent.values import NotBuiltin, decode_builtin
 
-_HEADER = struct.Struct(">I")
-_PROGRESS = struct.Struct(">q")
-_PROGRESS_FILE = ".divergent-progress"
-_MAX_FRAME = 256 * 1024 * 1024
 #: inputs sent to a worker in one message (bounds the memory of one exchange)
 _CHUNK = 4096
+_WORKER_MODULE = "divergent.sandbox.child.worker"
 
 
-def _implementation_payload(impl: Implementation) -> dict:
-    """What the worker needs to load an implementation."""
-    return {
-        "path": impl.path,
-        "source": impl.source,
-        "module_name": impl.module_name,
-        "sys_path": list(impl.sys_path),
-        "entry_point": impl.entry_point,
-        "setup_code": impl.setup_code,
-    }
-
-
-def limit_settings(limits: Limits) -> dict:
-    """The limits the worker applies itself, as sent with a load command."""
-    return {
-        "timeout": limits.timeout,
-        "load_timeout": limits.load_timeout,
-        "stdout_bytes": limits.stdout_bytes,
-        "result_bytes": limits.result_bytes,
-        "recursion_limit": limits.recursion_limit,
-    }
-
-
-class _WorkerGone(Exception):
-    """The worker closed its pipe or broke the protocol."""
-
-
-class _Worker:
-    """One sandboxed worker process with one implementation loaded."""
+class WorkerProcess(ChildConnection):
+    """One sandboxed worker process (:mod:`divergent.sandbox.child.worker`)."""
 
     def __init__(self, impl: Implementation | None, limits: Limits, level: Isolation) -> None:
         """Start a worker; with an implementation, also send it the command to load it."""
+        super().__init__(start_child(_WORKER_MODULE, PROGRESS_FILE, limits=limits, level=level))
         self.impl = impl
         self.limits = limits
-        self.process: IsolatedProcess = spawn(
-            python_command(
-                "divergent.sandbox._worker", str(limits.memory_mb), str(limits.file_bytes), _PROGRESS_FILE
-            ),
-            limits=limits,
-            level=level,
-            stderr_to=None,
-        )
-        self._buffer = bytearray()
-        assert self.process.popen.stdout is not None
-        self._fd = self.process.popen.stdout.fileno()
-        os.set_blocking(self._fd, False)
         if impl is not None:
-            self.send(
-                "load",
-                {**_implementation_payload(impl), **limit_settings(limits)},
-            )
-
-    def fileno(self) -> int:
-        return self._fd
-
-    def send(self, command: str, payload: dict) -> None:
-        body = pickle.dumps((command, payload), protocol=pickle.HIGHEST_PROTOCOL)
-        stdin = self.process.popen.stdin
-        assert stdin is not None
-        try:
-            stdin.write(_HEADER.pack(len(body)) + body)
-            stdin.flush()
-        except (BrokenPipeError, OSError) as error:
-            raise _WorkerGone(f"worker pipe closed: {error}") from error
-
-    def read_frames(self) -> list[dict]:
-        """Frames available now, without blocking; raises _WorkerGone at end of file."""
-        try:
-            chunk = os.read(self._fd, 1 << 20)
-        except BlockingIOError:
-            return []
-        except OSError as error:
-            raise _WorkerGone(str(error)) from error
-        if not chunk:
-            raise _WorkerGone("end of file")
-        self._buffer += chunk
-        frames = []
-        while len(self._buffer) >= _HEADER.size:
-            (length,) = _HEADER.unpack_from(self._buffer)
-            if length > _MAX_FRAME:
-                raise _WorkerGone("protocol violation: oversized frame")
-            if len(self._buffer) < _HEADER.size + length:
-                break
-            body = bytes(self._buffer[_HEADER.size : _HEADER.size + length])
-            del self._buffer[: _HEADER.size + length]
-            try:
-                message = loads(body)
-            except ValueError as error:
-                raise _WorkerGone(f"protocol violation: {error}") from error
-            if not isinstance(message, dict):
-                raise _WorkerGone("protocol violation: not an object")
-            frames.append(message)
-        return frames
-
-    def wait_frame(self, timeout: float) -> dict | None:
-        """Block until one frame arrives (None on timeout)."""
-        deadline = time.monotonic() + timeout
-        with selectors.DefaultSelector() as selector:
-            selector.register(self._fd, selectors.EVENT_READ)
-            while True:
-                frames = self.read_frames()
-                if frames:
-                    return frames[0]
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return None
-                selector.select(remaining)
+            self.send("load", implementation_payload(impl))
 
     def progress(self) -> int | None:
         """The index of the call the worker last started (written by the worker before each call)."""
         try:
-            data = (self.process.workdir / _PROGRESS_FILE).read_bytes()
-            return _PROGRESS.unpack(data[: _PROGRESS.size])[0]
+            data = (self.process.workdir / PROGRESS_FILE).read_bytes()
+            return PROGRESS_RECORD.unpack(data[: PROGRESS_RECORD.size])[0]
         except (OSError, struct.error):
             return None
-
-    def kill(self) -> str:
-        self.process.kill()
-        return self.process.exit_description()
 
 
 @dataclass
@@ -192,7 +89,7 @@ class WorkerPool:
         self.restarts = 0
         #: numbers, strings and bytes the implementations computed when they loaded (decoded builtins)
         self.runtime_constants: list = []
-        self._workers: list[_Worker | None] = [None] * len(self.implementations)
+        self._workers: list[WorkerProcess | None] = [None] * len(self.implementations)
         try:
             self._start_all(range(len(self.implementations)))
         except BaseException:
@@ -202,14 +99,14 @@ class WorkerPool:
     # -- lifecycle ------------------------------------------------------------------------------
 
     def _start_all(self, indices: Sequence[int] | range) -> None:
-        started = {i: _Worker(self.implementations[i], self.limits, self.level) for i in indices}
+        started = {i: WorkerProcess(self.implementations[i], self.limits, self.level) for i in indices}
         problems = []
         for i, worker in started.items():
             self._workers[i] = worker
             label = self.implementations[i].label
             try:
                 answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
-            except _WorkerGone:
+            except ChildGone:
                 problems.append(f"{label}: the worker died while loading ({worker.kill()})")
                 continue
             if answer is None:
@@ -226,11 +123,11 @@ class WorkerPool:
         if old is not None:
             old.kill()
         self.restarts += 1
-        worker = _Worker(self.implementations[index], self.limits, self.level)
+        worker = WorkerProcess(self.implementations[index], self.limits, self.level)
         self._workers[index] = worker
         try:
             answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
-        except _WorkerGone:
+        except ChildGone:
             answer = None
         if answer is None or not answer.get("ok"):
             raise SandboxUnavailable(
@@ -310,7 +207,7 @@ class WorkerPool:
                     "deadline": None if deadline is None else max(0.0, deadline - time.monotonic()),
                 },
             )
-        except _WorkerGone:
+        except ChildGone:
             self._fail(i, task, results, selector, hung=False)
             return
         selector.register(worker.fileno(), selectors.EVENT_READ, i)
@@ -324,19 +221,19 @@ class WorkerPool:
             for frame in frames:
                 for raw in frame.get("results", ()):
                     if task.reported >= len(task.in_flight):
-                        raise _WorkerGone("protocol violation: too many results")
-                    results[task.in_flight[task.reported]][i] = _outcome_from_wire(raw)
+                        raise ProtocolViolation("too many results")
+                    results[task.in_flight[task.reported]][i] = outcome_from_wire(raw)
                     task.reported += 1
                 task.last_progress = time.monotonic()
                 if frame.get("done"):
                     if frame.get("stopped"):
                         task.todo = []  # the deadline passed: what was not run stays None
                     elif task.reported != len(task.in_flight):
-                        raise _WorkerGone("protocol violation: missing results")
+                        raise ProtocolViolation("missing results")
                     selector.unregister(worker.fileno())
                     task.in_flight = []
                     task.careful = False
-        except (_WorkerGone, KeyError, TypeError, ValueError, IndexError):
+        except (ChildGone, KeyError, TypeError, ValueError, IndexError):
             self._fail(i, task, results, selector, hung=False)
 
     def _fail(self, i: int, task: _Task, results: list[list[Outcome | None]],
@@ -389,7 +286,9 @@ def _decoded_atoms(encoded: object) -> list:
     return atoms
 
 
-def _outcome_from_wire(raw: dict) -> Outcome:
+def outcome_from_wire(raw: dict) -> Outcome:
+    """The :class:`Outcome` a worker reported in its wire form (``{"k": kind, "v": value, ...}``);
+    raises KeyError, TypeError or ValueError for a malformed one."""
     kind = _KINDS[raw["k"]]
     exception = None
     if kind is OutcomeKind.RAISED:

@@ -7,11 +7,11 @@ ProbeGen (and RandSearch) ask a model for a function such as::
         for n in range(5):
             yield {"args": [list(range(n))], "kwargs": {}}
 
-That code is untrusted. :func:`run_generator` starts :mod:`divergent.engines._generator_runner` in
-the sandbox (:func:`divergent.sandbox.isolation.spawn`, at the run's isolation level and memory
-limit), sends it the source, and reads back one JSON line per yielded item, the arguments in the
-safe encoding of :mod:`divergent.values`; they are rebuilt here with
-:func:`~divergent.values.decode_builtin` (builtin data only, never an unpickled object).
+That code is untrusted. :func:`run_generator` starts :mod:`divergent.sandbox.child.generator` in
+the sandbox (at the run's isolation level and limits), sends it the source, and reads back one frame
+per yielded item (:mod:`divergent.sandbox.frames`), the arguments in the safe encoding of
+:mod:`divergent.values`; they are rebuilt here with :func:`~divergent.values.decode_builtin`
+(builtin data only, never an unpickled object).
 
 What the model may yield, per item (the first shape that fits the signature wins):
 
@@ -32,7 +32,6 @@ after ``max_inputs`` items, so an endless generator is fine.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import selectors
 import tempfile
@@ -44,17 +43,19 @@ from typing import Any
 from divergent.errors import DivergentError, InvalidArgument
 from divergent.model import Input, ParameterKind, Signature
 from divergent.preconditions import bind_arguments, nonconformity
-from divergent.sandbox.isolation import IsolatedProcess, Limits, choose_level, python_command, spawn
+from divergent.sandbox.frames import ChildConnection, ChildGone, ProtocolViolation, start_child
+from divergent.sandbox.isolation import choose_level
+from divergent.sandbox.limits import Limits
 from divergent.values import NotBuiltin, decode_builtin
 
 __all__ = ["DEFAULT_FUNCTION", "GeneratedInputs", "run_generator"]
 
 DEFAULT_FUNCTION = "create_fn_inputs"
-_RUNNER_MODULE = "divergent.engines._generator_runner"
+_RUNNER_MODULE = "divergent.sandbox.child.generator"
 #: time for the interpreter (and bwrap) to start, on top of the generator's own seconds
 _START_GRACE = 3.0
 _MAX_SOURCE_CHARS = 200_000
-_MAX_LINE_BYTES = 16 * 1024 * 1024
+_MAX_FRAME_BYTES = 16 * 1024 * 1024
 #: how many reasons for dropped items are kept (the count is always exact)
 _KEPT_REASONS = 5
 
@@ -141,53 +142,39 @@ def run_generator(
         collector.fail("syntax", f"the code is too long ({len(source):,} characters)")
         return collector.result(time.monotonic() - started)
     limits = limits or Limits()
-    request = {
-        "source": source,
-        "function": function,
-        "max_inputs": max_inputs,
-        "seconds": seconds,
-        "memory_mb": limits.memory_mb,
-        "file_bytes": limits.file_bytes,
-        "recursion_limit": limits.recursion_limit,
-        "seed": seed,
-    }
+    request = {"source": source, "function": function, "max_inputs": max_inputs, "seconds": seconds, "seed": seed}
     handle, stderr_name = tempfile.mkstemp(prefix="divergent-generator-", suffix=".stderr")
     os.close(handle)
     stderr_path = Path(stderr_name)
-    process: IsolatedProcess | None = None
+    child: ChildConnection | None = None
     try:
         try:
-            process = spawn(
-                python_command(_RUNNER_MODULE), limits=limits, level=choose_level(isolation),
-                stderr_to=stderr_path,
+            child = ChildConnection(
+                start_child(_RUNNER_MODULE, limits=limits, level=choose_level(isolation), stderr_to=stderr_path),
+                max_frame_bytes=_MAX_FRAME_BYTES,
             )
         except DivergentError as error:
             collector.fail("sandbox", f"cannot start the generator sandbox: {error}")
             return collector.result(time.monotonic() - started)
-        _talk(process, request, collector, deadline=started + seconds + _START_GRACE, stderr_path=stderr_path)
+        _talk(child, request, collector, deadline=started + seconds + _START_GRACE, stderr_path=stderr_path)
     finally:
-        if process is not None:
-            process.kill()  # also whatever the generator forked
+        if child is not None:
+            child.kill()  # also whatever the generator forked
         with contextlib.suppress(OSError):
             stderr_path.unlink()
     return collector.result(time.monotonic() - started)
 
 
 def _talk(
-    process: IsolatedProcess, request: dict, collector: _Collector, *, deadline: float, stderr_path: Path
+    child: ChildConnection, request: dict, collector: _Collector, *, deadline: float, stderr_path: Path
 ) -> None:
-    stdin, stdout = process.popen.stdin, process.popen.stdout
-    assert stdin is not None and stdout is not None
     try:
-        stdin.write(json.dumps(request).encode("utf-8"))
-        stdin.close()
-    except OSError:
+        child.send("generate", request)
+    except ChildGone:
         pass  # the runner died at once: its exit status tells why
-    fd = stdout.fileno()
-    os.set_blocking(fd, False)
-    buffer = b""
+    child.finish_sending()
     with selectors.DefaultSelector() as selector:
-        selector.register(fd, selectors.EVENT_READ)
+        selector.register(child.fileno(), selectors.EVENT_READ)
         while not collector.finished:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -196,24 +183,19 @@ def _talk(
             if not selector.select(remaining):
                 continue
             try:
-                chunk = os.read(fd, 1 << 16)
-            except BlockingIOError:
-                continue
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            if len(buffer) > _MAX_LINE_BYTES:
-                collector.fail("crash", "crash: the runner wrote an oversized line")
+                frames = child.read_frames()
+            except ProtocolViolation as error:
+                collector.fail("crash", f"crash: the runner broke the protocol ({error})")
                 return
-            for line in lines:
-                collector.handle(line)
+            except ChildGone:
+                break
+            for frame in frames:
+                collector.handle(frame)
                 if collector.finished:
                     return
     if not collector.finished:
         # End of file without a verdict: the process ended under the generator.
+        process = child.process
         with contextlib.suppress(Exception):
             process.popen.wait(timeout=2)
         status = process.exit_description()
@@ -230,7 +212,7 @@ def _stderr_tail(path: Path) -> str:
 
 
 class _Collector:
-    """Turns the runner's lines into inputs and a verdict."""
+    """Turns the runner's frames into inputs and a verdict."""
 
     def __init__(self, signature: Signature, max_inputs: int, how_generated: str) -> None:
         self.signature = signature
@@ -270,13 +252,8 @@ class _Collector:
             seconds=seconds,
         )
 
-    def handle(self, line: bytes) -> None:
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            return  # not a line the runner writes
-        if not isinstance(message, dict):
-            return
+    def handle(self, message: dict) -> None:
+        """Take one of the runner's frames (a JSON object)."""
         event = message.get("event")
         index = message.get("index")
         position = index + 1 if isinstance(index, int) else self.yielded + 1

@@ -1,58 +1,46 @@
-"""The child side of a sandbox worker: load one implementation, then run batches of calls.
+"""The worker: load one implementation (or several), then run batches of calls on it.
 
-This module runs *inside* the sandbox, next to untrusted code. It imports only the standard
-library and :mod:`divergent.values`, and binds everything it needs to local names before any
+This module runs *inside* the sandbox, next to untrusted code. Like every child it imports only the
+standard library, :mod:`divergent.values` and :mod:`.kit`, and binds everything it needs before any
 untrusted code runs, so a program that patches ``json``, ``os`` or the builtins cannot break the
 protocol (at worst it breaks its own results, which the parent sees as a crash).
 
-Protocol (frames are a 4-byte big-endian length and a payload):
-
-* parent → worker: pickles of ``(command, payload)`` (trusted data: the parent made them);
-* worker → parent: UTF-8 JSON only, so the parent never unpickles what untrusted code produced.
-
-Commands: ``("load", {...})`` answers ``{"ok": bool, ...}``; ``("run", {...})`` answers with one or
-more ``{"results": [...], "done": bool}`` frames, flushed every few milliseconds so the parent
-sees progress. Before each call the worker writes the call's index into a small shared file, so
+Started by :class:`divergent.sandbox.pool.WorkerProcess` as ``worker LIMITS PROGRESS_FILE``; speaks
+the kit's protocol. Commands: ``("load", implementation)`` answers ``{"ok": bool, ...}``;
+``("run", {...})`` answers with one or more ``{"results": [...], "done": bool}`` frames, flushed
+every few milliseconds so the parent sees progress; ``("load_many", {"implementations": [...]})``
+and ``("run_cells", {...})`` do the same for several implementations in one worker (the
+implementation matrix); ``("ping", {})`` answers ``{"ok": true}``. Before each call the worker
+writes the call's index into a small shared file (:data:`.kit.PROGRESS_RECORD`), so
 that when a call kills or hangs the worker the parent knows which input did it.
 """
 
 from __future__ import annotations
 
-import builtins
 import gc
-import importlib.util
-import io
 import json
 import mmap
 import os
 import pickle
 import random
 import re
-import resource
-import signal
-import struct
 import sys
 import time
-import traceback
 import types
 
-from divergent.values import EncodeLimits, encode, qualified_name
-
-_HEADER = struct.Struct(">I")
-_PROGRESS = struct.Struct(">q")
-_MAX_FRAME = 256 * 1024 * 1024
-
-
-class CallTimeout(BaseException):
-    """Raised by the in-worker timer when a call runs past its limit."""
-
-
-class _Timer:
-    #: True while a call (or a load) runs under the timer: only then does its signal interrupt.
-    #: A call's timer is not cancelled when the call returns (one system call per call instead
-    #: of two); the next call's arming replaces it, and a signal between calls does nothing.
-    running = False
-
+from divergent.sandbox.child.kit import (
+    PROGRESS_RECORD,
+    Alarm,
+    CappedWriter,
+    Channel,
+    TimeUp,
+    describe_exception,
+    exception_fields,
+    import_implementation,
+    shield_from_builtin_patches,
+    start_child,
+)
+from divergent.values import EncodeLimits, encode
 
 #: modules whose import cannot reach the global random generators (random's, NumPy's)
 _NO_GLOBAL_RANDOM = frozenset({
@@ -81,83 +69,31 @@ def may_use_global_random(source: str) -> bool:
     return False
 
 
-class CappedWriter(io.TextIOBase):
-    """sys.stdout during a call: keeps the first ``limit`` characters, counts the rest."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.parts: list[str] = []
-        self.kept = 0
-        self.total = 0
-
-    def writable(self) -> bool:
-        return True
-
-    def reset(self) -> None:
-        self.parts = []
-        self.kept = 0
-        self.total = 0
-
-    def write(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self.total += len(text)
-        room = self.limit - self.kept
-        if room > 0:
-            piece = text[:room]
-            self.parts.append(piece)
-            self.kept += len(piece)
-        return len(text)
-
-    def text(self) -> str:
-        kept = "".join(self.parts)
-        if self.total > self.kept:
-            kept += f"\n<… {self.total - self.kept} more characters>"
-        return kept
-
-
-def import_implementation(spec: dict, name: str) -> types.ModuleType:
-    """Import an implementation (its file, or its source as a fresh module) under ``name`` and run
-    its setup code. This runs untrusted top-level code: call it inside the sandbox only."""
-    if spec["path"]:
-        module_spec = importlib.util.spec_from_file_location(name, spec["path"])
-        if module_spec is None or module_spec.loader is None:
-            raise ImportError(f"cannot import {spec['path']}")
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[name] = module
-        module_spec.loader.exec_module(module)
-    else:
-        module = types.ModuleType(name)
-        module.__file__ = f"<{name}>"
-        sys.modules[name] = module
-        exec(compile(spec["source"], f"<{name}>", "exec"), module.__dict__)
-    if spec["setup_code"]:
-        exec(compile(spec["setup_code"], "<setup>", "exec"), module.__dict__)
-    return module
-
-
 class Worker:
-    def __init__(self, in_fd: int, out_fd: int, progress_path: str) -> None:
-        self._read = os.read
-        self._write = os.write
-        self._dumps = json.dumps
+    """Serves the parent's commands on ``channel`` until the parent closes the pipe."""
+
+    def __init__(self, channel: Channel, alarm: Alarm, limits: dict, progress_path: str) -> None:
+        self._receive = channel.receive
+        self.send = channel.send
+        self._alarm = alarm
+        self._arm = alarm.arm
+        self._disarm = alarm.disarm
         self._repr = repr
+        self._dumps = json.dumps
         self._loads_pickle = pickle.loads
         self._monotonic = time.perf_counter
-        self._setitimer = signal.setitimer
-        self._in = in_fd
-        self._out = out_fd
-        self._buffer = b""
         self.function = None
         self.functions: list = []
         self._timeouts: list[int] = []
         self.limits = EncodeLimits()
-        self.timeout = 2.0
-        self.stdout_limit = 64 * 1024
-        self.result_bytes = 4 * 1024 * 1024
+        self.timeout = float(limits["timeout"])
+        self.load_timeout = float(limits["load_timeout"])
+        self.stdout_limit = int(limits["stdout_bytes"])
+        self.result_bytes = int(limits["result_bytes"])
+        self.recursion_limit = int(limits["recursion_limit"])
         fd = os.open(progress_path, os.O_RDWR | os.O_CREAT, 0o600)
-        os.ftruncate(fd, _PROGRESS.size)
-        self._progress = mmap.mmap(fd, _PROGRESS.size)
+        os.ftruncate(fd, PROGRESS_RECORD.size)
+        self._progress = mmap.mmap(fd, PROGRESS_RECORD.size)
         os.close(fd)
         self._capture = CappedWriter(self.stdout_limit)
         random.seed(0)
@@ -166,58 +102,27 @@ class Worker:
         self._real_stdout = sys.stdout
         self._real_stderr = sys.stderr
 
-    # -- framing --------------------------------------------------------------------------------
-
-    def receive(self) -> tuple[str, dict] | None:
-        header = self._read_exactly(_HEADER.size)
-        if header is None:
-            return None
-        (length,) = _HEADER.unpack(header)
-        body = self._read_exactly(length)
-        if body is None:
-            return None
-        return self._loads_pickle(body)
-
-    def _read_exactly(self, n: int) -> bytes | None:
-        while len(self._buffer) < n:
-            chunk = self._read(self._in, max(65536, n - len(self._buffer)))
-            if not chunk:
-                return None
-            self._buffer += chunk
-        data, self._buffer = self._buffer[:n], self._buffer[n:]
-        return data
-
-    def send(self, message: object) -> None:
-        body = self._dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
-        data = _HEADER.pack(len(body)) + body
-        view = memoryview(data)
-        while view:
-            written = self._write(self._out, view)
-            view = view[written:]
-
     # -- commands -------------------------------------------------------------------------------
 
     def load(self, payload: dict) -> dict:
-        self.timeout = payload["timeout"]
-        self.stdout_limit = payload["stdout_bytes"]
-        self.result_bytes = payload["result_bytes"]
-        sys.setrecursionlimit(payload["recursion_limit"])
+        # Again for every load: a program loaded before may have changed it.
+        sys.setrecursionlimit(self.recursion_limit)
         for entry in reversed(payload["sys_path"]):
             if entry not in sys.path:
                 sys.path.insert(0, entry)
         name = payload["module_name"]
         capture = CappedWriter(self.stdout_limit)
         sys.stdout = capture
-        self._arm(payload["load_timeout"])
+        self._arm(self.load_timeout)
         try:
             module = import_implementation(payload, name)
             function = getattr(module, payload["entry_point"], None)
-        except CallTimeout:
-            return {"ok": False, "kind": "timeout", "error": f"loading took longer than {payload['load_timeout']} s"}
+        except TimeUp:
+            return {"ok": False, "kind": "timeout", "error": f"loading took longer than {self.load_timeout} s"}
         except SyntaxError as error:
             return {"ok": False, "kind": "syntax", "error": f"line {error.lineno}: {error.msg}"}
         except BaseException as error:  # noqa: BLE001 - whatever the module raises is the verdict
-            return {"ok": False, "kind": "import", "error": _describe_exception(error)}
+            return {"ok": False, "kind": "import", "error": describe_exception(error, where=True)}
         finally:
             self._disarm()
             sys.stdout = self._real_stdout
@@ -267,7 +172,7 @@ class Worker:
         pending: list[dict] = []
         last_flush = self._monotonic()
         for position, (input_position, implementation) in enumerate(payload["cells"]):
-            self._progress[:] = _PROGRESS.pack(position)
+            self._progress[:] = PROGRESS_RECORD.pack(position)
             function = self.functions[implementation]
             started = self._monotonic()
             if function is None:
@@ -314,7 +219,7 @@ class Worker:
                 self._disarm()
                 self.send({"results": pending, "done": True, "stopped": True})
                 return
-            self._progress[:] = _PROGRESS.pack(index)
+            self._progress[:] = PROGRESS_RECORD.pack(index)
             started = self._monotonic()
             pending.append(self._call(blob, compare_mutation))
             now = self._monotonic()
@@ -352,17 +257,17 @@ class Worker:
             outcome = {"k": "returned", "v": encode(value, self.limits)}
             if mutable:
                 outcome["a"] = encode([list(args), kwargs], self.limits)
-        except CallTimeout:
+        except TimeUp:
             outcome = {"k": "timeout", "d": f"exceeded {timeout:g} s"}
         except BaseException as error:  # noqa: BLE001 - what the program raises is its behaviour
             try:
-                outcome = {"k": "raised", "e": _exception_fields(error)}
+                outcome = {"k": "raised", "e": exception_fields(error)}
                 if mutable:
                     outcome["a"] = encode([list(args), kwargs], self.limits)
-            except CallTimeout:
+            except TimeUp:
                 outcome = {"k": "timeout", "d": f"exceeded {timeout:g} s"}
         finally:
-            _Timer.running = False  # the timer itself is replaced by the next call's (see _Timer)
+            self._alarm.running = False  # paused; the next call's arming replaces the timer (see Alarm)
         outcome["s"] = self._monotonic() - started
         sys.stdout = self._real_stdout
         if capture.total:
@@ -372,18 +277,9 @@ class Worker:
             outcome["v"] = ["truncated", "size"]
         return outcome
 
-    def _arm(self, seconds: float) -> None:
-        # After the first expiry, keep firing: a bare `except:` in the program must not win.
-        self._setitimer(signal.ITIMER_REAL, seconds, 0.05)
-        _Timer.running = True
-
-    def _disarm(self) -> None:
-        _Timer.running = False
-        self._setitimer(signal.ITIMER_REAL, 0, 0)
-
     def serve(self) -> None:
         while True:
-            message = self.receive()
+            message = self._receive()
             if message is None:
                 return
             command, payload = message
@@ -416,24 +312,6 @@ def _immutable(args: tuple, kwargs: dict) -> bool:
     return True
 
 
-def _shield_from_builtin_patches() -> None:
-    """Give the worker's own modules private copies of the builtins.
-
-    A program may replace ``builtins.len`` or ``builtins.isinstance``; that is its behaviour and
-    it keeps it, but the encoder and the protocol must go on working, so their modules look
-    names up in their own globals first.
-    """
-    import json.decoder
-    import json.encoder
-
-    from divergent import values
-
-    names = {k: v for k, v in builtins.__dict__.items() if not k.startswith("__")}
-    for namespace in (globals(), vars(values), vars(json), vars(json.encoder), vars(json.decoder)):
-        for name, value in names.items():
-            namespace.setdefault(name, value)
-
-
 _MAX_RUNTIME_CONSTANTS = 500
 
 
@@ -458,74 +336,12 @@ def _runtime_constants(module: types.ModuleType, limits: EncodeLimits) -> list:
     return found[:_MAX_RUNTIME_CONSTANTS]
 
 
-def _on_timer(signum: int, frame: object) -> None:
-    if _Timer.running:
-        raise CallTimeout()
-
-
-def _exception_fields(error: BaseException) -> list:
-    kind = type(error)
-    try:
-        message = str(error)
-    except Exception:  # noqa: BLE001 - an untrusted __str__
-        message = "<unprintable message>"
-    if not isinstance(message, str):
-        message = "<unprintable message>"
-    if len(message) > 2000:
-        message = message[:2000] + "…"
-    mro = [qualified_name(k) for k in kind.__mro__[1:] if k not in (object, BaseException)]
-    return [qualified_name(kind), message, mro]
-
-
-def _describe_exception(error: BaseException) -> str:
-    name, message, _ = _exception_fields(error)
-    frames = traceback.extract_tb(error.__traceback__)
-    where = ""
-    for frame in reversed(frames):
-        if "divergent" not in frame.filename:
-            where = f" (at {os.path.basename(frame.filename)}:{frame.lineno})"
-            break
-    return f"{name}: {message}{where}" if message else f"{name}{where}"
-
-
-def _apply_limits(memory_mb: int, file_bytes: int) -> None:
-    def lower(which: int, value: int) -> None:
-        _soft, hard = resource.getrlimit(which)
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        try:
-            resource.setrlimit(which, (value, hard if hard != resource.RLIM_INFINITY else value))
-        except (ValueError, OSError):
-            pass
-
-    lower(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
-    lower(resource.RLIMIT_FSIZE, file_bytes)
-    lower(resource.RLIMIT_CORE, 0)
-    # Deep recursion needs a deep C stack; the main thread's stack grows up to this limit.
-    try:
-        _soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
-        target = 512 * 1024 * 1024
-        if hard == resource.RLIM_INFINITY or hard >= target:
-            resource.setrlimit(resource.RLIMIT_STACK, (target, hard))
-    except (ValueError, OSError):
-        pass
-
-
 def main() -> None:
-    memory_mb, file_bytes, progress_path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-    # Keep the protocol on private descriptors; the program's fds 0, 1 and 2 go nowhere.
-    in_fd, out_fd = os.dup(0), os.dup(1)
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1):
-        os.dup2(null, fd)
-    os.close(null)
-    sys.stdin = open(os.devnull)  # noqa: SIM115
-    _apply_limits(memory_mb, file_bytes)
-    signal.signal(signal.SIGALRM, _on_timer)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C belongs to the parent
-    _shield_from_builtin_patches()
+    channel, limits, (progress_path,) = start_child()
+    alarm = Alarm()
+    shield_from_builtin_patches(globals())
     gc.freeze()
-    Worker(in_fd, out_fd, progress_path).serve()
+    Worker(channel, alarm, limits, progress_path).serve()
 
 
 if __name__ == "__main__":

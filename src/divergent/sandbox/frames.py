@@ -1,0 +1,171 @@
+"""The parent's side of the sandbox protocol: start a child, send it commands, read its frames.
+
+The protocol is described once, in :mod:`divergent.sandbox.child.kit`: a child starts with its
+limits on the command line, the parent sends pickled ``(command, payload)`` frames, the child
+answers with JSON frames. Everything a child writes is untrusted: :class:`ChildConnection` reads it
+without blocking, refuses frames over a size limit, builds only JSON types
+(:func:`divergent.values.loads`) and takes only objects; anything else is a
+:class:`ProtocolViolation`, and a closed pipe is :class:`ChildGone`. The worker pool, the
+implementation matrix, the generator service and the symbolic runner's process all read their
+children through it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import selectors
+import time
+from pathlib import Path
+
+from divergent.model import Implementation
+from divergent.sandbox.child.kit import FRAME_HEADER
+from divergent.sandbox.isolation import IsolatedProcess, Isolation, python_command, spawn
+from divergent.sandbox.limits import Limits
+from divergent.values import loads
+
+#: the largest frame a child may write unless its reader allows less
+MAX_FRAME_BYTES = 256 * 1024 * 1024
+#: bytes one :meth:`ChildConnection.read_frames` reads at most unless told otherwise
+_READ_BYTES = 1 << 20
+
+
+class ChildGone(Exception):
+    """The child closed its pipe (it ended, or was killed) or broke the protocol."""
+
+
+class ProtocolViolation(ChildGone):
+    """The child wrote something that is not a frame of the protocol."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"protocol violation: {what}")
+
+
+def start_child(
+    module: str, *args: str, limits: Limits, level: Isolation, stderr_to: Path | None = None
+) -> IsolatedProcess:
+    """Start the child program ``module`` in the sandbox, its limits on its command line."""
+    argv = python_command(module, json.dumps(limits.child_settings()), *args)
+    return spawn(argv, limits=limits, level=level, stderr_to=stderr_to)
+
+
+def implementation_payload(impl: Implementation) -> dict:
+    """What a child needs to import an implementation (:func:`~divergent.sandbox.child.kit.import_implementation`).
+
+    The source travels only when there is no file to import."""
+    return {
+        "label": impl.label,
+        "path": impl.path,
+        "source": impl.source if impl.path is None else "",
+        "module_name": impl.module_name,
+        "sys_path": list(impl.sys_path),
+        "entry_point": impl.entry_point,
+        "setup_code": impl.setup_code,
+    }
+
+
+class ChildConnection:
+    """The parent's end of one child's pipes: commands go out, JSON frames come in."""
+
+    def __init__(self, process: IsolatedProcess, *, max_frame_bytes: int = MAX_FRAME_BYTES) -> None:
+        self.process = process
+        self.max_frame_bytes = max_frame_bytes
+        #: the child closed its end (frames read before it are still returned)
+        self.end_of_file = False
+        self._buffer = bytearray()
+        assert process.popen.stdout is not None
+        self._fd = process.popen.stdout.fileno()
+        os.set_blocking(self._fd, False)
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def send(self, command: str, payload: dict) -> None:
+        """Send one command; raises :class:`ChildGone` when the child's pipe is closed."""
+        body = pickle.dumps((command, payload), protocol=pickle.HIGHEST_PROTOCOL)
+        stdin = self.process.popen.stdin
+        if stdin is None or stdin.closed:
+            raise ChildGone("the child's input is closed")
+        try:
+            stdin.write(FRAME_HEADER.pack(len(body)) + body)
+            stdin.flush()
+        except (BrokenPipeError, OSError) as error:
+            raise ChildGone(f"the child's pipe closed: {error}") from error
+
+    def finish_sending(self) -> None:
+        """Close the child's input: it gets end of file after the commands sent so far."""
+        stdin = self.process.popen.stdin
+        if stdin is not None:
+            try:
+                stdin.close()
+            except OSError:
+                pass  # the child is gone: what it wrote (or its exit status) tells why
+
+    def read_frames(self, max_bytes: int = _READ_BYTES) -> list[dict]:
+        """The whole frames available now, reading at most about ``max_bytes`` without blocking.
+
+        Raises :class:`ChildGone` at end of file (once the frames before it were returned) and
+        :class:`ProtocolViolation` for anything that is not a JSON object in a frame of allowed size.
+        """
+        if self.end_of_file:
+            raise ChildGone("end of file")
+        frames: list[dict] = []
+        while max_bytes > 0:
+            wanted = min(max_bytes, _READ_BYTES)
+            try:
+                chunk = os.read(self._fd, wanted)
+            except BlockingIOError:
+                break
+            except OSError as error:
+                raise ChildGone(str(error)) from error
+            if not chunk:
+                self.end_of_file = True
+                if frames:
+                    return frames
+                raise ChildGone("end of file")
+            self._buffer += chunk
+            self._take_frames(frames)
+            if len(chunk) < wanted:
+                break  # the pipe is drained: another read would only say so
+            max_bytes -= len(chunk)
+        return frames
+
+    def _take_frames(self, frames: list[dict]) -> None:
+        buffer = self._buffer
+        while len(buffer) >= FRAME_HEADER.size:
+            (length,) = FRAME_HEADER.unpack_from(buffer)
+            if length > self.max_frame_bytes:
+                raise ProtocolViolation(f"a frame of {length:,} bytes")
+            end = FRAME_HEADER.size + length
+            if len(buffer) < end:
+                break
+            body = bytes(buffer[FRAME_HEADER.size : end])
+            del buffer[:end]
+            try:
+                message = loads(body)
+            except (ValueError, RecursionError) as error:
+                raise ProtocolViolation(str(error)[:200]) from error
+            if not isinstance(message, dict):
+                raise ProtocolViolation("not an object")
+            frames.append(message)
+
+    def wait_frame(self, timeout: float) -> dict | None:
+        """Block until a frame arrives and return it (None on timeout). For commands with one
+        answer: frames read along with it are dropped."""
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._fd, selectors.EVENT_READ)
+            while True:
+                frames = self.read_frames()
+                if frames:
+                    return frames[0]
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                selector.select(remaining)
+
+    def kill(self) -> str:
+        """Kill the child and everything it started; how it ended."""
+        self.process.kill()
+        return self.process.exit_description()
