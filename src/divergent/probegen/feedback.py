@@ -9,10 +9,10 @@ try again, fix the generator, or — after a difference the filter judged irrele
 
 from __future__ import annotations
 
-from divergent.sandbox.generators import GeneratedInputs
 from divergent.llm.prompts import render as render_prompt
 from divergent.model import Observation, Outcome, OutcomeKind, Signature
 from divergent.probegen.tree import ProbeNode, ProbeResult
+from divergent.sandbox.generators import GeneratedInputs
 from divergent.values import render
 
 __all__ = ["MAX_FEEDBACK_LINES", "MAX_OUTPUT_CHARS", "feedback", "render_outcome", "rendered_outputs", "shorten"]
