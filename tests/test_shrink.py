@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from divergent.search.shrink import candidates, complexity, shrink
+
 from divergent.model import Input
-from divergent.shrink import candidates, complexity, shrink
 
 
 def shrink_with(predicate, start: Input) -> Input:

@@ -44,6 +44,7 @@ from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
+from divergent.engines.settings import MutationOperators
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.model import Input, Observation, Parameter, ParameterKind
 from divergent.policy import behaviour_fingerprint
@@ -56,7 +57,7 @@ __all__ = [
 ]
 
 #: the basic type-aware mutations of the incoherence paper's Table 6 (EvalPlus-style): what its
-#: Gen(d) used; ``EngineContext.extras["operators"] = "table6"`` restricts the engine to them
+#: Gen(d) used; ``EngineSettings(mutation_operators="table6")`` restricts the engine to them
 TABLE6_OPERATORS = frozenset({
     "plus-minus-one", "plus-minus-ten", "random-number", "flip-bool", "insert-char", "delete-char",
     "replace-char", "truncate-substring", "extend-substring", "duplicate-substring",
@@ -797,7 +798,7 @@ class MutationEngine(Engine):
         #: EvalPlus-style type-aware mutation does; inputs then stay near the task's own tests
         #: instead of drifting away along a chain of mutants of mutants
         self._gen_children: list[Input] | None = None
-        if context.extras.get("operators") == "table6":
+        if context.settings.mutation_operators is MutationOperators.TABLE6:
             self._mutator.allowed = TABLE6_OPERATORS
             self._gen_children = []
         signature = context.signature
@@ -900,7 +901,7 @@ class MutationEngine(Engine):
         taking one int has to reach ±n/2), which is not the distribution the paper's bounds are
         about and costs the most on the tasks whose cost grows with the int."""
         if not self._mutator.table6:
-            raise InvalidArgument("draw() needs the Table 6 operators (extras['operators'] = 'table6')")
+            raise InvalidArgument("draw() needs the Table 6 operators (EngineSettings(mutation_operators='table6'))")
         if self._problem:
             raise EngineCannotProceed("unsupported", self._problem)
         signature = self.context.signature

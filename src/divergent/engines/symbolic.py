@@ -172,7 +172,7 @@ class SymbolicEngine(Engine):
             "file_bytes": limits.file_bytes,
             "load_timeout": limits.load_timeout,
             "recursion_limit": limits.recursion_limit,
-            "strategy": self.context.extras.get("symbolic_strategy", "auto"),
+            "strategy": self.context.settings.symbolic_strategy,
         }
 
     # -- reading what the runner reports -------------------------------------------------------
