@@ -260,7 +260,7 @@ def semantic_cluster(
     results = None
     if reference is not None:
         results = run_reference_tests(
-            search.implementations, reference, limits=search.limits, isolation=search.pool.level.value
+            search.implementations, reference, limits=search.limits, isolation=search.runner.level.value
         )
     report = replace(clustering.report, llm={"model": chat.model, **usage.as_dict()})
     return replace(clustering, report=report, usage=usage, tests=results)
@@ -343,7 +343,7 @@ def _probe(
     ran: dict[str, tuple[Input, tuple[Outcome, ...]]] = {}
 
     def run_on_all(inputs: Sequence[Input]) -> list[tuple[Outcome, ...] | None]:
-        results = search.pool.run(list(inputs))
+        results = search.runner.run(list(inputs))
         projected: list[tuple[Outcome, ...] | None] = []
         for item, outcomes in zip(inputs, results, strict=True):
             if outcomes is None:
@@ -365,7 +365,7 @@ def _probe(
         accept=spurious_filter.accept(pair_impls) if spurious_filter is not None else None,
         executor=run_on_all,
         limits=search.limits,
-        isolation=search.pool.level.value,
+        isolation=search.runner.level.value,
         seed=search.seed + step,
         store=store,
         run_parameters={"purpose": "semantic-cluster", "step": step, "pair": list(pair)},

@@ -41,13 +41,13 @@ from typing import Any
 
 from divergent import judge
 from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS, UNION_ORIGINS
+from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
 from divergent.engines.settings import MutationOperators
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.model import Input, Observation, Parameter, ParameterKind
-from divergent.policy import behaviour_fingerprint
 
 __all__ = [
     "FLOAT_SPECIALS",

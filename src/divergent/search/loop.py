@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from divergent.comparison import Comparison, behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.portfolio import Portfolio
@@ -40,8 +41,8 @@ from divergent.model import (
     Signature,
     Verdict,
 )
-from divergent.policy import EqualityPolicy, behaviour_fingerprint
-from divergent.sandbox import GUARANTEES, Isolation, Limits, WorkerPool
+from divergent.sandbox import GUARANTEES, Isolation, Limits
+from divergent.sandbox.runner import Runner, open_runner
 from divergent.search.options import Progress, SearchOptions
 from divergent.search.partition import Partition
 from divergent.search.shrink import shrink as shrink_input
@@ -71,13 +72,13 @@ class Search:
         self.requirement = requirement
         self.notes: list[str] = list(notes)
         self.started = time.monotonic()
-        self.pool = WorkerPool(
+        self.runner: Runner = open_runner(
             self.implementations,
             limits=self.limits,
             isolation=options.isolation,
-            compare_mutation=self.policy.compare_mutation,
+            record_arguments=self.policy.record_arguments,
         )
-        level = self.pool.level
+        level = self.runner.level
         if level is not Isolation.BUBBLEWRAP:
             self.notes.append(f"sandbox: {level.value} only — {GUARANTEES[level]}")
         model = None
@@ -88,7 +89,7 @@ class Search:
             signature=self.signature,
             seeds=self.seeds,
             constants=Constants.harvest(impl.source for impl in self.implementations).with_values(
-                self.pool.runtime_constants
+                self.runner.runtime_constants
             ),
             seed=self.seed,
             require=self.requirement,
@@ -111,7 +112,7 @@ class Search:
     # -- the options, by name ---------------------------------------------------------------------
 
     @property
-    def policy(self) -> EqualityPolicy:
+    def policy(self) -> Comparison:
         return self.options.policy
 
     @property
@@ -162,7 +163,7 @@ class Search:
 
     @property
     def executions(self) -> int:
-        return self.pool.executions
+        return self.runner.executions
 
     def out_of_budget(self) -> ExitReason | None:
         if self.budget.seconds is not None and self.elapsed >= self.budget.seconds:
@@ -197,7 +198,7 @@ class Search:
                 room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
                 fresh = fresh[:room]
             started = time.monotonic()
-            results = self.pool.run(fresh, deadline=self.deadline)
+            results = self.runner.run(fresh, deadline=self.deadline)
             novel = divergences = 0
             batch_observations = []
             ran = 0
@@ -280,11 +281,14 @@ class Search:
         limits = self.limits
         if timeout_factor != 1.0:
             limits = replace(limits, timeout=limits.timeout * timeout_factor)
-        with WorkerPool(
-            self.implementations, limits=limits, isolation=self.pool.level,
-            compare_mutation=self.policy.compare_mutation,
-        ) as fresh:
+        fresh = open_runner(
+            self.implementations, limits=limits, isolation=self.runner.level,
+            record_arguments=self.policy.record_arguments,
+        )
+        try:
             outcomes = fresh.run([item])[0]
+        finally:
+            fresh.close()
         assert outcomes is not None  # no deadline: every implementation ran
         return outcomes
 
@@ -317,7 +321,7 @@ class Search:
         "The same kind": when the implementations differ in what they return or raise, a smaller
         input must too (not only in how they leave their arguments, or in what they print)."""
         target = observation.classes
-        values_only = self.policy.with_(compare_mutation=False, compare_stdout=False)
+        values_only = self.policy.essential()
         keep_values_apart = values_only.partition(observation.outcomes) == target
         deadline = time.monotonic() + seconds
 
@@ -331,7 +335,7 @@ class Search:
         kept: dict[str, tuple[Outcome, ...]] = {}
 
         def still_divergent(batch: Sequence[Input]) -> list[bool]:
-            results = self.pool.run(batch, deadline=deadline)
+            results = self.runner.run(batch, deadline=deadline)
             verdicts = []
             for item, outcomes in zip(batch, results, strict=True):
                 verdicts.append(same_difference(item, outcomes))
@@ -364,7 +368,7 @@ class Search:
             inputs=self.inputs_run,
             engines=self.portfolio.stats(),
             exit_reason=exit_reason,
-            isolation=self.pool.level.value,
+            isolation=self.runner.level.value,
             policy=self.policy.describe(),
             seed=self.seed,
             notes=tuple(self.notes) + self._model_engine_notes(),
@@ -397,6 +401,6 @@ class Search:
         for engine in self.engines:
             with contextlib.suppress(Exception):
                 engine.close()
-        self.pool.close()
+        self.runner.close()
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from divergent.comparison import Comparison
 from divergent.model import Counterexample, Input, Observation, Split
-from divergent.policy import EqualityPolicy
 
 
 def refine(
-    classes: Sequence[tuple[int, ...]], observation: Observation, policy: EqualityPolicy
+    classes: Sequence[tuple[int, ...]], observation: Observation, policy: Comparison
 ) -> tuple[tuple[int, ...], ...]:
     """Split each class whose members behaved differently on this observation.
 
