@@ -14,6 +14,7 @@ from divergent.engines.hypothesis import HypothesisEngine, _storage_outside_work
 from divergent.engines.mutation import MutationEngine
 from divergent.engines.registry import engine_class
 from divergent.engines.seeds import SeedEngine, infer_annotation
+from divergent.engines.settings import EngineSettings, MutationOperators
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.model import (
     Implementation,
@@ -55,6 +56,8 @@ ANNOTATIONS: list[Any] = [
     typing.Mapping[str, int],
     list[float | None],
 ]
+
+TABLE6 = EngineSettings(mutation_operators=MutationOperators.TABLE6)
 
 
 def param(name: str, annotation: Any = None, **options: Any) -> Parameter:
@@ -501,7 +504,7 @@ def test_mutation_can_be_restricted_to_table_6() -> None:
 
     context = make_context([param("n", int), param("s", str), param("xs", list[int])])
     context = replace(context, seeds=(Input(args=(5, "abc", [1, 2]), how_generated="seeds"),),
-                      extras={"operators": "table6"})
+                      settings=TABLE6)
     engine = MutationEngine(context)
     draw(engine, 300)
     used = {name.split(":", 1)[1] for name in engine.operator_counts}
@@ -515,7 +518,7 @@ def test_table_6_draws_are_one_basic_mutation_each() -> None:
     from dataclasses import replace
 
     context = make_context([param("n", int)])
-    context = replace(context, seeds=(Input(args=(5,), how_generated="seeds"),), extras={"operators": "table6"})
+    context = replace(context, seeds=(Input(args=(5,), how_generated="seeds"),), settings=TABLE6)
     engine = MutationEngine(context)
     drawn = [i.args[0] for i in engine.draw(300)]
     assert sum(engine.operator_counts.values()) == 300  # one operator per draw
@@ -526,6 +529,6 @@ def test_table_6_draws_are_one_basic_mutation_each() -> None:
     assert len(set(drawn)) < 300  # repeats are kept
 
     context = make_context([param("s", str)])
-    context = replace(context, seeds=(Input(args=("abc",), how_generated="seeds"),), extras={"operators": "table6"})
+    context = replace(context, seeds=(Input(args=("abc",), how_generated="seeds"),), settings=TABLE6)
     texts = [i.args[0] for i in MutationEngine(context).draw(300)]
     assert all(set(text) <= set(string.printable) for text in texts)

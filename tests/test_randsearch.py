@@ -23,6 +23,7 @@ from divergent.engines.randsearch import (
     RandSearchEngine,
     brute_force_reference,
 )
+from divergent.engines.settings import ModelAccess
 from divergent.errors import EngineCannotProceed, LLMError
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
@@ -138,7 +139,7 @@ def test_the_same_seed_gives_the_same_inputs(client, openai_server):
     def first_inputs(seed: int) -> list:
         context = EngineContext(
             implementations=tuple(impls), signature=impls[0].signature, seeds=(), constants=Constants(),
-            seed=seed, limits=Limits(timeout=0.25), seconds=10.0, extras={"chat": client},
+            seed=seed, limits=Limits(timeout=0.25), seconds=10.0, model=ModelAccess(chat=client),
         )
         engine = RandSearchEngine(context)
         try:

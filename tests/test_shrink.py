@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from divergent.model import Input
-from divergent.shrink import candidates, complexity, shrink
+from divergent.search.shrink import candidates, complexity, shrink
 
 
 def shrink_with(predicate, start: Input) -> Input:

@@ -13,6 +13,7 @@ import pytest
 from divergent.engines import symbolic as symbolic_module
 from divergent.engines.base import EngineContext
 from divergent.engines.constants import Constants
+from divergent.engines.settings import EngineSettings
 from divergent.engines.symbolic import SymbolicEngine
 from divergent.errors import EngineCannotProceed
 from divergent.model import Implementation, Input, Parameter, ParameterKind, Signature
@@ -54,7 +55,7 @@ def write_impl(tmp_path: Path, name: str, source: str, signature: Signature = X_
 
 
 def make_engine(
-    *implementations: Implementation, seconds: float, signature: Signature = X_INT, extras: dict | None = None
+    *implementations: Implementation, seconds: float, signature: Signature = X_INT, settings: EngineSettings | None = None
 ) -> SymbolicEngine:
     context = EngineContext(
         implementations=implementations,
@@ -62,7 +63,7 @@ def make_engine(
         seeds=(),
         constants=Constants(),
         seconds=seconds,
-        extras=extras or {},
+        settings=settings or EngineSettings(),
     )
     return SymbolicEngine(context)
 
@@ -257,7 +258,7 @@ def test_the_diff_behavior_strategy_reads_arguments_back_from_reprs(tmp_path: Pa
         write_impl(tmp_path, "mod_a", RARE_CONSTANT),
         write_impl(tmp_path, "mod_b", IDENTITY),
         seconds=8,
-        extras={"symbolic_strategy": "diff_behavior"},
+        settings=EngineSettings(symbolic_strategy="diff_behavior"),
     )
     try:
         found: list[Input] = []

@@ -16,7 +16,7 @@ Two choices differ from the paper, on purpose:
 User-defined objects (which have no meaningful ``==`` across processes) are equal when their types
 have the same name and their fields are equal under this same policy.
 
-Presets: ``DEFAULT_POLICY``, ``PROBEGEN_POLICY`` (the ProbeGen paper's rule) and ``DIFFTRUST_POLICY``
+It implements :class:`divergent.comparison.Comparison`. Presets: ``DEFAULT_POLICY``, ``PROBEGEN_POLICY`` (the ProbeGen paper's rule) and ``DIFFTRUST_POLICY``
 (the DiffTrust artifact's comparison, to reproduce the incoherence paper's numbers).
 """
 
@@ -88,6 +88,16 @@ class EqualityPolicy:
 
     def with_(self, **changes: Any) -> EqualityPolicy:
         return replace(self, **changes)
+
+    @property
+    def record_arguments(self) -> bool:
+        """Outcomes must carry the arguments after the call when argument mutation is compared."""
+        return self.compare_mutation
+
+    def essential(self) -> EqualityPolicy:
+        """What a shrunk counterexample must still differ in: return values and exceptions (not
+        argument mutation or printed output)."""
+        return self.with_(compare_mutation=False, compare_stdout=False)
 
     def describe(self) -> str:
         """A compact text of the fields that differ from the defaults ("default" if none)."""
@@ -308,21 +318,3 @@ DIFFTRUST_POLICY = EqualityPolicy(
     compare_mutation=False,
     compare_stdout=False,
 )
-
-
-def behaviour_fingerprint(observation: Observation, *, with_values: bool = True) -> str:
-    """A text identifying exactly what the implementations did on an input (for novelty, not for
-    equality): the partition into classes and, per implementation, the outcome kind and the returned
-    value (``with_values``) or exception type."""
-    parts: list[Any] = [[list(c) for c in observation.classes]]
-    for outcome in observation.outcomes:
-        if outcome.kind is OutcomeKind.RETURNED:
-            parts.append(["returned", outcome.value] if with_values else ["returned"])
-        elif outcome.kind is OutcomeKind.RAISED:
-            parts.append(["raised", outcome.exception.type_name if outcome.exception else ""])
-        else:
-            parts.append([outcome.kind.value])
-    try:
-        return canonical_text(parts)
-    except (TypeError, ValueError):
-        return repr(parts)

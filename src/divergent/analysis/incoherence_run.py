@@ -26,6 +26,7 @@ from divergent.bench.datasets import Candidate, Task
 from divergent.engines.base import EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.mutation import MutationEngine
+from divergent.engines.settings import EngineSettings, MutationOperators
 from divergent.errors import DivergentError, EngineCannotProceed, InvalidArgument
 from divergent.load import load_source
 from divergent.model import Implementation, Input, Outcome, OutcomeKind, Signature
@@ -97,7 +98,7 @@ def generate_inputs(
         seed=seed,
         # The paper's Gen(d): Table 6's basic mutations only, not the boundary values and harvested
         # constants `check` uses to hunt rare differences (those would measure another input distribution).
-        extras={"operators": "table6"},
+        settings=EngineSettings(mutation_operators=MutationOperators.TABLE6),
     )
     if mode is InputMode.DRAWS:
         drawn = list(seeds[:n])

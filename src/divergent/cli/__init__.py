@@ -20,7 +20,11 @@ import typer
 from rich.console import Console
 
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
-from divergent.errors import DivergentError
+from divergent.engines.settings import ProbeGenSettings
+from divergent.errors import DivergentError, InvalidArgument
+from divergent.model import Budget
+from divergent.policy import DEFAULT_POLICY
+from divergent.sandbox.isolation import Limits
 
 app = typer.Typer(
     name="divergent",
@@ -31,6 +35,11 @@ app = typer.Typer(
 )
 
 EXIT_SAME, EXIT_DIVERGENT, EXIT_ERROR = 0, 1, 2
+
+# The option defaults come from the records that define them (divergent.search.SearchOptions's fields).
+_BUDGET = Budget()
+_LIMITS = Limits()
+_PROBEGEN = ProbeGenSettings()
 
 
 def fail(message: str, *, as_json: bool = False) -> typer.Exit:
@@ -122,8 +131,9 @@ DepthOpt = Annotated[
 
 
 @dataclass(frozen=True)
-class SearchOptions:
-    """The options every searching command (check, cluster) shares, gathered from the command line."""
+class SearchArguments:
+    """What the command line said to every searching command (check, cluster); :meth:`to_options`
+    turns it into the :class:`divergent.search.SearchOptions` the Python API takes."""
 
     function: str | None
     budget: float
@@ -155,40 +165,53 @@ class SearchOptions:
     replay: bool = False
     spec: Path | None = None
     no_filter: bool = False
-    probegen_strategy: str = "decreasing"
-    k: int = 3
-    d: int = 4
+    probegen_strategy: str = _PROBEGEN.strategy
+    k: int = _PROBEGEN.k
+    d: int = _PROBEGEN.d
 
-    def llm_arguments(self) -> dict[str, Any]:
-        """The model (None when none is configured), the task description, the spurious filter
-        (unless --no-filter) and the ProbeGen settings, as keyword arguments of ``check``/``cluster``.
-        The caller closes ``llm`` when done."""
+    def to_options(self, progress: Callable[..., None] | None = None) -> Any:
+        """The search options; with ``--model`` they hold an open model client (the caller closes
+        ``options.llm`` when done), the task description and the spurious filter (unless
+        ``--no-filter``)."""
         from divergent.cli.llm_options import chat_model_from_options
-        from divergent.errors import InvalidArgument
-        from divergent.probegen import max_calls
+        from divergent.engines.settings import EngineSettings, ProbeGenSettings
+        from divergent.model import Budget
+        from divergent.sandbox import Limits
+        from divergent.search import SearchOptions
 
-        max_calls(self.probegen_strategy, self.k, self.d)  # a bad strategy, K or D is an input error
+        # A bad strategy, K or D is an input error before anything starts.
+        settings = EngineSettings(probegen=ProbeGenSettings(strategy=self.probegen_strategy, k=self.k, d=self.d))
         spec = None
         if self.spec is not None:
             try:
                 spec = self.spec.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as error:
                 raise InvalidArgument(f"--spec {self.spec}: cannot read it ({error})") from None
+        options = SearchOptions(
+            function=self.function,
+            budget=Budget(seconds=self.budget, executions=self.executions),
+            engines=self.engines,
+            seeds=tuple(self.seeds or ()),
+            require=self.require,
+            policy=self.policy(),
+            limits=Limits(timeout=self.timeout, memory_mb=self.memory),
+            isolation=self.isolation,
+            seed=self.seed,
+            spec=spec,
+            engine_settings=settings,
+            progress=progress,
+        )
         chat = chat_model_from_options(self.model, self.base_url, self.api_key_env, self.llm_config, self.replay)
+        if chat is None:
+            return options
         spurious_filter = None
-        if chat is not None and not self.no_filter:
+        if not self.no_filter:
             from divergent.spurious import SpuriousFilter
 
             spurious_filter = SpuriousFilter(chat, spec=spec)
-        return {
-            "llm": chat,
-            "spec": spec,
-            "spurious_filter": spurious_filter,
-            "probegen": {"strategy": self.probegen_strategy, "k": self.k, "d": self.d},
-        }
+        return options.with_(llm=chat, spurious_filter=spurious_filter)
 
     def policy(self) -> Any:
-        from divergent.errors import InvalidArgument
         from divergent.policy import EqualityPolicy, ExceptionEquality, TimeoutRule
 
         try:
@@ -209,22 +232,6 @@ class SearchOptions:
             iterable_limit=self.iterable_limit, list_equals_tuple=self.list_equals_tuple, timeouts=timeout_rule,
             compare=load_comparison(self.compare) if self.compare else None,
         )
-
-    def search_arguments(self) -> dict[str, Any]:
-        """Keyword arguments for ``check``/``cluster`` (everything but the implementations)."""
-        from divergent.model import Budget
-        from divergent.sandbox import Limits
-
-        return {
-            "budget": Budget(seconds=self.budget, executions=self.executions),
-            "engines": self.engines,
-            "seeds": self.seeds,
-            "require": self.require,
-            "policy": self.policy(),
-            "limits": Limits(timeout=self.timeout, memory_mb=self.memory),
-            "isolation": self.isolation,
-            "seed": self.seed,
-        }
 
 
 def load_comparison(spec: str) -> Callable[[Any, Any], bool]:
@@ -257,27 +264,27 @@ def load_comparison(spec: str) -> Callable[[Any, Any], bool]:
 
 def _shared_search_options(
     function: FunctionOpt = None,
-    budget: BudgetOpt = 20.0,
-    executions: ExecutionsOpt = None,
+    budget: BudgetOpt = _BUDGET.seconds,
+    executions: ExecutionsOpt = _BUDGET.executions,
     engines: EnginesOpt = None,
     seeds: SeedsOpt = None,
     require: RequireOpt = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
     seed: SeedOpt = 0,
-    timeout: TimeoutOpt = 2.0,
-    memory: MemoryOpt = 2048,
+    timeout: TimeoutOpt = _LIMITS.timeout,
+    memory: MemoryOpt = _LIMITS.memory_mb,
     isolation: IsolationOpt = None,
-    rel_tol: RelTolOpt = 1e-9,
-    abs_tol: AbsTolOpt = 0.0,
-    nan_equal: NanOpt = True,
-    exceptions: ExceptionsOpt = "type",
-    unordered: UnorderedOpt = False,
-    compare_mutation: MutationOpt = True,
-    compare_stdout: StdoutOpt = False,
-    iterable_limit: IterOpt = 1000,
-    list_equals_tuple: ListTupleOpt = False,
-    timeouts: TimeoutsOpt = "inconclusive",
+    rel_tol: RelTolOpt = DEFAULT_POLICY.rel_tol,
+    abs_tol: AbsTolOpt = DEFAULT_POLICY.abs_tol,
+    nan_equal: NanOpt = DEFAULT_POLICY.nan_equal,
+    exceptions: ExceptionsOpt = DEFAULT_POLICY.exceptions.value,
+    unordered: UnorderedOpt = DEFAULT_POLICY.unordered,
+    compare_mutation: MutationOpt = DEFAULT_POLICY.compare_mutation,
+    compare_stdout: StdoutOpt = DEFAULT_POLICY.compare_stdout,
+    iterable_limit: IterOpt = DEFAULT_POLICY.iterable_limit,
+    list_equals_tuple: ListTupleOpt = DEFAULT_POLICY.list_equals_tuple,
+    timeouts: TimeoutsOpt = DEFAULT_POLICY.timeouts.value,
     compare: CompareOpt = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
@@ -286,9 +293,9 @@ def _shared_search_options(
     replay: ReplayOpt = False,
     spec: SpecOpt = None,
     no_filter: NoFilterOpt = False,
-    probegen_strategy: StrategyOpt = "decreasing",
-    k: BranchingOpt = 3,
-    d: DepthOpt = 4,
+    probegen_strategy: StrategyOpt = _PROBEGEN.strategy,
+    k: BranchingOpt = _PROBEGEN.k,
+    d: DepthOpt = _PROBEGEN.d,
 ) -> None:
     """The template whose parameters become every searching command's options."""
 
@@ -300,7 +307,7 @@ def with_search_options(command: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> None:
-        options = SearchOptions(**{name: kwargs.pop(name) for name in shared})
+        options = SearchArguments(**{name: kwargs.pop(name) for name in shared})
         command(options=options, **kwargs)
 
     parameters = [*own, *shared.values()]
@@ -310,23 +317,22 @@ def with_search_options(command: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
-def run_search(implementations: list[str], options: SearchOptions, run: Callable[..., Any]) -> tuple[list, Any]:
-    """Load the implementations and call ``run`` (check or cluster) with the options and a live
-    progress display; input errors exit 2 the contract's way."""
+def run_search(implementations: list[str], arguments: SearchArguments, run: Callable[..., Any]) -> tuple[list, Any]:
+    """Load the implementations and call ``run(implementations, options)`` (check or cluster) with
+    the search options and a live progress display; input errors exit 2 the contract's way."""
     from divergent.search import resolve_implementations
 
-    quiet = options.quiet or options.as_json
-    with input_errors(options.as_json):
-        impls = resolve_implementations(implementations, function=options.function)
-        arguments = options.search_arguments()
-        llm_arguments = options.llm_arguments()
+    quiet = arguments.quiet or arguments.as_json
+    with input_errors(arguments.as_json):
+        impls = resolve_implementations(implementations, function=arguments.function)
         progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
+        options = arguments.to_options(progress)
         try:
-            return impls, run(impls, progress=progress, **arguments, **llm_arguments)
+            return impls, run(impls, options)
         finally:
             stop_progress()
-            if llm_arguments["llm"] is not None:
-                llm_arguments["llm"].close()
+            if options.llm is not None:
+                options.llm.close()
 
 
 def live_progress(console: Console, enabled: bool) -> tuple[Callable | None, Callable[[], None]]:

@@ -11,7 +11,7 @@ from rich.console import Console
 from divergent.cli import (
     EXIT_DIVERGENT,
     EXIT_SAME,
-    SearchOptions,
+    SearchArguments,
     app,
     run_search,
     with_search_options,
@@ -24,7 +24,7 @@ def check(
     implementations: Annotated[
         list[str], typer.Argument(help="path.py[:function], module:function, or REV:path.py:function")
     ],
-    options: SearchOptions,
+    options: SearchArguments,
     shrink: Annotated[bool, typer.Option("--shrink/--no-shrink", help="Shrink the counterexample.")] = True,
     brute_force: Annotated[
         bool,
@@ -39,11 +39,11 @@ def check(
 
     compared: list = []
 
-    def run(found: list, **kw: Any) -> Any:
+    def run(found: list, search_options: Any) -> Any:
         if brute_force:
-            found = [*found, brute_force_implementation(found, kw.get("llm"), kw.get("spec"))]
+            found = [*found, brute_force_implementation(found, search_options.llm, search_options.spec)]
         compared[:] = found
-        return run_check(found, shrink=shrink, **kw)
+        return run_check(found, search_options, shrink=shrink)
 
     impls, report = run_search(implementations, options, run)
     impls = compared or impls

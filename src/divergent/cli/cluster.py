@@ -19,7 +19,7 @@ from rich.table import Table
 
 from divergent.cli import (
     EXIT_SAME,
-    SearchOptions,
+    SearchArguments,
     app,
     run_search,
     with_search_options,
@@ -67,7 +67,7 @@ def clustering_json(clustering: Any, function_name: str, tests: Any = None) -> d
 @with_search_options
 def cluster(
     implementations: Annotated[list[str], typer.Argument(help="Implementations (as for check).")],
-    options: SearchOptions,
+    options: SearchArguments,
     probes: ProbesOpt = 10,
     tests: TestsOpt = None,
 ) -> None:
@@ -79,22 +79,21 @@ def cluster(
         semantic_cluster,
     )
 
-    def run(impls: list, *, llm: Any = None, spec: str | None = None, spurious_filter: Any = None,
-            probegen: dict[str, Any] | None = None, **arguments: Any) -> tuple[Any, Any]:
+    def run(impls: list, search_options: Any) -> tuple[Any, Any]:
         # Read the tests first: a bad file is an input error before any budget is spent.
         reference = load_reference_tests(tests) if tests is not None else None
-        if llm is None:
-            clustering = plain_cluster(impls, **arguments)
+        if search_options.llm is None:
+            clustering = plain_cluster(impls, search_options)
             results = None
             if reference is not None:
-                results = run_reference_tests(impls, reference, limits=arguments["limits"],
+                results = run_reference_tests(impls, reference, limits=search_options.limits,
                                               isolation=clustering.report.isolation)
             return clustering, results
-        settings = probegen or {}
+        settings = search_options.probegen
         clustering = semantic_cluster(
-            impls, llm, probes=probes, spec=spec, spurious_filter=spurious_filter or False, tests=tests,
-            strategy=settings.get("strategy", "decreasing"), k=settings.get("k", 3), d=settings.get("d", 4),
-            **arguments,
+            impls, search_options.llm, probes=probes, spec=search_options.spec,
+            spurious_filter=search_options.spurious_filter or False, tests=tests,
+            strategy=settings.strategy, k=settings.k, d=settings.d, options=search_options,
         )
         return clustering, clustering.tests
 

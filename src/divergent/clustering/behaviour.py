@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Unpack
+from typing import Any
 
 from divergent.model import Report, Split, Verdict
 from divergent.search import (
@@ -56,11 +56,14 @@ class Clustering:
         return self.largest[0]
 
 
-def cluster(implementations: Sequence[ImplementationSpec], **options: Unpack[SearchOptions]) -> Clustering:
+def cluster(
+    implementations: Sequence[ImplementationSpec], options: SearchOptions | None = None, **changes: Any
+) -> Clustering:
     """Partition implementations into behaviour classes on every input the engines generate.
 
-    ``options`` are those of :func:`divergent.search.check` (budget, engines, seeds, policy, ...)."""
-    search = prepare(implementations, minimum=1, **options)
+    ``options``/``changes``: a :class:`~divergent.search.SearchOptions` and/or its fields as keywords,
+    as for :func:`divergent.search.check` (budget, engines, seeds, policy, ...)."""
+    search = prepare(implementations, options, minimum=1, **changes)
     try:
         return run_cluster(search)
     finally:

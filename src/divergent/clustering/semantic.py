@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Any
 
 from divergent.clustering.behaviour import Clustering
 from divergent.errors import InvalidArgument
@@ -217,7 +217,8 @@ def semantic_cluster(
     k: int = DEFAULT_K,
     d: int = DEFAULT_D,
     store: Any = None,
-    **options: Unpack[SearchOptions],
+    options: SearchOptions | None = None,
+    **changes: Any,
 ) -> SemanticClustering:
     """Partition implementations into behaviour classes with ``probes`` ProbeGen probes.
 
@@ -225,8 +226,9 @@ def semantic_cluster(
     confirmed difference; or pass your own. ``tests``: a reference-test file for pass@1 (see the
     module docstring). ``strategy``, ``k``, ``d``: each probe's ProbeGen tree search. ``store``: where
     the search trees are kept (a :class:`~divergent.store.Store`, a path, None for the default store,
-    False for nowhere). ``options`` are :func:`divergent.search.prepare`'s (budget, engines, seeds,
-    require, policy, limits, isolation, seed, progress); ``engines`` chooses the cheap phase.
+    False for nowhere). ``options``/``changes``: a :class:`~divergent.search.SearchOptions` and/or its
+    fields as keywords (budget, engines, seeds, require, policy, limits, isolation, seed, progress);
+    ``engines`` chooses the cheap phase.
     """
     if probes < 0:
         raise InvalidArgument(f"probes={probes!r} must be >= 0")
@@ -236,20 +238,19 @@ def semantic_cluster(
         spurious_filter = SpuriousFilter(chat, spec=spec)
     elif spurious_filter is False:
         spurious_filter = None
-    engines = options.get("engines")
-    if engines is None or engines == "all":
+    options = SearchOptions.of(options, **changes)
+    if not options.engines_requested:
         # The default (or every) engine without the model's: prepare leaves those out when it gets no
         # model, and an engine that cannot start (symbolic without CrossHair) is then a note, not an error.
-        options = {**options, "spurious_filter": spurious_filter, "llm": None, "spec": spec}
+        options = options.with_(spurious_filter=spurious_filter, llm=None, spec=spec)
         cheap_phase = True
     else:
-        cheap = _cheap_engines(engines)
+        cheap = tuple(name for name in options.engines if name not in LLM_ENGINES)
         # The search needs one engine to start; without a cheap phase the seeds engine is never asked.
-        options = {**options, "engines": cheap or ("seeds",), "spurious_filter": spurious_filter, "llm": chat,
-                   "spec": spec}
+        options = options.with_(engines=cheap or ("seeds",), spurious_filter=spurious_filter, llm=chat, spec=spec)
         cheap_phase = bool(cheap)
     usage_before = chat.usage()
-    search = prepare(implementations, minimum=2, **options)
+    search = prepare(implementations, options, minimum=2)
     try:
         clustering = _run(search, chat, cheap_phase, probes=probes, spec=spec, strategy=strategy, k=k, d=d,
                           store=store)
@@ -259,18 +260,10 @@ def semantic_cluster(
     results = None
     if reference is not None:
         results = run_reference_tests(
-            search.implementations, reference, limits=search.limits, isolation=search.pool.level.value
+            search.implementations, reference, limits=search.limits, isolation=search.runner.level.value
         )
     report = replace(clustering.report, llm={"model": chat.model, **usage.as_dict()})
     return replace(clustering, report=report, usage=usage, tests=results)
-
-
-def _cheap_engines(engines: Sequence[str] | str) -> tuple[str, ...]:
-    """The engines the caller named, but the one the probes are."""
-    from divergent.engines.registry import parse_engine_list
-
-    names = parse_engine_list(engines) if isinstance(engines, str) else tuple(engines)
-    return tuple(name for name in names if name not in LLM_ENGINES)
 
 
 def _run(
@@ -350,7 +343,7 @@ def _probe(
     ran: dict[str, tuple[Input, tuple[Outcome, ...]]] = {}
 
     def run_on_all(inputs: Sequence[Input]) -> list[tuple[Outcome, ...] | None]:
-        results = search.pool.run(list(inputs))
+        results = search.runner.run(list(inputs))
         projected: list[tuple[Outcome, ...] | None] = []
         for item, outcomes in zip(inputs, results, strict=True):
             if outcomes is None:
@@ -372,7 +365,7 @@ def _probe(
         accept=spurious_filter.accept(pair_impls) if spurious_filter is not None else None,
         executor=run_on_all,
         limits=search.limits,
-        isolation=search.pool.level.value,
+        isolation=search.runner.level.value,
         seed=search.seed + step,
         store=store,
         run_parameters={"purpose": "semantic-cluster", "step": step, "pair": list(pair)},

@@ -19,7 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from divergent.engines.settings import EngineSettings, ModelAccess
 from divergent.model import Implementation, Input, Observation, Signature
+from divergent.policy import DEFAULT_POLICY, EqualityPolicy
 
 if TYPE_CHECKING:
     from divergent.engines.constants import Constants
@@ -45,7 +47,11 @@ class EngineContext:
     isolation: str | None = None
     #: wall seconds the whole search may take (engines with a subprocess use it as their own limit)
     seconds: float | None = None
-    extras: dict = field(default_factory=dict)
+    #: how the search compares outcomes (engines that run inputs themselves compare the same way)
+    policy: EqualityPolicy = DEFAULT_POLICY
+    #: the language model and what goes with it, for the engines that need one (None: no model)
+    model: ModelAccess | None = None
+    settings: EngineSettings = field(default_factory=EngineSettings)
 
     def rng(self, salt: str) -> random.Random:
         """A random generator private to one engine, reproducible from the run's seed."""

@@ -25,9 +25,9 @@ after the retries) stops this engine only, with the reason as its note ("failed:
 other engines go on and their results are reported. A model that never answers with code stops
 it the same way once a whole level of the tree has no code.
 
-Needs ``context.extras["chat"]`` (a :class:`~divergent.llm.chat.ChatModel`); optional extras:
-``spec`` (the task description), ``policy`` (the run's equality policy), ``spurious_filter``,
-``probegen`` (``{"strategy": ..., "k": ..., "d": ...}``).
+Needs ``context.model`` (the chat model, and optionally the task description ``spec``, the
+``spurious_filter`` and a ``store`` for the trees); ``context.settings.probegen`` chooses the tree
+(strategy, K, D) and ``context.policy`` compares outcomes.
 """
 
 from __future__ import annotations
@@ -41,11 +41,7 @@ from typing import Any
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed, StopReason
 from divergent.model import Input, Observation
-from divergent.policy import DEFAULT_POLICY
 from divergent.probegen import (
-    DEFAULT_D,
-    DEFAULT_K,
-    DEFAULT_STRATEGY,
     ProbeGenResult,
     ProbeGenSession,
     ProbeNode,
@@ -66,15 +62,16 @@ class LLMProbeEngine(Engine):
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
-        self.chat = context.extras.get("chat")
-        if self.chat is None:
+        if context.model is None:
             raise EngineCannotProceed(
                 "unsupported", "no language model configured: pass --model (see docs/llm.md)"
             )
-        options = dict(context.extras.get("probegen") or {})
-        self.strategy = options.get("strategy") or DEFAULT_STRATEGY
-        self.k = int(options.get("k") or DEFAULT_K)
-        self.d = int(options.get("d") or DEFAULT_D)
+        self.model = context.model
+        self.chat = context.model.chat
+        settings = context.settings.probegen
+        self.strategy = settings.strategy
+        self.k = settings.k
+        self.d = settings.d
         max_calls(self.strategy, self.k, self.d)  # bad settings fail now, not in the thread
         self._lock = threading.Lock()
         self._ready: deque[Input] = deque()
@@ -140,8 +137,7 @@ class LLMProbeEngine(Engine):
 
     def _search(self) -> None:
         context = self.context
-        extras = context.extras
-        spurious_filter = extras.get("spurious_filter")
+        spurious_filter = self.model.spurious_filter
         accept = None
         if spurious_filter is not None:
             implementations = context.implementations
@@ -154,8 +150,8 @@ class LLMProbeEngine(Engine):
                 context.implementations,
                 chat=self.chat,
                 signature=context.signature,
-                policy=extras.get("policy") or DEFAULT_POLICY,
-                spec=extras.get("spec"),
+                policy=context.policy,
+                spec=self.model.spec,
                 requirement=context.require,
                 accept=accept,
                 limits=context.limits,
@@ -163,7 +159,7 @@ class LLMProbeEngine(Engine):
                 seed=context.seed,
                 should_stop=self._should_stop,
                 on_node=self._take,
-                store=extras.get("store"),
+                store=self.model.store,
                 run_parameters={"strategy": str(self.strategy), "k": self.k, "d": self.d, "engine": self.name},
             )
             self._session = session

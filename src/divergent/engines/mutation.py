@@ -17,13 +17,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from divergent import preconditions
+from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.mutators import TABLE6_OPERATORS, Mutator
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
+from divergent.engines.settings import MutationOperators
 from divergent.engines.shapes import ANY_SHAPE, NONE_TYPE, CannotGenerate, minimal_value, shape_of
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.model import Input, Observation, Parameter, ParameterKind
-from divergent.policy import behaviour_fingerprint
 
 __all__ = ["MutationEngine"]
 
@@ -65,7 +66,7 @@ class MutationEngine(Engine):
         #: EvalPlus-style type-aware mutation does; inputs then stay near the task's own tests
         #: instead of drifting away along a chain of mutants of mutants
         self._gen_children: list[Input] | None = None
-        if context.extras.get("operators") == "table6":
+        if context.settings.mutation_operators is MutationOperators.TABLE6:
             self._mutator.allowed = TABLE6_OPERATORS
             self._gen_children = []
         signature = context.signature
@@ -168,7 +169,7 @@ class MutationEngine(Engine):
         taking one int has to reach ±n/2), which is not the distribution the paper's bounds are
         about and costs the most on the tasks whose cost grows with the int."""
         if not self._mutator.table6:
-            raise InvalidArgument("draw() needs the Table 6 operators (extras['operators'] = 'table6')")
+            raise InvalidArgument("draw() needs the Table 6 operators (EngineSettings(mutation_operators='table6'))")
         if self._problem:
             raise EngineCannotProceed("unsupported", self._problem)
         signature = self.context.signature

@@ -51,7 +51,7 @@ __all__ = ["TABLE6_OPERATORS", "Mutator"]
 
 
 #: the basic type-aware mutations of the incoherence paper's Table 6 (EvalPlus-style): what its
-#: Gen(d) used; ``EngineContext.extras["operators"] = "table6"`` restricts the engine to them
+#: Gen(d) used; ``EngineSettings(mutation_operators="table6")`` restricts the engine to them
 TABLE6_OPERATORS = frozenset({
     "plus-minus-one", "plus-minus-ten", "random-number", "flip-bool", "insert-char", "delete-char",
     "replace-char", "truncate-substring", "extend-substring", "duplicate-substring",

@@ -188,8 +188,7 @@ class _Stop:
 class RandSearchEngine(Engine):
     """Inputs from a random generator the model writes, run in the sandbox batch after batch.
 
-    Needs a model: ``context.extras["chat"]`` (a :class:`~divergent.llm.chat.ChatModel`); the task
-    description comes from ``context.extras["spec"]``. When a brute-force reference is among the
+    Needs a model: ``context.model`` (its chat model and the task description, ``spec``). When a brute-force reference is among the
     implementations (its origin says so), the model is asked for small inputs.
     """
 
@@ -198,11 +197,10 @@ class RandSearchEngine(Engine):
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
-        chat = context.extras.get("chat")
-        if chat is None:
+        if context.model is None:
             raise EngineCannotProceed("unsupported", "randsearch needs a language model: pass --model")
-        self.chat: ChatModel = chat
-        self.spec: str | None = context.extras.get("spec")
+        self.chat: ChatModel = context.model.chat
+        self.spec: str | None = context.model.spec
         self.small_inputs = any(impl.origin.startswith(BRUTE_FORCE_ORIGIN) for impl in context.implementations)
         self.rng = context.rng(self.name)
         self._ready: deque[Input] = deque()

@@ -106,7 +106,7 @@ class SymbolicEngine(Engine):
                 limits=context.limits or Limits(),
                 level=choose_level(context.isolation),
                 seconds=context.seconds if context.seconds is not None else _DEFAULT_SECONDS,
-                strategy=context.extras.get("symbolic_strategy", "auto"),
+                strategy=context.settings.symbolic_strategy,
             )
         except DivergentError as error:  # no sandbox, no symbolic engine; the others go on
             self.close()

@@ -1,0 +1,71 @@
+"""The comparison seam: when two outcomes are the same behaviour.
+
+The search loop, confirmation, shrinking, clustering and the reports ask a :class:`Comparison`
+whether outcomes are equal and how a tuple of outcomes splits into behaviour classes; they never
+look inside values themselves. :class:`~divergent.policy.EqualityPolicy` is the comparison for
+Python values; comparisons of program output (exact text, tokens, numbers within a tolerance, a
+checker program) are others, and paper presets (DiffTrust's) are comparisons too, composed from
+these rather than flags inside them.
+
+:func:`behaviour_fingerprint` names what the programs did on an input exactly (for novelty, not for
+equality), whatever the comparison.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from divergent.model import Input, Observation, Outcome, OutcomeKind
+from divergent.values import canonical_text
+
+
+class Comparison(Protocol):
+    """Decides which outcomes are the same behaviour."""
+
+    #: whether outcomes must carry the arguments' state after each call (argument mutation is compared)
+    record_arguments: bool
+
+    def outcomes_equal(self, a: Outcome, b: Outcome) -> bool:
+        """Whether two outcomes are the same behaviour."""
+        ...
+
+    def partition(self, outcomes: Sequence[Outcome]) -> tuple[tuple[int, ...], ...]:
+        """Program indices grouped into behaviour classes (first member is the representative)."""
+        ...
+
+    def inconclusive(self, outcomes: Sequence[Outcome]) -> tuple[int, ...]:
+        """Indices whose outcome does not count toward a difference (e.g. a timeout where others finish)."""
+        ...
+
+    def observe(self, item: Input, outcomes: tuple[Outcome, ...]) -> Observation:
+        """The observation of one input: its outcomes, classes and inconclusive members."""
+        ...
+
+    def essential(self) -> Comparison:
+        """The comparison a smaller counterexample must still differ under, when the found one
+        differs under it (for Python values: return values and exceptions, not argument mutation or
+        printed output), so shrinking keeps the kind of difference the user cares about."""
+        ...
+
+    def describe(self) -> str:
+        """A compact text of the rules in force ("default" when none differs from the defaults)."""
+        ...
+
+
+def behaviour_fingerprint(observation: Observation, *, with_values: bool = True) -> str:
+    """A text identifying exactly what the programs did on an input (for novelty, not for equality):
+    the partition into classes and, per program, the outcome kind and the returned value
+    (``with_values``) or exception type."""
+    parts: list[Any] = [[list(c) for c in observation.classes]]
+    for outcome in observation.outcomes:
+        if outcome.kind is OutcomeKind.RETURNED:
+            parts.append(["returned", outcome.value] if with_values else ["returned"])
+        elif outcome.kind is OutcomeKind.RAISED:
+            parts.append(["raised", outcome.exception.type_name if outcome.exception else ""])
+        else:
+            parts.append([outcome.kind.value])
+    try:
+        return canonical_text(parts)
+    except (TypeError, ValueError):
+        return repr(parts)

@@ -1,0 +1,53 @@
+"""The runner seam: what turns (program, input) into an outcome, under limits, in the sandbox.
+
+A :class:`Runner` runs batches of inputs on every program of a search and gives one tuple of
+outcomes per input. The search loop, confirmation and shrinking talk to this interface only;
+:func:`open_runner` picks the runner for the programs' kind. Today there is one kind, Python
+functions, run by the persistent :class:`~divergent.sandbox.pool.WorkerPool` (a warm child per
+implementation, calls in-process there); whole programs (stdin to stdout) get a runner that builds
+each program once and starts one process per input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from divergent.model import Implementation, Input, Outcome
+from divergent.sandbox.isolation import Isolation, Limits
+
+
+class Runner(Protocol):
+    """Runs inputs on a fixed set of programs in the sandbox. Close it when done."""
+
+    #: the isolation level the runner's processes have
+    level: Isolation
+    #: how many (program, input) runs completed so far
+    executions: int
+    #: numbers, strings and bytes the programs computed when they loaded (material for engines)
+    runtime_constants: list[Any]
+
+    def run(self, inputs: Sequence[Input], *, deadline: float | None = None) -> list[tuple[Outcome, ...] | None]:
+        """One tuple of outcomes (one per program, in order) per input; None for an input that did
+        not run on every program before ``deadline`` (a ``time.monotonic()`` value)."""
+        ...
+
+    def close(self) -> None:
+        """Stop every process the runner started."""
+        ...
+
+
+def open_runner(
+    programs: Sequence[Implementation],
+    *,
+    limits: Limits,
+    isolation: str | Isolation | None = None,
+    record_arguments: bool = True,
+) -> Runner:
+    """A started runner for ``programs`` (loading errors raise :class:`~divergent.errors.LoadError`).
+
+    ``record_arguments``: whether outcomes carry the arguments' state after each call (for
+    comparisons that look at argument mutation)."""
+    from divergent.sandbox.pool import WorkerPool
+
+    return WorkerPool(programs, limits=limits, isolation=isolation, compare_mutation=record_arguments)

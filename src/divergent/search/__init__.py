@@ -1,0 +1,34 @@
+"""The loop every command shares: engines propose, the sandbox runs, the policy compares.
+
+Rooms: :mod:`~divergent.search.options` (the one options record), :mod:`~divergent.search.prepare`
+(load, merge signatures, gather seeds, start), :mod:`~divergent.search.loop` (the engine room:
+:class:`Search`), :mod:`~divergent.search.partition` (behaviour classes),
+:mod:`~divergent.search.splitting` (refining classes on confirmed differences, the filter's say),
+:mod:`~divergent.search.shrink` (smaller counterexamples), :mod:`~divergent.search.check`
+(``check`` and ``assert_equivalent``).
+"""
+
+from divergent.search.check import assert_equivalent, check, run_check
+from divergent.search.loop import Search
+from divergent.search.options import DEFAULT_OPTIONS, ImplementationSpec, Progress, SearchOptions, SeedSpec
+from divergent.search.partition import Partition, refine
+from divergent.search.prepare import gather_seeds, prepare, resolve_implementations
+from divergent.search.splitting import refine_partition
+
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "ImplementationSpec",
+    "Partition",
+    "Progress",
+    "Search",
+    "SearchOptions",
+    "SeedSpec",
+    "assert_equivalent",
+    "check",
+    "gather_seeds",
+    "prepare",
+    "refine",
+    "refine_partition",
+    "resolve_implementations",
+    "run_check",
+]

@@ -1,0 +1,133 @@
+"""The options of a search, defined once: :class:`SearchOptions`.
+
+``check``, ``cluster``, the semantic clustering, the benchmarks and the CLI all build one
+:class:`SearchOptions`; its field defaults are the only place the defaults live (the CLI reads its
+option defaults from :data:`DEFAULT_OPTIONS`). Python callers may pass the fields as keywords::
+
+    divergent.check(["a.py:f", "b.py:f"], budget=5, engines="seeds,mutation")
+    divergent.check(["a.py:f", "b.py:f"], options=SearchOptions(budget=Budget(seconds=5)))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from divergent.engines.registry import ENGINES, parse_engine_list
+from divergent.engines.settings import EngineSettings, ProbeGenSettings
+from divergent.errors import InvalidArgument
+from divergent.model import Budget, EngineStats, Implementation, Input
+from divergent.policy import DEFAULT_POLICY, EqualityPolicy
+from divergent.sandbox import Limits
+
+if TYPE_CHECKING:
+    from divergent.llm.chat import ChatModel
+
+#: what names an implementation: a spec string (``a.py:f``, ``pkg.mod:f``, ``HEAD~1:a.py:f``), a
+#: live function, or a loaded :class:`~divergent.model.Implementation`
+ImplementationSpec = str | Implementation | Callable[..., Any]
+#: a seed: a file of calls, an :class:`~divergent.model.Input`, or a tuple of arguments
+SeedSpec = str | Path | Input | tuple
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A snapshot for live displays, passed to the ``progress`` callback after every batch."""
+
+    seconds: float
+    budget_seconds: float | None
+    executions: int
+    inputs: int
+    engines: tuple[EngineStats, ...]
+    phase: str = "searching"
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Everything a search may be told besides the implementations."""
+
+    #: the function to compare when a spec names a file without one
+    function: str | None = None
+    budget: Budget = field(default_factory=Budget)
+    #: None: the default portfolio; "all": every engine; else the engines named (a tuple, or
+    #: "seeds,mutation"): then an engine that cannot start is an error, not a note
+    engines: tuple[str, ...] | str | None = None
+    #: seed inputs: files of calls, Inputs, argument tuples (one, or a sequence of them)
+    seeds: tuple[SeedSpec, ...] = ()
+    #: a precondition on inputs: a Python expression over the parameters, or a predicate
+    require: str | Callable[..., bool] | None = None
+    policy: EqualityPolicy = DEFAULT_POLICY
+    limits: Limits = field(default_factory=Limits)
+    #: the sandbox level ("bubblewrap", "unshare", "rlimits"); None: the strongest available
+    isolation: str | None = None
+    #: the run's random seed: every engine derives its randomness from it
+    seed: int = 0
+    #: the language model of the LLM engines (``divergent.llm.chat.ChatModel``); None: no model
+    llm: ChatModel | None = None
+    #: the task description given to the LLM engines (and to the filter, by its caller)
+    spec: str | None = None
+    #: judges every confirmed difference before it counts (``divergent.spurious.SpuriousFilter``)
+    spurious_filter: Any = None
+    engine_settings: EngineSettings = field(default_factory=EngineSettings)
+    #: called with a :class:`Progress` after every batch (live displays)
+    progress: Callable[[Progress], None] | None = None
+
+    def __post_init__(self) -> None:
+        budget: Any = self.budget
+        if isinstance(budget, int | float) and not isinstance(budget, bool):
+            object.__setattr__(self, "budget", Budget(seconds=float(budget)))
+        elif not isinstance(budget, Budget):
+            raise InvalidArgument(f"budget={budget!r}: expected seconds or a Budget")
+        engines: Any = self.engines
+        if isinstance(engines, str) and engines.strip() != "all":
+            object.__setattr__(self, "engines", parse_engine_list(engines))
+        elif engines is not None and not isinstance(engines, str):
+            names = tuple(engines)
+            for name in names:
+                if name not in ENGINES:
+                    raise InvalidArgument(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
+            object.__setattr__(self, "engines", names)
+        seeds: Any = self.seeds
+        if seeds is None:
+            object.__setattr__(self, "seeds", ())
+        elif isinstance(seeds, str | Path | Input):
+            object.__setattr__(self, "seeds", (seeds,))
+        else:
+            object.__setattr__(self, "seeds", tuple(seeds))
+
+    @property
+    def engines_requested(self) -> bool:
+        """Whether the caller chose the engines (then one that cannot start is an error)."""
+        return isinstance(self.engines, tuple)
+
+    @property
+    def probegen(self) -> ProbeGenSettings:
+        return self.engine_settings.probegen
+
+    def with_(self, **changes: Any) -> SearchOptions:
+        """A copy with some fields changed (``probegen=`` changes ProbeGen's settings)."""
+        return SearchOptions.of(self, **changes)
+
+    @classmethod
+    def of(cls, options: SearchOptions | None = None, **changes: Any) -> SearchOptions:
+        """``options`` (or the defaults) with ``changes`` applied; an unknown name is an input error.
+
+        ``probegen`` ({"strategy", "k", "d"} or :class:`ProbeGenSettings`) is accepted as a shortcut for
+        ``engine_settings.probegen``."""
+        base = options if options is not None else DEFAULT_OPTIONS
+        if "probegen" in changes:
+            settings = changes.get("engine_settings", base.engine_settings)
+            changes["engine_settings"] = replace(settings, probegen=ProbeGenSettings.of(changes.pop("probegen")))
+        unknown = set(changes) - _FIELD_NAMES
+        if unknown:
+            raise InvalidArgument(
+                f"unknown search option(s) {', '.join(sorted(unknown))}; choose from {', '.join(sorted(_FIELD_NAMES))}"
+            )
+        return replace(base, **changes) if changes else base
+
+
+_FIELD_NAMES = frozenset(f.name for f in fields(SearchOptions))
+#: the defaults, in one place (the CLI reads its option defaults from here)
+DEFAULT_OPTIONS = SearchOptions()

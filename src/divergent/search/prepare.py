@@ -1,0 +1,127 @@
+"""From what the caller named to a running :class:`~divergent.search.loop.Search`: load the
+implementations, merge their signatures, gather seeds, build the precondition, start the engines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from divergent import load
+from divergent.engines.registry import NEEDS_MODEL, parse_engine_list
+from divergent.errors import InvalidArgument
+from divergent.model import Implementation, Input, Signature
+from divergent.preconditions import conforms, make_requirement
+from divergent.search.loop import Search
+from divergent.search.options import ImplementationSpec, SearchOptions, SeedSpec
+
+
+def resolve_implementations(specs: Sequence[ImplementationSpec], *, function: str | None) -> list[Implementation]:
+    """Load every implementation from a spec string, a live function, or an Implementation."""
+    impls = []
+    for spec in specs:
+        if isinstance(spec, Implementation):
+            impls.append(spec)
+        elif isinstance(spec, str | Path):
+            impls.append(load.load_implementation(str(spec), function=function))
+        elif callable(spec):
+            impls.append(load.load_callable(spec))
+        else:
+            raise InvalidArgument(f"implementation {spec!r}: expected a spec string, a function or an Implementation")
+    labels = [impl.label for impl in impls]
+    if len(set(labels)) != len(labels):
+        # Two specs may name the same label (e.g. a.py and ./a.py); keep them apart in reports.
+        seen: dict[str, int] = {}
+        renamed = []
+        for impl in impls:
+            seen[impl.label] = seen.get(impl.label, 0) + 1
+            if labels.count(impl.label) > 1:
+                impl = replace(impl, label=f"{impl.label}#{seen[impl.label]}")
+            renamed.append(impl)
+        impls = renamed
+    return impls
+
+
+def gather_seeds(
+    impls: Sequence[Implementation], signature: Signature, seeds: Sequence[SeedSpec] | SeedSpec | None
+) -> tuple[list[Input], list[str]]:
+    """Seeds from the caller (files, inputs, argument tuples), doctests and assert lines."""
+    notes: list[str] = []
+    found: list[Input] = []
+    for item in SearchOptions.of(seeds=seeds).seeds:
+        if isinstance(item, Input):
+            found.append(item)
+        elif isinstance(item, tuple):
+            found.append(Input(args=item, how_generated="seeds"))
+        else:
+            found.extend(load.seeds_from_file(Path(item), signature))
+    for impl in impls:
+        found.extend(load.seeds_from_docstring(impl))
+        found.extend(load.seeds_from_asserts(impl.source, impl.entry_point))
+    unique: dict[str, Input] = {}
+    dropped = 0
+    for item in found:
+        if not conforms(item, signature):
+            dropped += 1
+            continue
+        unique.setdefault(item.key, item)
+    if dropped:
+        notes.append(f"{dropped} seed input(s) did not fit the signature {signature} and were dropped")
+    return list(unique.values()), notes
+
+
+def requirement_predicate(
+    require: str | Callable[..., bool] | None, signature: Signature
+) -> Callable[[Input], bool] | None:
+    """The user's precondition as a predicate on inputs: an expression over the parameters, or a
+    function called with the arguments (one that raises rejects the input)."""
+    if require is None:
+        return None
+    if isinstance(require, str):
+        return make_requirement(require, signature)
+
+    def predicate(item: Input) -> bool:
+        try:
+            return bool(require(*item.args, **item.kwargs))
+        except Exception:  # noqa: BLE001 - a predicate that raises rejects the input
+            return False
+
+    return predicate
+
+
+def engine_names(options: SearchOptions) -> tuple[str, ...]:
+    """The engines a search starts: the named ones, or the default portfolio (without the engines
+    that need a model when there is none)."""
+    if isinstance(options.engines, tuple):
+        return options.engines
+    names = parse_engine_list(options.engines)
+    if options.llm is None:
+        # Without a model the default portfolio is the offline one (no note about LLM engines).
+        names = tuple(name for name in names if name not in NEEDS_MODEL)
+    return names
+
+
+def prepare(
+    implementations: Sequence[ImplementationSpec], options: SearchOptions | None = None, *, minimum: int = 2,
+    **changes: Any,
+) -> Search:
+    """Load, validate and start a :class:`Search` (shared by check, cluster and the benchmarks).
+
+    ``options`` (or the defaults) with ``changes`` applied: see :class:`SearchOptions`."""
+    options = SearchOptions.of(options, **changes)
+    impls = resolve_implementations(implementations, function=options.function)
+    if len(impls) < minimum:
+        raise InvalidArgument(f"need at least {minimum} implementations to compare, got {len(impls)}")
+    signature = load.common_signature(impls)
+    seed_inputs, notes = gather_seeds(impls, signature, options.seeds)
+    load.check_generatable(signature, seed_inputs)
+    return Search(
+        implementations=tuple(impls),
+        signature=signature,
+        options=options,
+        engine_names=engine_names(options),
+        seeds=tuple(seed_inputs),
+        requirement=requirement_predicate(options.require, signature),
+        notes=notes,
+    )
