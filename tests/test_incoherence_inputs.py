@@ -9,7 +9,7 @@ import pytest
 
 from divergent.analysis.incoherence import task_metrics
 from divergent.analysis.incoherence_run import InputMode, TaskJob, Validity, generate_inputs, run_task
-from divergent.bench.datasets import Candidate, Task, load_tasks
+from divergent.datasets import Candidate, Task, load_tasks
 from divergent.engines.base import EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.mutation import MutationEngine

@@ -29,7 +29,7 @@ from divergent.analysis.incoherence import (
     spearman,
     task_metrics,
 )
-from divergent.bench.datasets import default_data_dir
+from divergent.datasets import default_data_dir
 from divergent.errors import InvalidArgument
 from divergent.model import ExceptionInfo, Outcome, OutcomeKind
 from divergent.policy import DEFAULT_POLICY, DIFFTRUST_POLICY, EqualityPolicy

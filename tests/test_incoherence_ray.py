@@ -24,7 +24,7 @@ from divergent.analysis.ray_executor import (
     measure_payload,
     run_jobs_on_ray,
 )
-from divergent.bench.datasets import Candidate, Task
+from divergent.datasets import Candidate, Task
 from divergent.errors import InvalidArgument
 from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.isolation import Limits

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from divergent.bench.datasets import Candidate, Task
+from divergent.datasets import Candidate, Task
 from divergent.engines.base import EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.mutation import MutationEngine

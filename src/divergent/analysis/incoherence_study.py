@@ -23,7 +23,7 @@ from divergent.analysis.incoherence import (
     task_metrics,
 )
 from divergent.analysis.incoherence_run import InputMode, TaskJob, UnitResult, Validity, run_jobs
-from divergent.bench.datasets import (
+from divergent.datasets import (
     CandidateSet,
     CandidateSource,
     Task,
@@ -293,8 +293,6 @@ def summary_json(summary: StudySummary) -> dict[str, Any]:
 
 
 def model_specs(text: str | None) -> tuple[tuple[str, float], ...] | None:
-    from divergent.bench.datasets import parse_model_spec
-
     if not text:
         return None
     return tuple(parse_model_spec(part.strip()) for part in text.split(",") if part.strip())

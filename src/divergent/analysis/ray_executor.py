@@ -33,7 +33,7 @@ from typing import Any
 
 import divergent
 from divergent.analysis.incoherence_run import TaskJob, UnitResult, run_task
-from divergent.bench.datasets import Candidate, Task
+from divergent.datasets import Candidate, Task
 from divergent.errors import DivergentError, InvalidArgument, MissingExtra
 
 #: what ``on_result`` receives: the job, its units (None on failure), the error text, seconds spent

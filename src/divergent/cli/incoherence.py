@@ -271,7 +271,7 @@ def _live_source(
     if models:
         chat.close()
         raise InvalidArgument("--models picks among recorded samples; with live sampling the model is --model")
-    from divergent.bench.sampling import LLMCandidates
+    from divergent.datasets.sampling import LLMCandidates
 
     try:
         return LLMCandidates(chat, 0.6 if temperature is None else temperature, parallel=chat.settings.concurrency)
