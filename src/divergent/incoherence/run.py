@@ -1,33 +1,27 @@
-"""Running an incoherence measurement: tasks × models, each unit stored as soon as it is done.
+"""Measuring one task: every model's samples and the ground truth on Gen(d), in one sandbox.
 
-For every task: the inputs Gen(d) (the task's test inputs as seeds, then ``n`` draws of type-aware
-mutation, reproducible from the seed; a repeated draw runs once and counts as often as it was drawn); the ground truth's outcomes, which decide which inputs
-are valid (by default, drop inputs on which the ground truth times out: there is no expected
-output to compare with; ``validity="gt-raises"`` also drops inputs on which it raises, as the
-DiffTrust artifact did); then every model's first ``m`` candidates on the valid inputs, all in one
-sandboxed :class:`~divergent.sandbox.matrix.ImplementationMatrix` per task. The outcomes become
-behaviour-class labels per input (equal labels = equal outcomes under the equality policy), and
-:mod:`divergent.analysis.incoherence` turns the labels into the paper's metrics.
-
-Each (model, task) unit is saved in the store when it finishes; a run that is killed resumes
-where it stopped, and never saves a unit twice.
+For a task: the inputs Gen(d) (:mod:`divergent.incoherence.inputs`; a repeated draw runs once and
+counts as often as it was drawn); the ground truth's outcomes, which decide which inputs are valid
+(by default, drop inputs on which the ground truth times out: there is no expected output to
+compare with; ``validity="gt-raises"`` also drops inputs on which it raises, as the DiffTrust
+artifact did); then every model's first ``m`` candidates on the valid inputs, all in one sandboxed
+:class:`~divergent.sandbox.matrix.ImplementationMatrix` per task, each call timed relative to the
+ground truth's. The outcomes become behaviour-class labels per input (equal labels = equal
+outcomes under the equality policy), stored per (model, task) as a :class:`UnitResult`;
+:mod:`divergent.incoherence.metrics` turns the labels into the paper's metrics.
 """
 
 from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from divergent.datasets import Candidate, Task
-from divergent.engines.base import EngineContext
-from divergent.engines.constants import Constants
-from divergent.engines.mutation import MutationEngine
-from divergent.errors import DivergentError, EngineCannotProceed, InvalidArgument
-from divergent.judge import conforms
+from divergent.errors import DivergentError
+from divergent.incoherence.inputs import InputMode, generate_inputs
 from divergent.load import load_source
 from divergent.model import Implementation, Input, Outcome, OutcomeKind, Signature
 from divergent.policy import EqualityPolicy
@@ -35,19 +29,24 @@ from divergent.sandbox.isolation import Limits
 from divergent.sandbox.matrix import ImplementationMatrix, MatrixDeadline
 from divergent.values import canonical_text
 
+__all__ = [
+    "TIMEOUT_FACTOR",
+    "TIMEOUT_FLOOR",
+    "TaskJob",
+    "TaskOverBudget",
+    "UnitResult",
+    "Validity",
+    "class_labels",
+    "relative_timeout",
+    "run_task",
+]
+
 
 class Validity(enum.StrEnum):
     #: drop inputs on which the ground truth times out (no expected output to compare with)
     GT_TIMEOUT = "gt-timeout"
     #: also drop inputs on which the ground truth raises (the DiffTrust artifact's rule)
     GT_RAISES = "gt-raises"
-
-
-class InputMode(enum.StrEnum):
-    #: n draws from one mutation process; repeats kept (the distribution does not depend on n)
-    DRAWS = "draws"
-    #: n distinct inputs (mutation goes on until it has found that many new ones)
-    DISTINCT = "distinct"
 
 
 class TaskOverBudget(DivergentError):
@@ -68,62 +67,6 @@ def relative_timeout(truth_seconds: float, cap: float) -> float:
     full timeout on every input until the breaker stops them; a correct sample is rarely 50 times
     slower than the reference and half a second slower still."""
     return min(cap, max(TIMEOUT_FLOOR, TIMEOUT_FACTOR * truth_seconds))
-
-
-@dataclass(frozen=True)
-class TaskInputs:
-    inputs: tuple[Input, ...]
-    #: inputs generated before the validity filter
-    generated: int
-    note: str = ""
-
-
-def generate_inputs(
-    task: Task, reference: Implementation | None, n: int, seed: int, mode: InputMode = InputMode.DRAWS
-) -> TaskInputs:
-    """Gen(d): the task's test inputs, then type-aware mutations of them, up to ``n`` inputs.
-
-    ``mode`` DRAWS keeps repeated draws (see :meth:`MutationEngine.draw`); DISTINCT asks for ``n``
-    different inputs, which for small input spaces means inputs far from the task's tests."""
-    signature = reference.signature if reference is not None else None
-    if signature is None:
-        raise InvalidArgument(f"{task.task_id}: no ground truth to read the signature from")
-    seeds = [s for s in task.seed_inputs(signature) if conforms(s, signature)]
-    context = EngineContext(
-        implementations=(reference,),
-        signature=signature,
-        seeds=tuple(seeds),
-        constants=Constants.harvest([reference.source]),
-        seed=seed,
-        # The paper's Gen(d): Table 6's basic mutations only, not the boundary values and harvested
-        # constants `check` uses to hunt rare differences (those would measure another input distribution).
-        extras={"operators": "table6"},
-    )
-    if mode is InputMode.DRAWS:
-        drawn = list(seeds[:n])
-        note = ""
-        try:
-            drawn += MutationEngine(context).draw(n - len(drawn))
-        except EngineCannotProceed as stop:
-            note = f"input generation stopped early: {stop}"
-        return TaskInputs(inputs=tuple(drawn), generated=len(drawn), note=note)
-    inputs: dict[str, Input] = {s.key: s for s in seeds[:n]}
-    note = ""
-    try:
-        engine = MutationEngine(context)
-        fruitless = 0
-        while len(inputs) < n and fruitless < 20:
-            before = len(inputs)
-            for item in engine.propose(min(256, 2 * (n - len(inputs)))):
-                if conforms(item, signature):
-                    inputs.setdefault(item.key, item)
-                    if len(inputs) >= n:
-                        break
-            fruitless = fruitless + 1 if len(inputs) == before else 0
-    except EngineCannotProceed as stop:
-        note = f"input generation stopped early: {stop}"
-    chosen = tuple(list(inputs.values())[:n])
-    return TaskInputs(inputs=chosen, generated=len(chosen), note=note)
 
 
 def class_labels(
@@ -306,57 +249,3 @@ def run_task(
             )
         )
     return results
-
-
-class Executor(enum.StrEnum):
-    #: threads on this machine, each driving its own sandboxed worker
-    THREADS = "threads"
-    #: Ray tasks on a cluster (the ``divergent[ray]`` extra), one per task job
-    RAY = "ray"
-
-
-def choose_executor(executor: str, address: str | None = None) -> Executor:
-    """The executor named ``executor``; an ``address`` only makes sense with Ray."""
-    try:
-        chosen = Executor(executor)
-    except ValueError:
-        raise InvalidArgument(f"--executor {executor!r}: choose threads or ray") from None
-    if address is not None and chosen is not Executor.RAY:
-        raise InvalidArgument(f"--address {address!r} needs --executor ray")
-    return chosen
-
-
-def run_jobs(
-    jobs: Iterable[TaskJob],
-    *,
-    jobs_in_parallel: int | None,
-    on_result: Callable[[TaskJob, list[UnitResult] | None, str, float], None],
-    executor: str = Executor.THREADS,
-    address: str | None = None,
-    **options: Any,
-) -> None:
-    """Run task jobs, ``jobs_in_parallel`` at a time; ``on_result`` gets each job's results (or
-    None and the error text) as soon as it is done, in the calling thread.
-
-    ``executor="ray"`` runs each job as a Ray task on the cluster at ``address`` (None: a local
-    instance; ``jobs_in_parallel`` None: as many as the cluster has CPUs); threads run one job at a
-    time unless told otherwise."""
-    if jobs_in_parallel is not None and jobs_in_parallel < 1:
-        raise InvalidArgument(f"jobs={jobs_in_parallel!r} must be >= 1")
-    if choose_executor(executor, address) is Executor.RAY:
-        from divergent.analysis.ray_executor import run_jobs_on_ray
-
-        run_jobs_on_ray(jobs, on_result=on_result, address=address, max_in_flight=jobs_in_parallel, **options)
-        return
-
-    def one(job: TaskJob) -> tuple[TaskJob, list[UnitResult] | None, str, float]:
-        started = time.monotonic()
-        try:
-            return job, run_task(job, **options), "", time.monotonic() - started
-        except DivergentError as error:
-            return job, None, str(error), time.monotonic() - started
-
-    with ThreadPoolExecutor(max_workers=jobs_in_parallel or 1) as pool:
-        # Save each job as soon as it is done, whatever the order: a kill loses only running jobs.
-        for future in as_completed([pool.submit(one, job) for job in jobs]):
-            on_result(*future.result())
