@@ -212,6 +212,16 @@ def test_a_value_rule_subclass_changes_one_part_and_keeps_the_rest() -> None:
     assert policy == EqualityPolicy(values=RoundedNumbers()) and policy != DEFAULT_POLICY
 
 
+def test_partition_takes_a_shared_outcome_object_without_comparing_unless_it_may_differ_from_itself() -> None:
+    nan = returned(math.nan)
+    shared = [nan, returned(1), nan, nan]
+    assert DEFAULT_POLICY.partition(shared) == ((0, 2, 3), (1,))
+    # NaN differs from itself here: the same object must still be compared, and stays apart
+    assert DEFAULT_POLICY.with_(nan_equal=False).partition(shared) == ((0,), (1,), (2,), (3,))
+    never_equal = EqualityPolicy(compare=lambda a, b: False)
+    assert never_equal.partition(shared) == ((0,), (1,), (2,), (3,))
+
+
 def test_ints_beyond_the_float_range_compare_exactly() -> None:
     assert not DEFAULT_POLICY.values_equal(10**400, 1.0)
     assert not DEFAULT_POLICY.values_equal(10**400, float("inf"))

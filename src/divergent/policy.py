@@ -265,16 +265,35 @@ class EqualityPolicy:
             return False
         return not (self.compare_stdout and a.stdout != b.stdout)
 
+    @property
+    def identical_outcomes_equal(self) -> bool:
+        """Whether an outcome is always the same behaviour as itself. Not with ``nan_equal=False``
+        (a NaN differs from itself) nor with a user ``compare``, which may say anything."""
+        return self.nan_equal and self.compare is None
+
     def partition(self, outcomes: Sequence[Outcome]) -> tuple[tuple[int, ...], ...]:
-        """Group implementation indices into behaviour classes (first member is the representative)."""
+        """Group implementation indices into behaviour classes (first member is the representative).
+
+        An outcome object met again joins the class of its first occurrence without a comparison
+        (when :attr:`identical_outcomes_equal`): the implementation matrix hands out one object for
+        the equal outcomes of an input, so wide rows cost one comparison per behaviour."""
         classes: list[list[int]] = []
+        class_of: dict[int, list[int]] | None = {} if self.identical_outcomes_equal else None
         for index, outcome in enumerate(outcomes):
+            if class_of is not None:
+                known = class_of.get(id(outcome))
+                if known is not None:
+                    known.append(index)
+                    continue
             for members in classes:
                 if self.outcomes_equal(outcomes[members[0]], outcome):
                     members.append(index)
                     break
             else:
-                classes.append([index])
+                members = [index]
+                classes.append(members)
+            if class_of is not None:
+                class_of[id(outcome)] = members
         return tuple(tuple(members) for members in classes)
 
     def inconclusive(self, outcomes: Sequence[Outcome]) -> tuple[int, ...]:

@@ -27,7 +27,6 @@ from divergent.model import Implementation, Input, Outcome, OutcomeKind, Signatu
 from divergent.policy import EqualityPolicy
 from divergent.sandbox.isolation import Limits
 from divergent.sandbox.matrix import ImplementationMatrix, MatrixDeadline
-from divergent.values import canonical_text
 
 __all__ = [
     "TIMEOUT_FACTOR",
@@ -69,49 +68,17 @@ def relative_timeout(truth_seconds: float, cap: float) -> float:
     return min(cap, max(TIMEOUT_FLOOR, TIMEOUT_FACTOR * truth_seconds))
 
 
-def class_labels(
-    outcomes: Sequence[Sequence[Outcome]], policy: EqualityPolicy
-) -> list[list[int]]:
-    """For each input, a class id per implementation: equal ids for equal outcomes.
-
-    Exactly equal encodings are grouped first (cheap; one shared outcome object, as the matrix
-    returns equal outcomes, is encoded once); groups are then merged when the policy says their
-    representatives are equal (tolerances, NaN, order-insensitive rules)."""
+def class_labels(outcomes: Sequence[Sequence[Outcome]], policy: EqualityPolicy) -> list[list[int]]:
+    """For each input, the behaviour class of each implementation: the policy's partition of the
+    input's outcomes as labels (classes numbered in the order they first appear)."""
     labels: list[list[int]] = []
     for row in outcomes:
-        exact: dict[str, int] = {}
-        by_identity: dict[int, int] = {}
-        representatives: list[Outcome] = []
-        row_labels = []
-        for outcome in row:
-            label = by_identity.get(id(outcome))
-            if label is not None:
-                row_labels.append(label)
-                continue
-            key = _exact_key(outcome)
-            label = exact.get(key)
-            if label is None:
-                for number, representative in enumerate(representatives):
-                    if policy.outcomes_equal(representative, outcome):
-                        label = number
-                        break
-                else:
-                    label = len(representatives)
-                    representatives.append(outcome)
-                exact[key] = label
-            by_identity[id(outcome)] = label
-            row_labels.append(label)
+        row_labels = [0] * len(row)
+        for number, members in enumerate(policy.partition(row)):
+            for index in members:
+                row_labels[index] = number
         labels.append(row_labels)
     return labels
-
-
-def _exact_key(outcome: Outcome) -> str:
-    if outcome.kind is OutcomeKind.RETURNED:
-        return canonical_text(["r", outcome.value, outcome.args_after, outcome.stdout])
-    if outcome.kind is OutcomeKind.RAISED:
-        assert outcome.exception is not None
-        return canonical_text(["e", outcome.exception.type_name, outcome.exception.message, outcome.args_after])
-    return outcome.kind.value
 
 
 @dataclass(frozen=True)
