@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from divergent.analysis.incoherence import aggregate
-from divergent.analysis.incoherence_run import Validity
-from divergent.analysis.incoherence_study import StudyConfig, run_study, summarize
+from divergent.incoherence.metrics import aggregate
+from divergent.incoherence.run import Validity
+from divergent.incoherence.study import StudyConfig, run_study, summarize
 from divergent.store import Store
 from reproduce_difftrust import DATA, MODELS, fmt
 

@@ -27,9 +27,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from divergent.analysis.incoherence import aggregate, aggregate_paper, paper_task_results, ranking_agreement
-from divergent.analysis.incoherence_run import InputMode, Validity
-from divergent.analysis.incoherence_study import StudyConfig, run_study, summarize
+from divergent.incoherence.difftrust import aggregate_paper, paper_task_results
+from divergent.incoherence.inputs import InputMode
+from divergent.incoherence.metrics import aggregate, ranking_agreement
+from divergent.incoherence.run import Validity
+from divergent.incoherence.study import StudyConfig, run_study, summarize
 from divergent.store import Store
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data/difftrust"

@@ -1,4 +1,4 @@
-"""Tests of divergent.bench (benchmarks and recorded samples, read without running them) and
+"""Tests of divergent.datasets (benchmarks and recorded samples, read without running them) and
 divergent.store (the SQLite store of resumable runs)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from divergent.bench import (
+from divergent.datasets import (
     Candidate,
     CandidateSet,
     CandidateSource,
@@ -34,7 +34,7 @@ from divergent.bench import (
     load_tasks_jsonl,
     parse_model_spec,
 )
-from divergent.bench.datasets import DATA_DIR_ENV, default_data_dir
+from divergent.datasets.records import DATA_DIR_ENV, default_data_dir
 from divergent.errors import InvalidArgument, LoadError
 from divergent.model import Input
 from divergent.store import SCHEMA_VERSION, Store, StoreError, default_store_path

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from divergent.analysis.incoherence import task_metrics
-from divergent.analysis.incoherence_run import InputMode, TaskJob, Validity, generate_inputs, run_task
-from divergent.bench.datasets import Candidate, Task, load_tasks
+from divergent.datasets import Candidate, Task, load_tasks
 from divergent.engines.base import EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.mutation import MutationEngine
 from divergent.errors import InvalidArgument
+from divergent.incoherence.inputs import InputMode, generate_inputs
+from divergent.incoherence.metrics import task_metrics
+from divergent.incoherence.run import TaskJob, Validity, run_task
 from divergent.policy import DEFAULT_POLICY
 from divergent.preconditions import conforms
 from divergent.sandbox.limits import Limits

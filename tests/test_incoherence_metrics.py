@@ -1,5 +1,5 @@
-"""Incoherence and error of sampled programs (the DiffTrust paper, shared/papers/001), and the
-DIFFTRUST_POLICY equality preset."""
+"""Incoherence and error of sampled programs (the DiffTrust paper, shared/papers/001), the artifact's
+logs, and the DIFFTRUST_POLICY equality preset."""
 
 from __future__ import annotations
 
@@ -13,26 +13,30 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from divergent.analysis.incoherence import (
-    ModelMetrics,
+from divergent.datasets import default_data_dir
+from divergent.errors import InvalidArgument
+from divergent.incoherence.difftrust import (
+    DIFFTRUST_POLICY,
+    DIFFTRUST_VALUES,
     PaperTask,
+    aggregate_paper,
+    paper_task_results,
+)
+from divergent.incoherence.metrics import (
+    ModelMetrics,
     TaskBehaviour,
     aggregate,
-    aggregate_paper,
     average_ranks,
     behaviour_from_classes,
     functional_incoherence,
     pac_detection_samples,
     pac_estimation_samples,
-    paper_task_results,
     ranking_agreement,
     spearman,
     task_metrics,
 )
-from divergent.bench.datasets import default_data_dir
-from divergent.errors import InvalidArgument
 from divergent.model import ExceptionInfo, Outcome, OutcomeKind
-from divergent.policy import DEFAULT_POLICY, DIFFTRUST_POLICY, EqualityPolicy
+from divergent.policy import DEFAULT_POLICY, DEFAULT_VALUE_RULES, EqualityPolicy
 from divergent.values import encode
 
 ARTIFACT = (default_data_dir() or Path("/nonexistent")) / "HumanEval" / "experiments"
@@ -312,14 +316,20 @@ def test_difftrust_policy_rules() -> None:
     assert not policy.outcomes_equal(raised("ValueError", "a"), raised("TypeError", "a"))
     mutated = returned(None, encode([[[1, 2]], {}]))
     assert policy.outcomes_equal(mutated, returned(None, encode([[[2, 1]], {}])))
-    assert "numbers_as_floats=True" in policy.describe() and "ordered_mappings=True" in policy.describe()
+    assert "values=difftrust" in policy.describe()
 
 
-def test_new_policy_fields_default_to_the_old_behaviour() -> None:
-    assert not EqualityPolicy().numbers_as_floats and not EqualityPolicy().ordered_mappings
+def test_the_default_value_rule_is_unchanged_and_the_difftrust_rule_composes() -> None:
+    assert EqualityPolicy().values == DEFAULT_VALUE_RULES and EqualityPolicy().values != DIFFTRUST_VALUES
     assert DEFAULT_POLICY.describe() == "default"
     assert not DEFAULT_POLICY.outcomes_equal(returned(1000), returned(1001))
     assert DEFAULT_POLICY.outcomes_equal(returned({"a": 1, "b": 2}), returned({"b": 2, "a": 1}))
-    huge = DEFAULT_POLICY.with_(numbers_as_floats=True)
+    # the rule composes with the policy's other settings: default tolerances, numbers as floats
+    huge = DEFAULT_POLICY.with_(values=DIFFTRUST_VALUES)
+    assert huge.describe() == "values=difftrust"
+    assert not huge.outcomes_equal(returned(1000), returned(1001))  # rel_tol 1e-9
+    assert huge.outcomes_equal(returned(10**17), returned(10**17 + 1))  # as floats, they are one number
+    assert not DEFAULT_POLICY.outcomes_equal(returned(10**17), returned(10**17 + 1))
+    assert not huge.outcomes_equal(returned({"a": 1, "b": 2}), returned({"b": 2, "a": 1}))  # in order
     assert huge.outcomes_equal(returned(10**400), returned(10**400))  # beyond float range: exact
     assert not huge.outcomes_equal(returned(10**400), returned(10**400 + 1))

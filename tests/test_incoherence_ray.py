@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from divergent.analysis.incoherence_run import TaskJob, UnitResult, Validity, run_task
-from divergent.analysis.ray_executor import (
+from divergent.datasets import Candidate, Task
+from divergent.errors import InvalidArgument
+from divergent.incoherence.ray_executor import (
     INSTALL_HINT,
     JobPayload,
     check_reachable,
@@ -24,8 +25,7 @@ from divergent.analysis.ray_executor import (
     measure_payload,
     run_jobs_on_ray,
 )
-from divergent.bench.datasets import Candidate, Task
-from divergent.errors import InvalidArgument
+from divergent.incoherence.run import TaskJob, UnitResult, Validity, run_task
 from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.limits import Limits
 

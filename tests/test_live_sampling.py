@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from divergent.bench.datasets import CandidateSource, Task
-from divergent.bench.sampling import LLMCandidates, coder_messages
+from divergent.datasets import CandidateSource, Task
+from divergent.datasets.sampling import LLMCandidates, coder_messages
 from divergent.errors import LLMCacheMiss, LLMUnavailable
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings

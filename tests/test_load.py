@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from divergent.annotations import analyze_annotation, resolve_annotation
-from divergent.bench.datasets import default_data_dir
+from divergent.datasets import default_data_dir
 from divergent.errors import InvalidArgument, LoadError, MissingSeeds, SignatureMismatch
 from divergent.load import (
     Seeds,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from divergent.errors import InvalidArgument
 from divergent.model import ExceptionInfo, Outcome, OutcomeKind
-from divergent.policy import DEFAULT_POLICY, EqualityPolicy, ExceptionEquality
+from divergent.policy import DEFAULT_POLICY, EqualityPolicy, ExceptionEquality, ValueRules
 from divergent.values import (
     EncodeLimits,
     NotBuiltin,
@@ -185,6 +185,41 @@ def test_partition_and_invalid_policy() -> None:
     with pytest.raises(InvalidArgument, match="rel_tol"):
         EqualityPolicy(rel_tol=-1)
     assert "exceptions=any" in EqualityPolicy(exceptions="any").describe()
+
+
+@dataclasses.dataclass(frozen=True)
+class RoundedNumbers(ValueRules):
+    """A value rule that overrides one part: numbers equal when they round to the same integer."""
+
+    name = "rounded"
+
+    def numbers_equal(self, a: object, b: object, policy: EqualityPolicy) -> bool:
+        return round(a) == round(b)  # type: ignore[call-overload]
+
+
+def test_a_value_rule_subclass_changes_one_part_and_keeps_the_rest() -> None:
+    policy = EqualityPolicy(values=RoundedNumbers())
+    assert policy.describe() == "values=rounded"
+    assert policy.outcomes_equal(returned(1.2), returned(0.9))
+    # the override applies inside containers, and the other parts are still the default's
+    assert policy.outcomes_equal(returned([1.2, {"a": 2.1}]), returned([0.8, {"a": 1.9}]))
+    assert policy.outcomes_equal(returned({"a": 1, "b": 2.2}), returned({"b": 1.8, "a": 1}))
+    assert not policy.outcomes_equal(returned([1, 2]), returned((1, 2)))
+    assert policy.with_(list_equals_tuple=True).outcomes_equal(returned([1.1, 2]), returned((1, 2)))
+    # and it decides the partition, with mutation compared through it too
+    outcomes = [returned(1.1, encode([[0.9], {}])), returned(2), returned(0.9, encode([[1.2], {}]))]
+    assert policy.partition(outcomes) == ((0, 2), (1,))
+    assert policy == EqualityPolicy(values=RoundedNumbers()) and policy != DEFAULT_POLICY
+
+
+def test_partition_takes_a_shared_outcome_object_without_comparing_unless_it_may_differ_from_itself() -> None:
+    nan = returned(math.nan)
+    shared = [nan, returned(1), nan, nan]
+    assert DEFAULT_POLICY.partition(shared) == ((0, 2, 3), (1,))
+    # NaN differs from itself here: the same object must still be compared, and stays apart
+    assert DEFAULT_POLICY.with_(nan_equal=False).partition(shared) == ((0,), (1,), (2,), (3,))
+    never_equal = EqualityPolicy(compare=lambda a, b: False)
+    assert never_equal.partition(shared) == ((0,), (1,), (2,), (3,))
 
 
 def test_ints_beyond_the_float_range_compare_exactly() -> None:

@@ -24,7 +24,7 @@ from divergent.engines.settings import ProbeGenSettings
 from divergent.errors import DivergentError, InvalidArgument
 from divergent.model import Budget
 from divergent.policy import DEFAULT_POLICY
-from divergent.sandbox.isolation import Limits
+from divergent.sandbox.limits import Limits
 
 app = typer.Typer(
     name="divergent",

@@ -106,8 +106,10 @@ def incoherence(
 
             raise InvalidArgument("give --tasks and --samples, or --tasks and --model to sample live "
                                   "(or --epsilon/--delta, or a subcommand: list, show)")
-        from divergent.analysis.incoherence_run import Executor, InputMode, Validity, choose_executor
-        from divergent.analysis.incoherence_study import StudyConfig, model_specs, run_study, summarize
+        from divergent.incoherence.executors import Executor, choose_executor
+        from divergent.incoherence.inputs import InputMode
+        from divergent.incoherence.run import Validity
+        from divergent.incoherence.study import StudyConfig, model_specs, run_study, summarize
 
         try:
             validity_rule = Validity(validity)
@@ -122,7 +124,7 @@ def incoherence(
 
             raise InvalidArgument(f"--inputs {inputs!r}: choose draws or distinct") from None
         if choose_executor(executor, address) is Executor.RAY:
-            from divergent.analysis.ray_executor import check_reachable, require_ray
+            from divergent.incoherence.ray_executor import check_reachable, require_ray
 
             require_ray()  # before anything is stored
             check_reachable(address)
@@ -160,7 +162,7 @@ def show(
     db: StoreOpt = None,
 ) -> None:
     """Re-render a stored run without executing anything."""
-    from divergent.analysis.incoherence_study import summarize
+    from divergent.incoherence.study import summarize
 
     console = Console()
     with input_errors(False), _open_store(db) as store:
@@ -171,7 +173,7 @@ def show(
 @incoherence_app.command("list")
 def list_runs(db: StoreOpt = None) -> None:
     """The stored incoherence runs."""
-    from divergent.analysis.incoherence_study import study_runs
+    from divergent.incoherence.study import study_runs
 
     console = Console()
     with input_errors(False), _open_store(db) as store:
@@ -196,8 +198,8 @@ def _progress_printer(console: Console) -> Any:
 
 
 def _print_pac(console: Console, epsilon: float | None, delta: float | None) -> None:
-    from divergent.analysis.incoherence import pac_detection_samples, pac_estimation_samples
     from divergent.errors import InvalidArgument
+    from divergent.incoherence.metrics import pac_detection_samples, pac_estimation_samples
 
     if epsilon is None or delta is None:
         raise InvalidArgument("PAC sample sizes need both --epsilon and --delta")
@@ -216,7 +218,7 @@ def _fmt(value: float | None) -> str:
 
 
 def _render(console: Console, summary: Any, as_json: Path | None) -> None:
-    from divergent.analysis.incoherence_study import summary_json
+    from divergent.incoherence.study import summary_json
 
     table = Table(title=f"incoherence run {summary.run.short_id} ({summary.run.status})")
     for column in ("model", "T", "tasks", "mean error", "mean incoherence", "pass@1", "spearman",
@@ -271,7 +273,7 @@ def _live_source(
     if models:
         chat.close()
         raise InvalidArgument("--models picks among recorded samples; with live sampling the model is --model")
-    from divergent.bench.sampling import LLMCandidates
+    from divergent.datasets.sampling import LLMCandidates
 
     try:
         return LLMCandidates(chat, 0.6 if temperature is None else temperature, parallel=chat.settings.concurrency)

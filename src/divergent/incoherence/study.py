@@ -14,16 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from divergent.analysis.incoherence import (
-    ModelMetrics,
-    RankingAgreement,
-    TaskMetrics,
-    aggregate,
-    ranking_agreement,
-    task_metrics,
-)
-from divergent.analysis.incoherence_run import InputMode, TaskJob, UnitResult, Validity, run_jobs
-from divergent.bench.datasets import (
+from divergent.datasets import (
     CandidateSet,
     CandidateSource,
     Task,
@@ -34,7 +25,19 @@ from divergent.bench.datasets import (
     parse_model_spec,
 )
 from divergent.errors import InvalidArgument
-from divergent.policy import DEFAULT_POLICY, DIFFTRUST_POLICY
+from divergent.incoherence.difftrust import DIFFTRUST_POLICY
+from divergent.incoherence.executors import run_jobs
+from divergent.incoherence.inputs import InputMode
+from divergent.incoherence.metrics import (
+    ModelMetrics,
+    RankingAgreement,
+    TaskMetrics,
+    aggregate,
+    ranking_agreement,
+    task_metrics,
+)
+from divergent.incoherence.run import TaskJob, UnitResult, Validity
+from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.limits import Limits
 from divergent.store import RunRecord, Store
 
@@ -293,8 +296,6 @@ def summary_json(summary: StudySummary) -> dict[str, Any]:
 
 
 def model_specs(text: str | None) -> tuple[tuple[str, float], ...] | None:
-    from divergent.bench.datasets import parse_model_spec
-
     if not text:
         return None
     return tuple(parse_model_spec(part.strip()) for part in text.split(",") if part.strip())

@@ -1,6 +1,6 @@
 """Running incoherence task jobs on a Ray cluster (the optional ``divergent[ray]`` extra).
 
-One Ray task per :class:`~divergent.analysis.incoherence_run.TaskJob`: a task with all its models'
+One Ray task per :class:`~divergent.incoherence.run.TaskJob`: a task with all its models'
 candidates, so one Ray task runs ``n`` inputs × every sample (a batch, not one input). Ray is
 imported only here and only when asked for.
 
@@ -32,9 +32,9 @@ from types import ModuleType
 from typing import Any
 
 import divergent
-from divergent.analysis.incoherence_run import TaskJob, UnitResult, run_task
-from divergent.bench.datasets import Candidate, Task
+from divergent.datasets import Candidate, Task
 from divergent.errors import DivergentError, InvalidArgument, MissingExtra
+from divergent.incoherence.run import TaskJob, UnitResult, run_task
 
 #: what ``on_result`` receives: the job, its units (None on failure), the error text, seconds spent
 ResultCallback = Callable[[TaskJob, list[UnitResult] | None, str, float], None]

@@ -1,6 +1,6 @@
 """Live sampling: a model writes the m programs per task that an incoherence study compares.
 
-:class:`LLMCandidates` is a :class:`~divergent.bench.datasets.CandidateSource` like the recorded
+:class:`LLMCandidates` is a :class:`~divergent.datasets.candidates.CandidateSource` like the recorded
 samples: for each task it asks the model m times, at temperature t, with the coder prompt
 (``llm/prompts/coder_system.txt`` and ``coder.txt``: the task's description and the signature to
 keep, as the incoherence paper's coder prompt did, Sec. 6.4), and pulls the code out of the
@@ -19,7 +19,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 
-from divergent.bench.datasets import Candidate, Task, format_model_spec
+from divergent.datasets import Candidate, Task, format_model_spec
 from divergent.errors import InvalidArgument, LLMCacheMiss, LLMError, LLMUnavailable
 from divergent.llm.chat import ChatModel, Message
 from divergent.llm.extract import extract_code

@@ -13,8 +13,9 @@ The paper (shared/papers/001, "incoherence") samples ``m`` programs for a task `
 
 Everything here is pure: the runner executes the programs and hands over, per task, the *behaviour
 class labels* of the candidates on each input (equal labels = equal outputs under the equality
-policy, e.g. :data:`divergent.policy.DIFFTRUST_POLICY`), plus the ground truth's label when there is
-one. Orientation is always ``[input][candidate]``.
+policy, e.g. :data:`divergent.incoherence.difftrust.DIFFTRUST_POLICY`), plus the ground truth's
+label when there is one. Orientation is always ``[input][candidate]``. The artifact's own logs are
+read in :mod:`divergent.incoherence.difftrust`.
 
 Undefined ratios (a detection rate with no erroneous task, a Spearman correlation of a constant) are
 NaN; values that need a ground truth are ``None`` when there is none.
@@ -22,13 +23,11 @@ NaN; values that need a ground truth are ``None`` when there is none.
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from divergent.errors import InvalidArgument
@@ -297,7 +296,7 @@ def aggregate(tasks: Sequence[TaskMetrics], *, exact: bool = False) -> ModelMetr
     known_errors = [e for t in tasks if (e := t.error_exact if exact else t.error) is not None]
     # error measures only when every task has a ground truth: a partial mean would mislead
     with_truth = len(known_errors) == len(tasks)
-    summary = _summarize(incoherences, known_errors if with_truth else None)
+    summary = measures_from_values(incoherences, known_errors if with_truth else None)
     pass_at_1 = pass_expected = None
     if with_truth:
         pass_at_1 = sum(bool(t.first_candidate_correct) for t in tasks) / len(tasks)
@@ -311,8 +310,9 @@ def aggregate(tasks: Sequence[TaskMetrics], *, exact: bool = False) -> ModelMetr
     )
 
 
-def _summarize(incoherences: Sequence[float], errors: Sequence[float] | None) -> dict[str, Any]:
-    """The measures computable from per-task (incoherence, error) pairs alone."""
+def measures_from_values(incoherences: Sequence[float], errors: Sequence[float] | None) -> dict[str, Any]:
+    """The :class:`ModelMetrics` fields computable from per-task incoherence (and error) values alone
+    (``errors`` None: no ground truth)."""
     count = len(incoherences)
     summary: dict[str, Any] = {
         "mean_incoherence": math.fsum(incoherences) / count,
@@ -454,73 +454,3 @@ def pac_detection_samples(epsilon: float, delta: float) -> int:
     _check_probability("epsilon", epsilon)
     _check_probability("delta", delta)
     return _ceil(math.log(delta) / math.log1p(-epsilon))
-
-
-# -- the artifact's logs ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PaperTask:
-    """One entry of the artifact's ``experiment-pointwise_<m>_candidate.json``: ``Dis`` is the
-    empirical incoherence and ``Err`` the empirical error (n = 1000), or a ``Failed`` reason."""
-
-    name: str
-    task_id: str
-    incoherence: float | None
-    error: float | None
-    total_time: float | None
-    failure: str | None
-
-    @property
-    def failed(self) -> bool:
-        return self.failure is not None
-
-
-def paper_task_results(path: str | Path) -> list[PaperTask]:
-    """Read an artifact log (a JSON list of ``{name, task_id, Dis, Err, TotalTime}`` or
-    ``{name, task_id, Failed}``); failed entries are kept, with ``failure`` set."""
-    path = Path(path)
-    entries = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(entries, list):
-        raise InvalidArgument(f"{path}: expected a JSON list of task results")
-    results = []
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, dict) or "task_id" not in entry:
-            raise InvalidArgument(f"{path}: entry {index} is not a task result: {entry!r:.200}")
-        failure = entry.get("Failed")
-        if failure is None and ("Dis" not in entry or "Err" not in entry):
-            raise InvalidArgument(
-                f"{path}: entry {index} ({entry['task_id']}) has neither Dis/Err nor Failed"
-            )
-        results.append(
-            PaperTask(
-                name=str(entry.get("name", "")),
-                task_id=str(entry["task_id"]),
-                incoherence=None if failure is not None else float(entry["Dis"]),
-                error=None if failure is not None else float(entry["Err"]),
-                total_time=None if entry.get("TotalTime") is None else float(entry["TotalTime"]),
-                failure=None if failure is None else str(failure),
-            )
-        )
-    return results
-
-
-def aggregate_paper(tasks: Sequence[PaperTask]) -> ModelMetrics:
-    """The paper's aggregates from the artifact's logged per-task values. Failed tasks are left out
-    (counted in ``excluded_tasks``): that reproduces the HumanEval rows of Table 4 (the artifact's
-    report script would instead count them as zero error and zero incoherence, which does not)."""
-    kept = [task for task in tasks if not task.failed]
-    if not kept:
-        raise InvalidArgument("aggregate_paper needs at least one task that did not fail")
-    summary = _summarize(
-        [t.incoherence for t in kept if t.incoherence is not None],
-        [t.error for t in kept if t.error is not None],
-    )
-    return ModelMetrics(
-        tasks=len(kept),
-        estimator="paper-log",
-        pass_at_1=None,
-        pass_at_1_expected=None,
-        excluded_tasks=len(tasks) - len(kept),
-        **summary,
-    )

@@ -1,1 +1,0 @@
-"""Analyses built on the search loop: clustering (and later incoherence, search trees)."""

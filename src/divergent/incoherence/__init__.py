@@ -1,0 +1,13 @@
+"""Incoherence of sampled programs: estimating correctness without an oracle (the DiffTrust paper).
+
+* :mod:`~divergent.incoherence.metrics`: the paper's estimators, aggregates, ranking agreement and
+  PAC sample sizes (pure functions of behaviour-class labels);
+* :mod:`~divergent.incoherence.inputs`: Gen(d), the inputs a task's programs run on;
+* :mod:`~divergent.incoherence.run`: measuring one task (all models' samples and the ground truth in
+  one sandbox) into class labels per (model, task) unit;
+* :mod:`~divergent.incoherence.executors`: running task jobs on threads or on Ray
+  (:mod:`~divergent.incoherence.ray_executor`);
+* :mod:`~divergent.incoherence.study`: a stored, resumable study over tasks × models, and its summary;
+* :mod:`~divergent.incoherence.difftrust`: the artifact's comparison (``--compat difftrust``) and
+  readers of its logs.
+"""
