@@ -56,9 +56,11 @@ from typing import Any
 from divergent import load
 from divergent.engines.registry import ENGINES, NEEDS_MODEL, engine_class
 from divergent.errors import DivergentError, LoadError, MissingSeeds, SandboxUnavailable, SignatureMismatch
-from divergent.model import Budget, Implementation, Input, Outcome, OutcomeKind, Report
+from divergent.model import Budget, Input, Outcome, OutcomeKind, Report
 from divergent.policy import DEFAULT_POLICY
-from divergent.sandbox import Limits, WorkerPool
+from divergent.programs import PythonFunction
+from divergent.sandbox.limits import Limits
+from divergent.sandbox.pool import WorkerPool
 from divergent.search import Progress, check, gather_seeds
 from divergent.values import render
 
@@ -185,7 +187,7 @@ def _describe_test_outcome(outcome: Any) -> TestResult:
     return TestResult(False, outcome.kind.value)
 
 
-def _run_pool(impls: Sequence[Implementation], timeout: float) -> list[TestResult]:
+def _run_pool(impls: Sequence[PythonFunction], timeout: float) -> list[TestResult]:
     limits = Limits(timeout=timeout, memory_mb=TEST_MEMORY_MB)
     with WorkerPool(impls, limits=limits) as pool:
         (outcomes,) = pool.run([Input(how_generated="tests")])
@@ -195,7 +197,7 @@ def _run_pool(impls: Sequence[Implementation], timeout: float) -> list[TestResul
 def run_tests(programs: Sequence[tuple[str, str, Task]]) -> list[TestResult]:
     """Run the task tests on ``(label, code, task)`` programs, ``TEST_BATCH`` workers at a time."""
     results: list[TestResult | None] = [None] * len(programs)
-    loaded: list[tuple[int, Implementation]] = []
+    loaded: list[tuple[int, PythonFunction]] = []
     for position, (label, code, task) in enumerate(programs):
         try:
             loaded.append((position, load.load_source(harness_source(code, task), function=TEST_ENTRY, label=label)))
@@ -216,7 +218,7 @@ def run_tests(programs: Sequence[tuple[str, str, Task]]) -> list[TestResult]:
     return [result if result is not None else TestResult(False, "not run") for result in results]
 
 
-def _run_alone(impl: Implementation, timeout: float) -> TestResult:
+def _run_alone(impl: PythonFunction, timeout: float) -> TestResult:
     try:
         return _run_pool([impl], timeout)[0]
     except LoadError as error:
@@ -338,7 +340,7 @@ def select_pairs(states: list[TaskState], wanted: int | None, log: Any) -> None:
 # The two checks of one pair
 
 
-def run_mode(impls: list[Implementation], seeds: list[Input] | None, budget: float) -> dict:
+def run_mode(impls: list[PythonFunction], seeds: list[Input] | None, budget: float) -> dict:
     found_at: list[float] = []
     last: list[float] = [0.0]
 

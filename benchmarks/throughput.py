@@ -26,8 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from divergent.model import Implementation, Input, Signature
-from divergent.sandbox import Limits, WorkerPool
+from divergent.model import Input
+from divergent.programs import PythonFunction, Signature
+from divergent.sandbox.limits import Limits
+from divergent.sandbox.pool import WorkerPool
 from divergent.values import encode
 
 HUMANEVAL = Path(__file__).resolve().parents[2] / "shared/data/difftrust/HumanEval/data/human-eval-v2-20210705.jsonl"
@@ -119,7 +121,7 @@ def process_per_input(source: str, entry: str, inputs: list[tuple]) -> float:
 
 def sandboxed(source: str, entry: str, inputs: list[tuple], isolation: str | None, copies: int) -> tuple[float, float, str]:
     impls = [
-        Implementation(label=f"impl{i}", entry_point=entry, source=source, signature=Signature()) for i in range(copies)
+        PythonFunction(label=f"impl{i}", entry_point=entry, source=source, signature=Signature()) for i in range(copies)
     ]
     started = time.perf_counter()
     with WorkerPool(impls, limits=Limits(timeout=2.0), isolation=isolation) as pool:

@@ -16,17 +16,9 @@ from divergent.engines.registry import engine_class
 from divergent.engines.seeds import SeedEngine, infer_annotation
 from divergent.engines.settings import EngineSettings, MutationOperators
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.model import (
-    Implementation,
-    Input,
-    Observation,
-    Outcome,
-    OutcomeKind,
-    Parameter,
-    ParameterKind,
-    Signature,
-)
+from divergent.model import Input, Observation, Outcome, OutcomeKind
 from divergent.preconditions import bind_arguments, conforms, make_requirement, nonconformity
+from divergent.programs import Parameter, ParameterKind, PythonFunction, Signature
 
 SOURCE = 'def f(x):\n    if x == 7919:\n        return "magic-word"\n    return x\n'
 
@@ -74,7 +66,7 @@ def make_context(
     require: Callable[[Input], bool] | None = None,
 ) -> EngineContext:
     signature = Signature(parameters=tuple(parameters))
-    implementation = Implementation(label="a.py:f", entry_point="f", source=source, signature=signature)
+    implementation = PythonFunction(label="a.py:f", entry_point="f", source=source, signature=signature)
     return EngineContext(
         implementations=(implementation,),
         signature=signature,

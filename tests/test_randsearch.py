@@ -28,7 +28,7 @@ from divergent.errors import EngineCannotProceed, LLMError
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
 from divergent.load import load_source
-from divergent.sandbox import Limits
+from divergent.sandbox.limits import Limits
 from divergent.search import check
 from scripted_openai import Received, Reply, ScriptedOpenAI
 

@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from divergent.errors import LoadError
-from divergent.model import Implementation, Input, OutcomeKind, Signature
-from divergent.sandbox import Isolation, Limits, WorkerPool, available_levels
+from divergent.model import Input, OutcomeKind
+from divergent.programs import PythonFunction, Signature
+from divergent.sandbox.isolation import Isolation, available_levels
+from divergent.sandbox.limits import Limits
+from divergent.sandbox.pool import WorkerPool
 
 LEVELS = available_levels()
 needs_bwrap = pytest.mark.skipif(Isolation.BUBBLEWRAP not in LEVELS, reason="bubblewrap not available")
@@ -22,8 +25,8 @@ needs_namespaces = pytest.mark.skipif(
 GOOD = "def f(x):\n    return x * 2\n"
 
 
-def impl(source: str, label: str = "bad", entry: str = "f") -> Implementation:
-    return Implementation(label=label, entry_point=entry, source=textwrap.dedent(source), signature=Signature())
+def impl(source: str, label: str = "bad", entry: str = "f") -> PythonFunction:
+    return PythonFunction(label=label, entry_point=entry, source=textwrap.dedent(source), signature=Signature())
 
 
 def run_pair(bad_source: str, inputs: list, *, limits: Limits = Limits(timeout=1.0), isolation: str | None = None):

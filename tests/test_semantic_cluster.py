@@ -215,7 +215,7 @@ def test_reference_tests_run_in_the_sandbox_per_implementation(tmp_path):
     reference = load_reference_tests(tests)
     assert len(reference.tests) == 4
     impls = implementations("abs_builtin", "identity")
-    from divergent.sandbox import Limits
+    from divergent.sandbox.limits import Limits
 
     results = run_reference_tests(impls, reference, limits=Limits(timeout=0.5))
     assert results.passed == (4, 2)

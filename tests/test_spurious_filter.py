@@ -18,16 +18,8 @@ from divergent.clustering import cluster
 from divergent.errors import InvalidArgument
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
-from divergent.model import (
-    ExceptionInfo,
-    FilterDecision,
-    Implementation,
-    Input,
-    Outcome,
-    OutcomeKind,
-    Signature,
-    Verdict,
-)
+from divergent.model import ExceptionInfo, FilterDecision, Input, Outcome, OutcomeKind, Verdict
+from divergent.programs import PythonFunction, Signature
 from divergent.report.json import report_json
 from divergent.report.text import plain_report
 from divergent.search import check
@@ -134,8 +126,8 @@ def test_answers_are_read_in_the_appendix_c_format(answer: str, decision: str | 
 
 def test_the_prompt_shows_task_sources_input_and_each_outcome(client: LLMClient) -> None:
     impls = [
-        Implementation(label="old.py:shout", entry_point="shout", source=LOWER, signature=Signature()),
-        Implementation(label="new.py:shout", entry_point="shout", source=CASEFOLD_STRICT, signature=Signature()),
+        PythonFunction(label="old.py:shout", entry_point="shout", source=LOWER, signature=Signature()),
+        PythonFunction(label="new.py:shout", entry_point="shout", source=CASEFOLD_STRICT, signature=Signature()),
     ]
     outcomes = (
         Outcome(kind=OutcomeKind.RETURNED, value=""),
@@ -314,7 +306,7 @@ def test_the_same_difference_is_asked_once_and_the_accept_hook_vetoes(
 
     openai_server.responder = by_input
     impls = [
-        Implementation(label=f"{name}.py:shout", entry_point="shout", source=source, signature=Signature())
+        PythonFunction(label=f"{name}.py:shout", entry_point="shout", source=source, signature=Signature())
         for name, source in (("lower", LOWER), ("casefold", CASEFOLD))
     ]
     outcomes = (Outcome(kind=OutcomeKind.RETURNED, value="ß"), Outcome(kind=OutcomeKind.RETURNED, value="ss"))

@@ -16,7 +16,8 @@ from divergent.engines.constants import Constants
 from divergent.engines.settings import EngineSettings
 from divergent.engines.symbolic import SymbolicEngine
 from divergent.errors import EngineCannotProceed
-from divergent.model import Implementation, Input, Parameter, ParameterKind, Signature
+from divergent.model import Input
+from divergent.programs import Parameter, ParameterKind, PythonFunction, Signature
 from divergent.sandbox.child.symbolic_search import literal_from_repr
 
 pytest.importorskip("crosshair", reason="the symbolic engine needs crosshair-tool")
@@ -40,10 +41,10 @@ def f(x: int) -> int:
 """
 
 
-def write_impl(tmp_path: Path, name: str, source: str, signature: Signature = X_INT) -> Implementation:
+def write_impl(tmp_path: Path, name: str, source: str, signature: Signature = X_INT) -> PythonFunction:
     file = tmp_path / f"{name}.py"
     file.write_text(textwrap.dedent(source))
-    return Implementation(
+    return PythonFunction(
         label=name,
         entry_point="f",
         source=file.read_text(),
@@ -55,7 +56,7 @@ def write_impl(tmp_path: Path, name: str, source: str, signature: Signature = X_
 
 
 def make_engine(
-    *implementations: Implementation, seconds: float, signature: Signature = X_INT, settings: EngineSettings | None = None
+    *implementations: PythonFunction, seconds: float, signature: Signature = X_INT, settings: EngineSettings | None = None
 ) -> SymbolicEngine:
     context = EngineContext(
         implementations=implementations,
@@ -233,10 +234,10 @@ def test_keyword_arguments_and_source_only_modules(tmp_path: Path) -> None:
     )
     plain = "def f(x: int, *, flag: bool = False) -> int:\n    return x\n"
     flagged = "def f(x: int, *, flag: bool = False) -> int:\n    if flag and x == 7:\n        return -1\n    return x\n"
-    a = Implementation(
+    a = PythonFunction(
         label="a", entry_point="f", source=plain, signature=signature
     )  # no file: run from source
-    b = Implementation(label="b", entry_point="f", source=flagged, signature=signature)
+    b = PythonFunction(label="b", entry_point="f", source=flagged, signature=signature)
     engine = make_engine(a, b, seconds=10, signature=signature)
     try:
         found: list[Input] = []

@@ -22,7 +22,8 @@ from typing import Any
 from typeguard import CollectionCheckStrategy, ForwardRefPolicy, TypeCheckError, check_type
 
 from divergent.errors import InvalidArgument
-from divergent.model import Input, Parameter, ParameterKind, Signature
+from divergent.model import Input
+from divergent.programs import Parameter, ParameterKind, Signature
 
 __all__ = [
     "bind_arguments",

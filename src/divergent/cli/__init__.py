@@ -165,7 +165,7 @@ class SearchArguments:
     replay: bool = False
     spec: Path | None = None
     no_filter: bool = False
-    probegen_strategy: str = _PROBEGEN.strategy
+    probegen_strategy: str = _PROBEGEN.strategy.value
     k: int = _PROBEGEN.k
     d: int = _PROBEGEN.d
 
@@ -176,7 +176,7 @@ class SearchArguments:
         from divergent.cli.llm_options import chat_model_from_options
         from divergent.engines.settings import EngineSettings, ProbeGenSettings
         from divergent.model import Budget
-        from divergent.sandbox import Limits
+        from divergent.sandbox.limits import Limits
         from divergent.search import SearchOptions
 
         # A bad strategy, K or D is an input error before anything starts.
@@ -293,7 +293,7 @@ def _shared_search_options(
     replay: ReplayOpt = False,
     spec: SpecOpt = None,
     no_filter: NoFilterOpt = False,
-    probegen_strategy: StrategyOpt = _PROBEGEN.strategy,
+    probegen_strategy: StrategyOpt = _PROBEGEN.strategy.value,
     k: BranchingOpt = _PROBEGEN.k,
     d: DepthOpt = _PROBEGEN.d,
 ) -> None:

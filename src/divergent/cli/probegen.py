@@ -280,7 +280,8 @@ def _resolve_pair(text: str, function: str | None) -> _Pair:
 def _sample_tree(
     pair: _Pair, chat: Any, *, k: int, depth: int, temperature: float, isolation: str | None
 ) -> ProbeTree:
-    from divergent.probegen import ProbeGenSession, Strategy
+    from divergent.probegen.session import ProbeGenSession
+    from divergent.probegen.strategies import Strategy
     from divergent.search import resolve_implementations
 
     implementations = resolve_implementations(list(pair.sources), function=pair.function)

@@ -11,7 +11,7 @@ from divergent.cli import app
 @app.command()
 def sandbox() -> None:
     """Show the isolation levels available here (the strongest is used by default)."""
-    from divergent.sandbox import GUARANTEES, Isolation, available_levels
+    from divergent.sandbox.isolation import GUARANTEES, Isolation, available_levels
 
     levels = available_levels()
     table = Table(title="sandbox isolation levels (docs/sandbox.md)")

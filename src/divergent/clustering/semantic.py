@@ -52,18 +52,12 @@ from typing import Any
 from divergent.clustering.behaviour import Clustering
 from divergent.errors import InvalidArgument
 from divergent.llm.chat import ChatModel, Usage
-from divergent.model import (
-    Counterexample,
-    ExitReason,
-    Implementation,
-    Input,
-    Observation,
-    Outcome,
-    OutcomeKind,
-    Verdict,
-)
-from divergent.probegen import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, ProbeGenSession, Strategy, max_calls
-from divergent.sandbox import Limits, WorkerPool
+from divergent.model import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind, Verdict
+from divergent.probegen.session import ProbeGenSession
+from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, Strategy, max_calls
+from divergent.programs import PythonFunction
+from divergent.sandbox.limits import Limits
+from divergent.sandbox.pool import WorkerPool
 from divergent.search import (
     ImplementationSpec,
     Partition,
@@ -459,7 +453,7 @@ def load_reference_tests(path: str | Path) -> ReferenceTests:
     return ReferenceTests(path=str(file), prelude="\n".join(prelude), tests=tuple(tests))
 
 
-def _with_test_harness(impl: Implementation, reference: ReferenceTests) -> Implementation:
+def _with_test_harness(impl: PythonFunction, reference: ReferenceTests) -> PythonFunction:
     """The implementation with a function that runs test ``i`` in its module (in the sandbox)."""
     harness = (
         f"_divergent_function = {impl.entry_point}\n"
@@ -476,7 +470,7 @@ def _with_test_harness(impl: Implementation, reference: ReferenceTests) -> Imple
 
 
 def run_reference_tests(
-    implementations: Sequence[Implementation],
+    implementations: Sequence[PythonFunction],
     reference: ReferenceTests,
     *,
     limits: Limits = Limits(),

@@ -48,7 +48,7 @@ from divergent.datasets.records import (
 from divergent.datasets.tasks import Task
 from divergent.errors import InvalidArgument, LoadError
 from divergent.load import load_source
-from divergent.model import Implementation
+from divergent.programs import PythonFunction
 
 __all__ = [
     "CANDIDATES_KIND",
@@ -87,7 +87,7 @@ class Candidate:
         """E.g. ``gpt_4o@0.6:HumanEval/12#3``."""
         return f"{self.model_spec}:{self.task_id}#{self.index}"
 
-    def implementation(self, task: Task | None = None) -> Implementation:
+    def implementation(self, task: Task | None = None) -> PythonFunction:
         """The program as an implementation (parsed, not run), with the task's setup code.
 
         Raises LoadError when it does not parse or lacks the entry point (LLM samples may do both).

@@ -45,7 +45,8 @@ from divergent.datasets.records import (
 )
 from divergent.errors import InvalidArgument
 from divergent.load import Seeds, fit_seeds, load_source, seeds_from_asserts
-from divergent.model import Implementation, Input, Signature
+from divergent.model import Input
+from divergent.programs import PythonFunction, Signature
 
 __all__ = [
     "Task",
@@ -94,7 +95,7 @@ class Task:
         from_tests = seeds_from_asserts(self.seeds_text, self.entry_point) if self.seeds_text else []
         return fit_seeds([*from_tests, *self.explicit_seeds], signature)
 
-    def reference(self) -> Implementation | None:
+    def reference(self) -> PythonFunction | None:
         """The ground truth as an implementation (parsed, not run); None when there is none.
 
         Raises LoadError when the ground truth does not parse or lacks the entry point.

@@ -20,19 +20,20 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from divergent.engines.settings import EngineSettings, ModelAccess
-from divergent.model import Implementation, Input, Observation, Signature
+from divergent.model import Input, Observation
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
+from divergent.programs import PythonFunction, Signature
 
 if TYPE_CHECKING:
     from divergent.engines.constants import Constants
-    from divergent.sandbox import Limits
+    from divergent.sandbox.limits import Limits
 
 
 @dataclass(frozen=True)
 class EngineContext:
     """Everything an engine may know about the search it takes part in."""
 
-    implementations: tuple[Implementation, ...]
+    implementations: tuple[PythonFunction, ...]
     #: the signature all implementations share (annotations merged: an annotated one wins)
     signature: Signature
     #: seed inputs (from files, doctests, asserts, --seeds)

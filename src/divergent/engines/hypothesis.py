@@ -42,7 +42,8 @@ from divergent.engines.constants import Constants
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
 from divergent.engines.shapes import FLOAT_SPECIALS, INT_BOUNDARIES, TRICKY_CHARACTERS
 from divergent.errors import EngineCannotProceed
-from divergent.model import Input, Observation, ParameterKind
+from divergent.model import Input, Observation
+from divergent.programs import ParameterKind
 
 __all__ = ["HypothesisEngine", "strategy_for"]
 

@@ -9,7 +9,7 @@ sandbox start gives many inputs and a run is reproducible for a seed.
 
 When no implementation is trusted as a reference, REFUTE also has the model write a brute-force
 solution and compares the others with it. :func:`brute_force_reference` asks for one and returns it
-as an extra :class:`~divergent.model.Implementation`, labelled as written by the model, that the
+as an extra :class:`~divergent.programs.PythonFunction`, labelled as written by the model, that the
 caller adds to the implementations *before* the search starts (``divergent check --brute-force``).
 By default no brute force is asked for: the implementations are compared with each other.
 
@@ -40,7 +40,8 @@ from divergent.llm.chat import ChatModel, Message
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
-from divergent.model import Implementation, Input, Signature
+from divergent.model import Input
+from divergent.programs import PythonFunction, Signature
 from divergent.sandbox.generators import GeneratedInputs, run_generator
 
 __all__ = [
@@ -77,7 +78,7 @@ def _task_section(spec: str | None) -> str:
 
 
 def generator_messages(
-    implementations: Sequence[Implementation],
+    implementations: Sequence[PythonFunction],
     signature: Signature,
     *,
     spec: str | None = None,
@@ -120,12 +121,12 @@ def driver_source(source: str, seed: int) -> str:
 
 
 def brute_force_reference(
-    implementations: Sequence[Implementation],
+    implementations: Sequence[PythonFunction],
     chat: ChatModel,
     *,
     spec: str | None = None,
     signature: Signature | None = None,
-) -> Implementation:
+) -> PythonFunction:
     """Ask the model for a brute-force reference of the implementations' function (REFUTE's
     RandSearch without a trusted reference) and return it as one more implementation.
 

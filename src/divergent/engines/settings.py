@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from divergent.errors import InvalidArgument
+from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, Strategy, as_strategy
 
 if TYPE_CHECKING:
     from divergent.llm.chat import ChatModel
 
-#: ProbeGen's tree search strategies (``divergent.probegen`` explains each)
-PROBEGEN_STRATEGIES = ("full", "top", "decreasing", "increasing", "halving", "doubling")
 #: the symbolic engine's analyses (``divergent.engines.symbolic``)
 SYMBOLIC_STRATEGIES = ("auto", "paths", "diff_behavior")
 
@@ -34,15 +33,12 @@ class MutationOperators(enum.StrEnum):
 class ProbeGenSettings:
     """ProbeGen's tree search: the strategy, K (samples at the first turn) and D (turns of feedback)."""
 
-    strategy: str = "decreasing"
-    k: int = 3
-    d: int = 4
+    strategy: Strategy = DEFAULT_STRATEGY
+    k: int = DEFAULT_K
+    d: int = DEFAULT_D
 
     def __post_init__(self) -> None:
-        strategy = str(self.strategy).lower()
-        if strategy not in PROBEGEN_STRATEGIES:
-            raise InvalidArgument(f"strategy {self.strategy!r}: choose from {', '.join(PROBEGEN_STRATEGIES)}")
-        object.__setattr__(self, "strategy", strategy)
+        object.__setattr__(self, "strategy", as_strategy(self.strategy))
         if self.k < 1 or self.d < 1:
             raise InvalidArgument(f"ProbeGen K={self.k!r} and D={self.d!r} must be >= 1")
 

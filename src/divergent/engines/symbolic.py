@@ -23,7 +23,8 @@ from collections.abc import Callable
 
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import DivergentError, EngineCannotProceed, StopReason
-from divergent.model import Input, Signature
+from divergent.model import Input
+from divergent.programs import Signature
 from divergent.sandbox.isolation import choose_level
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.symbolic_process import SymbolicProcess

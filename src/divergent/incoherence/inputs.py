@@ -17,8 +17,9 @@ from divergent.engines.constants import Constants
 from divergent.engines.mutation import MutationEngine
 from divergent.engines.settings import EngineSettings, MutationOperators
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.model import Implementation, Input
+from divergent.model import Input
 from divergent.preconditions import conforms
+from divergent.programs import PythonFunction
 
 __all__ = ["InputMode", "TaskInputs", "generate_inputs"]
 
@@ -39,7 +40,7 @@ class TaskInputs:
 
 
 def generate_inputs(
-    task: Task, reference: Implementation | None, n: int, seed: int, mode: InputMode = InputMode.DRAWS
+    task: Task, reference: PythonFunction | None, n: int, seed: int, mode: InputMode = InputMode.DRAWS
 ) -> TaskInputs:
     """Gen(d): the task's test inputs, then type-aware mutations of them, up to ``n`` inputs.
 

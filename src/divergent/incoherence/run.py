@@ -23,8 +23,9 @@ from divergent.datasets import Candidate, Task
 from divergent.errors import DivergentError
 from divergent.incoherence.inputs import InputMode, generate_inputs
 from divergent.load import load_source
-from divergent.model import Implementation, Input, Outcome, OutcomeKind, Signature
+from divergent.model import Input, Outcome, OutcomeKind
 from divergent.policy import EqualityPolicy
+from divergent.programs import PythonFunction, Signature
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.matrix import ImplementationMatrix, MatrixDeadline
 
@@ -137,7 +138,7 @@ def run_task(
     task = job.task
     reference = task.reference()
     generated = generate_inputs(task, reference, n, seed, input_mode)
-    programs: list[Implementation] = [reference] if reference is not None else []
+    programs: list[PythonFunction] = [reference] if reference is not None else []
     owners: list[tuple[tuple[str, float], int]] = []
     unloadable: dict[tuple[str, float], int] = {}
     for key, candidates in job.candidates.items():
@@ -147,7 +148,7 @@ def run_task(
                 program = load_source(candidate.source, function=candidate.entry_point or task.entry_point, label=label)
             except DivergentError:
                 # Unparseable or missing the entry point: it still counts, as a program that never works.
-                program = Implementation(
+                program = PythonFunction(
                     label=label,
                     entry_point=candidate.entry_point or task.entry_point,
                     source="",

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from divergent.errors import InvalidArgument
 
 if TYPE_CHECKING:
-    from divergent.model import Implementation
+    from divergent.model import PythonFunction
 
 __all__ = [
     "MAX_SOURCE_CHARS",
@@ -76,16 +76,16 @@ def show_source(source: str) -> str:
     return f"```python\n{shown}\n```"
 
 
-def version_heading(index: int, implementation: Implementation) -> str:
+def version_heading(index: int, implementation: PythonFunction) -> str:
     """``**Version 1** (`label`)``: how ProbeGen and RandSearch name the implementations (``index``
     counts from 0)."""
     return f"**Version {index + 1}** (`{implementation.label}`)"
 
 
 def show_sources(
-    implementations: Sequence[Implementation],
+    implementations: Sequence[PythonFunction],
     *,
-    heading: Callable[[int, Implementation], str] = version_heading,
+    heading: Callable[[int, PythonFunction], str] = version_heading,
 ) -> str:
     """Every implementation's source under its heading (``heading(index, implementation)``), each
     as :func:`show_source` shows it, separated by blank lines."""

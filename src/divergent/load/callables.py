@@ -26,7 +26,7 @@ from divergent.load.python_files import (
     root_for_module,
 )
 from divergent.load.signatures import FunctionNode
-from divergent.model import Implementation
+from divergent.programs import PythonFunction
 
 __all__ = ["load_callable"]
 
@@ -137,7 +137,7 @@ def _lambda_name(tree: ast.Module, node: ast.Lambda, avoid: set[str]) -> str:
     return name
 
 
-def _load_detached(func: types.FunctionType, outer: object, label: str | None) -> Implementation:
+def _load_detached(func: types.FunctionType, outer: object, label: str | None) -> PythonFunction:
     """A nested function or lambda: sent to the sandbox as source, run there as a fresh module."""
     description = "a lambda" if func.__name__ == "<lambda>" else func.__qualname__
     # a nested function may refer to itself (recursion): that free variable is fine at module level
@@ -234,7 +234,7 @@ def _names_read(nodes: Iterable[ast.expr]) -> set[str]:
     }
 
 
-def load_callable(func: Callable[..., Any], *, label: str | None = None) -> Implementation:
+def load_callable(func: Callable[..., Any], *, label: str | None = None) -> PythonFunction:
     """An implementation from a live function of the caller's own process (inspected, never called).
 
     A module-level function is loaded from its file, to be imported by the worker under its own

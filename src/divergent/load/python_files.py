@@ -1,7 +1,7 @@
 """Python source files: reading and parsing them, finding their top-level functions, and where
-they are imported from (package layout, module names), to build an :class:`Implementation`.
+they are imported from (package layout, module names), to build an :class:`~divergent.programs.PythonFunction`.
 
-The code is read as text only; the :class:`~divergent.model.Implementation` built here tells the
+The code is read as text only; the :class:`~divergent.programs.PythonFunction` built here tells the
 sandbox worker how to import it *as it would be imported normally* (module name and ``sys.path``
 root, so relative imports keep working).
 """
@@ -21,7 +21,7 @@ from divergent.errors import LoadError
 from divergent.load.git import file_at_revision
 from divergent.load.signatures import FunctionNode, signature_from_ast
 from divergent.load.targets import parse_target
-from divergent.model import Implementation
+from divergent.programs import PythonFunction
 
 __all__ = [
     "build_implementation",
@@ -121,7 +121,7 @@ def build_implementation(
     module_name: str = "divergent_impl",
     sys_path: tuple[str, ...] = (),
     setup_code: str = "",
-) -> Implementation:
+) -> PythonFunction:
     """The implementation of the chosen top-level function of ``source`` (``display`` names it in
     errors; ``hint`` says how to choose when there are several)."""
     tree = parse_module(source, display)
@@ -130,7 +130,7 @@ def build_implementation(
     node = functions[name]
     if isinstance(node, ast.AsyncFunctionDef):
         raise LoadError(f"{display}: {name} is 'async def'; divergent compares plain (synchronous) functions")
-    return Implementation(
+    return PythonFunction(
         label=label,
         entry_point=name,
         source=source,
@@ -233,7 +233,7 @@ def _locate_module(dotted: str, cwd: Path, spec: str) -> tuple[Path, Path]:
 
 def load_implementation(
     spec: str, *, function: str | None = None, label: str | None = None, cwd: Path | None = None
-) -> Implementation:
+) -> PythonFunction:
     """Load one implementation from a spec (see :func:`parse_target`), reading it with ``ast`` only."""
     base = Path(cwd) if cwd is not None else Path.cwd()
     target = parse_target(spec, function=function, cwd=base)
@@ -269,7 +269,7 @@ def load_implementation(
     )
 
 
-def load_source(source: str, *, function: str | None, label: str) -> Implementation:
+def load_source(source: str, *, function: str | None, label: str) -> PythonFunction:
     """An implementation given as source text (e.g. a model's sample); the worker runs it as a module."""
     return build_implementation(
         source,

@@ -19,7 +19,8 @@ from divergent.annotations import dotted_name
 from divergent.errors import InvalidArgument
 from divergent.load.literals import LITERAL_CONSTRUCTORS, NotLiteral, evaluate_literal_node
 from divergent.load.python_files import top_level_functions
-from divergent.model import Implementation, Input, ParameterKind, Signature
+from divergent.model import Input
+from divergent.programs import ParameterKind, PythonFunction, Signature
 
 __all__ = ["Seeds", "fit_seeds", "seeds_from_asserts", "seeds_from_docstring", "seeds_from_file"]
 
@@ -230,7 +231,7 @@ def _literal_calls(tree: ast.AST, names: set[str]) -> list[Input]:
     return inputs
 
 
-def seeds_from_docstring(impl: Implementation, *, signature: Signature | None = None) -> Seeds:
+def seeds_from_docstring(impl: PythonFunction, *, signature: Signature | None = None) -> Seeds:
     """Seeds from the doctest examples (``>>> f(1, 2)``) in the entry point's docstring."""
     try:
         tree = ast.parse(impl.source)

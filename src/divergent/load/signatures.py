@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from divergent.annotations import analyze_annotation, resolve_annotation
 from divergent.errors import InvalidArgument, MissingSeeds, SignatureMismatch
-from divergent.model import Implementation, Input, Parameter, ParameterKind, Signature
+from divergent.model import Input
+from divergent.programs import Parameter, ParameterKind, PythonFunction, Signature
 
 __all__ = [
     "FunctionNode",
@@ -99,7 +100,7 @@ def _describe_parameter(index: int, first: Parameter, second: Parameter) -> str:
     return f"parameter {index + 1} ({label})"
 
 
-def common_signature(impls: Sequence[Implementation]) -> Signature:
+def common_signature(impls: Sequence[PythonFunction]) -> Signature:
     """The signature all implementations can be called with (positionally), annotations merged.
 
     Positional parameters may be named differently (calls are positional) but must agree in

@@ -10,41 +10,7 @@ The rooms:
   generator runs in the sandbox, execution feedback, stored nodes);
 - :mod:`~divergent.probegen.analysis`: the strategy estimator on sampled full trees, Pareto fronts,
   the cost table; :mod:`~divergent.probegen.plots` draws them (matplotlib, optional).
+
+Import from the modules themselves: this package imports nothing, so the engines' settings can name
+the strategies without loading the tree search.
 """
-
-from divergent.probegen.session import ProbeGenResult, ProbeGenSession
-from divergent.probegen.strategies import (
-    DEFAULT_D,
-    DEFAULT_K,
-    DEFAULT_STRATEGY,
-    Strategy,
-    branching,
-    max_calls,
-)
-from divergent.probegen.tree import (
-    ProbeNode,
-    ProbeResult,
-    ProbeTree,
-    TreeFormatError,
-    read_tree,
-    tree_from_json,
-    write_tree,
-)
-
-__all__ = [
-    "DEFAULT_D",
-    "DEFAULT_K",
-    "DEFAULT_STRATEGY",
-    "ProbeGenResult",
-    "ProbeGenSession",
-    "ProbeNode",
-    "ProbeResult",
-    "ProbeTree",
-    "Strategy",
-    "TreeFormatError",
-    "branching",
-    "max_calls",
-    "read_tree",
-    "tree_from_json",
-    "write_tree",
-]

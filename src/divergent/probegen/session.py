@@ -52,7 +52,7 @@ from divergent.llm.chat import ChatModel, Completion, Message, Usage
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
-from divergent.model import Implementation, Input, Observation, Outcome, Signature
+from divergent.model import Input, Observation, Outcome
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
 from divergent.preconditions import nonconformity
 from divergent.probegen.feedback import feedback, rendered_outputs, shorten
@@ -66,8 +66,9 @@ from divergent.probegen.strategies import (
     max_calls,
 )
 from divergent.probegen.tree import ProbeNode, ProbeResult, ProbeTree, write_tree
-from divergent.sandbox import Limits
+from divergent.programs import PythonFunction, Signature
 from divergent.sandbox.generators import DEFAULT_FUNCTION, run_generator
+from divergent.sandbox.limits import Limits
 
 __all__ = ["ProbeGenResult", "ProbeGenSession"]
 
@@ -101,7 +102,7 @@ class ProbeGenResult:
 class ProbeGenSession:
     """A ProbeGen search tree over some implementations, grown call by call.
 
-    ``executor`` runs inputs on every implementation (e.g. a :class:`~divergent.sandbox.WorkerPool`'s
+    ``executor`` runs inputs on every implementation (e.g. a :class:`~divergent.sandbox.pool.WorkerPool`'s
     ``run``); without one the session starts its own pool (``limits``, ``isolation``) on first use
     and closes it in :meth:`close`. ``requirement`` is the precondition on inputs (annotations are
     always checked). ``accept`` decides whether a differentiating input counts (the spurious
@@ -112,7 +113,7 @@ class ProbeGenSession:
 
     def __init__(
         self,
-        implementations: Sequence[Implementation],
+        implementations: Sequence[PythonFunction],
         *,
         chat: ChatModel,
         signature: Signature | None = None,
@@ -328,7 +329,7 @@ class ProbeGenSession:
         executor = self._executor
         if executor is None:
             if self._own_pool is None:
-                from divergent.sandbox import WorkerPool
+                from divergent.sandbox.pool import WorkerPool
 
                 self._own_pool = WorkerPool(
                     self.implementations, limits=self.limits, isolation=self.isolation,

@@ -16,15 +16,8 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from divergent.model import (
-    Counterexample,
-    FilterDecision,
-    FilterVerdict,
-    Implementation,
-    Outcome,
-    OutcomeKind,
-    Report,
-)
+from divergent.model import Counterexample, FilterDecision, FilterVerdict, Outcome, OutcomeKind, Report
+from divergent.programs import PythonFunction
 from divergent.values import encode, render
 
 _KIND_STYLE = {
@@ -134,7 +127,7 @@ def plain_report(report: Report) -> str:
     return "\n".join(lines)
 
 
-def render_report(report: Report, console: Console, implementations: Sequence[Implementation] = ()) -> None:
+def render_report(report: Report, console: Console, implementations: Sequence[PythonFunction] = ()) -> None:
     """Rich terminal rendering of a check report."""
     if report.counterexample is None:
         console.print(
@@ -227,7 +220,7 @@ def _identifier(label: str, index: int) -> str:
     return name
 
 
-def reproduction_test(cx: Counterexample, implementations: Sequence[Implementation]) -> str:
+def reproduction_test(cx: Counterexample, implementations: Sequence[PythonFunction]) -> str:
     """A ready-to-paste pytest test that fails while the implementations differ."""
     names: list[str] = []
     for i, impl in enumerate(implementations):

@@ -4,10 +4,7 @@ See :mod:`divergent.sandbox.isolation` for what each isolation level guarantees,
 :mod:`divergent.sandbox.limits` for the limits, :mod:`divergent.sandbox.pool` for the persistent
 workers, and :mod:`divergent.sandbox.child` for everything that runs inside the sandbox (and the
 one protocol it speaks, read on this side by :mod:`divergent.sandbox.frames`).
+
+Import from the modules themselves: this package imports nothing, so a sandbox child that imports
+:mod:`divergent.sandbox.child.kit` loads no parent-side code.
 """
-
-from divergent.sandbox.isolation import GUARANTEES, Isolation, available_levels, choose_level
-from divergent.sandbox.limits import Limits
-from divergent.sandbox.pool import WorkerPool
-
-__all__ = ["GUARANTEES", "Isolation", "Limits", "WorkerPool", "available_levels", "choose_level"]

@@ -19,7 +19,7 @@ import selectors
 import time
 from pathlib import Path
 
-from divergent.model import Implementation
+from divergent.programs import PythonFunction
 from divergent.sandbox.child.kit import FRAME_HEADER
 from divergent.sandbox.isolation import IsolatedProcess, Isolation, python_command, spawn
 from divergent.sandbox.limits import Limits
@@ -50,7 +50,7 @@ def start_child(
     return spawn(argv, limits=limits, level=level, stderr_to=stderr_to)
 
 
-def implementation_payload(impl: Implementation) -> dict:
+def implementation_payload(impl: PythonFunction) -> dict:
     """What a child needs to import an implementation (:func:`~divergent.sandbox.child.kit.import_implementation`).
 
     The source travels only when there is no file to import."""

@@ -41,8 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from divergent.errors import DivergentError, InvalidArgument
-from divergent.model import Input, ParameterKind, Signature
+from divergent.model import Input
 from divergent.preconditions import bind_arguments, nonconformity
+from divergent.programs import ParameterKind, Signature
 from divergent.sandbox.frames import ChildConnection, ChildGone, ProtocolViolation, start_child
 from divergent.sandbox.isolation import choose_level
 from divergent.sandbox.limits import Limits

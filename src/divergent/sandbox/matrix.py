@@ -22,7 +22,8 @@ import time
 from collections.abc import Sequence
 
 from divergent.errors import DivergentError, SandboxUnavailable
-from divergent.model import Implementation, Input, Outcome, OutcomeKind
+from divergent.model import Input, Outcome, OutcomeKind
+from divergent.programs import PythonFunction
 from divergent.sandbox.frames import ChildGone, ProtocolViolation, implementation_payload
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
@@ -41,7 +42,7 @@ class ImplementationMatrix:
 
     def __init__(
         self,
-        implementations: Sequence[Implementation],
+        implementations: Sequence[PythonFunction],
         *,
         limits: Limits = Limits(),
         isolation: str | Isolation | None = None,

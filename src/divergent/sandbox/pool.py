@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from divergent.errors import LoadError, SandboxUnavailable
-from divergent.model import ExceptionInfo, Implementation, Input, Outcome, OutcomeKind
+from divergent.model import ExceptionInfo, Input, Outcome, OutcomeKind
+from divergent.programs import PythonFunction
 from divergent.sandbox.child.kit import PROGRESS_FILE, PROGRESS_RECORD
 from divergent.sandbox.frames import (
     ChildConnection,
@@ -38,7 +39,7 @@ _WORKER_MODULE = "divergent.sandbox.child.worker"
 class WorkerProcess(ChildConnection):
     """One sandboxed worker process (:mod:`divergent.sandbox.child.worker`)."""
 
-    def __init__(self, impl: Implementation | None, limits: Limits, level: Isolation) -> None:
+    def __init__(self, impl: PythonFunction | None, limits: Limits, level: Isolation) -> None:
         """Start a worker; with an implementation, also send it the command to load it."""
         super().__init__(start_child(_WORKER_MODULE, PROGRESS_FILE, limits=limits, level=level))
         self.impl = impl
@@ -75,7 +76,7 @@ class WorkerPool:
 
     def __init__(
         self,
-        implementations: Sequence[Implementation],
+        implementations: Sequence[PythonFunction],
         *,
         limits: Limits = Limits(),
         isolation: str | Isolation | None = None,

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from divergent.model import Implementation, Input, Outcome
+from divergent.model import Input, Outcome
+from divergent.programs import PythonFunction
 from divergent.sandbox.isolation import Isolation, Limits
 
 
@@ -38,7 +39,7 @@ class Runner(Protocol):
 
 
 def open_runner(
-    programs: Sequence[Implementation],
+    programs: Sequence[PythonFunction],
     *,
     limits: Limits,
     isolation: str | Isolation | None = None,

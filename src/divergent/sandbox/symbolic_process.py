@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from divergent.model import Implementation
+from divergent.programs import PythonFunction
 from divergent.sandbox.frames import (
     ChildConnection,
     ChildGone,
@@ -42,7 +42,7 @@ class SymbolicProcess:
 
     def __init__(
         self,
-        implementations: Sequence[Implementation],
+        implementations: Sequence[PythonFunction],
         *,
         limits: Limits,
         level: Isolation,

@@ -39,7 +39,7 @@ def check(
     """Search for an input on which the implementations differ; stop at the first confirmed one.
 
     ``implementations`` are spec strings (``a.py:f``, ``pkg.mod:f``, ``HEAD~1:a.py:f``), live
-    functions, or :class:`Implementation` records; ``options`` a :class:`SearchOptions`, and/or its
+    functions, or :class:`~divergent.programs.PythonFunction` records; ``options`` a :class:`SearchOptions`, and/or its
     fields as keywords (budget, engines, seeds, require, policy, limits, isolation, seed, progress,
     llm, spec, spurious_filter, engine_settings, probegen). Raises LoadError, SignatureMismatch,
     MissingSeeds or InvalidArgument for bad input; a program that misbehaves is an outcome.

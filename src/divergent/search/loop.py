@@ -31,17 +31,17 @@ from divergent.model import (
     Budget,
     Counterexample,
     ExitReason,
-    Implementation,
     Input,
     Observation,
     Outcome,
     OutcomeKind,
     Report,
-    Signature,
     Verdict,
 )
 from divergent.preconditions import conforms
-from divergent.sandbox import GUARANTEES, Isolation, Limits
+from divergent.programs import PythonFunction, Signature
+from divergent.sandbox.isolation import GUARANTEES, Isolation
+from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner, open_runner
 from divergent.search.options import Progress, SearchOptions
 from divergent.search.partition import Partition
@@ -56,7 +56,7 @@ class Search:
     def __init__(
         self,
         *,
-        implementations: tuple[Implementation, ...],
+        implementations: tuple[PythonFunction, ...],
         signature: Signature,
         options: SearchOptions,
         engine_names: tuple[str, ...],

@@ -18,16 +18,17 @@ from typing import TYPE_CHECKING, Any
 from divergent.engines.registry import ENGINES, parse_engine_list
 from divergent.engines.settings import EngineSettings, ProbeGenSettings
 from divergent.errors import InvalidArgument
-from divergent.model import Budget, EngineStats, Implementation, Input
+from divergent.model import Budget, EngineStats, Input
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
-from divergent.sandbox import Limits
+from divergent.programs import PythonFunction
+from divergent.sandbox.limits import Limits
 
 if TYPE_CHECKING:
     from divergent.llm.chat import ChatModel
 
 #: what names an implementation: a spec string (``a.py:f``, ``pkg.mod:f``, ``HEAD~1:a.py:f``), a
-#: live function, or a loaded :class:`~divergent.model.Implementation`
-ImplementationSpec = str | Implementation | Callable[..., Any]
+#: live function, or a loaded :class:`~divergent.programs.PythonFunction`
+ImplementationSpec = str | PythonFunction | Callable[..., Any]
 #: a seed: a file of calls, an :class:`~divergent.model.Input`, or a tuple of arguments
 SeedSpec = str | Path | Input | tuple
 

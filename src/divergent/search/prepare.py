@@ -11,24 +11,25 @@ from typing import Any
 from divergent import load
 from divergent.engines.registry import NEEDS_MODEL, parse_engine_list
 from divergent.errors import InvalidArgument
-from divergent.model import Implementation, Input, Signature
+from divergent.model import Input
 from divergent.preconditions import conforms, make_requirement
+from divergent.programs import PythonFunction, Signature
 from divergent.search.loop import Search
 from divergent.search.options import ImplementationSpec, SearchOptions, SeedSpec
 
 
-def resolve_implementations(specs: Sequence[ImplementationSpec], *, function: str | None) -> list[Implementation]:
-    """Load every implementation from a spec string, a live function, or an Implementation."""
+def resolve_implementations(specs: Sequence[ImplementationSpec], *, function: str | None) -> list[PythonFunction]:
+    """Load every implementation from a spec string, a live function, or a loaded PythonFunction."""
     impls = []
     for spec in specs:
-        if isinstance(spec, Implementation):
+        if isinstance(spec, PythonFunction):
             impls.append(spec)
         elif isinstance(spec, str | Path):
             impls.append(load.load_implementation(str(spec), function=function))
         elif callable(spec):
             impls.append(load.load_callable(spec))
         else:
-            raise InvalidArgument(f"implementation {spec!r}: expected a spec string, a function or an Implementation")
+            raise InvalidArgument(f"implementation {spec!r}: expected a spec string, a function or a PythonFunction")
     labels = [impl.label for impl in impls]
     if len(set(labels)) != len(labels):
         # Two specs may name the same label (e.g. a.py and ./a.py); keep them apart in reports.
@@ -44,7 +45,7 @@ def resolve_implementations(specs: Sequence[ImplementationSpec], *, function: st
 
 
 def gather_seeds(
-    impls: Sequence[Implementation], signature: Signature, seeds: Sequence[SeedSpec] | SeedSpec | None
+    impls: Sequence[PythonFunction], signature: Signature, seeds: Sequence[SeedSpec] | SeedSpec | None
 ) -> tuple[list[Input], list[str]]:
     """Seeds from the caller (files, inputs, argument tuples), doctests and assert lines."""
     notes: list[str] = []
