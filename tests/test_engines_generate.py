@@ -10,7 +10,7 @@ import pytest
 
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
-from divergent.engines.hypothesis import HypothesisEngine, _storage_outside_working_directory
+from divergent.engines.hypothesis import HypothesisEngine, storage_outside_working_directory
 from divergent.engines.mutation import MutationEngine
 from divergent.engines.registry import engine_class
 from divergent.engines.seeds import SeedEngine, infer_annotation
@@ -482,7 +482,7 @@ def test_hypothesis_storage_is_kept_out_of_the_working_directory(tmp_path: Any) 
     from hypothesis.configuration import storage_directory
 
     before = storage_directory(intent_to_write=False).home_directory
-    with _storage_outside_working_directory():
+    with storage_outside_working_directory():
         during = storage_directory(intent_to_write=False).home_directory
     assert storage_directory(intent_to_write=False).home_directory == before
     assert during != before

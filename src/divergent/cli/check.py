@@ -8,14 +8,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from divergent.cli import (
-    EXIT_DIVERGENT,
-    EXIT_SAME,
-    SearchArguments,
-    app,
-    run_search,
-    with_search_options,
-)
+from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, app
+from divergent.cli.search_options import SearchArguments, run_search, with_search_options
 
 
 @app.command()

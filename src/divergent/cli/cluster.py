@@ -17,13 +17,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli import (
-    EXIT_SAME,
-    SearchArguments,
-    app,
-    run_search,
-    with_search_options,
-)
+from divergent.cli.app import EXIT_SAME, app
+from divergent.cli.search_options import SearchArguments, run_search, with_search_options
 
 ProbesOpt = Annotated[
     int,

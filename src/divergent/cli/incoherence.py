@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli import EXIT_SAME, app, input_errors
+from divergent.cli.app import EXIT_SAME, app, input_errors
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
 
 incoherence_app = typer.Typer(

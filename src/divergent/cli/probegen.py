@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli import app, input_errors, stderr_console
+from divergent.cli.app import app, input_errors, stderr_console
 from divergent.cli.llm_options import (
     ApiKeyEnvOpt,
     BaseUrlOpt,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli import app
+from divergent.cli.app import app
 
 
 @app.command()

@@ -207,7 +207,7 @@ _scratch_home: tempfile.TemporaryDirectory[str] | None = None
 
 
 @contextmanager
-def _storage_outside_working_directory() -> Iterator[None]:
+def storage_outside_working_directory() -> Iterator[None]:
     """Point Hypothesis' storage at a private temporary directory for the duration of a run."""
     global _scratch_home
     if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
@@ -366,7 +366,7 @@ class HypothesisEngine(Engine):
             drawn.append(call)
 
         try:
-            with _storage_outside_working_directory():
+            with storage_outside_working_directory():
                 collect()
         except hypothesis.errors.Unsatisfiable:
             return 0
