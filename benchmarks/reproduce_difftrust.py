@@ -30,9 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from divergent.analysis.incoherence import aggregate, aggregate_paper, paper_task_results, ranking_agreement
 from divergent.analysis.incoherence_run import InputMode, Validity
 from divergent.analysis.incoherence_study import StudyConfig, run_study, summarize
+from divergent.bench.datasets import default_data_dir
 from divergent.store import Store
 
-DATA = Path(__file__).resolve().parents[2] / "shared/data/difftrust"
+# $DIVERGENT_BENCH_DATA, else shared/data/difftrust beside the checkout
+DATA = default_data_dir() or Path(__file__).resolve().parents[2] / "shared/data/difftrust"
 MODELS = (
     "claude_opus_4", "claude_sonnet_4", "deepseek_r1", "deepseek_v3_0324", "gemini_2_0_flash_lite",
     "gemini_2_5_flash", "gemini_2_5_pro", "gpt_3_5", "gpt_4", "gpt_4_turbo", "gpt_4o", "gpt_o4_mini",
