@@ -25,7 +25,10 @@ Any other benchmark can be given as **task JSONL**: one JSON object per line (bl
      "seeds": [["A b"], ["x y z"]],                   optional: argument lists, one per call (JSON
                                                       values: lists stay lists); {"args": [...],
                                                       "kwargs": {...}} is accepted too
-     "setup_code": "import math"}                     optional: run before the entry point is looked up
+     "setup_code": "import math",                     optional: run before the entry point is looked up
+     "raising_is_specified": true}                    optional: false when the ground truth's exceptions
+                                                      are accidents, not behaviour the task asks for
+                                                      (``--validity auto`` then drops those inputs)
 
 A line that is not such an object does not stop the load: it becomes a :class:`LineProblem` (path,
 line number, message) in the returned :class:`TaskSet`'s ``problems``.
@@ -142,6 +145,11 @@ class Task:
     explicit_seeds: tuple[Input, ...] = ()
     #: the benchmark's name, e.g. "HumanEval", "MBPP", or a task JSONL file's stem
     dataset: str = ""
+    #: whether the ground truth raising on an input is behaviour the task asks for (a sample that
+    #: returns there is wrong). False for MBPP: no ground truth there raises on purpose (none has a
+    #: ``raise``), the one-line prompts say nothing about the inputs they crash on, and those are
+    #: outside the task (a non-square "magic square", an exponent below zero for a recursive power)
+    raising_is_specified: bool = True
 
     @property
     def qualified_id(self) -> str:
@@ -480,6 +488,7 @@ def _mbpp_task(record: dict[str, Any]) -> Task:
         seeds_text="\n".join(tests),
         setup_code="\n".join(setup_parts),
         dataset="MBPP",
+        raising_is_specified=False,
     )
 
 
@@ -583,6 +592,9 @@ def _generic_task(record: dict[str, Any], dataset: str) -> Task:
     seeds = record.get("seeds")
     if seeds is not None and not isinstance(seeds, list):
         raise _BadRecord("field 'seeds' must be a list of argument lists")
+    raising_is_specified = record.get("raising_is_specified", True)
+    if not isinstance(raising_is_specified, bool):
+        raise _BadRecord(f"field 'raising_is_specified' must be true or false, got {raising_is_specified!r}")
     return Task(
         task_id=task_id,
         description=_text_field(record, "description", required=False),
@@ -593,6 +605,7 @@ def _generic_task(record: dict[str, Any], dataset: str) -> Task:
         setup_code=_text_field(record, "setup_code", required=False),
         explicit_seeds=tuple(_explicit_seed(seed) for seed in seeds or ()),
         dataset=dataset,
+        raising_is_specified=raising_is_specified,
     )
 
 
