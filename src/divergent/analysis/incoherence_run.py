@@ -2,9 +2,9 @@
 
 For every task: the inputs Gen(d) (the task's test inputs as seeds, then ``n`` draws of type-aware
 mutation, reproducible from the seed; a repeated draw runs once and counts as often as it was drawn); the ground truth's outcomes, which decide which inputs
-are valid (by default, drop inputs on which the ground truth times out: there is no expected
-output to compare with; ``validity="gt-raises"`` also drops inputs on which it raises, as the
-DiffTrust artifact did); then every model's first ``m`` candidates on the valid inputs, all in one
+are valid (drop inputs on which the ground truth times out: there is no expected output to
+compare with; ``validity="gt-raises"`` also drops inputs on which it raises, as the DiffTrust
+artifact did, and ``"auto"`` does so for tasks whose ground truth raises only by accident, MBPP's); then every model's first ``m`` candidates on the valid inputs, all in one
 sandboxed :class:`~divergent.sandbox.matrix.ImplementationMatrix` per task. The outcomes become
 behaviour-class labels per input (equal labels = equal outcomes under the equality policy), and
 :mod:`divergent.analysis.incoherence` turns the labels into the paper's metrics.
@@ -37,10 +37,19 @@ from divergent.values import canonical_text
 
 
 class Validity(enum.StrEnum):
+    #: the task's own rule: GT_RAISES when its ground truth's exceptions are not behaviour the task
+    #: asks for (``Task.raising_is_specified`` False: MBPP), GT_TIMEOUT otherwise
+    AUTO = "auto"
     #: drop inputs on which the ground truth times out (no expected output to compare with)
     GT_TIMEOUT = "gt-timeout"
     #: also drop inputs on which the ground truth raises (the DiffTrust artifact's rule)
     GT_RAISES = "gt-raises"
+
+    def for_task(self, task: Task) -> Validity:
+        """The rule applied to ``task`` (AUTO resolved)."""
+        if self is not Validity.AUTO:
+            return self
+        return Validity.GT_TIMEOUT if task.raising_is_specified else Validity.GT_RAISES
 
 
 class InputMode(enum.StrEnum):
@@ -225,6 +234,7 @@ def run_task(
     the artifact left out the tasks that hit its per-task time limit)."""
     deadline = None if task_budget is None else time.monotonic() + task_budget
     task = job.task
+    validity = validity.for_task(task)
     reference = task.reference()
     generated = generate_inputs(task, reference, n, seed, input_mode)
     programs: list[Implementation] = [reference] if reference is not None else []
