@@ -51,8 +51,10 @@ def incoherence(
                      "(n different inputs)."),
     ] = "draws",
     validity: Annotated[
-        str, typer.Option("--validity", help="gt-timeout (drop inputs the ground truth times out on) or gt-raises.")
-    ] = "gt-timeout",
+        str,
+        typer.Option("--validity", help="auto (gt-raises with --compat difftrust and on MBPP, else gt-timeout), "
+                     "gt-timeout (drop inputs the ground truth times out on) or gt-raises (and those it raises on)."),
+    ] = "auto",
     compat: Annotated[str, typer.Option("--compat", help="default or difftrust (the artifact's comparison).")] = "default",
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per call.")] = 2.0,
     jobs: Annotated[
@@ -116,7 +118,7 @@ def incoherence(
         except ValueError:
             from divergent.errors import InvalidArgument
 
-            raise InvalidArgument(f"--validity {validity!r}: choose gt-timeout or gt-raises") from None
+            raise InvalidArgument(f"--validity {validity!r}: choose auto, gt-timeout or gt-raises") from None
         try:
             input_mode = InputMode(inputs)
         except ValueError:
