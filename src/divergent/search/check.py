@@ -108,6 +108,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             original=original,
             function_name=search.implementations[0].entry_point,
             filter=verdict,
+            shrink_steps=search.shrink_steps if observation.input.key != original.key else (),
         )
         if count > 2 and len(partition.classes) < count and exit_reason is not ExitReason.INTERRUPTED:
             # With N implementations, spend a little more to find every class, not just the first split.
