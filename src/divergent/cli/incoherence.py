@@ -15,6 +15,7 @@ from rich.table import Table
 
 from divergent.cli.app import EXIT_SAME, app, input_errors
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
+from divergent.cli.outputs import check_output_paths, write_html_report
 
 incoherence_app = typer.Typer(
     help="Incoherence of LLM samples (DiffTrust): error and incoherence per task, per model.",
@@ -23,6 +24,9 @@ incoherence_app = typer.Typer(
 )
 app.add_typer(incoherence_app, name="incoherence")
 
+HtmlOpt = Annotated[
+    Path | None, typer.Option("--html", help="Also write a self-contained HTML report (table, charts) to this file.")
+]
 StoreOpt = Annotated[
     Path | None, typer.Option("--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")
 ]
@@ -75,6 +79,7 @@ def incoherence(
                      help="Wall seconds per task (all models); a task over it is left out, as the artifact did."),
     ] = None,
     as_json: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
+    html: HtmlOpt = None,
     epsilon: Annotated[float | None, typer.Option("--epsilon", help="PAC: the tolerance ε.")] = None,
     delta: Annotated[float | None, typer.Option("--delta", help="PAC: the failure probability δ.")] = None,
     db: StoreOpt = None,
@@ -97,6 +102,7 @@ def incoherence(
         return
     console = Console()
     with input_errors(False):
+        check_output_paths(("--html", html), ("--json", as_json))
         if epsilon is not None or delta is not None:
             _print_pac(console, epsilon, delta)
             raise typer.Exit(EXIT_SAME)
@@ -142,7 +148,7 @@ def incoherence(
                 console.print("[yellow]interrupted: finished units are stored; run the same command to resume[/yellow]")
                 raise typer.Exit(130) from None
             summary = summarize(store, run)
-    _render(console, summary, as_json)
+    _render(console, summary, as_json, html)
     _report_skipped(console, progress)
 
 
@@ -159,6 +165,7 @@ def _report_skipped(console: Console, progress: Any) -> None:
 def show(
     run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
     as_json: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
+    html: HtmlOpt = None,
     db: StoreOpt = None,
 ) -> None:
     """Re-render a stored run without executing anything."""
@@ -166,8 +173,9 @@ def show(
 
     console = Console()
     with input_errors(False), _open_store(db) as store:
+        check_output_paths(("--html", html), ("--json", as_json))
         summary = summarize(store, store.get_run(run))
-    _render(console, summary, as_json)
+    _render(console, summary, as_json, html)
 
 
 @incoherence_app.command("list")
@@ -217,7 +225,7 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
 
 
-def _render(console: Console, summary: Any, as_json: Path | None) -> None:
+def _render(console: Console, summary: Any, as_json: Path | None, html: Path | None = None) -> None:
     from divergent.incoherence.study import summary_json
 
     table = Table(title=f"incoherence run {summary.run.short_id} ({summary.run.status})")
@@ -240,6 +248,11 @@ def _render(console: Console, summary: Any, as_json: Path | None) -> None:
     if as_json is not None:
         as_json.write_text(json.dumps(summary_json(summary), indent=1))
         console.print(f"results written to {as_json}")
+    if html is not None:
+        from divergent.report.html import incoherence_page
+
+        with input_errors(False):
+            write_html_report(incoherence_page(summary_json(summary)), html, console)
 
 
 def _live_source(

@@ -248,7 +248,9 @@ def engine_charts(document: Document) -> list[Chart]:
     timeline = list(document.get("timeline") or [])
     if not timeline:
         return []
-    names = list(dict.fromkeys(name for point in timeline for name in point.get("engines", {})))
+    # the engines table's order (a stored document's mappings come back with sorted keys)
+    listed = [str(e.get("name")) for e in document.get("engines") or []]
+    names = list(dict.fromkeys([*listed, *(name for point in timeline for name in point.get("engines", {}))]))
     inputs: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
     novel: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
     found: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
