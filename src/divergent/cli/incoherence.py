@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import EXIT_SAME, app, input_errors
+from divergent.cli.app import EXIT_SAME, app, input_errors, progress_bar, stderr_console
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
 from divergent.cli.outputs import check_output_paths, write_html_report
 
@@ -139,10 +139,15 @@ def incoherence(
             validity=validity_rule, compat=compat, timeout=timeout, limit_tasks=limit_tasks, task_budget=task_budget,
             inputs=input_mode,
         )
-        with _open_store(db) as store, _sampling(console, live):
-            progress_line = _progress_printer(console)
+        with _open_store(db) as store, _sampling(console, live), \
+                progress_bar(stderr_console(False), "units (model × task)") as update:
+
+            def show(progress: Any) -> None:
+                update(completed=progress.done, total=progress.total,
+                       note=f"{progress.failed} failed" if progress.failed else "")
+
             try:
-                run, progress = run_study(config, store, jobs=jobs, isolation=isolation, on_progress=progress_line,
+                run, progress = run_study(config, store, jobs=jobs, isolation=isolation, on_progress=show,
                                           executor=executor, address=address, live=live)
             except KeyboardInterrupt:
                 console.print("[yellow]interrupted: finished units are stored; run the same command to resume[/yellow]")
@@ -195,14 +200,6 @@ def list_runs(db: StoreOpt = None) -> None:
                 ", ".join(p.get("models") or ["all"]), str(p.get("m")), str(p.get("n")), str(p.get("compat")),
             )
         console.print(table)
-
-
-def _progress_printer(console: Console) -> Any:
-    def show(progress: Any) -> None:
-        if console.is_terminal:
-            console.print(f"[dim]{progress.done}/{progress.total} units ({progress.failed} failed)[/dim]", end="\r")
-
-    return show
 
 
 def _print_pac(console: Console, epsilon: float | None, delta: float | None) -> None:
