@@ -113,6 +113,8 @@ def bar_chart(
         axes.grid(axis="x", visible=False)
         if ylim is not None:
             axes.set_ylim(*ylim)
+        if all(isinstance(value, int) for values in series.values() for value in values if value is not None):
+            axes.yaxis.get_major_locator().set_params(integer=True)
         if len(names) > 1:
             axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
         svg = _svg(figure)

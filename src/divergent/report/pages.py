@@ -30,6 +30,9 @@ from divergent.values import NotBuiltin, render
 
 Document = Mapping[str, Any]
 
+#: past this many "found a divergence" marks on the engines chart, none are drawn
+MAX_MARKS = 25
+
 _VERDICTS = {
     "divergent": ("Implementations differ", "bad"),
     "no-difference-found": ("No difference found", "good"),
@@ -266,10 +269,13 @@ def engine_charts(document: Document) -> list[Chart]:
             if counts.get("divergences", 0) > last_divergences[name]:
                 found[name].append((seconds, counts.get("inputs", 0)))
                 last_divergences[name] = counts["divergences"]
+    caption = "✕ marks when an engine's inputs revealed new divergences"
+    if sum(len(points) for points in found.values()) > MAX_MARKS:
+        # clustering: nearly every input splits some class; marks would hide the lines
+        found, caption = {}, "divergent inputs: see the engines table"
     return [
         line_chart("Inputs run per engine", inputs, xlabel="seconds", ylabel="inputs (cumulative)", marks=found,
-                   mark_label="new divergent inputs",
-                   caption="✕ marks when an engine's inputs revealed new divergences"),
+                   mark_label="new divergent inputs", caption=caption),
         line_chart("New behaviours per engine", novel, xlabel="seconds", ylabel="novel behaviours (cumulative)",
                    caption="inputs whose outcomes showed a behaviour no earlier input had"),
     ]
