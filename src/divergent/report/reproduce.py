@@ -18,6 +18,7 @@ Two forms:
 
 from __future__ import annotations
 
+import enum
 import keyword
 import os
 import re
@@ -74,16 +75,26 @@ def program_spec(program: Program, test_dir: Path) -> str:
     return f"{expression} + {':' + entry_point!r}" if entry_point else expression
 
 
+def shown_label(program: Program, test_dir: Path) -> str:
+    """The program's label, with an absolute path made relative to the test (no absolute path in
+    the test, which is meant to be committed)."""
+    label = program.label
+    path = getattr(program, "path", None)
+    if path is None or not os.path.isabs(label.split(":", 1)[0]):
+        return label
+    entry_point = getattr(program, "entry_point", None)
+    return relative_path(path, test_dir) + (f":{entry_point}" if entry_point else "")
+
+
 def _differences(cx: Counterexample, labels: Sequence[str]) -> str:
     return "\n".join(f"    {label}: {outcome.kind.value} {outcome.describe()}"[:200]
                      for label, outcome in zip(labels, cx.outcomes, strict=True))
 
 
-def _header(cx: Counterexample, programs: Sequence[Program], form: str) -> str:
+def _header(cx: Counterexample, labels: Sequence[str], form: str) -> str:
     """The module's opening comment: the input and what each program did (comments need no escaping)."""
-    labels = [program.label for program in programs]
     lines = [
-        f"Reproduces a difference divergent found between {len(programs)} implementations:",
+        f"Reproduces a difference divergent found between {len(labels)} implementations:",
         "",
         f"    {cx.call}",
         "",
@@ -200,6 +211,7 @@ def _in_process_test(
     cx: Counterexample, programs: list[PythonFunction], directory: Path, policy: EqualityPolicy, embed: set[int]
 ) -> str:
     names = _names(programs)
+    labels = [shown_label(p, directory) for p in programs]
     modules = [p.module_name for p in programs]
     shared = {m for m in modules if modules.count(m) > 1}
     exception = {
@@ -224,13 +236,13 @@ def _in_process_test(
     reference = names[0]
     checks = [
         f"    assert _same({name}_did, {reference}_did), (\n"
-        f"        {programs[i].label + ' did '!r} + repr({name}_did) + {', ' + programs[0].label + ' did '!r}"
+        f"        {labels[i] + ' did '!r} + repr({name}_did) + {', ' + labels[0] + ' did '!r}"
         f" + repr({reference}_did)\n    )"
         for i, name in enumerate(names) if i
     ]
     function = identifier(cx.function_name, 0)
     return (
-        _header(cx, programs, "pytest, nothing else needed")
+        _header(cx, labels, "pytest, nothing else needed")
         + helpers
         + f"\n\ndef test_{function}_implementations_agree():\n"
         + f"    args = {to_source(tuple(cx.input.args))}\n"
@@ -265,6 +277,8 @@ def policy_source(policy: EqualityPolicy) -> str:
         value: Any = getattr(policy, field.name)
         if value == getattr(DEFAULT_POLICY, field.name):
             continue
+        if isinstance(value, enum.Enum):
+            value = value.value  # the policy takes its enumerations' values
         if isinstance(value, bool | int | float | str):
             changed.append(f"{field.name}={value!r}")
     return f"EqualityPolicy({', '.join(changed)})"
@@ -276,7 +290,7 @@ def _sandboxed_test(cx: Counterexample, programs: Sequence[Program], directory: 
     unsupported = [name for name in ("--compare (your comparison)",) if policy.compare is not None]
     note = f"# the run also compared with {', '.join(unsupported)}: this test does not\n" if unsupported else ""
     return (
-        _header(cx, programs, "the programs run in divergent's sandbox")
+        _header(cx, [shown_label(p, directory) for p in programs], "the programs run in divergent's sandbox")
         + "\nfrom pathlib import Path\n\n"
         + "from divergent import Input\nfrom divergent.policy import EqualityPolicy\n"
         + "from divergent.search import outcomes_on\n\n"

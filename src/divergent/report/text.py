@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -191,7 +192,7 @@ def render_report(
     engines, reasons = engines_table(report.engines, console.width)
     console.print(engines)
     for reason in reasons:
-        console.print(Text(f"  {reason}", style="dim"))
+        console.print(Padding(Text(reason, style="dim"), (0, 0, 0, 2)))
     console.print(f"[dim]sandbox: {report.isolation} · policy: {report.policy} · seed: {report.seed}[/dim]")
     if report.llm is not None:
         console.print(f"[dim]{llm_usage_text(report.llm)}[/dim]")
