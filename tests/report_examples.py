@@ -40,13 +40,19 @@ class Example:
 
 
 def check_example(directory: Path) -> Example:
+    from dataclasses import replace
+
     import divergent
     from divergent.report.html import report_html
     from divergent.report.reproduce import reproduction_test
     from divergent.search import resolve_implementations
 
-    implementations = resolve_implementations([str(ROOT / "examples/old.py"), str(ROOT / "examples/new.py")],
-                                              function="normalize")
+    # labelled as `divergent check examples/old.py examples/new.py` in the repository shows them
+    implementations = [
+        replace(p, label=f"examples/{Path(p.path).name}")
+        for p in resolve_implementations([str(ROOT / "examples/old.py"), str(ROOT / "examples/new.py")],
+                                         function="normalize")
+    ]
     report = divergent.check(implementations, budget=10, **FAST)
     assert report.counterexample is not None
     test = reproduction_test(report.counterexample, implementations, test_dir=directory)
@@ -63,7 +69,13 @@ def cluster_example(directory: Path) -> Example:
         path = directory / f"sample_{i}.py"
         path.write_text(f"def f(x: int) -> int:\n    {body}\n")
         files.append(str(path))
-    clustering = cluster(files, budget=4, **FAST)
+    from dataclasses import replace
+
+    from divergent.search import resolve_implementations
+
+    # labelled by file name, as `divergent cluster sample_*.py` run in that directory would show them
+    programs = [replace(p, label=Path(p.path).name) for p in resolve_implementations(files, function="f")]
+    clustering = cluster(programs, budget=4, **FAST)
     document = _cluster_document(clustering)
     first_split = document["splits"][0]["call"]
     return Example("cluster", render_html(cluster_page(document)), "behaviour classes among 5 implementations",

@@ -42,7 +42,8 @@ class Table:
         numeric = tuple(
             index for index in range(len(columns))
             if any(row[index] is not None for row in rows_)
-            and all(row[index] is None or isinstance(row[index], int | float) for row in rows_)
+            and all(row[index] is None or (isinstance(row[index], int | float) and not isinstance(row[index], bool))
+                    for row in rows_)
         )
         return cls(columns=tuple(columns), rows=rows_, caption=caption, numeric=numeric)
 
