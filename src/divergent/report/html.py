@@ -21,7 +21,6 @@ then :func:`render_html` (text) or :func:`write_html` (a file). Charts need matp
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -88,15 +87,3 @@ def report_html(report: Report, *, test: str | None = None, title: str | None = 
     from divergent.report.json import report_json
 
     return render_html(check_page(report_json(report), test=test, title=title))
-
-
-def page_for(kind: str, document: Any, **options: Any) -> Page:
-    """The page of a stored report document by its kind ("check", "cluster", "incoherence")."""
-    builders = {"check": check_page, "cluster": cluster_page, "incoherence": incoherence_page}
-    if kind not in builders:
-        raise InvalidArgument(f"no HTML page for a {kind!r} report; kinds: {', '.join(sorted(builders))}, probegen")
-    return builders[kind](document, **options)
-
-
-def kinds() -> Sequence[str]:
-    return ("check", "cluster", "incoherence", "probegen", "bench")
