@@ -50,7 +50,7 @@ demo: $(DEMO_INSTALLED)
 	$(BIN)/divergent check examples/old.py examples/new.py --function normalize --budget 10 \
 	  --html $(DEMO_OUT)/report.html --emit-test $(DEMO_OUT)/test_normalize.py; \
 	  status=$$?; [ $$status -eq 1 ] || { echo "demo: expected a counterexample (exit 1), got $$status"; exit 1; }
-	@echo "demo: open $(DEMO_OUT)/report.html in a browser; run the reproduction with: pytest $(DEMO_OUT)/test_normalize.py"
+	@echo "demo: open $(DEMO_OUT)/report.html in a browser; $(DEMO_OUT)/test_normalize.py reproduces the difference under pytest"
 
 lint: $(BIN)/divergent
 	$(BIN)/ruff check src tests benchmarks
