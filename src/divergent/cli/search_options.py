@@ -67,6 +67,17 @@ CompareOpt = Annotated[
 TimeoutsOpt = Annotated[
     str, typer.Option("--timeouts", help="A timeout where others finish: inconclusive (default) or differ.")
 ]
+HtmlOpt = Annotated[
+    Path | None, typer.Option("--html", help="Also write a self-contained HTML report (charts, no network) here.")
+]
+KeepOpt = Annotated[
+    bool, typer.Option("--store", help="Keep the report in the store: `divergent report RUN` shows it again.")
+]
+DbOpt = Annotated[
+    Path | None,
+    typer.Option("--db", help="The store for --store (default: $DIVERGENT_HOME or ~/.local/share/divergent); "
+                 "implies --store."),
+]
 _LLM_PANEL = "Language model"
 SpecOpt = Annotated[
     Path | None,
@@ -131,6 +142,9 @@ class SearchArguments:
     probegen_strategy: str = _PROBEGEN.strategy.value
     k: int = _PROBEGEN.k
     d: int = _PROBEGEN.d
+    html: Path | None = None
+    store: bool = False
+    db: Path | None = None
 
     def to_options(self, progress: Callable[..., None] | None = None) -> Any:
         """The search options; with ``--model`` they hold an open model client (the caller closes
@@ -259,6 +273,9 @@ def _shared_search_options(
     probegen_strategy: StrategyOpt = _PROBEGEN.strategy.value,
     k: BranchingOpt = _PROBEGEN.k,
     d: DepthOpt = _PROBEGEN.d,
+    html: HtmlOpt = None,
+    store: KeepOpt = False,
+    db: DbOpt = None,
 ) -> None:
     """The template whose parameters become every searching command's options."""
 

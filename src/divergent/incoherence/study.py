@@ -283,6 +283,7 @@ def summary_json(summary: StudySummary) -> dict[str, Any]:
     """The ``--json`` document: one entry per model and temperature, plus ``ranking_spearman``."""
     return {
         "run": summary.run.id,
+        "status": summary.run.status,
         "parameters": summary.run.parameters,
         "models": [
             {

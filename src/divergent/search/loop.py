@@ -36,6 +36,7 @@ from divergent.model import (
     Outcome,
     OutcomeKind,
     Report,
+    TimelinePoint,
     Verdict,
 )
 from divergent.preconditions import conforms
@@ -46,6 +47,9 @@ from divergent.sandbox.runner import Runner, open_runner
 from divergent.search.options import Progress, SearchOptions
 from divergent.search.partition import Partition
 from divergent.search.shrink import shrink as shrink_input
+
+#: about how many points of the engines' history a report keeps (between this and twice this)
+TIMELINE_POINTS = 150
 
 
 class Search:
@@ -108,6 +112,10 @@ class Search:
         self.rejected = 0
         #: inputs where only timeouts set implementations apart (see EqualityPolicy.timeouts)
         self.inconclusive = 0
+        #: the engines' counts after every round, thinned (Report.timeline)
+        self.timeline: list[TimelinePoint] = []
+        #: the inputs the last successful :meth:`shrink` moved through (Counterexample.shrink_steps)
+        self.shrink_steps: tuple[Input, ...] = ()
 
     # -- the options, by name ---------------------------------------------------------------------
 
@@ -229,8 +237,17 @@ class Search:
             for other in self.engines:
                 with contextlib.suppress(Exception):
                     other.observe(batch_observations)
+        if batches:
+            self._record_timeline()
         self._report_progress()
         return observations
+
+    def _record_timeline(self) -> None:
+        """One point of the engines-over-time chart; past ``2 * TIMELINE_POINTS`` every other point
+        goes, so a long run keeps an even sample of its history in bounded memory."""
+        self.timeline.append(TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats()))
+        if len(self.timeline) > 2 * TIMELINE_POINTS:
+            self.timeline = [*self.timeline[:-1:2], self.timeline[-1]]
 
     def next_round(self, deadline: float | None = None) -> list[tuple[str, Observation]] | ExitReason:
         """One :meth:`step`, or why the search must stop (budget, ``deadline``, engines exhausted)."""
@@ -343,14 +360,18 @@ class Search:
                     kept[item.key] = outcomes  # type: ignore[assignment]
             return verdicts
 
+        steps: list[Input] = []
         smaller = shrink_input(
-            observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds
+            observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds,
+            on_step=steps.append,
         )
+        self.shrink_steps = ()
         if smaller.key == observation.input.key:
             return observation
         confirmed, _ = self.confirm(self.policy.observe(smaller, kept[smaller.key]))
         if confirmed is None or not same_difference(smaller, confirmed.outcomes):
             return observation
+        self.shrink_steps = tuple(steps)
         return confirmed
 
     def report(
@@ -375,6 +396,7 @@ class Search:
             nondeterministic=tuple(partition.nondeterministic),
             filtered_out=tuple(partition.filtered_out),
             llm=self.llm_usage(),
+            timeline=(*self.timeline, TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats())),
         )
 
     def _model_engine_notes(self) -> tuple[str, ...]:
