@@ -10,8 +10,9 @@ per implementation) for ``check``.
 
 An implementation that times out ``max_timeouts`` times is not called again: its later cells are
 timeouts without running (a looping sample would otherwise cost a timeout per input). A crash
-(a signal, ``os._exit``) gives that one cell a CRASH outcome; the worker is replaced and the rest of
-the matrix goes on.
+(a signal, ``os._exit``) gives that one cell a CRASH outcome; the worker starts a fresh call child
+(or, if the worker itself failed, a fresh worker is started) and the rest of the matrix goes on.
+Every frame is checked (:mod:`divergent.sandbox.child.wire`) as in the pool.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from collections.abc import Sequence
 from divergent.errors import DivergentError, SandboxUnavailable
 from divergent.model import Input, Outcome, OutcomeKind
 from divergent.programs import PythonFunction
+from divergent.sandbox.child.wire import Malformed, check_load_answer, check_outcome, check_results_frame
 from divergent.sandbox.frames import ChildGone, ProtocolViolation, implementation_payload
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
-from divergent.sandbox.pool import WorkerProcess, outcome_from_wire
+from divergent.sandbox.pool import REPORT_MARGIN, WorkerProcess, outcome_from_wire
 
 #: cells sent in one message
 _CHUNK = 8192
@@ -66,7 +68,7 @@ class ImplementationMatrix:
         self._start()
 
     def _start(self) -> None:
-        worker = WorkerProcess(None, self.limits, self.level)
+        worker = WorkerProcess(None, self.limits, self.level, read_only=self.implementations)
         self._worker = worker
         payload = {"implementations": [implementation_payload(impl) for impl in self.implementations]}
         worker.send("load_many", payload)
@@ -75,12 +77,17 @@ class ImplementationMatrix:
             answer = worker.wait_frame(patience)
         except ChildGone as error:
             raise SandboxUnavailable(f"the worker died while loading: {error} ({worker.kill()})") from error
-        if answer is None or not isinstance(answer.get("results"), list):
-            worker.kill()
-            raise SandboxUnavailable("the worker did not answer while loading the implementations")
-        for index, result in enumerate(answer["results"][: len(self.implementations)]):
-            ok = isinstance(result, dict) and result.get("ok")
-            self.load_errors[index] = None if ok else str(result.get("error", "could not load"))
+        results = answer.get("results") if answer is not None else None
+        try:
+            if not isinstance(results, list) or len(results) != len(self.implementations):
+                raise Malformed("not an answer to load_many")
+            for result in results:
+                check_load_answer(result)
+        except Malformed as error:
+            how = worker.kill()
+            raise SandboxUnavailable(f"the worker did not answer while loading the implementations ({error}; {how})") from None
+        for index, result in enumerate(results):
+            self.load_errors[index] = None if result["ok"] else str(result.get("error", "could not load"))
 
     def close(self) -> None:
         if self._worker is not None:
@@ -167,7 +174,7 @@ class ImplementationMatrix:
                 },
             )
             patience = (max(per_input[i] for i in used) if per_input is not None else self.limits.timeout)
-            patience += self.limits.grace
+            patience += self.limits.grace + REPORT_MARGIN
             last = time.monotonic()
             with selectors.DefaultSelector() as selector:
                 selector.register(worker.fileno(), selectors.EVENT_READ)
@@ -184,30 +191,47 @@ class ImplementationMatrix:
                         return self._after_failure(cells, reported, results, hung=True)
                     for frame in frames:
                         last = time.monotonic()
-                        for raw in frame.get("results", ()):
+                        for raw in check_results_frame(frame, from_worker=True):
                             i, j = cells[reported]
                             known = different.setdefault(i, [])
-                            if "same" in raw:
-                                outcome = known[raw["same"]]
+                            if type(raw) is dict and "same" in raw:
+                                same = raw["same"]
+                                if len(raw) != 1 or type(same) is not int or not 0 <= same < len(known):
+                                    raise Malformed("a reference to an outcome that was never sent")
+                                outcome = known[same]
                             else:
+                                check_outcome(raw, stdout_chars=self.limits.stdout_bytes)
                                 outcome = outcome_from_wire(raw)
                                 known.append(outcome)
                             results[i][j] = outcome
                             reported += 1
+                        if "failure" in frame:
+                            return self._after_failure(cells, reported, results, failure=frame["failure"])
                         if frame.get("done"):
                             if reported != len(cells):
                                 raise ProtocolViolation("missing results")
                             return []
-        except (ChildGone, KeyError, TypeError, ValueError, IndexError):
+        except (ChildGone, Malformed, KeyError, TypeError, ValueError, IndexError):
             return self._after_failure(cells, reported, results, hung=False)
 
     def _after_failure(
-        self, cells: list[tuple[int, int]], reported: int, results: list[list[Outcome | None]], *, hung: bool
+        self,
+        cells: list[tuple[int, int]],
+        reported: int,
+        results: list[list[Outcome | None]],
+        *,
+        hung: bool = False,
+        failure: dict | None = None,
     ) -> list[tuple[int, int]]:
+        """Give the culprit cell its outcome; the cells left to run. With a ``failure`` the worker
+        reported (its call child died or hung) the worker lives on; else it is replaced."""
         worker = self._worker
         assert worker is not None
-        started = worker.progress()
-        how = worker.kill()
+        if failure is not None:
+            started, how, hung = failure["started"], failure["detail"], failure["kind"] == "timeout"
+        else:
+            started = worker.progress()
+            how = f"worker died: {worker.kill()}"
         culprit = started if started is not None and reported <= started < len(cells) else reported
         if culprit < len(cells):
             i, j = cells[culprit]
@@ -215,8 +239,8 @@ class ImplementationMatrix:
             if hung:
                 results[i][j] = Outcome(kind=OutcomeKind.TIMEOUT, detail="no answer in time; killed")
             else:
-                results[i][j] = Outcome(kind=OutcomeKind.CRASH, detail=f"worker died: {how}")
+                results[i][j] = Outcome(kind=OutcomeKind.CRASH, detail=how)
         self.restarts += 1
-        self._start()
+        if failure is None:
+            self._start()
         return [cell for k, cell in enumerate(cells) if k >= reported and k != culprit]
-

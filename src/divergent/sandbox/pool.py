@@ -1,17 +1,25 @@
 """The parent side of the sandbox: one persistent worker per implementation, run in parallel.
 
-:class:`WorkerPool` starts a worker for each implementation, loads the implementation once, and
-runs batches of inputs on all of them at the same time. A worker that hangs past its timeout (plus
-a grace period) is killed; one that dies is noticed by end of file; either way the input it was on
-gets a TIMEOUT or CRASH outcome, a fresh worker takes its place, and the batch goes on.
+:class:`WorkerPool` starts a worker for each implementation, loads the implementation once (in the
+worker's call child, :mod:`divergent.sandbox.child.worker`), and runs batches of inputs on all of
+them at the same time. When a call kills or hangs the call child, the worker reports a *failure*:
+the input it was on gets a CRASH or TIMEOUT outcome, the worker starts a fresh call child, and the
+batch goes on. Should the worker itself die or stop answering (within the timeout plus a grace
+period, plus a margin for the worker's own report), the parent kills it, gives the input a CRASH or
+TIMEOUT outcome, and starts a fresh worker.
+
+Everything a worker writes is checked here again (:mod:`divergent.sandbox.child.wire`): a frame of
+the wrong shape, an outcome that is not well-formed, more results than calls, a stop before the
+deadline are a CRASH of that implementation, never an exception of divergent.
 """
 
 from __future__ import annotations
 
 import contextlib
+import mmap
+import os
 import pickle
 import selectors
-import struct
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,11 +27,13 @@ from dataclasses import dataclass, field
 from divergent.errors import LoadError, SandboxUnavailable
 from divergent.model import ExceptionInfo, Input, Outcome, OutcomeKind
 from divergent.programs import PythonFunction
-from divergent.sandbox.child.kit import PROGRESS_FILE, PROGRESS_RECORD
+from divergent.sandbox.child.kit import NO_PROGRESS, PROGRESS_RECORD
+from divergent.sandbox.child.wire import Malformed, check_load_answer, check_outcome, check_results_frame
 from divergent.sandbox.frames import (
     ChildConnection,
     ChildGone,
     ProtocolViolation,
+    implementation_paths,
     implementation_payload,
     start_child,
 )
@@ -36,24 +46,48 @@ _CHUNK = 4096
 _WORKER_MODULE = "divergent.sandbox.child.worker"
 
 
+#: past the worker's own patience with its call child, how long the parent waits for its report
+REPORT_MARGIN = 1.5
+
+
 class WorkerProcess(ChildConnection):
     """One sandboxed worker process (:mod:`divergent.sandbox.child.worker`)."""
 
-    def __init__(self, impl: PythonFunction | None, limits: Limits, level: Isolation) -> None:
-        """Start a worker; with an implementation, also send it the command to load it."""
-        super().__init__(start_child(_WORKER_MODULE, PROGRESS_FILE, limits=limits, level=level))
+    def __init__(
+        self,
+        impl: PythonFunction | None,
+        limits: Limits,
+        level: Isolation,
+        *,
+        read_only: Sequence[PythonFunction] = (),
+    ) -> None:
+        """Start a worker that may read the files of ``impl`` and ``read_only``; with an
+        implementation, also send it the command to load it."""
+        # The page where the call child writes the index of each call before making it: a memory
+        # descriptor, never a path the sandbox could replace.
+        fd = os.memfd_create("divergent-progress")
+        try:
+            os.ftruncate(fd, PROGRESS_RECORD.size)
+            self._page = mmap.mmap(fd, PROGRESS_RECORD.size)
+            self._page[:] = PROGRESS_RECORD.pack(NO_PROGRESS)
+            programs = [impl, *read_only] if impl is not None else list(read_only)
+            process = start_child(
+                _WORKER_MODULE, limits=limits, level=level, read_only=implementation_paths(programs),
+                settings={"progress_fd": fd}, pass_fds=(fd,),
+            )
+        finally:
+            os.close(fd)
+        # The pool and the matrix check every field of every frame themselves.
+        super().__init__(process, check_nesting=False)
         self.impl = impl
         self.limits = limits
         if impl is not None:
             self.send("load", implementation_payload(impl))
 
     def progress(self) -> int | None:
-        """The index of the call the worker last started (written by the worker before each call)."""
-        try:
-            data = (self.process.workdir / PROGRESS_FILE).read_bytes()
-            return PROGRESS_RECORD.unpack(data[: PROGRESS_RECORD.size])[0]
-        except (OSError, struct.error):
-            return None
+        """The index of the call the worker last started (written before each call)."""
+        (index,) = PROGRESS_RECORD.unpack(self._page[: PROGRESS_RECORD.size])
+        return None if index == NO_PROGRESS else index
 
 
 @dataclass
@@ -65,6 +99,8 @@ class _Task:
     reported: int = 0
     last_progress: float = 0.0
     careful: bool = False
+    #: the caller's deadline (``time.monotonic()``), past which a worker may stop a batch
+    deadline: float | None = None
 
 
 class WorkerPool:
@@ -112,6 +148,8 @@ class WorkerPool:
                 continue
             if answer is None:
                 problems.append(f"{label}: loading did not finish within {self.limits.load_timeout:g} s")
+            elif not _well_formed_load_answer(answer):
+                problems.append(f"{label}: the worker broke the protocol while loading ({worker.kill()})")
             elif not answer.get("ok"):
                 problems.append(f"{label}: {answer.get('error', 'could not load')}")
             else:
@@ -130,7 +168,7 @@ class WorkerPool:
             answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
         except ChildGone:
             answer = None
-        if answer is None or not answer.get("ok"):
+        if answer is None or not _well_formed_load_answer(answer) or not answer.get("ok"):
             raise SandboxUnavailable(
                 f"{self.implementations[index].label}: a replacement worker did not load "
                 f"({answer.get('error') if answer else 'no answer'})"
@@ -161,7 +199,7 @@ class WorkerPool:
         blobs = [pickle.dumps((tuple(i.args), dict(i.kwargs)), protocol=pickle.HIGHEST_PROTOCOL) for i in inputs]
         count = len(self.implementations)
         results: list[list[Outcome | None]] = [[None] * count for _ in inputs]
-        tasks = {i: _Task(todo=list(range(len(inputs)))) for i in range(count)}
+        tasks = {i: _Task(todo=list(range(len(inputs))), deadline=deadline) for i in range(count)}
         with selectors.DefaultSelector() as selector:
             while tasks:
                 for i, task in list(tasks.items()):
@@ -188,7 +226,8 @@ class WorkerPool:
         return complete  # type: ignore[return-value]
 
     def _patience(self) -> float:
-        return self.limits.timeout + self.limits.grace
+        """How long the parent waits for a worker (which waits timeout + grace for its call child)."""
+        return self.limits.timeout + self.limits.grace + REPORT_MARGIN
 
     def _dispatch(self, i: int, task: _Task, blobs: list[bytes], selector: selectors.BaseSelector,
                   results: list[list[Outcome | None]], deadline: float | None) -> None:
@@ -220,32 +259,46 @@ class WorkerPool:
         try:
             frames = worker.read_frames()
             for frame in frames:
-                for raw in frame.get("results", ()):
-                    if task.reported >= len(task.in_flight):
-                        raise ProtocolViolation("too many results")
+                raw_results = check_results_frame(frame, from_worker=True)
+                if task.reported + len(raw_results) > len(task.in_flight):
+                    raise ProtocolViolation("too many results")
+                for raw in raw_results:
+                    check_outcome(raw, stdout_chars=self.limits.stdout_bytes)
                     results[task.in_flight[task.reported]][i] = outcome_from_wire(raw)
                     task.reported += 1
                 task.last_progress = time.monotonic()
+                if "failure" in frame:
+                    self._fail(i, task, results, selector, failure=frame["failure"])
+                    return
                 if frame.get("done"):
                     if frame.get("stopped"):
+                        if task.deadline is None or time.monotonic() < task.deadline - 0.05:
+                            raise ProtocolViolation("a stop before the deadline")
                         task.todo = []  # the deadline passed: what was not run stays None
                     elif task.reported != len(task.in_flight):
                         raise ProtocolViolation("missing results")
                     selector.unregister(worker.fileno())
                     task.in_flight = []
                     task.careful = False
-        except (ChildGone, KeyError, TypeError, ValueError, IndexError):
+        except (ChildGone, Malformed, KeyError, TypeError, ValueError, IndexError):
             self._fail(i, task, results, selector, hung=False)
 
     def _fail(self, i: int, task: _Task, results: list[list[Outcome | None]],
-              selector: selectors.BaseSelector, *, hung: bool) -> None:
+              selector: selectors.BaseSelector, *, hung: bool = False, failure: dict | None = None) -> None:
+        """An input's call failed: its outcome, and the rest of the batch back to do.
+
+        With a ``failure`` reported by the worker (its call child died or hung), the worker lives
+        on; without one (the worker itself died, hung or broke the protocol), it is replaced."""
         worker = self._workers[i]
         assert worker is not None
         with contextlib.suppress(KeyError, ValueError):
             selector.unregister(worker.fileno())
         unreported = task.in_flight[task.reported :]
-        started = worker.progress()
-        how = worker.kill()
+        if failure is not None:
+            started, how, hung = failure["started"], failure["detail"], failure["kind"] == "timeout"
+        else:
+            started = worker.progress()
+            how = f"worker died: {worker.kill()}"
         if started in unreported:
             culprit = started
         elif unreported:
@@ -256,17 +309,20 @@ class WorkerPool:
             if hung:
                 outcome = Outcome(
                     kind=OutcomeKind.TIMEOUT,
-                    detail=f"no answer within {self._patience():g} s; killed",
-                    seconds=self._patience(),
+                    detail=how if failure is not None else f"no answer within {self._patience():g} s; killed",
+                    seconds=self.limits.timeout + self.limits.grace,
                 )
             else:
-                outcome = Outcome(kind=OutcomeKind.CRASH, detail=f"worker died: {how}")
+                outcome = Outcome(kind=OutcomeKind.CRASH, detail=how)
             results[culprit][i] = outcome
             unreported.remove(culprit)
         task.todo = unreported + task.todo
         task.in_flight, task.reported = [], 0
         task.careful = started is None  # without progress information, find the culprit one by one
-        self._replace(i)
+        if failure is None:
+            self._replace(i)
+        else:
+            self.restarts += 1  # the worker started a fresh call child
 
 
 _KINDS = {kind.value: kind for kind in OutcomeKind}
@@ -287,9 +343,18 @@ def _decoded_atoms(encoded: object) -> list:
     return atoms
 
 
+def _well_formed_load_answer(answer: dict) -> bool:
+    try:
+        check_load_answer(answer)
+    except Malformed:
+        return False
+    return True
+
+
 def outcome_from_wire(raw: dict) -> Outcome:
-    """The :class:`Outcome` a worker reported in its wire form (``{"k": kind, "v": value, ...}``);
-    raises KeyError, TypeError or ValueError for a malformed one."""
+    """The :class:`Outcome` a worker reported in its wire form (``{"k": kind, "v": value, ...}``),
+    checked before with :func:`~divergent.sandbox.child.wire.check_outcome`; raises KeyError,
+    TypeError or ValueError for a malformed one."""
     kind = _KINDS[raw["k"]]
     exception = None
     if kind is OutcomeKind.RAISED:
