@@ -211,8 +211,10 @@ class ImplementationMatrix:
                             if reported != len(cells):
                                 raise ProtocolViolation("missing results")
                             return []
-        except (ChildGone, Malformed, KeyError, TypeError, ValueError, IndexError):
-            return self._after_failure(cells, reported, results, hung=False)
+        except (ProtocolViolation, Malformed, KeyError, TypeError, ValueError, IndexError) as error:
+            return self._after_failure(cells, reported, results, broke=f"the worker broke the protocol ({str(error)[:200]})")
+        except ChildGone:
+            return self._after_failure(cells, reported, results)
 
     def _after_failure(
         self,
@@ -222,6 +224,7 @@ class ImplementationMatrix:
         *,
         hung: bool = False,
         failure: dict | None = None,
+        broke: str | None = None,
     ) -> list[tuple[int, int]]:
         """Give the culprit cell its outcome; the cells left to run. With a ``failure`` the worker
         reported (its call child died or hung) the worker lives on; else it is replaced."""
@@ -231,7 +234,8 @@ class ImplementationMatrix:
             started, how, hung = failure["started"], failure["detail"], failure["kind"] == "timeout"
         else:
             started = worker.progress()
-            how = f"worker died: {worker.kill()}"
+            ended = worker.kill()
+            how = f"{broke}; killed" if broke else f"worker died: {ended}"
         culprit = started if started is not None and reported <= started < len(cells) else reported
         if culprit < len(cells):
             i, j = cells[culprit]

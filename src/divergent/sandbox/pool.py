@@ -43,6 +43,8 @@ from divergent.values import NotBuiltin, decode_builtin
 
 #: inputs sent to a worker in one message (bounds the memory of one exchange)
 _CHUNK = 4096
+#: slack between the clocks of two processes (seconds)
+_SLACK = 0.05
 _WORKER_MODULE = "divergent.sandbox.child.worker"
 
 
@@ -101,6 +103,9 @@ class _Task:
     careful: bool = False
     #: the caller's deadline (``time.monotonic()``), past which a worker may stop a batch
     deadline: float | None = None
+    #: when the batch in flight was sent, and the seconds its reported calls claim to have taken
+    dispatched: float = 0.0
+    claimed: float = 0.0
 
 
 class WorkerPool:
@@ -233,7 +238,8 @@ class WorkerPool:
                   results: list[list[Outcome | None]], deadline: float | None) -> None:
         chunk, task.todo = task.todo[:_CHUNK], task.todo[_CHUNK:]
         task.in_flight, task.reported = chunk, 0
-        task.last_progress = time.monotonic()
+        task.last_progress = task.dispatched = time.monotonic()
+        task.claimed = 0.0
         worker = self._workers[i]
         assert worker is not None
         try:
@@ -264,9 +270,15 @@ class WorkerPool:
                     raise ProtocolViolation("too many results")
                 for raw in raw_results:
                     check_outcome(raw, stdout_chars=self.limits.stdout_bytes)
-                    results[task.in_flight[task.reported]][i] = outcome_from_wire(raw)
+                    outcome = outcome_from_wire(raw)
+                    if outcome.kind is OutcomeKind.TIMEOUT and outcome.seconds < self.limits.timeout - _SLACK:
+                        raise ProtocolViolation("a timeout before the time was up")
+                    task.claimed += outcome.seconds
+                    results[task.in_flight[task.reported]][i] = outcome
                     task.reported += 1
                 task.last_progress = time.monotonic()
+                if task.claimed > task.last_progress - task.dispatched + _SLACK:
+                    raise ProtocolViolation("calls that claim more time than has passed")
                 if "failure" in frame:
                     self._fail(i, task, results, selector, failure=frame["failure"])
                     return
@@ -280,11 +292,14 @@ class WorkerPool:
                     selector.unregister(worker.fileno())
                     task.in_flight = []
                     task.careful = False
-        except (ChildGone, Malformed, KeyError, TypeError, ValueError, IndexError):
-            self._fail(i, task, results, selector, hung=False)
+        except (ProtocolViolation, Malformed, KeyError, TypeError, ValueError, IndexError) as error:
+            self._fail(i, task, results, selector, broke=f"the worker broke the protocol ({str(error)[:200]})")
+        except ChildGone:
+            self._fail(i, task, results, selector)
 
     def _fail(self, i: int, task: _Task, results: list[list[Outcome | None]],
-              selector: selectors.BaseSelector, *, hung: bool = False, failure: dict | None = None) -> None:
+              selector: selectors.BaseSelector, *, hung: bool = False, failure: dict | None = None,
+              broke: str | None = None) -> None:
         """An input's call failed: its outcome, and the rest of the batch back to do.
 
         With a ``failure`` reported by the worker (its call child died or hung), the worker lives
@@ -298,7 +313,8 @@ class WorkerPool:
             started, how, hung = failure["started"], failure["detail"], failure["kind"] == "timeout"
         else:
             started = worker.progress()
-            how = f"worker died: {worker.kill()}"
+            ended = worker.kill()
+            how = f"{broke}; killed" if broke else f"worker died: {ended}"
         if started in unreported:
             culprit = started
         elif unreported:

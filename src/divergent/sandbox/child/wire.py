@@ -33,6 +33,9 @@ _KEYS = frozenset({"k", "v", "e", "a", "o", "d", "s"})
 #: characters of an exception's type name, message or detail (the call child cuts messages at 2,000)
 _MAX_TEXT = 4000
 _MAX_BASES = 200
+_ATOMS = (type(None), bool, int, float, str)
+#: seconds no call can have taken (also refuses NaN)
+_FOREVER = 1e9
 
 
 class Malformed(ValueError):
@@ -42,6 +45,17 @@ class Malformed(ValueError):
 def check_outcome(raw: Any, *, stdout_chars: int, kinds: frozenset[str] = KINDS) -> None:
     """Raise :class:`Malformed` unless ``raw`` is an outcome of one of ``kinds`` in its wire form,
     its values well-formed encodings of bounded depth and size, its texts of bounded length."""
+    # The common case first, cheaply: a plain value returned, nothing printed.
+    if (
+        type(raw) is dict
+        and len(raw) == 3
+        and raw.get("k") == "returned"
+        and "returned" in kinds
+        and type(raw.get("v")) in _ATOMS
+        and type(raw.get("s")) is float
+        and 0.0 <= raw["s"] < _FOREVER
+    ):
+        return
     if type(raw) is not dict:
         raise Malformed("an outcome that is not an object")
     kind = raw.get("k")
