@@ -32,6 +32,7 @@ import dataclasses
 import enum
 import json
 import math
+import re
 import sys
 import types
 from collections.abc import Iterator
@@ -338,6 +339,26 @@ def _render_float(x: float) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return repr(x)
+
+
+#: characters a terminal may act on: C0 controls but tab and newline, DEL, C1 controls, and the
+#: bidirectional overrides and isolates that reorder what is shown
+_TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` safe to show on a terminal: control characters (ESC and the rest, but tab and
+    newline) are written as escapes (``\\x1b``), so a program's output or exception message cannot
+    move the cursor, retitle the window or hide text. For human-readable output only: JSON keeps
+    values exact."""
+    if _TERMINAL_CONTROLS.search(text) is None:
+        return text
+    return _TERMINAL_CONTROLS.sub(_escape_control, text)
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 class MalformedEncoding(ValueError):

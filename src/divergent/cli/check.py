@@ -6,9 +6,8 @@ import json
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
-from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, app
+from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, app, make_console
 from divergent.cli.search_options import SearchArguments, run_search, with_search_options
 
 
@@ -47,7 +46,7 @@ def check(
         if report.divergent:
             print(plain_report(report))
     else:
-        render_report(report, Console(), impls)
+        render_report(report, make_console(), impls)
     raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
 
 

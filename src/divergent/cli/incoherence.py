@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import EXIT_SAME, app, input_errors
+from divergent.cli.app import EXIT_SAME, app, input_errors, make_console
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
 
 incoherence_app = typer.Typer(
@@ -95,7 +95,7 @@ def incoherence(
     Without --samples, the programs are sampled live from --model (m per task, cached)."""
     if context.invoked_subcommand is not None:
         return
-    console = Console()
+    console = make_console()
     with input_errors(False):
         if epsilon is not None or delta is not None:
             _print_pac(console, epsilon, delta)
@@ -164,7 +164,7 @@ def show(
     """Re-render a stored run without executing anything."""
     from divergent.incoherence.study import summarize
 
-    console = Console()
+    console = make_console()
     with input_errors(False), _open_store(db) as store:
         summary = summarize(store, store.get_run(run))
     _render(console, summary, as_json)
@@ -175,7 +175,7 @@ def list_runs(db: StoreOpt = None) -> None:
     """The stored incoherence runs."""
     from divergent.incoherence.study import study_runs
 
-    console = Console()
+    console = make_console()
     with input_errors(False), _open_store(db) as store:
         table = Table(title=f"incoherence runs in {store.path}")
         for column in ("run", "status", "created", "units", "tasks", "models", "m", "n", "compat"):

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import app
+from divergent.cli.app import app, make_console
 
 
 @app.command()
@@ -20,4 +19,4 @@ def sandbox() -> None:
     for level in Isolation:
         mark = "default" if level is levels[0] else ("yes" if level in levels else "no")
         table.add_row(level.value, mark, GUARANTEES[level])
-    Console().print(table)
+    make_console().print(table)

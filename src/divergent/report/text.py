@@ -18,7 +18,8 @@ from rich.text import Text
 
 from divergent.model import Counterexample, FilterDecision, FilterVerdict, Outcome, OutcomeKind, Report
 from divergent.programs import PythonFunction
-from divergent.values import encode, render
+from divergent.report.terminal import escaping
+from divergent.values import encode, printable, render
 
 _KIND_STYLE = {
     OutcomeKind.RETURNED: "green",
@@ -124,11 +125,16 @@ def plain_report(report: Report) -> str:
         lines.append(llm_usage_text(report.llm))
     for note in report.notes:
         lines.append(f"note: {note}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 def render_report(report: Report, console: Console, implementations: Sequence[PythonFunction] = ()) -> None:
-    """Rich terminal rendering of a check report."""
+    """Rich terminal rendering of a check report (control characters escaped: docs/sandbox.md)."""
+    with escaping(console):
+        _render_report(report, console, implementations)
+
+
+def _render_report(report: Report, console: Console, implementations: Sequence[PythonFunction]) -> None:
     if report.counterexample is None:
         console.print(
             Panel(
