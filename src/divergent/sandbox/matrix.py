@@ -188,7 +188,10 @@ class ImplementationMatrix:
                     selector.select(max(0.0, wait))
                     frames = worker.read_frames()
                     if not frames and time.monotonic() - last > patience:
-                        return self._after_failure(cells, reported, results, hung=True)
+                        # a worker reports its call child's hangs: a silent one was stopped or broken
+                        return self._after_failure(
+                            cells, reported, results, broke="the worker stopped answering (stopped or broken by the program)"
+                        )
                     for frame in frames:
                         last = time.monotonic()
                         for raw in check_results_frame(frame, from_worker=True):
@@ -222,7 +225,6 @@ class ImplementationMatrix:
         reported: int,
         results: list[list[Outcome | None]],
         *,
-        hung: bool = False,
         failure: dict | None = None,
         broke: str | None = None,
     ) -> list[tuple[int, int]]:
@@ -230,6 +232,7 @@ class ImplementationMatrix:
         reported (its call child died or hung) the worker lives on; else it is replaced."""
         worker = self._worker
         assert worker is not None
+        hung = False
         if failure is not None:
             started, how, hung = failure["started"], failure["detail"], failure["kind"] == "timeout"
         else:

@@ -45,6 +45,7 @@ from divergent.values import NotBuiltin, decode_builtin
 _CHUNK = 4096
 #: slack between the clocks of two processes (seconds)
 _SLACK = 0.05
+_SILENT_WORKER = "the worker stopped answering (stopped or broken by the program)"
 _WORKER_MODULE = "divergent.sandbox.child.worker"
 
 
@@ -225,7 +226,9 @@ class WorkerPool:
                 now = time.monotonic()
                 for i, task in tasks.items():
                     if task.in_flight and now - task.last_progress > self._patience():
-                        self._fail(i, task, results, selector, hung=True)
+                        # The worker reports its call child's hangs itself: a worker that does not
+                        # answer was stopped or broken (by the program): a crash, not a timeout.
+                        self._fail(i, task, results, selector, broke=_SILENT_WORKER)
         complete = [None if None in row else tuple(row) for row in results]
         self.executions += sum(len(row) - row.count(None) for row in results)
         return complete  # type: ignore[return-value]
@@ -254,7 +257,7 @@ class WorkerPool:
                 },
             )
         except ChildGone:
-            self._fail(i, task, results, selector, hung=False)
+            self._fail(i, task, results, selector)
             return
         selector.register(worker.fileno(), selectors.EVENT_READ, i)
 
@@ -298,8 +301,7 @@ class WorkerPool:
             self._fail(i, task, results, selector)
 
     def _fail(self, i: int, task: _Task, results: list[list[Outcome | None]],
-              selector: selectors.BaseSelector, *, hung: bool = False, failure: dict | None = None,
-              broke: str | None = None) -> None:
+              selector: selectors.BaseSelector, *, failure: dict | None = None, broke: str | None = None) -> None:
         """An input's call failed: its outcome, and the rest of the batch back to do.
 
         With a ``failure`` reported by the worker (its call child died or hung), the worker lives
@@ -309,6 +311,7 @@ class WorkerPool:
         with contextlib.suppress(KeyError, ValueError):
             selector.unregister(worker.fileno())
         unreported = task.in_flight[task.reported :]
+        hung = False
         if failure is not None:
             started, how, hung = failure["started"], failure["detail"], failure["kind"] == "timeout"
         else:
@@ -323,11 +326,7 @@ class WorkerPool:
             culprit = None
         if culprit is not None:
             if hung:
-                outcome = Outcome(
-                    kind=OutcomeKind.TIMEOUT,
-                    detail=how if failure is not None else f"no answer within {self._patience():g} s; killed",
-                    seconds=self.limits.timeout + self.limits.grace,
-                )
+                outcome = Outcome(kind=OutcomeKind.TIMEOUT, detail=how, seconds=self.limits.timeout + self.limits.grace)
             else:
                 outcome = Outcome(kind=OutcomeKind.CRASH, detail=how)
             results[culprit][i] = outcome
