@@ -189,9 +189,7 @@ class ImplementationMatrix:
                     frames = worker.read_frames()
                     if not frames and time.monotonic() - last > patience:
                         # a worker reports its call child's hangs: a silent one was stopped or broken
-                        return self._after_failure(
-                            cells, reported, results, broke="the worker stopped answering (stopped or broken by the program)"
-                        )
+                        return self._after_failure(cells, reported, results, silent=True)
                     for frame in frames:
                         last = time.monotonic()
                         for raw in check_results_frame(frame, from_worker=True):
@@ -227,19 +225,32 @@ class ImplementationMatrix:
         *,
         failure: dict | None = None,
         broke: str | None = None,
+        silent: bool = False,
     ) -> list[tuple[int, int]]:
         """Give the culprit cell its outcome; the cells left to run. With a ``failure`` the worker
-        reported (its call child died or hung) the worker lives on; else it is replaced."""
+        reported (its call child died, hung or broke the protocol) the worker lives on; else (it
+        died, stopped answering, or ``broke`` the protocol) it is replaced. After a broken protocol
+        the chunk's answers so far are suspect (a program may have written its neighbours'): they
+        are run again."""
         worker = self._worker
         assert worker is not None
-        hung = False
+        hung = suspect = False
         if failure is not None:
-            started, how, hung = failure["started"], failure["detail"], failure["kind"] == "timeout"
+            started, how = failure["started"], failure["detail"]
+            hung, suspect = failure["kind"] == "timeout", failure["kind"] == "protocol"
         else:
             started = worker.progress()
             ended = worker.kill()
-            how = f"{broke}; killed" if broke else f"worker died: {ended}"
-        culprit = started if started is not None and reported <= started < len(cells) else reported
+            if broke:
+                how, suspect = f"{broke}; killed", True
+            else:
+                how = "the worker stopped answering (stopped or broken by the program); killed" if silent else (
+                    f"worker died: {ended}")
+        first = 0 if suspect else reported
+        culprit = started if started is not None and first <= started < len(cells) else reported
+        if suspect:
+            for i, j in cells[:reported]:
+                results[i][j] = None
         if culprit < len(cells):
             i, j = cells[culprit]
             self._failures[j] += 1
@@ -250,4 +261,4 @@ class ImplementationMatrix:
         self.restarts += 1
         if failure is None:
             self._start()
-        return [cell for k, cell in enumerate(cells) if k >= reported and k != culprit]
+        return [cell for k, cell in enumerate(cells) if k >= first and k != culprit]

@@ -45,7 +45,7 @@ from divergent.values import NotBuiltin, decode_builtin
 _CHUNK = 4096
 #: slack between the clocks of two processes (seconds)
 _SLACK = 0.05
-_SILENT_WORKER = "the worker stopped answering (stopped or broken by the program)"
+_SILENT_WORKER = "the worker stopped answering (stopped or broken by the program); killed"
 _WORKER_MODULE = "divergent.sandbox.child.worker"
 
 
@@ -219,8 +219,9 @@ class WorkerPool:
                 if not tasks:
                     break
                 now = time.monotonic()
-                deadline = min(t.last_progress for t in tasks.values() if t.in_flight) + self._patience()
-                for key, _ in selector.select(max(0.0, deadline - now)):
+                # (not the caller's deadline: that one stays what the caller gave)
+                wake_at = min(t.last_progress for t in tasks.values() if t.in_flight) + self._patience()
+                for key, _ in selector.select(max(0.0, wake_at - now)):
                     i = key.data
                     self._collect(i, tasks[i], results, selector)
                 now = time.monotonic()
@@ -228,7 +229,7 @@ class WorkerPool:
                     if task.in_flight and now - task.last_progress > self._patience():
                         # The worker reports its call child's hangs itself: a worker that does not
                         # answer was stopped or broken (by the program): a crash, not a timeout.
-                        self._fail(i, task, results, selector, broke=_SILENT_WORKER)
+                        self._fail(i, task, results, selector, silent=True)
         complete = [None if None in row else tuple(row) for row in results]
         self.executions += sum(len(row) - row.count(None) for row in results)
         return complete  # type: ignore[return-value]
@@ -301,30 +302,36 @@ class WorkerPool:
             self._fail(i, task, results, selector)
 
     def _fail(self, i: int, task: _Task, results: list[list[Outcome | None]],
-              selector: selectors.BaseSelector, *, failure: dict | None = None, broke: str | None = None) -> None:
-        """An input's call failed: its outcome, and the rest of the batch back to do.
+              selector: selectors.BaseSelector, *, failure: dict | None = None, broke: str | None = None,
+              silent: bool = False) -> None:
+        """A call of the batch in flight failed: its outcome, and the rest of the batch back to do.
 
-        With a ``failure`` reported by the worker (its call child died or hung), the worker lives
-        on; without one (the worker itself died, hung or broke the protocol), it is replaced."""
+        ``failure``: what the worker reported (its call child died, hung or broke the protocol); the
+        worker lives on. Else the worker itself died, stopped answering (``silent``) or wrote what
+        the protocol does not allow (``broke``: why), and is replaced. After a broken protocol no
+        answer of the batch can be trusted: every input of it is a CRASH."""
         worker = self._workers[i]
         assert worker is not None
         with contextlib.suppress(KeyError, ValueError):
             selector.unregister(worker.fileno())
         unreported = task.in_flight[task.reported :]
-        hung = False
+        hung = suspect = False
         if failure is not None:
-            started, how, hung = failure["started"], failure["detail"], failure["kind"] == "timeout"
+            started, how = failure["started"], failure["detail"]
+            hung, suspect = failure["kind"] == "timeout", failure["kind"] == "protocol"
         else:
             started = worker.progress()
             ended = worker.kill()
-            how = f"{broke}; killed" if broke else f"worker died: {ended}"
-        if started in unreported:
-            culprit = started
+            if broke:
+                how, suspect = f"{broke}; killed", True
+            else:
+                how = _SILENT_WORKER if silent else f"worker died: {ended}"
+        if suspect:
+            for index in task.in_flight:
+                results[index][i] = Outcome(kind=OutcomeKind.CRASH, detail=how)
+            unreported = []
         elif unreported:
-            culprit = unreported[0]
-        else:
-            culprit = None
-        if culprit is not None:
+            culprit = started if started in unreported else unreported[0]
             if hung:
                 outcome = Outcome(kind=OutcomeKind.TIMEOUT, detail=how, seconds=self.limits.timeout + self.limits.grace)
             else:

@@ -11,7 +11,9 @@ Commands (pickles from the worker, which forwards the parent's): ``("load", impl
 answers ``{"ok": bool, ...}``; ``("run", {...})`` answers with one or more ``{"results": [...],
 "done": bool}`` frames, flushed every few milliseconds so the parent sees progress;
 ``("load_many", {"implementations": [...]})`` and ``("run_cells", {...})`` do the same for several
-implementations in one process (the implementation matrix). Before each call the child writes the
+implementations in one process (the implementation matrix); ``("sync", {})``, which the worker sends
+after the frame that ends a batch, answers ``{"synced": true}`` (nothing may come between the two).
+Before each call the child writes the
 call's index into the page of memory it shares with the worker and the parent
 (:data:`.kit.PROGRESS_RECORD`), so that when a call kills or hangs it they know which input did it.
 """
@@ -72,6 +74,10 @@ class CallServer:
     def __init__(self, channel: Channel, alarm: Alarm, limits: dict, progress: mmap.mmap) -> None:
         self._receive = channel.receive
         self.send = channel.send
+        # Bound now: a program that patches this class afterwards does not change how calls run.
+        self._call = self._call
+        self._commands = {"load": self.load, "run": self.run, "load_many": self.load_many,
+                          "run_cells": self.run_cells}
         self._alarm = alarm
         self._arm = alarm.arm
         self._disarm = alarm.disarm
@@ -277,16 +283,16 @@ class CallServer:
             if message is None:
                 return
             command, payload = message
-            if command == "load":
-                self.send(self.load(payload))
-            elif command == "run":
-                self.run(payload)
-            elif command == "load_many":
-                self.send(self.load_many(payload))
-            elif command == "run_cells":
-                self.run_cells(payload)
-            else:
+            if command == "sync":
+                self.send({"synced": True})
+                continue
+            handler = self._commands.get(command)
+            if handler is None:
                 self.send({"ok": False, "error": f"unknown command {command!r}"})
+                continue
+            answer = handler(payload)
+            if command in ("load", "load_many"):
+                self.send(answer)
 
 
 _IMMUTABLE_ATOMS = (int, float, str, bytes, bool, type(None), complex, frozenset)

@@ -79,6 +79,7 @@ class Channel:
         self._block, self._unblock = signal.SIG_BLOCK, signal.SIG_UNBLOCK
         self._alarm_signal = {signal.SIGALRM}
         self._pid = os.getpid()
+        self.send_body = self.send_body  # patching the class afterwards changes nothing here
         self.in_fd = in_fd
         self.out_fd = out_fd
         self._buffer = b""

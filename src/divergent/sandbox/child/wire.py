@@ -114,11 +114,12 @@ def check_results_frame(frame: Any, *, from_worker: bool = False) -> list:
 
 def check_failure(failure: Any) -> None:
     """Raise :class:`Malformed` unless ``failure`` is what the worker reports when its call child
-    died or hung: ``{"kind": "crash" | "timeout", "detail": "...", "started": int | None}``."""
+    died, hung or broke the protocol: ``{"kind": "crash" | "timeout" | "protocol", "detail": "...",
+    "started": int | None}``."""
     if (
         type(failure) is not dict
         or failure.keys() != {"kind", "detail", "started"}
-        or failure["kind"] not in ("crash", "timeout")
+        or failure["kind"] not in ("crash", "timeout", "protocol")
         or type(failure["detail"]) is not str
         or len(failure["detail"]) > _MAX_TEXT
         or (failure["started"] is not None and type(failure["started"]) is not int)

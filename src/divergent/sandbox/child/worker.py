@@ -10,12 +10,16 @@ neither write to divergent nor patch the worker. The worker:
   (:mod:`.wire`: one result per call, in order, no more than were asked for, each a well-formed
   outcome of bounded depth and size, a timeout only after its time, a stop only after the
   deadline); it checks the answers to ``load`` itself;
+* holds back the frame that ends a batch until the call child, asked to ``sync``, answers from
+  its idle loop with nothing written in between (a program that wrote an answer of its own on the
+  pipe is caught when its real one follows);
 * notices by itself when the call child dies (a signal, ``os._exit``) or hangs (no answer within
-  the timeout plus a grace period: it kills it), and anything malformed: it then reports a
-  *failure* ``{"results": [], "done": true, "failure": {"kind": "crash" | "timeout", "detail":
-  "...", "started": i}}`` (``started``: the call the page of progress names), kills every process
-  the call child left in the sandbox, and forks a fresh call child (loading the implementation
-  again) for the next command.
+  the timeout plus a grace period: it kills it), or writes where it should not: it then reports a
+  *failure* ``{"results": [], "done": true, "failure": {"kind": "crash" | "timeout" |
+  "protocol", "detail": "...", "started": i}}`` (``started``: the call the page of progress
+  names; after "protocol" none of the batch's answers is to be trusted), kills every process the
+  call child left in the sandbox, and forks a fresh call child (loading the implementation again)
+  for the next command.
 
 Started by :class:`divergent.sandbox.pool.WorkerProcess` as ``worker SETTINGS`` (see :mod:`.kit`).
 Commands: ``load``, ``run``, ``load_many`` and ``run_cells`` (forwarded to the call child, see
@@ -60,10 +64,16 @@ _RECURSION_LIMIT = 400
 _MAX_FRAME_BYTES = 64 * 1024 * 1024
 #: how the call child's frame that ends a batch ends
 _LAST_FRAME_ENDINGS = (b',"done":true}', b',"done":true,"stopped":true}')
+_SYNC_BODY = pickle.dumps(("sync", {}), protocol=pickle.HIGHEST_PROTOCOL)
+_SYNC_COMMAND = FRAME_HEADER.pack(len(_SYNC_BODY)) + _SYNC_BODY
+_SYNCED = b'{"synced":true}'
+#: how long an unanswering call child has to show it is idle (its loop answers at once)
+_IDLE_PATIENCE = 0.25
 
 
 class CallChildGone(Exception):
-    """The call child died, hung or broke the protocol; ``kind`` is "crash" or "timeout"."""
+    """The call child died, hung or broke the protocol; ``kind`` is "crash", "timeout" or
+    "protocol" (the whole batch's answers are then suspect)."""
 
     def __init__(self, kind: str, detail: str) -> None:
         super().__init__(detail)
@@ -264,7 +274,7 @@ class Worker:
         self.progress[:] = PROGRESS_RECORD.pack(NO_PROGRESS)
         try:
             if self.child.buffer or select.select([self.child.from_child], [], [], 0)[0]:
-                raise CallChildGone("crash", "the program broke the protocol (it wrote between batches)")
+                raise CallChildGone("protocol", "the program broke the protocol (it wrote between batches)")
             self._relay(body, payload, cells)
         except CallChildGone as error:
             self.channel.send({"results": [], "done": True, "failure": self._fail(error)})
@@ -282,10 +292,43 @@ class Worker:
             patience = max(payload["timeouts"]) + self.grace
         self.child.write(FRAME_HEADER.pack(len(body)) + body, time.monotonic() + patience + len(body) / 1e7)
         while True:
-            for frame in self.child.frames(time.monotonic() + patience):
-                self.channel.send_body(frame)
+            try:
+                frames = self.child.frames(time.monotonic() + patience)
+            except CallChildGone as error:
+                if error.kind == "timeout":
+                    self._tell_idle_from_hung()
+                raise
+            for position, frame in enumerate(frames):
                 if frame.endswith(_LAST_FRAME_ENDINGS):
+                    if position != len(frames) - 1:
+                        raise CallChildGone("protocol", "the program broke the protocol (a frame after the last)")
+                    # Held back until the call child is idle with nothing more to say: a program that
+                    # wrote a whole answer of its own on the pipe is caught when its real one follows.
+                    self._sync(patience)
+                    self.channel.send_body(frame)
                     return
+                self.channel.send_body(frame)
+
+    def _tell_idle_from_hung(self) -> None:
+        """No answer in time: a call that hangs, or a program that broke its own answering and went
+        back to waiting for commands? Ask it to sync: only an idle call child can answer."""
+        assert self.child is not None
+        deadline = time.monotonic() + _IDLE_PATIENCE
+        try:
+            self.child.write(_SYNC_COMMAND, deadline)
+            frames = self.child.frames(deadline)
+        except CallChildGone:
+            return  # it hangs: a timeout
+        if frames and frames[-1] == _SYNCED:
+            raise CallChildGone("protocol", "the program broke the protocol (it stopped answering its calls)")
+
+    def _sync(self, patience: float) -> None:
+        assert self.child is not None
+        deadline = time.monotonic() + patience
+        self.child.write(_SYNC_COMMAND, deadline)
+        frames = self.child.frames(deadline)
+        if frames != [_SYNCED]:
+            raise CallChildGone("protocol", "the program broke the protocol (it wrote after its last answer)")
 
     def serve(self) -> None:
         while True:
