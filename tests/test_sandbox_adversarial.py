@@ -125,7 +125,8 @@ def test_programs_run_unprivileged_and_read_no_host_secret(tmp_path: Path, monke
 @pytest.fixture
 def listeners(tmp_path: Path) -> Iterator[tuple[list[str], list[str]]]:
     """Unix sockets listening on a file in the program's own directory, on a file in the host's
-    /tmp, and in the abstract namespace; yields (their addresses, the connections they accepted)."""
+    /tmp, and in the abstract namespace, and a TCP socket on the host's loopback; yields (their
+    addresses, the connections they accepted)."""
     (tmp_path / "project").mkdir()
     addresses = [str(tmp_path / "project" / "agent.sock"), f"/tmp/divergent-adversarial-{os.getpid()}.sock",
                  f"\0divergent-adversarial-{os.getpid()}"]
@@ -140,6 +141,12 @@ def listeners(tmp_path: Path) -> Iterator[tuple[list[str], list[str]]]:
         server.listen(8)
         server.settimeout(0.05)
         servers.append(server)
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(8)
+    tcp.settimeout(0.05)
+    servers.append(tcp)
+    addresses.append(tcp.getsockname())
     accepted: list[str] = []
     stop = threading.Event()
 
@@ -162,12 +169,13 @@ def listeners(tmp_path: Path) -> Iterator[tuple[list[str], list[str]]]:
         thread.join()
         for server, address in zip(servers, addresses, strict=True):
             server.close()
-            if not address.startswith("\0"):
+            if isinstance(address, str) and not address.startswith("\0"):
                 Path(address).unlink(missing_ok=True)
 
 
 @pytest.mark.parametrize("level", [level.value for level in LEVELS])
-def test_no_host_unix_socket_is_reachable(level: str, tmp_path: Path, listeners) -> None:
+def test_no_host_socket_is_reachable(level: str, tmp_path: Path, listeners) -> None:
+    """Unix sockets (a Docker or systemd socket would be an escape) and the host's loopback."""
     addresses, accepted = listeners
     dialer = program(tmp_path / "project", "dialer", f"""
         import socket
@@ -175,7 +183,8 @@ def test_no_host_unix_socket_is_reachable(level: str, tmp_path: Path, listeners)
             results = []
             for address in {addresses!r}:
                 try:
-                    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    family = socket.AF_INET if isinstance(address, tuple) else socket.AF_UNIX
+                    client = socket.socket(family, socket.SOCK_STREAM)
                     client.settimeout(1)
                     client.connect(address)
                     results.append("connected")
@@ -215,6 +224,82 @@ def test_no_level_runs_untrusted_code_as_root_unless_asked_and_rlimits_says_it_i
     result = divergent("check", "a.py", "b.py", "--isolation", "rlimits", "--budget", "1", "--json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert any("NOT A SANDBOX" in note for note in json.loads(result.stdout)["notes"])
+
+
+# -- signals, processes, memory, disk: what the table of docs/sandbox.md says of bubblewrap ----------
+
+
+@needs_bwrap
+def test_signals_never_reach_host_processes() -> None:
+    host = subprocess.Popen(["sleep", "60"])
+    try:
+        killer = PythonFunction(label="killer", entry_point="f", signature=Signature(), source=textwrap.dedent(f"""
+            import os, signal
+            def f(x):
+                try:
+                    os.kill({host.pid}, signal.SIGKILL)
+                    return "killed"
+                except ProcessLookupError:
+                    pass
+                os.kill(-1, signal.SIGKILL)  # everything it can signal: only its own sandbox
+                return "alive"
+        """))
+        outcome = run_one(killer, isolation_level="bubblewrap")
+        assert outcome.kind is OutcomeKind.CRASH, outcome
+        time.sleep(0.2)
+        assert host.poll() is None  # the host's process lives on
+    finally:
+        host.kill()
+        host.wait()
+
+
+@needs_bwrap
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/memory", os.W_OK), reason="no writable memory cgroup")
+def test_the_memory_of_the_whole_sandbox_is_capped() -> None:
+    """Each process stays under RLIMIT_AS; together they may not pass the sandbox's memory cgroup
+    (memory + disk + 128 MiB: here 272 MiB for six processes of 80 MiB each)."""
+    hog = PythonFunction(label="hog", entry_point="f", signature=Signature(), source=textwrap.dedent("""
+        import os, time
+        def f(x):
+            children = []
+            for _ in range(6):
+                pid = os.fork()
+                if pid == 0:
+                    try:
+                        block = bytearray(80 * 1024 * 1024)
+                        for i in range(0, len(block), 4096):
+                            block[i] = 1
+                        time.sleep(1.5)
+                        os._exit(0)
+                    except MemoryError:
+                        os._exit(1)
+                children.append(pid)
+            codes = [os.waitpid(pid, 0)[1] for pid in children]
+            return sum(1 for code in codes if code == 0)
+    """))
+    outcome = run_one(hog, isolation_level="bubblewrap", limits=Limits(timeout=10.0, memory_mb=128, disk_mb=16))
+    assert not (outcome.kind is OutcomeKind.RETURNED and outcome.value == 6), outcome
+
+
+@needs_bwrap
+def test_the_disk_of_a_sandbox_is_capped() -> None:
+    filler = PythonFunction(label="filler", entry_point="f", signature=Signature(), source=textwrap.dedent("""
+        import os
+        def f(x):
+            written = 0
+            chunk = b"x" * (1024 * 1024)
+            for place in (os.environ["TMPDIR"], "/dev/shm"):
+                for n in range(200):
+                    try:
+                        with open(os.path.join(place, f"fill{n}"), "wb") as stream:
+                            stream.write(chunk)
+                        written += 1
+                    except OSError:
+                        break
+            return written
+    """))
+    outcome = run_one(filler, isolation_level="bubblewrap", limits=Limits(timeout=10.0, disk_mb=8))
+    assert outcome.kind is OutcomeKind.RETURNED and outcome.value <= 8 + 16, outcome  # /tmp, and 16 MiB of /dev/shm
 
 
 # -- 4. verdict forgery: the forger is different or crashed, never equivalent ----------------------

@@ -43,7 +43,7 @@ def make_cgroups(limits: Limits) -> list[Path]:
         "pids": {"pids.max": str(limits.max_processes)},
         # every process's address space is capped by RLIMIT_AS; this caps them all together, with
         # the private /tmp (whose pages are memory) and some room for the interpreter
-        "memory": {"memory.limit_in_bytes": str((limits.memory_mb * 2 + limits.disk_mb + 256) * 1024 * 1024)},
+        "memory": {"memory.limit_in_bytes": str((limits.memory_mb + limits.disk_mb + 128) * 1024 * 1024)},
     }
     for controller, files in settings.items():
         root = _CGROUP_ROOT / controller
