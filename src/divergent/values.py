@@ -366,6 +366,7 @@ class MalformedEncoding(ValueError):
 
 
 _ATOM_TYPES = (type(None), bool, int, float, str)
+_ATOM_TYPE_SET = frozenset(_ATOM_TYPES)
 _SEQUENCE_TAGS = frozenset({"list", "tuple", "set", "frozenset"})
 #: per tag: the types of the fields after it ("v" an encoded value, "[v]" a list of them,
 #: "[kv]" a list of [key, value] pairs, "[fv]" a list of [name, value] pairs, "[[v]]" rows)
@@ -379,12 +380,23 @@ _SHAPES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 
+def _atom_sequence(value: Any) -> bool:
+    """Whether ``value`` is a list, tuple or set of atoms, well encoded (the commonest leaf)."""
+    return (
+        type(value) is list
+        and len(value) == 2
+        and value[0] in _SEQUENCE_TAGS
+        and type(value[1]) is list
+        and _ATOM_TYPE_SET.issuperset(map(type, value[1]))
+    )
+
+
 def check_encoded(encoded: Encoded, *, max_depth: int = 66, max_nodes: int = 250_000) -> None:
     """Raise :class:`MalformedEncoding` unless ``encoded`` has the shape of an encoding (known tags,
     their fields of the right types) no deeper than ``max_depth`` containers and with at most
     ``max_nodes`` nodes. Iterative, so a forged value a million levels deep costs no recursion;
     what passes can be compared, rendered and decoded by this module without surprises."""
-    if type(encoded) in _ATOM_TYPES:
+    if type(encoded) in _ATOM_TYPES or _atom_sequence(encoded):
         return
     stack: list[tuple[Any, int]] = [(encoded, 1)]
     nodes = 0
@@ -403,9 +415,14 @@ def check_encoded(encoded: Encoded, *, max_depth: int = 66, max_nodes: int = 250
             items = value[1]
             nodes += len(items)
             inner = depth + 1
+            if _ATOM_TYPE_SET.issuperset(map(type, items)):
+                continue  # atoms only (checked at C speed)
             for x in items:
                 if type(x) is list:
-                    stack.append((x, inner))
+                    if depth < max_depth and _atom_sequence(x):
+                        nodes += len(x[1]) + 1  # a leaf: nothing to look into
+                    else:
+                        stack.append((x, inner))
                 elif type(x) not in _ATOM_TYPES:
                     raise MalformedEncoding(f"not an encoded value: a {type(x).__name__}")
             continue

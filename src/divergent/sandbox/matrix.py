@@ -25,11 +25,11 @@ from collections.abc import Sequence
 from divergent.errors import DivergentError, SandboxUnavailable
 from divergent.model import Input, Outcome, OutcomeKind
 from divergent.programs import PythonFunction
-from divergent.sandbox.child.wire import Malformed, check_load_answer, check_outcome, check_results_frame
+from divergent.sandbox.child.wire import Malformed, check_load_answer, check_results_frame
 from divergent.sandbox.frames import ChildGone, ProtocolViolation, implementation_payload
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
-from divergent.sandbox.pool import REPORT_MARGIN, WorkerProcess, outcome_from_wire
+from divergent.sandbox.pool import REPORT_MARGIN, ArgumentEncodings, WorkerProcess, checked_outcome
 
 #: cells sent in one message
 _CHUNK = 8192
@@ -61,6 +61,7 @@ class ImplementationMatrix:
         #: per implementation: None, or why it could not be loaded (its cells are CRASH outcomes)
         self.load_errors: list[str | None] = [None] * len(self.implementations)
         self._worker: WorkerProcess | None = None
+        self._arguments = ArgumentEncodings(())
         self._timeouts: list[float] | None = None
         self._deadline: float | None = None
         #: per implementation: how often it killed or hung the worker
@@ -125,6 +126,7 @@ class ImplementationMatrix:
         count = len(self.implementations)
         columns = list(range(count)) if implementations is None else list(implementations)
         blobs = [pickle.dumps((tuple(i.args), dict(i.kwargs)), protocol=pickle.HIGHEST_PROTOCOL) for i in inputs]
+        self._arguments = ArgumentEncodings(inputs)
         results: list[list[Outcome | None]] = [[None] * count for _ in inputs]
         todo = [(i, j) for i in range(len(inputs)) for j in columns]
         while todo:
@@ -162,6 +164,7 @@ class ImplementationMatrix:
         #: per input: its different outcomes in the order the worker first sent them
         different: dict[int, list[Outcome]] = {}
         per_input = self._timeouts
+        arguments = self._arguments
         try:
             worker.send(
                 "run_cells",
@@ -201,8 +204,7 @@ class ImplementationMatrix:
                                     raise Malformed("a reference to an outcome that was never sent")
                                 outcome = known[same]
                             else:
-                                check_outcome(raw, stdout_chars=self.limits.stdout_bytes)
-                                outcome = outcome_from_wire(raw)
+                                outcome = checked_outcome(raw, self.limits.stdout_bytes, arguments, i)
                                 known.append(outcome)
                             results[i][j] = outcome
                             reported += 1

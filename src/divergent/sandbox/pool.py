@@ -16,6 +16,7 @@ deadline are a CRASH of that implementation, never an exception of divergent.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import mmap
 import os
 import pickle
@@ -28,7 +29,13 @@ from divergent.errors import LoadError, SandboxUnavailable
 from divergent.model import ExceptionInfo, Input, Outcome, OutcomeKind
 from divergent.programs import PythonFunction
 from divergent.sandbox.child.kit import NO_PROGRESS, PROGRESS_RECORD
-from divergent.sandbox.child.wire import Malformed, check_load_answer, check_outcome, check_results_frame
+from divergent.sandbox.child.wire import (
+    Malformed,
+    check_load_answer,
+    check_outcome,
+    check_results_frame,
+    unchanged_arguments,
+)
 from divergent.sandbox.frames import (
     ChildConnection,
     ChildGone,
@@ -39,7 +46,7 @@ from divergent.sandbox.frames import (
 )
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
-from divergent.values import NotBuiltin, decode_builtin
+from divergent.values import Encoded, MalformedEncoding, NotBuiltin, check_encoded, decode_builtin, encode
 
 #: inputs sent to a worker in one message (bounds the memory of one exchange)
 _CHUNK = 4096
@@ -133,6 +140,7 @@ class WorkerPool:
         #: numbers, strings and bytes the implementations computed when they loaded (decoded builtins)
         self.runtime_constants: list = []
         self._workers: list[WorkerProcess | None] = [None] * len(self.implementations)
+        self._arguments = ArgumentEncodings(())
         try:
             self._start_all(range(len(self.implementations)))
         except BaseException:
@@ -206,6 +214,7 @@ class WorkerPool:
         count = len(self.implementations)
         results: list[list[Outcome | None]] = [[None] * count for _ in inputs]
         tasks = {i: _Task(todo=list(range(len(inputs))), deadline=deadline) for i in range(count)}
+        self._arguments = ArgumentEncodings(inputs)
         with selectors.DefaultSelector() as selector:
             while tasks:
                 for i, task in list(tasks.items()):
@@ -272,9 +281,9 @@ class WorkerPool:
                 raw_results = check_results_frame(frame, from_worker=True)
                 if task.reported + len(raw_results) > len(task.in_flight):
                     raise ProtocolViolation("too many results")
+                stdout_chars = self.limits.stdout_bytes
                 for raw in raw_results:
-                    check_outcome(raw, stdout_chars=self.limits.stdout_bytes)
-                    outcome = outcome_from_wire(raw)
+                    outcome = checked_outcome(raw, stdout_chars, self._arguments, task.in_flight[task.reported])
                     if outcome.kind is OutcomeKind.TIMEOUT and outcome.seconds < self.limits.timeout - _SLACK:
                         raise ProtocolViolation("a timeout before the time was up")
                     task.claimed += outcome.seconds
@@ -371,6 +380,56 @@ def _well_formed_load_answer(answer: dict) -> bool:
     except Malformed:
         return False
     return True
+
+
+_ATOMS = (type(None), bool, int, float, str)
+_RETURNED = OutcomeKind.RETURNED
+_RETURNED_KEYS = frozenset({"k", "v", "a", "s"})
+
+
+class ArgumentEncodings:
+    """The encoding of each input's arguments (``[args, kwargs]``), made when first needed: the
+    arguments after a call that left them as they came (the call child says only that)."""
+
+    def __init__(self, inputs: Sequence[Input]) -> None:
+        self.inputs = inputs
+        self._made: dict[int, Encoded] = {}
+
+    def __call__(self, index: int) -> Encoded:
+        encoded = self._made.get(index)
+        if encoded is None:
+            item = self.inputs[index]
+            encoded = self._made[index] = encode([list(item.args), dict(item.kwargs)])
+        return encoded
+
+
+def checked_outcome(raw: object, stdout_chars: int, arguments: ArgumentEncodings, index: int) -> Outcome:
+    """The :class:`Outcome` of a wire outcome for input ``index``, checked first
+    (:func:`~divergent.sandbox.child.wire.check_outcome`: raises ``Malformed``)."""
+    # The common case, checked and built at once: a value returned (and the arguments after the
+    # call), nothing printed.
+    if type(raw) is dict and raw.get("k") == "returned" and raw.keys() <= _RETURNED_KEYS:
+        value, seconds, after = raw.get("v"), raw.get("s"), raw.get("a")
+        if type(seconds) is float and 0.0 <= seconds < 1e9:
+            if unchanged_arguments(after):
+                after = arguments(index)
+            elif after is not None:
+                _check_value(after)
+            if type(value) not in _ATOMS:
+                _check_value(value)
+            return Outcome(_RETURNED, value, args_after=after, seconds=seconds)
+    check_outcome(raw, stdout_chars=stdout_chars)
+    outcome = outcome_from_wire(raw)  # type: ignore[arg-type]
+    if unchanged_arguments(outcome.args_after):
+        outcome = dataclasses.replace(outcome, args_after=arguments(index))
+    return outcome
+
+
+def _check_value(value: Encoded) -> None:
+    try:
+        check_encoded(value)
+    except MalformedEncoding as error:
+        raise Malformed(f"a malformed value: {error}") from None
 
 
 def outcome_from_wire(raw: dict) -> Outcome:

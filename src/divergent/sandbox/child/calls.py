@@ -28,6 +28,7 @@ import re
 import sys
 import time
 import types
+from typing import Any
 
 from divergent.sandbox.child.kit import (
     PROGRESS_RECORD,
@@ -39,6 +40,7 @@ from divergent.sandbox.child.kit import (
     exception_fields,
     import_implementation,
 )
+from divergent.sandbox.child.wire import ARGUMENTS_UNCHANGED
 from divergent.values import EncodeLimits, encode
 
 #: modules whose import cannot reach the global random generators (random's, NumPy's)
@@ -84,6 +86,8 @@ class CallServer:
         self._repr = repr
         self._dumps = json.dumps
         self._loads_pickle = pickle.loads
+        self._dumps_pickle = pickle.dumps
+        self._pickle_protocol = pickle.HIGHEST_PROTOCOL
         self._monotonic = time.perf_counter
         self.function = None
         self.functions: list = []
@@ -256,14 +260,14 @@ class CallServer:
             # Encoding may run program code (generators, __repr__): still under the timer.
             outcome = {"k": "returned", "v": encode(value, self.limits)}
             if mutable:
-                outcome["a"] = encode([list(args), kwargs], self.limits)
+                outcome["a"] = self._arguments_after(args, kwargs, blob)
         except TimeUp:
             outcome = {"k": "timeout", "d": f"exceeded {timeout:g} s"}
         except BaseException as error:  # noqa: BLE001 - what the program raises is its behaviour
             try:
                 outcome = {"k": "raised", "e": exception_fields(error)}
                 if mutable:
-                    outcome["a"] = encode([list(args), kwargs], self.limits)
+                    outcome["a"] = self._arguments_after(args, kwargs, blob)
             except TimeUp:
                 outcome = {"k": "timeout", "d": f"exceeded {timeout:g} s"}
         finally:
@@ -276,6 +280,17 @@ class CallServer:
         if type(value) is list and len(self._dumps(value)) > self.result_bytes:
             outcome["v"] = ["truncated", "size"]
         return outcome
+
+    def _arguments_after(self, args: tuple, kwargs: dict, blob: bytes) -> Any:
+        """The arguments after a call: :data:`.wire.ARGUMENTS_UNCHANGED` when they pickle exactly as
+        they came (divergent then encodes them itself, once for every implementation), else their
+        encoding. May run program code (a ``__reduce__``): call it under the timer."""
+        try:
+            if self._dumps_pickle((args, kwargs), protocol=self._pickle_protocol) == blob:
+                return ARGUMENTS_UNCHANGED
+        except Exception:  # noqa: BLE001 - the call may have put anything in its arguments
+            pass
+        return encode([list(args), kwargs], self.limits)
 
     def serve(self) -> None:
         while True:

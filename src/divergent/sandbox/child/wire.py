@@ -11,7 +11,8 @@ An outcome on the wire::
     {"k": "returned" | "raised" | "timeout" | "crash",
      "v": <encoded value>,            returned: the value (divergent.values.encode)
      "e": [type, message, [bases]],   raised: the exception
-     "a": <encoded [args, kwargs]>,   the arguments after the call (when asked for)
+     "a": <encoded [args, kwargs]>,   the arguments after the call (when asked for), or 0
+                                      (ARGUMENTS_UNCHANGED): they are what divergent sent
      "o": "...",                      what the call printed (capped)
      "d": "...",                      timeout, crash: what happened
      "s": 0.0012}                     seconds the call took
@@ -29,6 +30,10 @@ from typing import Any
 from divergent.values import MalformedEncoding, check_encoded
 
 KINDS = frozenset({"returned", "raised", "timeout", "crash"})
+#: ``"a"`` of an outcome whose call left its arguments exactly as they came: divergent encodes
+#: them itself, once per input for every implementation (an encoding is always a list or an atom
+#: of the arguments' own, never this bare 0)
+ARGUMENTS_UNCHANGED = 0
 _KEYS = frozenset({"k", "v", "e", "a", "o", "d", "s"})
 #: characters of an exception's type name, message or detail (the call child cuts messages at 2,000)
 _MAX_TEXT = 4000
@@ -69,7 +74,7 @@ def check_outcome(raw: Any, *, stdout_chars: int, kinds: frozenset[str] = KINDS)
     try:
         if "v" in raw:
             check_encoded(raw["v"])
-        if "a" in raw:
+        if "a" in raw and not unchanged_arguments(raw["a"]):
             check_encoded(raw["a"])
     except MalformedEncoding as error:
         raise Malformed(f"a malformed value: {error}") from None
@@ -93,6 +98,11 @@ def check_outcome(raw: Any, *, stdout_chars: int, kinds: frozenset[str] = KINDS)
         raise Malformed("printed text over the limit")
     if "d" in raw and (type(raw["d"]) is not str or len(raw["d"]) > _MAX_TEXT):
         raise Malformed("a malformed detail")
+
+
+def unchanged_arguments(after: Any) -> bool:
+    """Whether ``after`` (an outcome's ``"a"``) says the call left its arguments unchanged."""
+    return type(after) is int and after == ARGUMENTS_UNCHANGED
 
 
 def check_results_frame(frame: Any, *, from_worker: bool = False) -> list:

@@ -10,9 +10,10 @@ neither write to divergent nor patch the worker. The worker:
   (:mod:`.wire`: one result per call, in order, no more than were asked for, each a well-formed
   outcome of bounded depth and size, a timeout only after its time, a stop only after the
   deadline); it checks the answers to ``load`` itself;
-* holds back the frame that ends a batch until the call child, asked to ``sync``, answers from
-  its idle loop with nothing written in between (a program that wrote an answer of its own on the
-  pipe is caught when its real one follows);
+* holds back the frame that ends a batch until the call child answers the ``sync`` queued behind
+  the batch, from its idle loop, with nothing written in between (a program that wrote an answer
+  of its own on the pipe is caught when its real one follows, one that stopped answering when the
+  sync's answer comes first);
 * notices by itself when the call child dies (a signal, ``os._exit``) or hangs (no answer within
   the timeout plus a grace period: it kills it), or writes where it should not: it then reports a
   *failure* ``{"results": [], "done": true, "failure": {"kind": "crash" | "timeout" |
@@ -29,6 +30,7 @@ Commands: ``load``, ``run``, ``load_many`` and ``run_cells`` (forwarded to the c
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import gc
 import json
 import mmap
@@ -60,6 +62,8 @@ __all__ = ["Worker", "may_use_global_random"]
 #: the recursion limit of the worker itself: JSON nested deeper than about this is refused by the
 #: parser (in C, with no cost to honest messages); the call child has the limits' own
 _RECURSION_LIMIT = 400
+#: the size of the pipes between the worker and its call child
+_PIPE_BYTES = 1 << 20
 #: the largest message the call child may write (results are capped far below it)
 _MAX_FRAME_BYTES = 64 * 1024 * 1024
 #: how the call child's frame that ends a batch ends
@@ -67,8 +71,6 @@ _LAST_FRAME_ENDINGS = (b',"done":true}', b',"done":true,"stopped":true}')
 _SYNC_BODY = pickle.dumps(("sync", {}), protocol=pickle.HIGHEST_PROTOCOL)
 _SYNC_COMMAND = FRAME_HEADER.pack(len(_SYNC_BODY)) + _SYNC_BODY
 _SYNCED = b'{"synced":true}'
-#: how long an unanswering call child has to show it is idle (its loop answers at once)
-_IDLE_PATIENCE = 0.25
 
 
 class CallChildGone(Exception):
@@ -167,6 +169,8 @@ class Worker:
     def _fork(self) -> CallChild:
         to_read, to_write = os.pipe()
         from_read, from_write = os.pipe()
+        for fd in (to_write, from_write):
+            _widen(fd)
         pid = os.fork()
         if pid == 0:  # the call child: it keeps only its own pipe ends
             try:
@@ -285,50 +289,34 @@ class Worker:
         The frames are not parsed here: the parent reads and checks every one (a malformed one is
         a crash of this implementation there). The worker only needs to know when the batch ends
         (``"done":true`` closes the object of the last frame, as the call child writes it) and to
-        notice when the call child dies or hangs."""
+        notice when the call child dies or hangs.
+
+        A ``sync`` command is queued right behind the batch: the call child answers it from its
+        idle loop once the batch is done, so the frame that ends the batch is held back until the
+        answer follows it with nothing in between. A program that wrote an answer of its own on
+        the pipe is caught when its real one follows; one that broke its own answering and went
+        back to the loop is caught when the answer comes before the end of the batch."""
         assert self.child is not None
         patience = self.timeout + self.grace
         if cells and payload.get("timeouts"):
             patience = max(payload["timeouts"]) + self.grace
-        self.child.write(FRAME_HEADER.pack(len(body)) + body, time.monotonic() + patience + len(body) / 1e7)
+        command = FRAME_HEADER.pack(len(body)) + body + _SYNC_COMMAND
+        self.child.write(command, time.monotonic() + patience + len(body) / 1e7)
+        last: bytes | None = None
         while True:
-            try:
-                frames = self.child.frames(time.monotonic() + patience)
-            except CallChildGone as error:
-                if error.kind == "timeout":
-                    self._tell_idle_from_hung()
-                raise
+            frames = self.child.frames(time.monotonic() + patience)
             for position, frame in enumerate(frames):
-                if frame.endswith(_LAST_FRAME_ENDINGS):
-                    if position != len(frames) - 1:
-                        raise CallChildGone("protocol", "the program broke the protocol (a frame after the last)")
-                    # Held back until the call child is idle with nothing more to say: a program that
-                    # wrote a whole answer of its own on the pipe is caught when its real one follows.
-                    self._sync(patience)
-                    self.channel.send_body(frame)
+                if last is not None:
+                    if frame != _SYNCED or position != len(frames) - 1 or self.child.buffer:
+                        raise CallChildGone("protocol", "the program broke the protocol (it wrote after its last answer)")
+                    self.channel.send_body(last)
                     return
-                self.channel.send_body(frame)
-
-    def _tell_idle_from_hung(self) -> None:
-        """No answer in time: a call that hangs, or a program that broke its own answering and went
-        back to waiting for commands? Ask it to sync: only an idle call child can answer."""
-        assert self.child is not None
-        deadline = time.monotonic() + _IDLE_PATIENCE
-        try:
-            self.child.write(_SYNC_COMMAND, deadline)
-            frames = self.child.frames(deadline)
-        except CallChildGone:
-            return  # it hangs: a timeout
-        if frames and frames[-1] == _SYNCED:
-            raise CallChildGone("protocol", "the program broke the protocol (it stopped answering its calls)")
-
-    def _sync(self, patience: float) -> None:
-        assert self.child is not None
-        deadline = time.monotonic() + patience
-        self.child.write(_SYNC_COMMAND, deadline)
-        frames = self.child.frames(deadline)
-        if frames != [_SYNCED]:
-            raise CallChildGone("protocol", "the program broke the protocol (it wrote after its last answer)")
+                if frame == _SYNCED:
+                    raise CallChildGone("protocol", "the program broke the protocol (it stopped answering its calls)")
+                if frame.endswith(_LAST_FRAME_ENDINGS):
+                    last = frame
+                else:
+                    self.channel.send_body(frame)
 
     def serve(self) -> None:
         while True:
@@ -345,6 +333,12 @@ class Worker:
                 self.channel.send({"ok": True})
             else:
                 self.channel.send({"ok": False, "error": f"unknown command {command!r}"})
+
+
+def _widen(fd: int) -> None:
+    """A 1 MiB pipe: a batch of inputs or of results crosses in one go, not in 64 KiB turns."""
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
 
 
 def _kill_all_but_me() -> None:
