@@ -396,7 +396,7 @@ def check_encoded(encoded: Encoded, *, max_depth: int = 66, max_nodes: int = 250
     their fields of the right types) no deeper than ``max_depth`` containers and with at most
     ``max_nodes`` nodes. Iterative, so a forged value a million levels deep costs no recursion;
     what passes can be compared, rendered and decoded by this module without surprises."""
-    if type(encoded) in _ATOM_TYPES or _atom_sequence(encoded):
+    if type(encoded) in _ATOM_TYPES or (_atom_sequence(encoded) and len(encoded[1]) < max_nodes):
         return
     stack: list[tuple[Any, int]] = [(encoded, 1)]
     nodes = 0
