@@ -414,6 +414,8 @@ def check_encoded(encoded: Encoded, *, max_depth: int = 66, max_nodes: int = 250
             # the common case, quickly: a list, tuple or set
             items = value[1]
             nodes += len(items)
+            if nodes > max_nodes:
+                raise MalformedEncoding(f"more than {max_nodes:,} nodes")
             inner = depth + 1
             if _ATOM_TYPE_SET.issuperset(map(type, items)):
                 continue  # atoms only (checked at C speed)
@@ -468,6 +470,8 @@ def check_encoded(encoded: Encoded, *, max_depth: int = 66, max_nodes: int = 250
                         for x in entry[1:] if field == "[fv]" else entry:
                             if type(x) not in _ATOM_TYPES:
                                 stack.append((x, inner))
+    if nodes > max_nodes:
+        raise MalformedEncoding(f"more than {max_nodes:,} nodes")
 
 
 class NotBuiltin(ValueError):
