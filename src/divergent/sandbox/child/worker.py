@@ -59,8 +59,8 @@ from divergent.sandbox.child.wire import Malformed, check_load_answer
 
 __all__ = ["Worker", "may_use_global_random"]
 
-#: the recursion limit of the worker itself: JSON nested deeper than about this is refused by the
-#: parser (in C, with no cost to honest messages); the call child has the limits' own
+#: the recursion limit of the worker itself (it parses only the answers to load: JSON nested
+#: deeper than about this is refused by the parser); the call child has the limits' own
 _RECURSION_LIMIT = 400
 #: the size of the pipes between the worker and its call child
 _PIPE_BYTES = 1 << 20
@@ -93,7 +93,6 @@ class CallChild:
         os.set_blocking(to_child, False)
         os.set_blocking(from_child, False)
         self.buffer = bytearray()
-        self.status: str | None = None
 
     def write(self, data: bytes, deadline: float) -> None:
         view = memoryview(data)
