@@ -360,3 +360,17 @@ def test_matrix_gives_each_input_its_own_time_limit() -> None:
     assert results[0][0].kind is OutcomeKind.TIMEOUT and "0.05" in results[0][0].detail
     assert results[1][0].kind is OutcomeKind.RETURNED and results[1][0].value == 0.4
     assert results[2][0].kind is OutcomeKind.RETURNED
+
+
+def test_arguments_a_call_leaves_alone_come_back_as_they_went() -> None:
+    """The call child says only "unchanged"; divergent encodes the arguments itself (once per
+    input), exactly as a mutation would have been encoded."""
+    from divergent.values import encode
+
+    sources = ["def f(xs, k=None):\n    return len(xs)\n", "def f(xs, k=None):\n    xs.append(0)\n    return len(xs)\n"]
+    impls = [impl(source, f"s{i}") for i, source in enumerate(sources)]
+    arguments = ([3, {"a": (1, 2.5)}, {4, 5}], )
+    with WorkerPool(impls) as pool:
+        ((left, right),) = pool.run([Input(args=arguments, kwargs={"k": b"x"})])
+    assert left.args_after == encode([list(arguments), {"k": b"x"}])
+    assert right.args_after == encode([[[3, {"a": (1, 2.5)}, {4, 5}, 0]], {"k": b"x"}])

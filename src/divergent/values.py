@@ -32,6 +32,7 @@ import dataclasses
 import enum
 import json
 import math
+import re
 import sys
 import types
 from collections.abc import Iterator
@@ -338,6 +339,139 @@ def _render_float(x: float) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return repr(x)
+
+
+#: characters a terminal may act on: C0 controls but tab and newline, DEL, C1 controls, and the
+#: bidirectional overrides and isolates that reorder what is shown
+_TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` safe to show on a terminal: control characters (ESC and the rest, but tab and
+    newline) are written as escapes (``\\x1b``), so a program's output or exception message cannot
+    move the cursor, retitle the window or hide text. For human-readable output only: JSON keeps
+    values exact."""
+    if _TERMINAL_CONTROLS.search(text) is None:
+        return text
+    return _TERMINAL_CONTROLS.sub(_escape_control, text)
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+class MalformedEncoding(ValueError):
+    """Data that claims to be an encoded value but is not one :func:`encode` could have made."""
+
+
+_ATOM_TYPES = (type(None), bool, int, float, str)
+_ATOM_TYPE_SET = frozenset(_ATOM_TYPES)
+_SEQUENCE_TAGS = frozenset({"list", "tuple", "set", "frozenset"})
+#: per tag: the types of the fields after it ("v" an encoded value, "[v]" a list of them,
+#: "[kv]" a list of [key, value] pairs, "[fv]" a list of [name, value] pairs, "[[v]]" rows)
+_SHAPES: dict[str, tuple[str, ...]] = {
+    "list": ("[v]",), "tuple": ("[v]",), "set": ("[v]",), "frozenset": ("[v]",), "dict": ("[kv]",),
+    "bytes": ("s",), "bytearray": ("s",), "decimal": ("s",), "bigint": ("s",), "complex": ("n", "n"),
+    "fraction": ("v", "v"), "range": ("i", "i", "i"), "object": ("s", "[fv]"), "enum": ("s", "s", "v"),
+    "iter": ("s", "[v]", "b"), "ndarray": ("s", "[i]", "[v]"), "dataframe": ("[v]", "[v]", "[s]", "[[v]]"),
+    "series": ("v", "[v]", "s", "[v]"), "exception": ("s", "[v]"), "type": ("s",), "opaque": ("s", "s"),
+    "cycle": ("i",), "truncated": ("s",), "str-truncated": ("s", "i"),
+}  # fmt: skip
+
+
+def _atom_sequence(value: Any) -> bool:
+    """Whether ``value`` is a list, tuple or set of atoms, well encoded (the commonest leaf)."""
+    return (
+        type(value) is list
+        and len(value) == 2
+        and value[0] in _SEQUENCE_TAGS
+        and type(value[1]) is list
+        and _ATOM_TYPE_SET.issuperset(map(type, value[1]))
+    )
+
+
+def check_encoded(encoded: Encoded, *, max_depth: int = 66, max_nodes: int = 250_000) -> None:
+    """Raise :class:`MalformedEncoding` unless ``encoded`` has the shape of an encoding (known tags,
+    their fields of the right types) no deeper than ``max_depth`` containers and with at most
+    ``max_nodes`` nodes. Iterative, so a forged value a million levels deep costs no recursion;
+    what passes can be compared, rendered and decoded by this module without surprises."""
+    if type(encoded) in _ATOM_TYPES or (_atom_sequence(encoded) and len(encoded[1]) < max_nodes):
+        return
+    stack: list[tuple[Any, int]] = [(encoded, 1)]
+    nodes = 0
+    while stack:
+        value, depth = stack.pop()
+        kind = type(value)
+        if kind in _ATOM_TYPES:
+            continue
+        nodes += 1
+        if nodes > max_nodes:
+            raise MalformedEncoding(f"more than {max_nodes:,} nodes")
+        if kind is not list or not value or type(value[0]) is not str:
+            raise MalformedEncoding(f"not an encoded value: a {kind.__name__}")
+        if value[0] in _SEQUENCE_TAGS and len(value) == 2 and type(value[1]) is list and depth <= max_depth:
+            # the common case, quickly: a list, tuple or set
+            items = value[1]
+            nodes += len(items)
+            if nodes > max_nodes:
+                raise MalformedEncoding(f"more than {max_nodes:,} nodes")
+            inner = depth + 1
+            if _ATOM_TYPE_SET.issuperset(map(type, items)):
+                continue  # atoms only (checked at C speed)
+            for x in items:
+                if type(x) is list:
+                    if depth < max_depth and _atom_sequence(x):
+                        nodes += len(x[1]) + 1  # a leaf: nothing to look into
+                    else:
+                        stack.append((x, inner))
+                elif type(x) not in _ATOM_TYPES:
+                    raise MalformedEncoding(f"not an encoded value: a {type(x).__name__}")
+            continue
+        shape = _SHAPES.get(value[0])
+        if shape is None:
+            raise MalformedEncoding(f"unknown tag {value[0][:40]!r}")
+        if len(value) != len(shape) + 1:
+            raise MalformedEncoding(f"{value[0]!r} with {len(value) - 1} fields")
+        if depth > max_depth:
+            raise MalformedEncoding(f"nested deeper than {max_depth}")
+        inner = depth + 1
+        for field, item in zip(shape, value[1:], strict=True):
+            if field == "v":
+                stack.append((item, inner))
+            elif field == "s":
+                if type(item) is not str:
+                    raise MalformedEncoding(f"{value[0]!r}: expected text")
+            elif field in ("i", "n", "b"):
+                allowed = {"i": (int,), "n": (int, float), "b": (bool,)}[field]
+                if type(item) not in allowed or (field != "b" and type(item) is bool):
+                    raise MalformedEncoding(f"{value[0]!r}: expected a number")
+            else:
+                if type(item) is not list:
+                    raise MalformedEncoding(f"{value[0]!r}: expected a list")
+                nodes += len(item)
+                if nodes > max_nodes:
+                    raise MalformedEncoding(f"more than {max_nodes:,} nodes")
+                if field == "[v]":
+                    for x in item:
+                        if type(x) is list or type(x) not in _ATOM_TYPES:
+                            stack.append((x, inner))
+                elif field == "[s]" or field == "[i]":
+                    wanted = str if field == "[s]" else int
+                    if any(type(x) is not wanted for x in item):
+                        raise MalformedEncoding(f"{value[0]!r}: a list of the wrong type")
+                else:
+                    for entry in item:
+                        if type(entry) is not list or (field != "[[v]]" and len(entry) != 2):
+                            raise MalformedEncoding(f"{value[0]!r}: malformed entries")
+                        if field == "[fv]" and type(entry[0]) is not str:
+                            raise MalformedEncoding(f"{value[0]!r}: a field name that is not text")
+                        nodes += len(entry)
+                        for x in entry[1:] if field == "[fv]" else entry:
+                            if type(x) not in _ATOM_TYPES:
+                                stack.append((x, inner))
+    if nodes > max_nodes:
+        raise MalformedEncoding(f"more than {max_nodes:,} nodes")
 
 
 class NotBuiltin(ValueError):

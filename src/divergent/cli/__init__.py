@@ -1,16 +1,21 @@
 """The ``divergent`` command line: a thin layer over the public Python API.
 
 Exit codes (a contract): 0 no difference found within the budget, 1 a confirmed difference,
-2 a usage or input error (with a one-line reason on stderr).
+2 a usage or input error (with a one-line reason on stderr), 3 an internal error of divergent
+(one line on stderr, a JSON object with verdict "error" under ``--json``; never a verdict).
 
 Rooms: :mod:`~divergent.cli.app` (the application, exit codes, errors, progress),
 :mod:`~divergent.cli.search_options` (the options of the searching commands), one module per
 command (check, cluster, incoherence, probegen, report, sandbox), :mod:`~divergent.cli.llm_options`.
 """
 
+import sys
+
 from divergent.cli import check, cluster, incoherence, probegen, report, sandbox  # noqa: F401 - registers the commands
-from divergent.cli.app import app
+from divergent.cli.app import app, run_app
+
+__all__ = ["app", "main"]
 
 
 def main() -> None:
-    app()
+    sys.exit(run_app())

@@ -1,9 +1,11 @@
 """The ``divergent`` application object and what every command shares: the exit codes (a contract),
-one-line input errors, the stderr console, the live progress line."""
+one-line input errors, internal errors (exit 3, never a verdict), consoles that escape control
+characters, the live progress line."""
 
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,6 +15,8 @@ import typer
 from rich.console import Console
 
 from divergent.errors import DivergentError
+from divergent.report.terminal import EscapeControls
+from divergent.values import printable
 
 app = typer.Typer(
     name="divergent",
@@ -22,12 +26,17 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_SAME, EXIT_DIVERGENT, EXIT_ERROR = 0, 1, 2
+EXIT_SAME, EXIT_DIVERGENT, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
+#: Ctrl-C, as shells report it
+EXIT_INTERRUPTED = 130
+
+#: whether the running command prints JSON (then an internal error is a JSON object too)
+_json_output = False
 
 
 def fail(message: str, *, as_json: bool = False) -> typer.Exit:
     """Report an input error the contract's way: one line on stderr (and JSON if asked), exit 2."""
-    first_line = " ".join(message.split())
+    first_line = printable(" ".join(message.split()))
     print(f"divergent: error: {first_line}", file=sys.stderr)
     if as_json:
         print(json.dumps({"verdict": "error", "error": first_line, "counterexample": None}))
@@ -36,14 +45,68 @@ def fail(message: str, *, as_json: bool = False) -> typer.Exit:
 
 @contextmanager
 def input_errors(as_json: bool) -> Any:
+    global _json_output
+    _json_output = _json_output or as_json
     try:
         yield
     except DivergentError as error:
         raise fail(str(error), as_json=as_json) from None
 
 
+def internal_error(error: BaseException) -> int:
+    """Report a failure of divergent itself: one line on stderr (and, for a command printing JSON,
+    one JSON object with verdict "error"), never a verdict; the exit code 3."""
+    message = " ".join(str(error).split())[:300]
+    line = printable(f"internal error: {type(error).__name__}{': ' + message if message else ''}")
+    print(f"divergent: {line} (a failure of divergent, not a finding about the programs; please report it)",
+          file=sys.stderr)
+    if _json_output:
+        print(json.dumps({"verdict": "error", "error": line, "internal": True, "counterexample": None}))
+    return EXIT_INTERNAL
+
+
+def run_app(argv: list[str] | None = None) -> int:
+    """Run the application; its exit code. Usage and input errors exit 2 with their one line,
+    Ctrl-C exits 130, and every other exception is an internal error: exit 3, never a verdict."""
+    _log_to_stderr()
+    try:
+        result = app(args=argv, standalone_mode=False)
+    except (typer.Abort, KeyboardInterrupt):
+        print("divergent: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as error:  # noqa: BLE001 - the boundary: a bug must not look like a verdict
+        if callable(getattr(error, "show", None)) and isinstance(getattr(error, "exit_code", None), int):
+            error.show()  # a usage error, worded by the command-line parser (exit 2)
+            return error.exit_code  # type: ignore[attr-defined]
+        return internal_error(error)
+    return result if isinstance(result, int) else EXIT_SAME
+
+
+def make_console(*, stderr: bool = False, quiet: bool = False) -> Console:
+    """A console for human-readable output: control characters in what it prints are escaped."""
+    console = Console(stderr=stderr, quiet=quiet)
+    console.push_render_hook(EscapeControls())
+    return console
+
+
 def stderr_console(quiet: bool) -> Console:
-    return Console(stderr=True, quiet=quiet)
+    return make_console(stderr=True, quiet=quiet)
+
+
+class _PrintableFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
+def _log_to_stderr() -> None:
+    """divergent's warnings on stderr, control characters escaped (a model's or a program's text
+    may be part of a message)."""
+    logger = logging.getLogger("divergent")
+    if not any(isinstance(h.formatter, _PrintableFormatter) for h in logger.handlers):
+        handler = logging.StreamHandler()
+        handler.setLevel(logging.WARNING)
+        handler.setFormatter(_PrintableFormatter("divergent: %(levelname)s: %(message)s"))
+        logger.addHandler(handler)
 
 
 def _progress_display(console: Console, *, elapsed: bool = True) -> Any:

@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
-from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, app
+from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, app, make_console
 from divergent.cli.search_options import SearchArguments, run_search, with_search_options
 
 
@@ -62,7 +61,7 @@ def check(
             print(plain_report(report))
     else:
         # with --emit-test the test is in its file: the terminal names it instead of printing it
-        render_report(report, Console(), impls, test=test if emit_test is None else "")
+        render_report(report, make_console(), impls, test=test if emit_test is None else "")
     with input_errors(options.as_json):
         if emit_test is not None:
             if test is None:

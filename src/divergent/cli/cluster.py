@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import EXIT_SAME, app
+from divergent.cli.app import EXIT_SAME, app, make_console
 from divergent.cli.search_options import SearchArguments, run_search, with_search_options
 
 ProbesOpt = Annotated[
@@ -102,7 +102,7 @@ def cluster(
     if options.as_json:
         print(json.dumps(document, ensure_ascii=False))
     else:
-        render_clustering(clustering, impls, Console(), results)
+        render_clustering(clustering, impls, make_console(), results)
     notices = stderr_console(options.quiet)
     with input_errors(options.as_json):
         if options.html is not None:

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import EXIT_SAME, app, input_errors, progress_bar, stderr_console
+from divergent.cli.app import EXIT_SAME, app, input_errors, make_console, progress_bar, stderr_console
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
 from divergent.cli.outputs import check_output_paths, write_html_report
 
@@ -102,7 +102,7 @@ def incoherence(
     Without --samples, the programs are sampled live from --model (m per task, cached)."""
     if context.invoked_subcommand is not None:
         return
-    console = Console()
+    console = make_console()
     with input_errors(False):
         check_output_paths(("--html", html), ("--json", as_json))
         if epsilon is not None or delta is not None:
@@ -178,7 +178,7 @@ def show(
     """Re-render a stored run without executing anything."""
     from divergent.incoherence.study import summarize
 
-    console = Console()
+    console = make_console()
     with input_errors(False), _open_store(db) as store:
         check_output_paths(("--html", html), ("--json", as_json))
         summary = summarize(store, store.get_run(run))
@@ -190,7 +190,7 @@ def list_runs(db: StoreOpt = None) -> None:
     """The stored incoherence runs."""
     from divergent.incoherence.study import study_runs
 
-    console = Console()
+    console = make_console()
     with input_errors(False), _open_store(db) as store:
         table = Table(title=f"incoherence runs in {store.path}")
         for column in ("run", "status", "created", "units", "tasks", "models", "m", "n", "compat"):

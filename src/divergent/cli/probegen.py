@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import app, input_errors, stderr_console
+from divergent.cli.app import app, input_errors, make_console, stderr_console
 from divergent.cli.llm_options import (
     ApiKeyEnvOpt,
     BaseUrlOpt,
@@ -66,7 +66,7 @@ def analyze_command(
     from divergent.probegen.plots import plot_analysis
     from divergent.probegen.strategies import parse_strategies
 
-    console = Console()
+    console = make_console()
     with input_errors(False):
         chosen = parse_strategies(strategies)
         loaded = load_trees(locations, skip_malformed=skip_malformed)
@@ -151,7 +151,7 @@ def costs_command(
         table.add_column(header, justify="left" if header == "strategy" else "right")
     for row in rows:
         table.add_row(*row)
-    Console().print(table)
+    make_console().print(table)
 
 
 @probegen_app.command("sample")

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import app, input_errors, stderr_console
+from divergent.cli.app import app, input_errors, make_console, stderr_console
 
 DbOpt = Annotated[
     Path | None, typer.Option("--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")
@@ -33,7 +33,7 @@ def report_command(
     from divergent.cli.outputs import check_output_paths, write_html_report
     from divergent.store import Store
 
-    console = Console()
+    console = make_console()
     with input_errors(as_json), Store(db) as store:
         if run is None:
             _list_runs(console, store, kind)

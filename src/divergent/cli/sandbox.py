@@ -2,22 +2,44 @@
 
 from __future__ import annotations
 
-from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import app
+from divergent.cli.app import app, make_console
 
 
 @app.command()
 def sandbox() -> None:
-    """Show the isolation levels available here (the strongest is used by default)."""
-    from divergent.sandbox.isolation import GUARANTEES, Isolation, available_levels
+    """Show the isolation levels available here (the strongest is used by default), and what caps
+    the processes and filters the system calls of a sandbox."""
+    import platform
 
-    levels = available_levels()
+    from divergent.errors import SandboxUnavailable
+    from divergent.sandbox.child.kit import seccomp_program
+    from divergent.sandbox.isolation import GUARANTEES, Isolation, choose_level, level_statuses, process_cap
+
+    try:
+        default: Isolation | None = choose_level("auto")
+    except SandboxUnavailable:
+        default = None
     table = Table(title="sandbox isolation levels (docs/sandbox.md)")
     for column in ("level", "available", "guarantees"):
         table.add_column(column)
-    for level in Isolation:
-        mark = "default" if level is levels[0] else ("yes" if level in levels else "no")
-        table.add_row(level.value, mark, GUARANTEES[level])
-    Console().print(table)
+    for status in level_statuses():
+        mark = "default" if status.level is default else ("yes" if status.available else "no")
+        if status.reason:
+            mark += f" ({status.reason})"
+        table.add_row(status.level.value, mark, GUARANTEES[status.level])
+    console = make_console()
+    console.print(table)
+    if default is None:
+        console.print("[bold red]no level is used by default here[/bold red]: untrusted code would run as root; "
+                      "install bubblewrap (apt-get install bubblewrap)")
+    elif default is Isolation.RLIMITS:
+        console.print("[bold red]the default level is NOT A SANDBOX[/bold red]: install bubblewrap for one")
+    console.print(f"process cap: {process_cap()}")
+    machine = platform.machine()
+    if seccomp_program(machine) is not None:
+        console.print("system calls: sockets, io_uring, ptrace, kernel keyrings, bpf and perf_event_open denied "
+                      "(seccomp, at every level)")
+    else:
+        console.print(f"system calls: NOT FILTERED (no seccomp program for {machine})")

@@ -308,8 +308,33 @@ def run_search(implementations: list[str], arguments: SearchArguments, run: Call
         progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
         options = arguments.to_options(progress)
         try:
-            return impls, run(impls, options)
+            result = run(impls, options)
+            if options.llm is not None:
+                result = with_note(result, model_data_note(options.llm))
+            return impls, result
         finally:
             stop_progress()
             if options.llm is not None:
                 options.llm.close()
+
+
+def model_data_note(llm: Any) -> str:
+    """What the report says when a model took part: what left the machine, and for where."""
+    endpoint = getattr(getattr(llm, "settings", None), "base_url", None) or "the OpenAI API"
+    return (f"with --model, the programs' source, inputs and outputs (return values, exceptions, printed "
+            f"text) were sent to {endpoint}, and the answers stored in the response cache")
+
+
+def with_note(result: Any, note: str) -> Any:
+    """``result`` (a Report, a Clustering, or a tuple starting with one) with one more note."""
+    import dataclasses
+
+    from divergent.model import Report
+
+    if isinstance(result, tuple) and result:
+        return (with_note(result[0], note), *result[1:])
+    if isinstance(result, Report):
+        return dataclasses.replace(result, notes=(*result.notes, note))
+    if dataclasses.is_dataclass(result) and isinstance(getattr(result, "report", None), Report):
+        return dataclasses.replace(result, report=with_note(result.report, note))  # type: ignore[arg-type]
+    return result

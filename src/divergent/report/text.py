@@ -18,7 +18,8 @@ from rich.text import Text
 from divergent.model import Counterexample, FilterDecision, FilterVerdict, Outcome, OutcomeKind, Report
 from divergent.programs import PythonFunction
 from divergent.report.reproduce import reproduction_test
-from divergent.values import encode, render
+from divergent.report.terminal import escaping
+from divergent.values import encode, printable, render
 
 _KIND_STYLE = {
     OutcomeKind.RETURNED: "green",
@@ -124,14 +125,22 @@ def plain_report(report: Report) -> str:
         lines.append(llm_usage_text(report.llm))
     for note in report.notes:
         lines.append(f"note: {note}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 def render_report(
     report: Report, console: Console, implementations: Sequence[PythonFunction] = (), *, test: str | None = None
 ) -> None:
-    """Rich terminal rendering of a check report; with a counterexample, the reproducing pytest
-    module (``test``, or one made from ``implementations``) follows as plain text to copy."""
+    """Rich terminal rendering of a check report (control characters escaped: docs/sandbox.md); with a
+    counterexample, the reproducing pytest module (``test``, or one made from ``implementations``)
+    follows as plain text to copy."""
+    with escaping(console):
+        _render_report(report, console, implementations, test=test)
+
+
+def _render_report(
+    report: Report, console: Console, implementations: Sequence[PythonFunction], *, test: str | None
+) -> None:
     if report.counterexample is None:
         console.print(
             Panel(

@@ -4,8 +4,9 @@ The protocol is described once, in :mod:`divergent.sandbox.child.kit`: a child s
 limits on the command line, the parent sends pickled ``(command, payload)`` frames, the child
 answers with JSON frames. Everything a child writes is untrusted: :class:`ChildConnection` reads it
 without blocking, refuses frames over a size limit, builds only JSON types
-(:func:`divergent.values.loads`) and takes only objects; anything else is a
-:class:`ProtocolViolation`, and a closed pipe is :class:`ChildGone`. The worker pool, the
+(:func:`divergent.values.loads`), takes only objects and (unless the reader checks every field
+itself, as the worker pool does) only objects nested no deeper than :data:`MAX_NESTING`; anything
+else is a :class:`ProtocolViolation`, and a closed pipe is :class:`ChildGone`. The worker pool, the
 implementation matrix, the generator service and the symbolic runner's process all read their
 children through it.
 """
@@ -17,16 +18,20 @@ import os
 import pickle
 import selectors
 import time
-from pathlib import Path
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import Any
 
 from divergent.programs import PythonFunction
 from divergent.sandbox.child.kit import FRAME_HEADER
-from divergent.sandbox.isolation import IsolatedProcess, Isolation, python_command, spawn
+from divergent.sandbox.isolation import IsolatedProcess, Isolation, program_paths, python_command, spawn
 from divergent.sandbox.limits import Limits
 from divergent.values import loads
 
 #: the largest frame a child may write unless its reader allows less
 MAX_FRAME_BYTES = 256 * 1024 * 1024
+#: how deep lists and objects may nest in a frame (the encodings of values stop far above it)
+MAX_NESTING = 256
 #: bytes one :meth:`ChildConnection.read_frames` reads at most unless told otherwise
 _READ_BYTES = 1 << 20
 
@@ -42,12 +47,50 @@ class ProtocolViolation(ChildGone):
         super().__init__(f"protocol violation: {what}")
 
 
+@cache
+def _pid_namespace() -> int | None:
+    """The inode of this process's PID namespace (a child compares it with its own)."""
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return None
+
+
 def start_child(
-    module: str, *args: str, limits: Limits, level: Isolation, stderr_to: Path | None = None
+    module: str,
+    *args: str,
+    limits: Limits,
+    level: Isolation,
+    read_only: Sequence[str] = (),
+    capture_stderr: bool = False,
+    settings: dict[str, Any] | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> IsolatedProcess:
-    """Start the child program ``module`` in the sandbox, its limits on its command line."""
-    argv = python_command(module, json.dumps(limits.child_settings()), *args)
-    return spawn(argv, limits=limits, level=level, stderr_to=stderr_to)
+    """Start the child program ``module`` in the sandbox, its settings on its command line.
+
+    The settings are the limits' (:meth:`Limits.child_settings`), ``host_pid_namespace`` and
+    ``progress_fd`` (-1 unless given in ``settings``), and any other ``settings``.
+    ``read_only``: paths the child must read besides the interpreter's (the programs' directories,
+    see :func:`implementation_paths`); ``pass_fds``: descriptors it inherits."""
+    child_settings = {
+        **limits.child_settings(),
+        "host_pid_namespace": _pid_namespace(),
+        "progress_fd": -1,
+        **(settings or {}),
+    }
+    argv = python_command(module, json.dumps(child_settings), *args)
+    return spawn(argv, limits=limits, level=level, read_only=read_only, capture_stderr=capture_stderr,
+                 pass_fds=pass_fds)
+
+
+def implementation_paths(implementations: Iterable[PythonFunction]) -> list[str]:
+    """What the sandbox must let these implementations read: their ``sys.path`` roots (their
+    packages, their sibling modules) and their files."""
+    implementations = list(implementations)
+    return program_paths(
+        [entry for impl in implementations for entry in impl.sys_path],
+        [impl.path for impl in implementations if impl.path],
+    )
 
 
 def implementation_payload(impl: PythonFunction) -> dict:
@@ -68,9 +111,14 @@ def implementation_payload(impl: PythonFunction) -> dict:
 class ChildConnection:
     """The parent's end of one child's pipes: commands go out, JSON frames come in."""
 
-    def __init__(self, process: IsolatedProcess, *, max_frame_bytes: int = MAX_FRAME_BYTES) -> None:
+    def __init__(
+        self, process: IsolatedProcess, *, max_frame_bytes: int = MAX_FRAME_BYTES, check_nesting: bool = True
+    ) -> None:
+        """``check_nesting``: refuse frames nested deeper than :data:`MAX_NESTING` (a reader that
+        checks every field of every frame itself may skip this walk)."""
         self.process = process
         self.max_frame_bytes = max_frame_bytes
+        self.check_nesting = check_nesting
         #: the child closed its end (frames read before it are still returned)
         self.end_of_file = False
         self._buffer = bytearray()
@@ -148,6 +196,8 @@ class ChildConnection:
                 raise ProtocolViolation(str(error)[:200]) from error
             if not isinstance(message, dict):
                 raise ProtocolViolation("not an object")
+            if self.check_nesting and not nested_within(message, MAX_NESTING):
+                raise ProtocolViolation(f"a frame nested deeper than {MAX_NESTING}")
             frames.append(message)
 
     def wait_frame(self, timeout: float) -> dict | None:
@@ -169,3 +219,17 @@ class ChildConnection:
         """Kill the child and everything it started; how it ended."""
         self.process.kill()
         return self.process.exit_description()
+
+
+def nested_within(value: Any, limit: int) -> bool:
+    """Whether lists and dicts nest no deeper than ``limit`` in ``value`` (iteratively: a forged
+    frame a million levels deep costs no recursion)."""
+    containers = (list, dict)
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return False
+        children = item.values() if type(item) is dict else item
+        stack.extend((child, depth + 1) for child in children if type(child) in containers)
+    return True

@@ -32,12 +32,9 @@ after ``max_inputs`` items, so an endless generator is fine.
 from __future__ import annotations
 
 import contextlib
-import os
 import selectors
-import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from divergent.errors import DivergentError, InvalidArgument
@@ -144,31 +141,25 @@ def run_generator(
         return collector.result(time.monotonic() - started)
     limits = limits or Limits()
     request = {"source": source, "function": function, "max_inputs": max_inputs, "seconds": seconds, "seed": seed}
-    handle, stderr_name = tempfile.mkstemp(prefix="divergent-generator-", suffix=".stderr")
-    os.close(handle)
-    stderr_path = Path(stderr_name)
     child: ChildConnection | None = None
     try:
         try:
             child = ChildConnection(
-                start_child(_RUNNER_MODULE, limits=limits, level=choose_level(isolation), stderr_to=stderr_path),
+                start_child(_RUNNER_MODULE, limits=limits, level=choose_level(isolation), capture_stderr=True),
                 max_frame_bytes=_MAX_FRAME_BYTES,
             )
         except DivergentError as error:
             collector.fail("sandbox", f"cannot start the generator sandbox: {error}")
             return collector.result(time.monotonic() - started)
-        _talk(child, request, collector, deadline=started + seconds + _START_GRACE, stderr_path=stderr_path)
+        _talk(child, request, collector, deadline=started + seconds + _START_GRACE)
     finally:
         if child is not None:
             child.kill()  # also whatever the generator forked
-        with contextlib.suppress(OSError):
-            stderr_path.unlink()
+            child.process.close_stderr()
     return collector.result(time.monotonic() - started)
 
 
-def _talk(
-    child: ChildConnection, request: dict, collector: _Collector, *, deadline: float, stderr_path: Path
-) -> None:
+def _talk(child: ChildConnection, request: dict, collector: _Collector, *, deadline: float) -> None:
     try:
         child.send("generate", request)
     except ChildGone:
@@ -200,15 +191,12 @@ def _talk(
         with contextlib.suppress(Exception):
             process.popen.wait(timeout=2)
         status = process.exit_description()
-        tail = _stderr_tail(stderr_path)
+        tail = _last_line(process.stderr_tail())
         collector.fail("crash", f"crash: the generator ended the runner ({status}){tail}")
 
 
-def _stderr_tail(path: Path) -> str:
-    try:
-        text = path.read_bytes()[-2000:].decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
+def _last_line(text: str) -> str:
+    text = text.strip()
     return f": {text.splitlines()[-1][:200]}" if text else ""
 
 

@@ -1,43 +1,82 @@
 """Starting untrusted processes with as much isolation as the machine offers.
 
-Three levels, strongest first (``docs/sandbox.md`` states exactly what each guarantees):
+Three levels, strongest first (``docs/sandbox.md`` states exactly what each guarantees, threat by
+threat):
 
 ``bubblewrap``
-    ``bwrap`` (Debian package ``bubblewrap``): the whole file system read-only except the worker's
-    own temporary directory, no network (new network namespace), a new PID namespace (every
-    process the program starts dies with the worker, even one that calls ``setsid``), new IPC and
-    UTS namespaces, all capabilities dropped, killed when divergent dies.
+    ``bwrap`` (Debian package ``bubblewrap``): a user namespace in which the program runs as an
+    unprivileged user (uid 65534) with no capabilities and no way to make further user namespaces;
+    a file system made of read-only binds of only what the interpreter and the programs need
+    (``/usr``, the Python prefixes, the divergent package, each program's own directory, a few
+    files of ``/etc``), a fresh ``/proc`` of its own PID namespace, a private size-capped ``/tmp``
+    and nothing else: no host ``/tmp``, ``/run``, ``/var``, ``/home`` or ``/root``, so no host
+    socket path is reachable. No network (a new network namespace), new IPC and UTS namespaces,
+    killed when divergent dies.
 ``unshare``
-    util-linux ``unshare`` (as root): new network and PID namespaces, so no network and no
-    surviving processes; the file system is *not* made read-only.
+    util-linux ``unshare`` with a user namespace, for users who are *not* root and have no
+    bubblewrap: no network, a PID namespace with its own ``/proc``; the file system is the user's
+    own (not confined). As root this level is refused: it would leave the host writable by root.
 ``rlimits``
-    no namespaces: a process group per worker, resource limits, and a kill of the group (and of
-    the worker's cgroup, when one could be made) when the worker is replaced. The network stays
-    open and a process that leaves the group may survive; divergent says so in its output.
+    NOT A SANDBOX: resource limits and a process group only. The network is open and the files
+    are the user's. Never chosen automatically as root; divergent says so loudly in its output.
 
 At every level: a scrubbed environment (no API keys or tokens; only a fixed allow-list of
-variables), a fresh temporary working directory that is also ``HOME`` and ``TMPDIR``, limits on
-address space, stack, file size and core dumps (set by the worker before it loads any untrusted
-code), and, where ``/sys/fs/cgroup/pids`` is writable, a cap on the number of processes.
+variables), limits on address space, stack, file size and core dumps, and a seccomp filter that
+denies sockets, ``io_uring``, ``ptrace``, kernel keyrings, ``bpf`` and ``perf_event_open`` (both
+set by the child itself, :mod:`divergent.sandbox.child.kit`, before it loads any untrusted code);
+where cgroup v1 controllers are writable (root), a cap on the number of processes and on the
+memory of the whole sandbox.
 """
 
 from __future__ import annotations
 
 import contextlib
 import enum
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import IO
 
 from divergent.errors import InvalidArgument, SandboxUnavailable
+from divergent.sandbox.bubblewrap import (
+    SANDBOX_TMP,
+    bubblewrap_command,
+    identity_files,
+    package_root,
+    program_paths,
+    running_as_root,
+)
+from divergent.sandbox.cgroups import (
+    cgroup_pids,
+    make_cgroups,
+    process_cap,
+    remove_cgroups,
+    retry_pending_cgroups,
+)
 from divergent.sandbox.limits import Limits
+
+__all__ = [
+    "GUARANTEES",
+    "IsolatedProcess",
+    "Isolation",
+    "LevelStatus",
+    "Limits",
+    "available_levels",
+    "choose_level",
+    "level_statuses",
+    "process_cap",
+    "program_paths",
+    "python_command",
+    "spawn",
+]
 
 
 class Isolation(enum.StrEnum):
@@ -48,74 +87,128 @@ class Isolation(enum.StrEnum):
 
 #: what each level guarantees, shown to users in reports and ``divergent sandbox``
 GUARANTEES: dict[Isolation, str] = {
-    Isolation.BUBBLEWRAP: "read-only file system except a private temp dir, no network, "
-    "child processes cannot outlive the worker, capabilities dropped",
-    Isolation.UNSHARE: "no network, child processes cannot outlive the worker; "
-    "file writes are NOT confined (install bubblewrap for that)",
-    Isolation.RLIMITS: "process group and resource limits only: network open, file writes not "
-    "confined, a process that leaves its group may survive (install bubblewrap, run as root)",
+    Isolation.BUBBLEWRAP: "unprivileged user in a user namespace, only the interpreter's and the programs' "
+    "files readable (read-only), a private size-capped /tmp, no host sockets, no network, child processes "
+    "cannot outlive the worker, socket system calls denied",
+    Isolation.UNSHARE: "no network, own /proc, child processes cannot outlive the worker; files are NOT "
+    "confined (the user's own; install bubblewrap for that); refused as root",
+    Isolation.RLIMITS: "NOT A SANDBOX: resource limits only; the programs run with your privileges, can read "
+    "and write your files and may leave processes behind (install bubblewrap: apt-get install bubblewrap)",
 }
 
+#: the size of the pipes to and from a sandboxed process
+_PIPE_BYTES = 1 << 20
 #: environment variables a worker may see; everything else (API keys, tokens) is dropped
 _ALLOWED_ENV = ("LANG", "LC_ALL", "TZ")
-_CGROUP_PIDS_ROOT = Path("/sys/fs/cgroup/pids")
+
+
+# ---------------------------------------------------------------------------------------------
+# Levels
+
+
+@dataclass(frozen=True)
+class LevelStatus:
+    """Whether a level works here, and if not, why."""
+
+    level: Isolation
+    available: bool
+    reason: str = ""
 
 
 @cache
-def _can_run(argv: tuple[str, ...]) -> bool:
+def _probe(argv: tuple[str, ...]) -> str:
+    """"" when the command runs and exits 0 here, else why not (one line)."""
     try:
         result = subprocess.run(argv, capture_output=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return result.returncode == 0
+    except (OSError, subprocess.SubprocessError) as error:
+        return str(error)
+    if result.returncode == 0:
+        return ""
+    return (result.stderr.decode("utf-8", "replace").strip().splitlines() or [f"exit code {result.returncode}"])[-1]
+
+
+@cache
+def level_statuses() -> tuple[LevelStatus, ...]:
+    """Every level, whether it works on this machine and why not (probed once)."""
+    statuses = []
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        statuses.append(LevelStatus(Isolation.BUBBLEWRAP, False, "bwrap is not installed"))
+    else:
+        problem = _probe(tuple(bubblewrap_command(["/bin/true"], disk_bytes=1 << 20, read_only=())))
+        statuses.append(LevelStatus(Isolation.BUBBLEWRAP, not problem, f"bwrap fails here: {problem}" if problem else ""))
+    if running_as_root():
+        statuses.append(LevelStatus(
+            Isolation.UNSHARE, False,
+            "refused as root: it would leave the file system writable by root (install bubblewrap)",
+        ))
+    elif shutil.which("unshare") is None:
+        statuses.append(LevelStatus(Isolation.UNSHARE, False, "unshare is not installed"))
+    else:
+        problem = _probe(tuple(unshare_command(["/bin/true"])))
+        statuses.append(LevelStatus(Isolation.UNSHARE, not problem, f"user namespaces fail here: {problem}" if problem else ""))
+    statuses.append(LevelStatus(
+        Isolation.RLIMITS, True,
+        "only when asked for by name (--isolation rlimits): divergent runs as root" if running_as_root() else "",
+    ))
+    return tuple(statuses)
 
 
 def available_levels() -> tuple[Isolation, ...]:
     """The isolation levels that work on this machine, strongest first (probed once)."""
-    levels = []
-    bwrap = shutil.which("bwrap")
-    if bwrap and _can_run(
-        (bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid",
-         "--die-with-parent", "--", "/bin/true")
-    ):
-        levels.append(Isolation.BUBBLEWRAP)
-    unshare = shutil.which("unshare")
-    if unshare and _can_run((unshare, "--net", "--pid", "--fork", "--kill-child", "/bin/true")):
-        levels.append(Isolation.UNSHARE)
-    levels.append(Isolation.RLIMITS)
-    return tuple(levels)
+    return tuple(status.level for status in level_statuses() if status.available)
+
+
+def _automatic_levels() -> tuple[Isolation, ...]:
+    """The levels ``auto`` may pick: as root, never one that is not a sandbox."""
+    levels = available_levels()
+    if running_as_root():
+        levels = tuple(level for level in levels if level is not Isolation.RLIMITS)
+    return levels
 
 
 def choose_level(requested: str | Isolation | None = None) -> Isolation:
     """The level to use: the strongest available, or the one requested (an error if unavailable).
 
-    ``DIVERGENT_ISOLATION`` in the environment chooses when the caller does not.
+    ``DIVERGENT_ISOLATION`` in the environment chooses when the caller does not. As root, ``auto``
+    never falls back to ``rlimits`` (untrusted code would run as root): that needs asking by name.
     """
     requested = requested or os.environ.get("DIVERGENT_ISOLATION") or None
-    levels = available_levels()
     if requested in (None, "auto"):
+        levels = _automatic_levels()
+        if not levels:
+            raise SandboxUnavailable(
+                "no sandbox is available and divergent runs as root: install bubblewrap "
+                "(apt-get install bubblewrap, or make sandbox-tools), run as an ordinary user, or pass "
+                "--isolation rlimits to run the programs unconfined, as root, at your own risk"
+            )
         return levels[0]
     try:
         level = Isolation(requested)
     except ValueError:
         choices = ", ".join(i.value for i in Isolation)
         raise InvalidArgument(f"isolation={requested!r}: choose from auto, {choices}") from None
-    if level not in levels:
+    statuses = {status.level: status for status in level_statuses()}
+    if not statuses[level].available:
         raise SandboxUnavailable(
-            f"isolation {level.value!r} is not available here (available: {', '.join(levels)}); "
-            "install bubblewrap (apt-get install bubblewrap) or run as root for namespaces"
+            f"isolation {level.value!r} is not available here ({statuses[level].reason}); available: "
+            f"{', '.join(available_levels())}. Install bubblewrap (apt-get install bubblewrap) for the safe level"
         )
     return level
 
 
-def scrubbed_environment(workdir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+# ---------------------------------------------------------------------------------------------
+# Environment and command lines
+
+
+def scrubbed_environment(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The whole environment a worker sees: nothing from the parent but the allow-list."""
     env = {k: os.environ[k] for k in _ALLOWED_ENV if k in os.environ}
     env.setdefault("LANG", "C.UTF-8")
     env.update(
         PATH="/usr/local/bin:/usr/bin:/bin",
-        HOME=str(workdir),
-        TMPDIR=str(workdir),
+        HOME=home,
+        TMPDIR=home,
         PYTHONHASHSEED="0",
         PYTHONDONTWRITEBYTECODE="1",
         PYTHONIOENCODING="utf-8",
@@ -130,14 +223,31 @@ def scrubbed_environment(workdir: Path, extra: dict[str, str] | None = None) -> 
     return env
 
 
+def unshare_command(argv: Sequence[str]) -> list[str]:
+    """The ``unshare`` command line (for users who are not root): a user namespace mapping the user
+    to itself, no network, a PID namespace with its own /proc."""
+    # A shell is PID 1 of the namespace: the program must not be PID 1, which ignores signals
+    # without handlers (so a real SIGSEGV would look like a clean exit).
+    return ["unshare", "--user", "--map-current-user", "--net", "--pid", "--ipc", "--uts", "--fork",
+            "--kill-child", "--mount-proc", "/bin/sh", "-c", '"$@"', "sh", *argv]  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+
+
 @dataclass
 class IsolatedProcess:
-    """A started, isolated process with its private working directory (and cgroup, if any)."""
+    """A started, isolated process, with its cgroups and its host working directory, if any."""
 
     popen: subprocess.Popen[bytes]
-    workdir: Path
     level: Isolation
-    cgroup: Path | None = None
+    #: the host directory of a process's files at the unshare and rlimits levels; None at the
+    #: bubblewrap level, where the process's files live in its own tmpfs
+    workdir: Path | None = None
+    cgroups: list[Path] = field(default_factory=list)
+    #: the process's stderr, when captured: an unlinked file only divergent holds open
+    stderr_file: IO[bytes] | None = field(default=None, repr=False)
     _closed: bool = field(default=False, repr=False)
 
     @property
@@ -151,8 +261,23 @@ class IsolatedProcess:
             return "running"
         return describe_exit(code, wrapped=self.level is not Isolation.RLIMITS)
 
+    def stderr_tail(self, max_bytes: int = 2000) -> str:
+        """The last ``max_bytes`` of what the process wrote to stderr ("" when not captured).
+
+        Read from divergent's own descriptor, never by path: the program cannot put a FIFO or a
+        link to /dev/zero in its place."""
+        if self.stderr_file is None:
+            return ""
+        try:
+            fd = self.stderr_file.fileno()
+            size = os.fstat(fd).st_size
+            data = os.pread(fd, max_bytes, max(0, size - max_bytes))
+        except (OSError, ValueError):
+            return ""
+        return data.decode("utf-8", "replace")
+
     def kill(self) -> None:
-        """Kill the process and everything it started; remove its directory and cgroup."""
+        """Kill the process and everything it started; remove its cgroups and directory."""
         if self._closed:
             return
         self._closed = True
@@ -160,18 +285,25 @@ class IsolatedProcess:
             os.killpg(self.popen.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             self.popen.kill()
-        if self.cgroup is not None:
-            _kill_cgroup(self.cgroup)
+        for path in self.cgroups:
+            for pid in cgroup_pids(path):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=5)
-        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+        for stream in (self.popen.stdin, self.popen.stdout):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
-        if self.cgroup is not None:
+        remove_cgroups(self.cgroups)
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def close_stderr(self) -> None:
+        if self.stderr_file is not None:
             with contextlib.suppress(OSError):
-                self.cgroup.rmdir()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+                self.stderr_file.close()
+            self.stderr_file = None
 
 
 def describe_exit(code: int, *, wrapped: bool) -> str:
@@ -190,56 +322,17 @@ def _signal_name(number: int) -> str:
         return str(number)
 
 
-def _make_cgroup(max_processes: int) -> Path | None:
-    """A pids cgroup capping the process count, or None where cgroups are not writable."""
-    if not os.access(_CGROUP_PIDS_ROOT, os.W_OK):
-        return None
-    path = _CGROUP_PIDS_ROOT / f"divergent-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-    try:
-        path.mkdir()
-        (path / "pids.max").write_text(str(max_processes))
-    except OSError:
-        with contextlib.suppress(OSError):
-            path.rmdir()
-        return None
-    return path
-
-
-def _kill_cgroup(path: Path) -> None:
-    for _ in range(20):
+def _data_pipes(files: dict[str, bytes]) -> dict[str, int]:
+    """A pipe per file, already holding its (small) content, read end open for the child."""
+    fds = {}
+    for destination, content in files.items():
+        read_end, write_end = os.pipe()
         try:
-            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
-        except (OSError, ValueError):
-            return
-        if not pids:
-            return
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-
-
-def wrap_command(argv: list[str], level: Isolation, workdir: Path) -> list[str]:
-    """The command line that runs ``argv`` under the given isolation level."""
-    if level is Isolation.BUBBLEWRAP:
-        return [
-            "bwrap",
-            "--ro-bind", "/", "/",
-            "--dev", "/dev",
-            "--proc", "/proc",
-            "--tmpfs", "/dev/shm",
-            "--bind", str(workdir), str(workdir),
-            "--chdir", str(workdir),
-            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-            "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--",
-            *argv,
-        ]  # fmt: skip
-    if level is Isolation.UNSHARE:
-        # A shell is PID 1 of the namespace: the program must not be PID 1, which ignores
-        # signals without handlers (so a real SIGSEGV would look like a clean exit).
-        return ["unshare", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child",
-                "/bin/sh", "-c", '"$@"', "sh", *argv]  # fmt: skip
-    return argv
+            os.write(write_end, content)
+        finally:
+            os.close(write_end)
+        fds[destination] = read_end
+    return fds
 
 
 def spawn(
@@ -248,50 +341,73 @@ def spawn(
     limits: Limits,
     level: Isolation,
     extra_env: dict[str, str] | None = None,
-    stderr_to: Path | None = None,
+    read_only: Sequence[str] = (),
+    capture_stderr: bool = False,
+    pass_fds: Sequence[int] = (),
 ) -> IsolatedProcess:
-    """Start ``argv`` isolated, with pipes on stdin and stdout, in a fresh working directory.
+    """Start ``argv`` isolated, with pipes on stdin and stdout.
 
-    The program must apply the resource limits itself before running untrusted code (the
-    sandbox worker does); this function applies what must come from outside (namespaces, cgroup,
-    environment, process group).
+    ``read_only``: files and directories the program needs besides the interpreter's (its own
+    directory, a build cache); at the bubblewrap level nothing else of the host is visible.
+    ``capture_stderr``: keep what it writes on stderr for :meth:`IsolatedProcess.stderr_tail`
+    (else it is discarded). ``pass_fds``: descriptors the process inherits (at the same numbers).
+
+    The program must apply the resource limits and the system-call filter itself before running
+    untrusted code (every child built on :mod:`divergent.sandbox.child.kit` does); this function
+    applies what must come from outside (namespaces, file system, cgroups, environment, session).
     """
-    workdir = Path(tempfile.mkdtemp(prefix="divergent-worker-"))
-    workdir.chmod(0o777)
-    cgroup = _make_cgroup(limits.max_processes)
-    command = wrap_command(argv, level, workdir)
-    if cgroup is not None:
-        # Join the cgroup before exec, so every descendant is counted and killed with it.
-        command = ["/bin/sh", "-c", f'echo $$ > {cgroup / "cgroup.procs"} && exec "$@"', "sh", *command]
-    stderr = open(stderr_to, "wb") if stderr_to else subprocess.DEVNULL  # noqa: SIM115
+    retry_pending_cgroups()
+    workdir: Path | None = None
+    data_fds: dict[str, int] = {}
+    if level is Isolation.BUBBLEWRAP:
+        data_fds = _data_pipes(identity_files())
+        home = SANDBOX_TMP
+        command = bubblewrap_command(argv, disk_bytes=limits.disk_mb * 1024 * 1024, read_only=read_only,
+                                     data_fds=data_fds)
+    else:
+        workdir = Path(tempfile.mkdtemp(prefix="divergent-worker-"))
+        home = str(workdir)
+        command = unshare_command(argv) if level is Isolation.UNSHARE else list(argv)
+    cgroups = make_cgroups(limits)
+    if cgroups:
+        # Join the cgroups before exec, so every descendant is counted and killed with them.
+        joins = " && ".join(f"echo $$ > {path / 'cgroup.procs'}" for path in cgroups)
+        command = ["/bin/sh", "-c", f'{joins} && exec "$@"', "sh", *command]
+    stderr_file = tempfile.TemporaryFile(prefix="divergent-stderr-") if capture_stderr else None  # noqa: SIM115
     try:
         popen = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=stderr,
-            cwd=workdir,
-            env=scrubbed_environment(workdir, extra_env),
+            stderr=stderr_file if stderr_file is not None else subprocess.DEVNULL,
+            cwd=workdir if workdir is not None else "/",
+            env=scrubbed_environment(home, extra_env),
             start_new_session=True,
             close_fds=True,
+            pass_fds=(*data_fds.values(), *pass_fds),
         )
     except OSError as error:
-        shutil.rmtree(workdir, ignore_errors=True)
-        if cgroup is not None:
-            with contextlib.suppress(OSError):
-                cgroup.rmdir()
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
+        remove_cgroups(cgroups, patience=0.0)
+        if stderr_file is not None:
+            stderr_file.close()
         raise SandboxUnavailable(f"cannot start a sandboxed process ({level.value}): {error}") from error
     finally:
-        if stderr_to:
-            stderr.close()  # type: ignore[union-attr]
-    return IsolatedProcess(popen=popen, workdir=workdir, level=level, cgroup=cgroup)
+        for fd in data_fds.values():
+            os.close(fd)
+    for stream in (popen.stdin, popen.stdout):
+        # batches of inputs and results cross in one go rather than in 64 KiB turns
+        with contextlib.suppress(OSError, AttributeError):
+            fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)  # type: ignore[union-attr]
+    return IsolatedProcess(popen=popen, level=level, workdir=workdir, cgroups=cgroups, stderr_file=stderr_file)
 
 
 def python_command(module: str, *args: str) -> list[str]:
     """Run a divergent module with this interpreter, importable whether installed or not."""
-    package_root = str(Path(__file__).resolve().parents[2])
+    root = package_root()
     bootstrap = (
-        f"import sys; sys.path.insert(0, {package_root!r}); import runpy; "
+        f"import sys; sys.path.insert(0, {root!r}); import runpy; "
         f"sys.argv = [{module!r}, *sys.argv[1:]]; runpy.run_module({module!r}, run_name='__main__')"
     )
     return [sys.executable, "-s", "-c", bootstrap, *args]

@@ -32,12 +32,16 @@ class Limits:
     max_processes: int = 64
     #: largest file the program may write
     file_bytes: int = 64 * 1024 * 1024
+    #: room for all the files of one sandbox (its private /tmp, at the bubblewrap level)
+    disk_mb: int = 256
 
     def __post_init__(self) -> None:
         if self.timeout <= 0:
             raise InvalidArgument(f"timeout={self.timeout!r} must be > 0 seconds")
         if self.memory_mb < 64:
             raise InvalidArgument(f"memory_mb={self.memory_mb!r} must be at least 64")
+        if self.disk_mb < 1:
+            raise InvalidArgument(f"disk_mb={self.disk_mb!r} must be at least 1")
 
     @property
     def grace(self) -> float:

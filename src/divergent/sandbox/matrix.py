@@ -10,8 +10,9 @@ per implementation) for ``check``.
 
 An implementation that times out ``max_timeouts`` times is not called again: its later cells are
 timeouts without running (a looping sample would otherwise cost a timeout per input). A crash
-(a signal, ``os._exit``) gives that one cell a CRASH outcome; the worker is replaced and the rest of
-the matrix goes on.
+(a signal, ``os._exit``) gives that one cell a CRASH outcome; the worker starts a fresh call child
+(or, if the worker itself failed, a fresh worker is started) and the rest of the matrix goes on.
+Every frame is checked (:mod:`divergent.sandbox.child.wire`) as in the pool.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from collections.abc import Sequence
 from divergent.errors import DivergentError, SandboxUnavailable
 from divergent.model import Input, Outcome, OutcomeKind
 from divergent.programs import PythonFunction
+from divergent.sandbox.child.wire import Malformed, check_load_answer, check_results_frame
 from divergent.sandbox.frames import ChildGone, ProtocolViolation, implementation_payload
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
-from divergent.sandbox.pool import WorkerProcess, outcome_from_wire
+from divergent.sandbox.pool import REPORT_MARGIN, ArgumentEncodings, WorkerProcess, checked_outcome
 
 #: cells sent in one message
 _CHUNK = 8192
@@ -59,6 +61,7 @@ class ImplementationMatrix:
         #: per implementation: None, or why it could not be loaded (its cells are CRASH outcomes)
         self.load_errors: list[str | None] = [None] * len(self.implementations)
         self._worker: WorkerProcess | None = None
+        self._arguments = ArgumentEncodings(())
         self._timeouts: list[float] | None = None
         self._deadline: float | None = None
         #: per implementation: how often it killed or hung the worker
@@ -66,7 +69,7 @@ class ImplementationMatrix:
         self._start()
 
     def _start(self) -> None:
-        worker = WorkerProcess(None, self.limits, self.level)
+        worker = WorkerProcess(None, self.limits, self.level, read_only=self.implementations)
         self._worker = worker
         payload = {"implementations": [implementation_payload(impl) for impl in self.implementations]}
         worker.send("load_many", payload)
@@ -75,12 +78,17 @@ class ImplementationMatrix:
             answer = worker.wait_frame(patience)
         except ChildGone as error:
             raise SandboxUnavailable(f"the worker died while loading: {error} ({worker.kill()})") from error
-        if answer is None or not isinstance(answer.get("results"), list):
-            worker.kill()
-            raise SandboxUnavailable("the worker did not answer while loading the implementations")
-        for index, result in enumerate(answer["results"][: len(self.implementations)]):
-            ok = isinstance(result, dict) and result.get("ok")
-            self.load_errors[index] = None if ok else str(result.get("error", "could not load"))
+        results = answer.get("results") if answer is not None else None
+        try:
+            if not isinstance(results, list) or len(results) != len(self.implementations):
+                raise Malformed("not an answer to load_many")
+            for result in results:
+                check_load_answer(result)
+        except Malformed as error:
+            how = worker.kill()
+            raise SandboxUnavailable(f"the worker did not answer while loading the implementations ({error}; {how})") from None
+        for index, result in enumerate(results):
+            self.load_errors[index] = None if result["ok"] else str(result.get("error", "could not load"))
 
     def close(self) -> None:
         if self._worker is not None:
@@ -118,6 +126,7 @@ class ImplementationMatrix:
         count = len(self.implementations)
         columns = list(range(count)) if implementations is None else list(implementations)
         blobs = [pickle.dumps((tuple(i.args), dict(i.kwargs)), protocol=pickle.HIGHEST_PROTOCOL) for i in inputs]
+        self._arguments = ArgumentEncodings(inputs)
         results: list[list[Outcome | None]] = [[None] * count for _ in inputs]
         todo = [(i, j) for i in range(len(inputs)) for j in columns]
         while todo:
@@ -155,6 +164,7 @@ class ImplementationMatrix:
         #: per input: its different outcomes in the order the worker first sent them
         different: dict[int, list[Outcome]] = {}
         per_input = self._timeouts
+        arguments = self._arguments
         try:
             worker.send(
                 "run_cells",
@@ -167,7 +177,7 @@ class ImplementationMatrix:
                 },
             )
             patience = (max(per_input[i] for i in used) if per_input is not None else self.limits.timeout)
-            patience += self.limits.grace
+            patience += self.limits.grace + REPORT_MARGIN
             last = time.monotonic()
             with selectors.DefaultSelector() as selector:
                 selector.register(worker.fileno(), selectors.EVENT_READ)
@@ -181,42 +191,76 @@ class ImplementationMatrix:
                     selector.select(max(0.0, wait))
                     frames = worker.read_frames()
                     if not frames and time.monotonic() - last > patience:
-                        return self._after_failure(cells, reported, results, hung=True)
+                        # a worker reports its call child's hangs: a silent one was stopped or broken
+                        return self._after_failure(cells, reported, results, silent=True)
                     for frame in frames:
                         last = time.monotonic()
-                        for raw in frame.get("results", ()):
+                        for raw in check_results_frame(frame, from_worker=True):
                             i, j = cells[reported]
                             known = different.setdefault(i, [])
-                            if "same" in raw:
-                                outcome = known[raw["same"]]
+                            if type(raw) is dict and "same" in raw:
+                                same = raw["same"]
+                                if len(raw) != 1 or type(same) is not int or not 0 <= same < len(known):
+                                    raise Malformed("a reference to an outcome that was never sent")
+                                outcome = known[same]
                             else:
-                                outcome = outcome_from_wire(raw)
+                                outcome = checked_outcome(raw, self.limits.stdout_bytes, arguments, i)
                                 known.append(outcome)
                             results[i][j] = outcome
                             reported += 1
+                        if "failure" in frame:
+                            return self._after_failure(cells, reported, results, failure=frame["failure"])
                         if frame.get("done"):
                             if reported != len(cells):
                                 raise ProtocolViolation("missing results")
                             return []
-        except (ChildGone, KeyError, TypeError, ValueError, IndexError):
-            return self._after_failure(cells, reported, results, hung=False)
+        except (ProtocolViolation, Malformed, KeyError, TypeError, ValueError, IndexError) as error:
+            return self._after_failure(cells, reported, results, broke=f"the worker broke the protocol ({str(error)[:200]})")
+        except ChildGone:
+            return self._after_failure(cells, reported, results)
 
     def _after_failure(
-        self, cells: list[tuple[int, int]], reported: int, results: list[list[Outcome | None]], *, hung: bool
+        self,
+        cells: list[tuple[int, int]],
+        reported: int,
+        results: list[list[Outcome | None]],
+        *,
+        failure: dict | None = None,
+        broke: str | None = None,
+        silent: bool = False,
     ) -> list[tuple[int, int]]:
+        """Give the culprit cell its outcome; the cells left to run. With a ``failure`` the worker
+        reported (its call child died, hung or broke the protocol) the worker lives on; else (it
+        died, stopped answering, or ``broke`` the protocol) it is replaced. After a broken protocol
+        the chunk's answers so far are suspect (a program may have written its neighbours'): they
+        are run again."""
         worker = self._worker
         assert worker is not None
-        started = worker.progress()
-        how = worker.kill()
-        culprit = started if started is not None and reported <= started < len(cells) else reported
+        hung = suspect = False
+        if failure is not None:
+            started, how = failure["started"], failure["detail"]
+            hung, suspect = failure["kind"] == "timeout", failure["kind"] == "protocol"
+        else:
+            started = worker.progress()
+            ended = worker.kill()
+            if broke:
+                how, suspect = f"{broke}; killed", True
+            else:
+                how = "the worker stopped answering (stopped or broken by the program); killed" if silent else (
+                    f"worker died: {ended}")
+        first = 0 if suspect else reported
+        culprit = started if started is not None and first <= started < len(cells) else reported
+        if suspect:
+            for i, j in cells[:reported]:
+                results[i][j] = None
         if culprit < len(cells):
             i, j = cells[culprit]
             self._failures[j] += 1
             if hung:
                 results[i][j] = Outcome(kind=OutcomeKind.TIMEOUT, detail="no answer in time; killed")
             else:
-                results[i][j] = Outcome(kind=OutcomeKind.CRASH, detail=f"worker died: {how}")
+                results[i][j] = Outcome(kind=OutcomeKind.CRASH, detail=how)
         self.restarts += 1
-        self._start()
-        return [cell for k, cell in enumerate(cells) if k >= reported and k != culprit]
-
+        if failure is None:
+            self._start()
+        return [cell for k, cell in enumerate(cells) if k >= first and k != culprit]

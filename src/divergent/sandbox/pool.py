@@ -1,17 +1,26 @@
 """The parent side of the sandbox: one persistent worker per implementation, run in parallel.
 
-:class:`WorkerPool` starts a worker for each implementation, loads the implementation once, and
-runs batches of inputs on all of them at the same time. A worker that hangs past its timeout (plus
-a grace period) is killed; one that dies is noticed by end of file; either way the input it was on
-gets a TIMEOUT or CRASH outcome, a fresh worker takes its place, and the batch goes on.
+:class:`WorkerPool` starts a worker for each implementation, loads the implementation once (in the
+worker's call child, :mod:`divergent.sandbox.child.worker`), and runs batches of inputs on all of
+them at the same time. When a call kills or hangs the call child, the worker reports a *failure*:
+the input it was on gets a CRASH or TIMEOUT outcome, the worker starts a fresh call child, and the
+batch goes on. Should the worker itself die or stop answering (within the timeout plus a grace
+period, plus a margin for the worker's own report), the parent kills it, gives the input a CRASH or
+TIMEOUT outcome, and starts a fresh worker.
+
+Everything a worker writes is checked here again (:mod:`divergent.sandbox.child.wire`): a frame of
+the wrong shape, an outcome that is not well-formed, more results than calls, a stop before the
+deadline are a CRASH of that implementation, never an exception of divergent.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import mmap
+import os
 import pickle
 import selectors
-import struct
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,41 +28,76 @@ from dataclasses import dataclass, field
 from divergent.errors import LoadError, SandboxUnavailable
 from divergent.model import ExceptionInfo, Input, Outcome, OutcomeKind
 from divergent.programs import PythonFunction
-from divergent.sandbox.child.kit import PROGRESS_FILE, PROGRESS_RECORD
+from divergent.sandbox.child.kit import NO_PROGRESS, PROGRESS_RECORD
+from divergent.sandbox.child.wire import (
+    Malformed,
+    check_load_answer,
+    check_outcome,
+    check_results_frame,
+    unchanged_arguments,
+)
 from divergent.sandbox.frames import (
     ChildConnection,
     ChildGone,
     ProtocolViolation,
+    implementation_paths,
     implementation_payload,
     start_child,
 )
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
-from divergent.values import NotBuiltin, decode_builtin
+from divergent.values import Encoded, MalformedEncoding, NotBuiltin, check_encoded, decode_builtin, encode
 
 #: inputs sent to a worker in one message (bounds the memory of one exchange)
 _CHUNK = 4096
+#: slack between the clocks of two processes (seconds)
+_SLACK = 0.05
+_SILENT_WORKER = "the worker stopped answering (stopped or broken by the program); killed"
 _WORKER_MODULE = "divergent.sandbox.child.worker"
+
+
+#: past the worker's own patience with its call child, how long the parent waits for its report
+REPORT_MARGIN = 1.5
 
 
 class WorkerProcess(ChildConnection):
     """One sandboxed worker process (:mod:`divergent.sandbox.child.worker`)."""
 
-    def __init__(self, impl: PythonFunction | None, limits: Limits, level: Isolation) -> None:
-        """Start a worker; with an implementation, also send it the command to load it."""
-        super().__init__(start_child(_WORKER_MODULE, PROGRESS_FILE, limits=limits, level=level))
+    def __init__(
+        self,
+        impl: PythonFunction | None,
+        limits: Limits,
+        level: Isolation,
+        *,
+        read_only: Sequence[PythonFunction] = (),
+    ) -> None:
+        """Start a worker that may read the files of ``impl`` and ``read_only``; with an
+        implementation, also send it the command to load it."""
+        # The page where the call child writes the index of each call before making it: a memory
+        # descriptor, never a path the sandbox could replace.
+        fd = os.memfd_create("divergent-progress")
+        try:
+            os.ftruncate(fd, PROGRESS_RECORD.size)
+            self._page = mmap.mmap(fd, PROGRESS_RECORD.size)
+            self._page[:] = PROGRESS_RECORD.pack(NO_PROGRESS)
+            programs = [impl, *read_only] if impl is not None else list(read_only)
+            process = start_child(
+                _WORKER_MODULE, limits=limits, level=level, read_only=implementation_paths(programs),
+                settings={"progress_fd": fd}, pass_fds=(fd,),
+            )
+        finally:
+            os.close(fd)
+        # The pool and the matrix check every field of every frame themselves.
+        super().__init__(process, check_nesting=False)
         self.impl = impl
         self.limits = limits
         if impl is not None:
             self.send("load", implementation_payload(impl))
 
     def progress(self) -> int | None:
-        """The index of the call the worker last started (written by the worker before each call)."""
-        try:
-            data = (self.process.workdir / PROGRESS_FILE).read_bytes()
-            return PROGRESS_RECORD.unpack(data[: PROGRESS_RECORD.size])[0]
-        except (OSError, struct.error):
-            return None
+        """The index of the call the worker last started (written before each call)."""
+        (index,) = PROGRESS_RECORD.unpack(self._page[: PROGRESS_RECORD.size])
+        return None if index == NO_PROGRESS else index
 
 
 @dataclass
@@ -65,6 +109,11 @@ class _Task:
     reported: int = 0
     last_progress: float = 0.0
     careful: bool = False
+    #: the caller's deadline (``time.monotonic()``), past which a worker may stop a batch
+    deadline: float | None = None
+    #: when the batch in flight was sent, and the seconds its reported calls claim to have taken
+    dispatched: float = 0.0
+    claimed: float = 0.0
 
 
 class WorkerPool:
@@ -91,6 +140,7 @@ class WorkerPool:
         #: numbers, strings and bytes the implementations computed when they loaded (decoded builtins)
         self.runtime_constants: list = []
         self._workers: list[WorkerProcess | None] = [None] * len(self.implementations)
+        self._arguments = ArgumentEncodings(())
         try:
             self._start_all(range(len(self.implementations)))
         except BaseException:
@@ -112,6 +162,8 @@ class WorkerPool:
                 continue
             if answer is None:
                 problems.append(f"{label}: loading did not finish within {self.limits.load_timeout:g} s")
+            elif not _well_formed_load_answer(answer):
+                problems.append(f"{label}: the worker broke the protocol while loading ({worker.kill()})")
             elif not answer.get("ok"):
                 problems.append(f"{label}: {answer.get('error', 'could not load')}")
             else:
@@ -130,7 +182,7 @@ class WorkerPool:
             answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
         except ChildGone:
             answer = None
-        if answer is None or not answer.get("ok"):
+        if answer is None or not _well_formed_load_answer(answer) or not answer.get("ok"):
             raise SandboxUnavailable(
                 f"{self.implementations[index].label}: a replacement worker did not load "
                 f"({answer.get('error') if answer else 'no answer'})"
@@ -161,7 +213,8 @@ class WorkerPool:
         blobs = [pickle.dumps((tuple(i.args), dict(i.kwargs)), protocol=pickle.HIGHEST_PROTOCOL) for i in inputs]
         count = len(self.implementations)
         results: list[list[Outcome | None]] = [[None] * count for _ in inputs]
-        tasks = {i: _Task(todo=list(range(len(inputs)))) for i in range(count)}
+        tasks = {i: _Task(todo=list(range(len(inputs))), deadline=deadline) for i in range(count)}
+        self._arguments = ArgumentEncodings(inputs)
         with selectors.DefaultSelector() as selector:
             while tasks:
                 for i, task in list(tasks.items()):
@@ -175,26 +228,31 @@ class WorkerPool:
                 if not tasks:
                     break
                 now = time.monotonic()
-                deadline = min(t.last_progress for t in tasks.values() if t.in_flight) + self._patience()
-                for key, _ in selector.select(max(0.0, deadline - now)):
+                # (not the caller's deadline: that one stays what the caller gave)
+                wake_at = min(t.last_progress for t in tasks.values() if t.in_flight) + self._patience()
+                for key, _ in selector.select(max(0.0, wake_at - now)):
                     i = key.data
                     self._collect(i, tasks[i], results, selector)
                 now = time.monotonic()
                 for i, task in tasks.items():
                     if task.in_flight and now - task.last_progress > self._patience():
-                        self._fail(i, task, results, selector, hung=True)
+                        # The worker reports its call child's hangs itself: a worker that does not
+                        # answer was stopped or broken (by the program): a crash, not a timeout.
+                        self._fail(i, task, results, selector, silent=True)
         complete = [None if None in row else tuple(row) for row in results]
         self.executions += sum(len(row) - row.count(None) for row in results)
         return complete  # type: ignore[return-value]
 
     def _patience(self) -> float:
-        return self.limits.timeout + self.limits.grace
+        """How long the parent waits for a worker (which waits timeout + grace for its call child)."""
+        return self.limits.timeout + self.limits.grace + REPORT_MARGIN
 
     def _dispatch(self, i: int, task: _Task, blobs: list[bytes], selector: selectors.BaseSelector,
                   results: list[list[Outcome | None]], deadline: float | None) -> None:
         chunk, task.todo = task.todo[:_CHUNK], task.todo[_CHUNK:]
         task.in_flight, task.reported = chunk, 0
-        task.last_progress = time.monotonic()
+        task.last_progress = task.dispatched = time.monotonic()
+        task.claimed = 0.0
         worker = self._workers[i]
         assert worker is not None
         try:
@@ -209,7 +267,7 @@ class WorkerPool:
                 },
             )
         except ChildGone:
-            self._fail(i, task, results, selector, hung=False)
+            self._fail(i, task, results, selector)
             return
         selector.register(worker.fileno(), selectors.EVENT_READ, i)
 
@@ -220,53 +278,82 @@ class WorkerPool:
         try:
             frames = worker.read_frames()
             for frame in frames:
-                for raw in frame.get("results", ()):
-                    if task.reported >= len(task.in_flight):
-                        raise ProtocolViolation("too many results")
-                    results[task.in_flight[task.reported]][i] = outcome_from_wire(raw)
+                raw_results = check_results_frame(frame, from_worker=True)
+                if task.reported + len(raw_results) > len(task.in_flight):
+                    raise ProtocolViolation("too many results")
+                stdout_chars = self.limits.stdout_bytes
+                for raw in raw_results:
+                    outcome = checked_outcome(raw, stdout_chars, self._arguments, task.in_flight[task.reported])
+                    if outcome.kind is OutcomeKind.TIMEOUT and outcome.seconds < self.limits.timeout - _SLACK:
+                        raise ProtocolViolation("a timeout before the time was up")
+                    task.claimed += outcome.seconds
+                    results[task.in_flight[task.reported]][i] = outcome
                     task.reported += 1
                 task.last_progress = time.monotonic()
+                if task.claimed > task.last_progress - task.dispatched + _SLACK:
+                    raise ProtocolViolation("calls that claim more time than has passed")
+                if "failure" in frame:
+                    self._fail(i, task, results, selector, failure=frame["failure"])
+                    return
                 if frame.get("done"):
                     if frame.get("stopped"):
+                        if task.deadline is None or time.monotonic() < task.deadline - 0.05:
+                            raise ProtocolViolation("a stop before the deadline")
                         task.todo = []  # the deadline passed: what was not run stays None
                     elif task.reported != len(task.in_flight):
                         raise ProtocolViolation("missing results")
                     selector.unregister(worker.fileno())
                     task.in_flight = []
                     task.careful = False
-        except (ChildGone, KeyError, TypeError, ValueError, IndexError):
-            self._fail(i, task, results, selector, hung=False)
+        except (ProtocolViolation, Malformed, KeyError, TypeError, ValueError, IndexError) as error:
+            self._fail(i, task, results, selector, broke=f"the worker broke the protocol ({str(error)[:200]})")
+        except ChildGone:
+            self._fail(i, task, results, selector)
 
     def _fail(self, i: int, task: _Task, results: list[list[Outcome | None]],
-              selector: selectors.BaseSelector, *, hung: bool) -> None:
+              selector: selectors.BaseSelector, *, failure: dict | None = None, broke: str | None = None,
+              silent: bool = False) -> None:
+        """A call of the batch in flight failed: its outcome, and the rest of the batch back to do.
+
+        ``failure``: what the worker reported (its call child died, hung or broke the protocol); the
+        worker lives on. Else the worker itself died, stopped answering (``silent``) or wrote what
+        the protocol does not allow (``broke``: why), and is replaced. After a broken protocol no
+        answer of the batch can be trusted: every input of it is a CRASH."""
         worker = self._workers[i]
         assert worker is not None
         with contextlib.suppress(KeyError, ValueError):
             selector.unregister(worker.fileno())
         unreported = task.in_flight[task.reported :]
-        started = worker.progress()
-        how = worker.kill()
-        if started in unreported:
-            culprit = started
-        elif unreported:
-            culprit = unreported[0]
+        hung = suspect = False
+        if failure is not None:
+            started, how = failure["started"], failure["detail"]
+            hung, suspect = failure["kind"] == "timeout", failure["kind"] == "protocol"
         else:
-            culprit = None
-        if culprit is not None:
-            if hung:
-                outcome = Outcome(
-                    kind=OutcomeKind.TIMEOUT,
-                    detail=f"no answer within {self._patience():g} s; killed",
-                    seconds=self._patience(),
-                )
+            started = worker.progress()
+            ended = worker.kill()
+            if broke:
+                how, suspect = f"{broke}; killed", True
             else:
-                outcome = Outcome(kind=OutcomeKind.CRASH, detail=f"worker died: {how}")
+                how = _SILENT_WORKER if silent else f"worker died: {ended}"
+        if suspect:
+            for index in task.in_flight:
+                results[index][i] = Outcome(kind=OutcomeKind.CRASH, detail=how)
+            unreported = []
+        elif unreported:
+            culprit = started if started in unreported else unreported[0]
+            if hung:
+                outcome = Outcome(kind=OutcomeKind.TIMEOUT, detail=how, seconds=self.limits.timeout + self.limits.grace)
+            else:
+                outcome = Outcome(kind=OutcomeKind.CRASH, detail=how)
             results[culprit][i] = outcome
             unreported.remove(culprit)
         task.todo = unreported + task.todo
         task.in_flight, task.reported = [], 0
         task.careful = started is None  # without progress information, find the culprit one by one
-        self._replace(i)
+        if failure is None:
+            self._replace(i)
+        else:
+            self.restarts += 1  # the worker started a fresh call child
 
 
 _KINDS = {kind.value: kind for kind in OutcomeKind}
@@ -287,9 +374,68 @@ def _decoded_atoms(encoded: object) -> list:
     return atoms
 
 
+def _well_formed_load_answer(answer: dict) -> bool:
+    try:
+        check_load_answer(answer)
+    except Malformed:
+        return False
+    return True
+
+
+_ATOMS = (type(None), bool, int, float, str)
+_RETURNED = OutcomeKind.RETURNED
+_RETURNED_KEYS = frozenset({"k", "v", "a", "s"})
+
+
+class ArgumentEncodings:
+    """The encoding of each input's arguments (``[args, kwargs]``), made when first needed: the
+    arguments after a call that left them as they came (the call child says only that)."""
+
+    def __init__(self, inputs: Sequence[Input]) -> None:
+        self.inputs = inputs
+        self._made: dict[int, Encoded] = {}
+
+    def __call__(self, index: int) -> Encoded:
+        encoded = self._made.get(index)
+        if encoded is None:
+            item = self.inputs[index]
+            encoded = self._made[index] = encode([list(item.args), dict(item.kwargs)])
+        return encoded
+
+
+def checked_outcome(raw: object, stdout_chars: int, arguments: ArgumentEncodings, index: int) -> Outcome:
+    """The :class:`Outcome` of a wire outcome for input ``index``, checked first
+    (:func:`~divergent.sandbox.child.wire.check_outcome`: raises ``Malformed``)."""
+    # The common case, checked and built at once: a value returned (and the arguments after the
+    # call), nothing printed.
+    if type(raw) is dict and raw.get("k") == "returned" and raw.keys() <= _RETURNED_KEYS:
+        value, seconds, after = raw.get("v"), raw.get("s"), raw.get("a")
+        if type(seconds) is float and 0.0 <= seconds < 1e9:
+            if unchanged_arguments(after):
+                after = arguments(index)
+            elif after is not None:
+                _check_value(after)
+            if type(value) not in _ATOMS:
+                _check_value(value)
+            return Outcome(_RETURNED, value, args_after=after, seconds=seconds)
+    check_outcome(raw, stdout_chars=stdout_chars)
+    outcome = outcome_from_wire(raw)  # type: ignore[arg-type]
+    if unchanged_arguments(outcome.args_after):
+        outcome = dataclasses.replace(outcome, args_after=arguments(index))
+    return outcome
+
+
+def _check_value(value: Encoded) -> None:
+    try:
+        check_encoded(value)
+    except MalformedEncoding as error:
+        raise Malformed(f"a malformed value: {error}") from None
+
+
 def outcome_from_wire(raw: dict) -> Outcome:
-    """The :class:`Outcome` a worker reported in its wire form (``{"k": kind, "v": value, ...}``);
-    raises KeyError, TypeError or ValueError for a malformed one."""
+    """The :class:`Outcome` a worker reported in its wire form (``{"k": kind, "v": value, ...}``),
+    checked before with :func:`~divergent.sandbox.child.wire.check_outcome`; raises KeyError,
+    TypeError or ValueError for a malformed one."""
     kind = _KINDS[raw["k"]]
     exception = None
     if kind is OutcomeKind.RAISED:

@@ -11,17 +11,15 @@ for the engine (:class:`divergent.engines.symbolic.SymbolicEngine`) to explain h
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from divergent.programs import PythonFunction
 from divergent.sandbox.frames import (
     ChildConnection,
     ChildGone,
     ProtocolViolation,
+    implementation_paths,
     implementation_payload,
     start_child,
 )
@@ -56,15 +54,11 @@ class SymbolicProcess:
         #: what the user should know (pairs dropped, paths cut)
         self.notes: list[str] = []
         self.deadline = time.monotonic() + seconds + _START_AND_STOP_GRACE
-        handle, stderr_name = tempfile.mkstemp(prefix="divergent-symbolic-", suffix=".stderr")
-        os.close(handle)
-        self._stderr_path: Path | None = Path(stderr_name)
         self._ended = False
-        try:
-            process = start_child(_RUNNER_MODULE, limits=limits, level=level, stderr_to=self._stderr_path)
-        except BaseException:
-            self._remove_stderr()
-            raise
+        process = start_child(
+            _RUNNER_MODULE, limits=limits, level=level, capture_stderr=True,
+            read_only=implementation_paths(implementations),
+        )
         self._child = ChildConnection(process, max_frame_bytes=_MAX_FRAME_BYTES)
         request = {
             "implementations": [implementation_payload(impl) for impl in implementations],
@@ -141,15 +135,7 @@ class SymbolicProcess:
 
     def stderr_tail(self) -> str:
         """``": <the last line the runner wrote to stderr>"``, or "" (for crash messages)."""
-        if self._stderr_path is None:
-            return ""
-        try:
-            with self._stderr_path.open("rb") as stream:
-                stream.seek(0, os.SEEK_END)
-                stream.seek(max(0, stream.tell() - _STDERR_TAIL))
-                tail = stream.read().decode("utf-8", "replace").strip()
-        except OSError:
-            return ""
+        tail = self._child.process.stderr_tail(_STDERR_TAIL).strip()
         return f": {tail.splitlines()[-1]}" if tail else ""
 
     def _end(self) -> None:
@@ -159,10 +145,4 @@ class SymbolicProcess:
     def close(self) -> None:
         """Kill the runner and everything it started (it may be looping in an implementation)."""
         self._end()
-        self._remove_stderr()
-
-    def _remove_stderr(self) -> None:
-        if self._stderr_path is not None:
-            with contextlib.suppress(OSError):
-                self._stderr_path.unlink()
-            self._stderr_path = None
+        self._child.process.close_stderr()

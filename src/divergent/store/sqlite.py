@@ -18,6 +18,7 @@ processes open their own :class:`Store` on the same path.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -66,6 +67,28 @@ def default_store_path() -> Path:
     return base / "divergent" / STORE_FILE_NAME
 
 
+def _make_private(path: Path) -> None:
+    """Create the database file readable by its user only (SQLite gives its -wal and -shm files
+    the database's permissions); an existing one of ours loses what others could read."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return  # sqlite3 says what is wrong, in its words
+    try:
+        info = os.fstat(fd)
+        if info.st_uid == os.geteuid() and info.st_mode & 0o077:
+            os.fchmod(fd, info.st_mode & 0o700)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    for suffix in ("-wal", "-shm"):
+        companion = path.with_name(path.name + suffix)
+        with contextlib.suppress(OSError):
+            if companion.stat().st_uid == os.geteuid():
+                companion.chmod(0o600)
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -95,9 +118,11 @@ class Store:
         self.path = Path(path).expanduser() if path is not None else default_store_path()
         self.timeout = timeout
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # the store holds programs' outputs and models' answers: private to its user
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as error:
             raise StoreError(f"{self.path.parent}: cannot create the store's directory: {error}") from None
+        _make_private(self.path)
         try:
             # isolation_level=None: no implicit transactions; every write says BEGIN IMMEDIATE itself
             self._connection = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)

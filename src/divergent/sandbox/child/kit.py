@@ -1,35 +1,47 @@
 """What every program that runs inside the sandbox is built from: the one protocol and the one start.
 
-Three children run next to untrusted code: the worker (:mod:`.worker`: calls of an
-implementation), the generator runner (:mod:`.generator`: an input generator a model wrote) and the
-symbolic runner (:mod:`.symbolic`: CrossHair). This module, like them, imports only the standard
-library and :mod:`divergent.values`.
+Three children run next to untrusted code: the worker (:mod:`.worker`, which runs calls of an
+implementation in its call child, :mod:`.calls`), the generator runner (:mod:`.generator`: an input
+generator a model wrote) and the symbolic runner (:mod:`.symbolic`: CrossHair). This module, like
+them, imports only the standard library and :mod:`divergent.values`.
 
 Protocol. A child module runs (started by :func:`divergent.sandbox.frames.start_child`) with the
-arguments ``LIMITS [ARG ...]``, ``LIMITS`` being the JSON object of
-:meth:`divergent.sandbox.limits.Limits.child_settings`. Then frames flow both ways on
-the child's stdin and stdout, each a 4-byte big-endian length (:data:`FRAME_HEADER`) and a payload:
+arguments ``SETTINGS [ARG ...]``, ``SETTINGS`` being a JSON object: the limits of
+:meth:`divergent.sandbox.limits.Limits.child_settings`, plus ``progress_fd`` (a descriptor of a
+shared page, or -1) and ``host_pid_namespace`` (the inode of the parent's PID namespace). Then
+frames flow both ways on the child's stdin and stdout, each a 4-byte big-endian length
+(:data:`FRAME_HEADER`) and a payload:
 
 * parent → child: pickles of ``(command, payload)``, trusted data the parent made;
 * child → parent: UTF-8 JSON objects only, so the parent never unpickles anything untrusted code
-  could have produced (it reads them with :mod:`divergent.sandbox.frames`).
+  could have produced (it reads them with :mod:`divergent.sandbox.frames`, which checks their size,
+  depth and types).
 
 Each child's commands and answers are described in its module. :func:`start_child` does what every
 child does before it reads a command: it moves the protocol to private descriptors (the programs'
-fds 0 and 1 go to ``/dev/null``; fd 2 stays where the parent sent it), applies the resource limits
-and ignores Ctrl-C (it belongs to the parent). A :class:`Channel` binds everything it uses when it
-is made, before untrusted code runs, so a program that patches ``json``, ``os`` or ``pickle``
-cannot break the protocol.
+fds 0 and 1 go to ``/dev/null``; fd 2 stays where the parent sent it), applies the resource limits,
+installs the system-call filter (:func:`restrict_system_calls`: no sockets, no ``io_uring``, no
+``ptrace``...) and ignores Ctrl-C (it belongs to the parent). A :class:`Channel` binds everything it
+uses when it is made, before untrusted code runs, so a program that patches ``json``, ``os`` or
+``pickle`` cannot break the protocol.
+
+A new child (issue D's launcher, say) is a module under ``sandbox/child/`` whose ``main()`` calls
+:func:`start_child` first thing and talks through the :class:`Channel` it returns; the parent
+starts it with :func:`divergent.sandbox.frames.start_child` (giving the paths it must read with
+``read_only=``) and reads it with :class:`divergent.sandbox.frames.ChildConnection`.
 """
 
 from __future__ import annotations
 
 import builtins
+import ctypes
 import importlib.util
 import io
 import json
+import mmap
 import os
 import pickle
+import platform
 import resource
 import signal
 import struct
@@ -42,10 +54,11 @@ from divergent.values import qualified_name
 
 #: every frame starts with its payload's length
 FRAME_HEADER = struct.Struct(">I")
-#: the worker's side channel: before each call it writes the call's index, in this form, into
-#: PROGRESS_FILE in its working directory, so the parent knows which call killed or hung it
+#: the worker's side channel: before each call, the index of the call, in this form, in a page of
+#: memory the parent shares (``progress_fd``), so the parent knows which call killed or hung it
 PROGRESS_RECORD = struct.Struct(">q")
-PROGRESS_FILE = ".divergent-progress"
+#: what the progress page holds when no call has started
+NO_PROGRESS = -1
 
 
 class Channel:
@@ -66,24 +79,27 @@ class Channel:
         self._block, self._unblock = signal.SIG_BLOCK, signal.SIG_UNBLOCK
         self._alarm_signal = {signal.SIGALRM}
         self._pid = os.getpid()
-        self._in = in_fd
-        self._out = out_fd
+        self.send_body = self.send_body  # patching the class afterwards changes nothing here
+        self.in_fd = in_fd
+        self.out_fd = out_fd
         self._buffer = b""
 
     def receive(self) -> tuple[str, dict] | None:
         """The parent's next ``(command, payload)``; None when the parent closed the pipe."""
+        body = self.receive_body()
+        return None if body is None else self._loads_pickle(body)
+
+    def receive_body(self) -> bytes | None:
+        """The parent's next frame, still pickled; None when the parent closed the pipe."""
         header = self._read_exactly(FRAME_HEADER.size)
         if header is None:
             return None
         (length,) = self._unpack(header)
-        body = self._read_exactly(length)
-        if body is None:
-            return None
-        return self._loads_pickle(body)
+        return self._read_exactly(length)
 
     def _read_exactly(self, n: int) -> bytes | None:
         while len(self._buffer) < n:
-            chunk = self._read(self._in, max(65536, n - len(self._buffer)))
+            chunk = self._read(self.in_fd, max(65536, n - len(self._buffer)))
             if not chunk:
                 return None
             self._buffer += chunk
@@ -92,33 +108,57 @@ class Channel:
 
     def send(self, message: dict) -> None:
         """Write one JSON frame, whole."""
+        self.send_body(self._dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass"))
+
+    def send_body(self, body: bytes) -> None:
+        """Write one frame whose payload is ``body`` (JSON text), whole."""
         if self._getpid() != self._pid:
             # A process a program forked must not speak for the child.
             self._exit(0)
-        body = self._dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
         view = memoryview(self._pack(len(body)) + body)
         # An alarm must not cut a frame in half: it waits until the frame is out.
         self._mask(self._block, self._alarm_signal)
         try:
             while view:
-                written = self._write(self._out, view)
+                written = self._write(self.out_fd, view)
                 view = view[written:]
         finally:
             self._mask(self._unblock, self._alarm_signal)
 
 
 def start_child() -> tuple[Channel, dict[str, Any], list[str]]:
-    """Start as every child starts: the channel, the limits it was given, and its other arguments.
+    """Start as every child starts: the channel, the settings it was given, and its other arguments.
 
-    The limits apply from here on: address space, file size, no core dumps, a deep C stack, and
-    Python's recursion limit.
+    The limits apply from here on: address space, file size, no core dumps, a deep C stack,
+    Python's recursion limit, and the system-call filter.
     """
-    limits = json.loads(sys.argv[1])
+    settings = json.loads(sys.argv[1])
     in_fd, out_fd = _take_standard_descriptors()
-    apply_limits(int(limits["memory_mb"]), int(limits["file_bytes"]))
-    sys.setrecursionlimit(int(limits["recursion_limit"]))
+    apply_limits(int(settings["memory_mb"]), int(settings["file_bytes"]))
+    sys.setrecursionlimit(int(settings["recursion_limit"]))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C belongs to the parent
-    return Channel(in_fd, out_fd), limits, sys.argv[2:]
+    restrict_system_calls()
+    return Channel(in_fd, out_fd), settings, sys.argv[2:]
+
+
+def progress_page(settings: dict[str, Any]) -> mmap.mmap | None:
+    """The page the parent shares for :data:`PROGRESS_RECORD` (None when it gave none)."""
+    fd = int(settings.get("progress_fd", -1))
+    if fd < 0:
+        return None
+    page = mmap.mmap(fd, PROGRESS_RECORD.size)
+    os.close(fd)
+    return page
+
+
+def in_own_pid_namespace(settings: dict[str, Any]) -> bool:
+    """Whether this process is in a PID namespace of its own (not the parent's): then signalling
+    every process it can see reaches only the sandbox's."""
+    host = settings.get("host_pid_namespace")
+    try:
+        return host is not None and os.stat("/proc/self/ns/pid").st_ino != int(host)
+    except (OSError, ValueError):
+        return False
 
 
 def _take_standard_descriptors() -> tuple[int, int]:
@@ -155,6 +195,81 @@ def apply_limits(memory_mb: int, file_bytes: int) -> None:
             resource.setrlimit(resource.RLIMIT_STACK, (target, hard))
     except (ValueError, OSError):
         pass
+
+
+# -- system calls ------------------------------------------------------------------------------
+
+_PR_SET_DUMPABLE, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 4, 38, 22, 2
+#: per architecture: the audit number, and the system calls no program under test needs: sockets
+#: (no network, no host socket even if one were reachable), io_uring (it would open sockets behind
+#: the filter's back), ptrace (the worker and the parent are out of reach), kernel keyrings
+#: (shared with the host user), bpf and perf_event_open
+_DENIED_SYSCALLS: dict[str, tuple[int, dict[str, int]]] = {
+    "x86_64": (0xC000003E, {"socket": 41, "ptrace": 101, "add_key": 248, "request_key": 249, "keyctl": 250,
+                            "perf_event_open": 298, "bpf": 321, "userfaultfd": 323, "io_uring_setup": 425,
+                            "io_uring_enter": 426, "io_uring_register": 427}),
+    "aarch64": (0xC00000B7, {"socket": 198, "ptrace": 117, "add_key": 217, "request_key": 218, "keyctl": 219,
+                             "perf_event_open": 241, "bpf": 280, "userfaultfd": 282, "io_uring_setup": 425,
+                             "io_uring_enter": 426, "io_uring_register": 427}),
+}  # fmt: skip
+_X32_SYSCALL_BIT = 0x40000000
+
+
+def seccomp_program(machine: str) -> bytes | None:
+    """The classic-BPF seccomp program denying :data:`_DENIED_SYSCALLS` with ``EPERM`` (and every
+    system call of another ABI, such as 32-bit calls from a 64-bit process), or None for an
+    architecture this module does not know."""
+    if machine not in _DENIED_SYSCALLS:
+        return None
+    audit_arch, denied = _DENIED_SYSCALLS[machine]
+    load_word, jump_equal, jump_greater_equal, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    instruction = struct.Struct("=HBBI")
+    checks: list[tuple[int, int]] = []  # (opcode, value): each jumps to deny when it holds
+    if machine == "x86_64":
+        checks.append((jump_greater_equal, _X32_SYSCALL_BIT))
+    checks += [(jump_equal, number) for number in sorted(denied.values())]
+    program = [
+        instruction.pack(load_word, 0, 0, 4),  # seccomp_data.arch
+        instruction.pack(jump_equal, 1, 0, audit_arch),
+        instruction.pack(ret, 0, 0, deny),
+        instruction.pack(load_word, 0, 0, 0),  # seccomp_data.nr
+    ]
+    for position, (opcode, value) in enumerate(checks):
+        # jump over the remaining checks and the "allow" to the "deny" at the end
+        program.append(instruction.pack(opcode, len(checks) - position, 0, value))
+    program += [instruction.pack(ret, 0, 0, allow), instruction.pack(ret, 0, 0, deny)]
+    return b"".join(program)
+
+
+def _prctl(*arguments: Any) -> int:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.restype = ctypes.c_int
+    return libc.prctl(*arguments)
+
+
+def restrict_system_calls() -> bool:
+    """Install the seccomp filter (inherited by every process started from here, across exec);
+    False where it cannot be (an unknown architecture, a kernel without seccomp)."""
+    program = seccomp_program(platform.machine())
+    if program is None:
+        return False
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_char_p))
+    ulong = ctypes.c_ulong
+    if _prctl(_PR_SET_NO_NEW_PRIVS, ulong(1), ulong(0), ulong(0), ulong(0)) != 0:
+        return False
+    return _prctl(_PR_SET_SECCOMP, ulong(_SECCOMP_MODE_FILTER), ctypes.byref(fprog), ulong(0), ulong(0)) == 0
+
+
+def forbid_inspection() -> None:
+    """Make this process non-dumpable: a process of the same user (the program under test) can
+    then neither trace it nor open its ``/proc/PID/mem`` or ``/proc/PID/fd``."""
+    _prctl(_PR_SET_DUMPABLE, ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
 def limit_cpu_seconds(seconds: int) -> None:

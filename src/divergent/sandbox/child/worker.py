@@ -1,347 +1,379 @@
-"""The worker: load one implementation (or several), then run batches of calls on it.
+"""The worker: the trusted half of a sandboxed implementation, which never runs untrusted code.
 
-This module runs *inside* the sandbox, next to untrusted code. Like every child it imports only the
-standard library, :mod:`divergent.values` and :mod:`.kit`, and binds everything it needs before any
-untrusted code runs, so a program that patches ``json``, ``os`` or the builtins cannot break the
-protocol (at worst it breaks its own results, which the parent sees as a crash).
+The worker holds the protocol's descriptors (the only way to divergent). It forks a *call child*
+(:mod:`.calls`) that imports the implementation and runs the calls, talking to the worker over a
+private pipe pair; the call child has no descriptor of the protocol, and the worker is
+non-dumpable and protected by the system-call filter (no ``ptrace``), so the code under test can
+neither write to divergent nor patch the worker. The worker:
 
-Started by :class:`divergent.sandbox.pool.WorkerProcess` as ``worker LIMITS PROGRESS_FILE``; speaks
-the kit's protocol. Commands: ``("load", implementation)`` answers ``{"ok": bool, ...}``;
-``("run", {...})`` answers with one or more ``{"results": [...], "done": bool}`` frames, flushed
-every few milliseconds so the parent sees progress; ``("load_many", {"implementations": [...]})``
-and ``("run_cells", {...})`` do the same for several implementations in one worker (the
-implementation matrix); ``("ping", {})`` answers ``{"ok": true}``. Before each call the worker
-writes the call's index into a small shared file (:data:`.kit.PROGRESS_RECORD`), so
-that when a call kills or hangs the worker the parent knows which input did it.
+* relays the call child's results, byte for byte, to divergent, which checks every one
+  (:mod:`.wire`: one result per call, in order, no more than were asked for, each a well-formed
+  outcome of bounded depth and size, a timeout only after its time, a stop only after the
+  deadline); it checks the answers to ``load`` itself;
+* holds back the frame that ends a batch until the call child answers the ``sync`` queued behind
+  the batch, from its idle loop, with nothing written in between (a program that wrote an answer
+  of its own on the pipe is caught when its real one follows, one that stopped answering when the
+  sync's answer comes first);
+* notices by itself when the call child dies (a signal, ``os._exit``) or hangs (no answer within
+  the timeout plus a grace period: it kills it), or writes where it should not: it then reports a
+  *failure* ``{"results": [], "done": true, "failure": {"kind": "crash" | "timeout" |
+  "protocol", "detail": "...", "started": i}}`` (``started``: the call the page of progress
+  names; after "protocol" none of the batch's answers is to be trusted), kills every process the
+  call child left in the sandbox, and forks a fresh call child (loading the implementation again)
+  for the next command.
+
+Started by :class:`divergent.sandbox.pool.WorkerProcess` as ``worker SETTINGS`` (see :mod:`.kit`).
+Commands: ``load``, ``run``, ``load_many`` and ``run_cells`` (forwarded to the call child, see
+:mod:`.calls`), and ``ping`` (answered ``{"ok": true}`` by the worker).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import gc
 import json
 import mmap
 import os
 import pickle
-import random
-import re
+import select
+import signal
 import sys
 import time
-import types
+from typing import Any
 
+import divergent.sandbox.child.calls as calls
+from divergent.sandbox.child.calls import may_use_global_random
 from divergent.sandbox.child.kit import (
+    FRAME_HEADER,
+    NO_PROGRESS,
     PROGRESS_RECORD,
-    Alarm,
-    CappedWriter,
     Channel,
-    TimeUp,
-    describe_exception,
-    exception_fields,
-    import_implementation,
+    forbid_inspection,
+    in_own_pid_namespace,
+    progress_page,
     shield_from_builtin_patches,
     start_child,
 )
-from divergent.values import EncodeLimits, encode
+from divergent.sandbox.child.wire import Malformed, check_load_answer
 
-#: modules whose import cannot reach the global random generators (random's, NumPy's)
-_NO_GLOBAL_RANDOM = frozenset({
-    "typing", "math", "cmath", "collections", "itertools", "functools", "operator", "re", "string",
-    "heapq", "bisect", "fractions", "decimal", "numbers", "dataclasses", "enum", "abc", "copy",
-    "array", "unicodedata", "textwrap", "hashlib", "datetime", "calendar", "struct", "__future__",
-})  # fmt: skip
-#: words in a program's text that may lead to the global random generators some other way
-_MAY_REACH_RANDOM = ("random", "numpy", "import_module", "__import__", "eval", "exec", "sys", "__builtins__",
-                     "__subclasses__", "__globals__", "builtins", "getattr")  # fmt: skip
-_IMPORTS = re.compile(r"^\s*(?:from\s+(\S+)\s+import|import\s+([^#;\n]+))", re.MULTILINE)
+__all__ = ["Worker", "may_use_global_random"]
+
+#: the recursion limit of the worker itself (it parses only the answers to load: JSON nested
+#: deeper than about this is refused by the parser); the call child has the limits' own
+_RECURSION_LIMIT = 400
+#: the size of the pipes between the worker and its call child
+_PIPE_BYTES = 1 << 20
+#: the largest message the call child may write (results are capped far below it)
+_MAX_FRAME_BYTES = 64 * 1024 * 1024
+#: how the call child's frame that ends a batch ends
+_LAST_FRAME_ENDINGS = (b',"done":true}', b',"done":true,"stopped":true}')
+_SYNC_BODY = pickle.dumps(("sync", {}), protocol=pickle.HIGHEST_PROTOCOL)
+_SYNC_COMMAND = FRAME_HEADER.pack(len(_SYNC_BODY)) + _SYNC_BODY
+_SYNCED = b'{"synced":true}'
 
 
-def may_use_global_random(source: str) -> bool:
-    """Whether a program could draw from the global random generators (then every call of it
-    starts from the same random state). False only when its text shows no way to reach them:
-    no such word and imports from a known list only. A program that hides its way there
-    (a determined one can) only loses its own determinism."""
-    if any(word in source for word in _MAY_REACH_RANDOM):
-        return True
-    for match in _IMPORTS.finditer(source):
-        for name in (match.group(1) or match.group(2)).replace("(", " ").replace(")", " ").split(","):
-            words = name.split()
-            if not words or words[0].split(".")[0] not in _NO_GLOBAL_RANDOM:
-                return True
-    return False
+class CallChildGone(Exception):
+    """The call child died, hung or broke the protocol; ``kind`` is "crash", "timeout" or
+    "protocol" (the whole batch's answers are then suspect)."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+class CallChild:
+    """The worker's view of its call child: a process id and two pipe ends."""
+
+    def __init__(self, pid: int, to_child: int, from_child: int) -> None:
+        self.pid = pid
+        self.to_child = to_child
+        self.from_child = from_child
+        os.set_blocking(to_child, False)
+        os.set_blocking(from_child, False)
+        self.buffer = bytearray()
+
+    def write(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self.to_child, view)
+            except BlockingIOError:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise CallChildGone("timeout", "the program stopped reading its commands") from None
+                select.select([], [self.to_child], [], remaining)
+                continue
+            except OSError as error:
+                raise CallChildGone("crash", f"the call process is gone ({error.strerror})") from None
+            view = view[written:]
+
+    def frames(self, deadline: float) -> list[bytes]:
+        """The whole frames the call child has written (waiting until ``deadline`` for the first);
+        raises :class:`CallChildGone` when it ended, hung or wrote a frame over the size limit."""
+        while True:
+            found = self._take_frames()
+            if found:
+                return found
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise CallChildGone("timeout", "")
+            ready, _, _ = select.select([self.from_child], [], [], remaining)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self.from_child, 1 << 20)
+            except BlockingIOError:
+                continue
+            except OSError as error:
+                raise CallChildGone("crash", str(error)) from None
+            if not chunk:
+                raise CallChildGone("crash", "")
+            self.buffer += chunk
+
+    def _take_frames(self) -> list[bytes]:
+        found = []
+        buffer = self.buffer
+        while len(buffer) >= FRAME_HEADER.size:
+            (length,) = FRAME_HEADER.unpack_from(buffer)
+            if length > _MAX_FRAME_BYTES:
+                raise CallChildGone("crash", f"the program broke the protocol (a message of {length:,} bytes)")
+            end = FRAME_HEADER.size + length
+            if len(buffer) < end:
+                break
+            found.append(bytes(buffer[FRAME_HEADER.size : end]))
+            del buffer[:end]
+        return found
 
 
 class Worker:
     """Serves the parent's commands on ``channel`` until the parent closes the pipe."""
 
-    def __init__(self, channel: Channel, alarm: Alarm, limits: dict, progress_path: str) -> None:
-        self._receive = channel.receive
-        self.send = channel.send
-        self._alarm = alarm
-        self._arm = alarm.arm
-        self._disarm = alarm.disarm
-        self._repr = repr
-        self._dumps = json.dumps
-        self._loads_pickle = pickle.loads
-        self._monotonic = time.perf_counter
-        self.function = None
-        self.functions: list = []
-        self._timeouts: list[int] = []
-        self.limits = EncodeLimits()
-        self.timeout = float(limits["timeout"])
-        self.load_timeout = float(limits["load_timeout"])
-        self.stdout_limit = int(limits["stdout_bytes"])
-        self.result_bytes = int(limits["result_bytes"])
-        self.recursion_limit = int(limits["recursion_limit"])
-        fd = os.open(progress_path, os.O_RDWR | os.O_CREAT, 0o600)
-        os.ftruncate(fd, PROGRESS_RECORD.size)
-        self._progress = mmap.mmap(fd, PROGRESS_RECORD.size)
-        os.close(fd)
-        self._capture = CappedWriter(self.stdout_limit)
-        random.seed(0)
-        self._random_state = random.getstate()
-        self._reset_random = True
-        self._real_stdout = sys.stdout
-        self._real_stderr = sys.stderr
+    def __init__(self, channel: Channel, settings: dict[str, Any], progress: mmap.mmap) -> None:
+        self.channel = channel
+        self.settings = settings
+        self.progress = progress
+        self.timeout = float(settings["timeout"])
+        self.load_timeout = float(settings["load_timeout"])
+        self.grace = max(0.5, self.timeout * 0.5)
+        self.stdout_chars = int(settings["stdout_bytes"])
+        self.own_namespace = in_own_pid_namespace(settings)
+        self.child: CallChild | None = None
+        #: the last load command, replayed in a fresh call child after a failure
+        self.load_command: tuple[str, bytes] | None = None
 
-    # -- commands -------------------------------------------------------------------------------
+    # -- the call child -----------------------------------------------------------------------
 
-    def load(self, payload: dict) -> dict:
-        # Again for every load: a program loaded before may have changed it.
-        sys.setrecursionlimit(self.recursion_limit)
-        for entry in reversed(payload["sys_path"]):
-            if entry not in sys.path:
-                sys.path.insert(0, entry)
-        name = payload["module_name"]
-        capture = CappedWriter(self.stdout_limit)
-        sys.stdout = capture
-        self._arm(self.load_timeout)
-        try:
-            module = import_implementation(payload, name)
-            function = getattr(module, payload["entry_point"], None)
-        except TimeUp:
-            return {"ok": False, "kind": "timeout", "error": f"loading took longer than {self.load_timeout} s"}
-        except SyntaxError as error:
-            return {"ok": False, "kind": "syntax", "error": f"line {error.lineno}: {error.msg}"}
-        except BaseException as error:  # noqa: BLE001 - whatever the module raises is the verdict
-            return {"ok": False, "kind": "import", "error": describe_exception(error, where=True)}
-        finally:
-            self._disarm()
-            sys.stdout = self._real_stdout
-        if function is None:
-            return {"ok": False, "kind": "missing", "error": f"the module defines no {payload['entry_point']!r}"}
-        if not callable(function):
-            return {"ok": False, "kind": "missing", "error": f"{payload['entry_point']!r} is not callable"}
-        self.function = function
-        self._reset_random = bool(payload["path"]) or may_use_global_random(
-            payload["source"] + "\n" + (payload["setup_code"] or "")
-        )
-        self._capture = CappedWriter(self.stdout_limit)
-        return {"ok": True, "stdout": capture.text(), "constants": _runtime_constants(module, self.limits)}
-
-    def load_many(self, payload: dict) -> dict:
-        """Load several implementations into this one worker, each as its own module.
-
-        For runs over many small programs (the samples of an incoherence run), where starting a
-        process per program would cost more than running it."""
-        results = []
-        self.functions = []
-        self._resets = []
-        for number, implementation in enumerate(payload["implementations"]):
-            answer = self.load({**payload, **implementation, "module_name": f"{implementation['module_name']}_{number}"})
-            self.functions.append(self.function if answer.get("ok") else None)
-            self._resets.append(self._reset_random)
-            answer.pop("constants", None)
-            results.append(answer)
-            self.function = None
-        self._timeouts = [0] * len(self.functions)
-        return {"ok": True, "results": results}
-
-    def run_cells(self, payload: dict) -> None:
-        """Run (input, implementation) cells in order; an implementation that has timed out
-        ``max_timeouts`` times is not called again (its later cells are timeouts too).
-
-        An outcome equal to an earlier one on the same input is sent as ``{"same": k}``: the k-th
-        different outcome on that input in this message (most samples agree, and the parent, which
-        reads the results of every worker, would otherwise decode each copy)."""
-        blobs = payload["inputs"]
-        encode_args = payload["encode_args"]
-        max_timeouts = payload["max_timeouts"]
-        #: optional per-input time limits (a measurement may give each input its own)
-        timeouts = payload.get("timeouts")
-        #: per input position: each different outcome's text → its number
-        different: dict[int, dict[str, int]] = {}
-        pending: list[dict] = []
-        last_flush = self._monotonic()
-        for position, (input_position, implementation) in enumerate(payload["cells"]):
-            self._progress[:] = PROGRESS_RECORD.pack(position)
-            function = self.functions[implementation]
-            started = self._monotonic()
-            if function is None:
-                outcome: dict = {"k": "crash", "d": "the implementation did not load", "s": 0.0}
-            elif self._timeouts[implementation] >= max_timeouts:
-                outcome = {"k": "timeout", "d": f"not run: timed out {max_timeouts} times before", "s": 0.0}
-            else:
-                self.function = function
-                self._reset_random = self._resets[implementation]
-                outcome = self._call(blobs[input_position], encode_args, timeouts[input_position] if timeouts else None)
-                if outcome["k"] == "timeout":
-                    self._timeouts[implementation] += 1
-            seconds = outcome.pop("s")
-            # The wire form holds only JSON types, whose repr tells equal from unequal (it is
-            # several times cheaper than encoding the JSON).
-            text = self._repr(outcome)
-            seen = different.setdefault(input_position, {})
-            number = seen.get(text)
-            if number is None:
-                seen[text] = len(seen)
-                outcome["s"] = seconds
-                pending.append(outcome)
-            else:
-                pending.append({"same": number})
-            now = self._monotonic()
-            if now - started > 0.005 or now - last_flush > 0.02:
-                self.send({"results": pending, "done": False})
-                pending = []
-                last_flush = now
-        self._disarm()
-        self.send({"results": pending, "done": True})
-
-    def run(self, payload: dict) -> None:
-        blobs = payload["inputs"]
-        indices = payload["indices"]
-        compare_mutation = payload["encode_args"]
-        careful = payload["careful"]
-        pending: list[dict] = []
-        last_flush = received = self._monotonic()
-        # Past the caller's deadline, stop between calls: the caller's budget is spent.
-        deadline = payload.get("deadline")
-        for index, blob in zip(indices, blobs, strict=True):
-            if deadline is not None and self._monotonic() - received > deadline:
-                self._disarm()
-                self.send({"results": pending, "done": True, "stopped": True})
-                return
-            self._progress[:] = PROGRESS_RECORD.pack(index)
-            started = self._monotonic()
-            pending.append(self._call(blob, compare_mutation))
-            now = self._monotonic()
-            if careful or now - started > 0.005 or now - last_flush > 0.02:
-                self.send({"results": pending, "done": False})
-                pending = []
-                last_flush = now
-        self._disarm()
-        self.send({"results": pending, "done": True})
-
-    def _call(self, blob: bytes, encode_args: bool, timeout: float | None = None) -> dict:
-        timeout = self.timeout if timeout is None else timeout
-        args, kwargs = self._loads_pickle(blob)
-        if self._reset_random:
-            # Every call starts from the same random state, whatever earlier calls drew.
-            random.setstate(self._random_state)
-            numpy = sys.modules.get("numpy")
-            if numpy is not None:
-                try:
-                    numpy.random.seed(0)
-                except Exception:  # noqa: BLE001 - a patched numpy is the program's business
-                    pass
-        capture = self._capture
-        capture.reset()
-        function = self.function
-        # Immutable arguments cannot be mutated: skip encoding them after the call.
-        mutable = encode_args and not _immutable(args, kwargs)
-        sys.stdout = capture
-        outcome: dict
-        started = self._monotonic()
-        self._arm(timeout)
-        try:
-            value = function(*args, **kwargs)
-            # Encoding may run program code (generators, __repr__): still under the timer.
-            outcome = {"k": "returned", "v": encode(value, self.limits)}
-            if mutable:
-                outcome["a"] = encode([list(args), kwargs], self.limits)
-        except TimeUp:
-            outcome = {"k": "timeout", "d": f"exceeded {timeout:g} s"}
-        except BaseException as error:  # noqa: BLE001 - what the program raises is its behaviour
+    def _fork(self) -> CallChild:
+        to_read, to_write = os.pipe()
+        from_read, from_write = os.pipe()
+        for fd in (to_write, from_write):
+            _widen(fd)
+        pid = os.fork()
+        if pid == 0:  # the call child: it keeps only its own pipe ends
             try:
-                outcome = {"k": "raised", "e": exception_fields(error)}
-                if mutable:
-                    outcome["a"] = encode([list(args), kwargs], self.limits)
-            except TimeUp:
-                outcome = {"k": "timeout", "d": f"exceeded {timeout:g} s"}
-        finally:
-            self._alarm.running = False  # paused; the next call's arming replaces the timer (see Alarm)
-        outcome["s"] = self._monotonic() - started
-        sys.stdout = self._real_stdout
-        if capture.total:
-            outcome["o"] = capture.text()
-        value = outcome.get("v")
-        if type(value) is list and len(self._dumps(value)) > self.result_bytes:
-            outcome["v"] = ["truncated", "size"]
-        return outcome
+                os.setpgid(0, 0)
+                for fd in (to_write, from_read, self.channel.in_fd, self.channel.out_fd):
+                    os.close(fd)
+                calls.serve(Channel(to_read, from_write), self.settings, self.progress)
+            finally:
+                os._exit(0)
+        os.close(to_read)
+        os.close(from_write)
+        return CallChild(pid, to_write, from_read)
+
+    def _end_child(self) -> str:
+        """Kill the call child and every process it left in the sandbox; how it ended."""
+        child = self.child
+        self.child = None
+        if child is None:
+            return "not running"
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child.pid, signal.SIGKILL)
+        try:
+            _, status = os.waitpid(child.pid, 0)
+        except ChildProcessError:
+            status = 0
+        if self.own_namespace:
+            # Alone in its PID namespace with init, the worker reaches every process left behind
+            # (also those that left the process group).
+            _kill_all_but_me()
+        for fd in (child.to_child, child.from_child):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        return _describe_status(status)
+
+    def _fail(self, error: CallChildGone) -> dict:
+        """End the call child after it died, hung or broke the protocol: the failure to report."""
+        (started,) = PROGRESS_RECORD.unpack(self.progress[: PROGRESS_RECORD.size])
+        how = self._end_child()
+        if error.kind == "timeout":
+            detail = error.detail or f"no answer within {self.timeout + self.grace:g} s; killed"
+        else:
+            detail = error.detail or f"worker died: {how}"
+        return {"kind": error.kind, "detail": detail, "started": None if started == NO_PROGRESS else started}
+
+    def _ask(self, body: bytes, patience: float) -> Any:
+        """Send a command to the call child and return its one answer (parsed JSON)."""
+        assert self.child is not None
+        deadline = time.monotonic() + patience
+        self.child.write(FRAME_HEADER.pack(len(body)) + body, deadline)
+        frames = self.child.frames(deadline)
+        if len(frames) != 1:
+            raise Malformed("more than one answer")
+        try:
+            return json.loads(frames[0])
+        except (ValueError, RecursionError) as error:
+            raise Malformed(str(error)[:100]) from None
+
+    def _start_and_load(self, command: str, body: bytes) -> Any:
+        """A fresh call child with the implementation(s) loaded: the checked answer to the load."""
+        if self.child is not None:
+            self._end_child()
+        self.child = self._fork()
+        count = len(pickle.loads(body)[1].get("implementations", [None])) if command == "load_many" else 1
+        patience = (self.load_timeout + self.grace) * count + 2.0
+        try:
+            answer = self._ask(body, patience)
+            if command == "load":
+                check_load_answer(answer)
+            else:
+                if type(answer) is not dict or type(answer.get("results")) is not list or len(answer["results"]) != count:
+                    raise Malformed("not an answer to load_many")
+                for item in answer["results"]:
+                    check_load_answer(item)
+        except CallChildGone as error:
+            failure = self._fail(error)
+            if error.kind == "timeout" and not error.detail:
+                return {"ok": False, "kind": "timeout", "error": f"loading took longer than {self.load_timeout:g} s"}
+            return {"ok": False, "kind": "crash", "error": f"the worker died while loading ({failure['detail']})"}
+        except Malformed as error:
+            self._end_child()
+            return {"ok": False, "kind": "crash", "error": f"the program broke the protocol while loading ({error})"}
+        return answer
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def load(self, command: str, body: bytes) -> None:
+        self.load_command = (command, body)
+        self.channel.send(self._start_and_load(command, body))
+
+    def run(self, command: str, body: bytes, payload: dict) -> None:
+        """Forward a batch to the call child, relay its checked results, report its failure."""
+        cells = command == "run_cells"
+        total = len(payload["cells"] if cells else payload["inputs"])
+        if self.child is None:
+            if self.load_command is None:
+                self.channel.send({"results": [{"k": "crash", "d": "nothing is loaded"}] * total, "done": True})
+                return
+            answer = self._start_and_load(*self.load_command)
+            if not answer.get("ok"):
+                detail = f"the implementation did not load again: {answer.get('error', '')}"[:1000]
+                self.channel.send({"results": [{"k": "crash", "d": detail}] * total, "done": True})
+                return
+        self.progress[:] = PROGRESS_RECORD.pack(NO_PROGRESS)
+        try:
+            if self.child.buffer or select.select([self.child.from_child], [], [], 0)[0]:
+                raise CallChildGone("protocol", "the program broke the protocol (it wrote between batches)")
+            self._relay(body, payload, cells)
+        except CallChildGone as error:
+            self.channel.send({"results": [], "done": True, "failure": self._fail(error)})
+
+    def _relay(self, body: bytes, payload: dict, cells: bool) -> None:
+        """Relay the call child's frames, byte for byte, until the one that ends the batch.
+
+        The frames are not parsed here: the parent reads and checks every one (a malformed one is
+        a crash of this implementation there). The worker only needs to know when the batch ends
+        (``"done":true`` closes the object of the last frame, as the call child writes it) and to
+        notice when the call child dies or hangs.
+
+        A ``sync`` command is queued right behind the batch: the call child answers it from its
+        idle loop once the batch is done, so the frame that ends the batch is held back until the
+        answer follows it with nothing in between. A program that wrote an answer of its own on
+        the pipe is caught when its real one follows; one that broke its own answering and went
+        back to the loop is caught when the answer comes before the end of the batch."""
+        assert self.child is not None
+        patience = self.timeout + self.grace
+        if cells and payload.get("timeouts"):
+            patience = max(payload["timeouts"]) + self.grace
+        command = FRAME_HEADER.pack(len(body)) + body + _SYNC_COMMAND
+        self.child.write(command, time.monotonic() + patience + len(body) / 1e7)
+        last: bytes | None = None
+        while True:
+            frames = self.child.frames(time.monotonic() + patience)
+            for position, frame in enumerate(frames):
+                if last is not None:
+                    if frame != _SYNCED or position != len(frames) - 1 or self.child.buffer:
+                        raise CallChildGone("protocol", "the program broke the protocol (it wrote after its last answer)")
+                    self.channel.send_body(last)
+                    return
+                if frame == _SYNCED:
+                    raise CallChildGone("protocol", "the program broke the protocol (it stopped answering its calls)")
+                if frame.endswith(_LAST_FRAME_ENDINGS):
+                    last = frame
+                else:
+                    self.channel.send_body(frame)
 
     def serve(self) -> None:
         while True:
-            message = self._receive()
-            if message is None:
+            body = self.channel.receive_body()
+            if body is None:
+                self._end_child()
                 return
-            command, payload = message
-            if command == "load":
-                self.send(self.load(payload))
-            elif command == "run":
-                self.run(payload)
-            elif command == "load_many":
-                self.send(self.load_many(payload))
-            elif command == "run_cells":
-                self.run_cells(payload)
+            command, payload = pickle.loads(body)
+            if command in ("load", "load_many"):
+                self.load(command, body)
+            elif command in ("run", "run_cells"):
+                self.run(command, body, payload)
             elif command == "ping":
-                self.send({"ok": True})
+                self.channel.send({"ok": True})
             else:
-                self.send({"ok": False, "error": f"unknown command {command!r}"})
+                self.channel.send({"ok": False, "error": f"unknown command {command!r}"})
 
 
-_IMMUTABLE_ATOMS = (int, float, str, bytes, bool, type(None), complex, frozenset)
+def _widen(fd: int) -> None:
+    """A 1 MiB pipe: a batch of inputs or of results crosses in one go, not in 64 KiB turns."""
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
 
 
-def _immutable(args: tuple, kwargs: dict) -> bool:
-    """Whether no call could change these arguments (atoms and tuples of atoms only)."""
-    for value in (*args, *kwargs.values()):
-        kind = type(value)
-        if kind in _IMMUTABLE_ATOMS:
-            continue
-        if kind is tuple and all(type(item) in _IMMUTABLE_ATOMS for item in value):
-            continue
-        return False
-    return True
+def _kill_all_but_me() -> None:
+    """SIGKILL every process of this PID namespace but init and the worker (a bounded effort: a
+    fork bomb's processes are capped by the process limit)."""
+    for _ in range(200):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            return  # nothing left to signal
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        time.sleep(0.001)
 
 
-_MAX_RUNTIME_CONSTANTS = 500
-
-
-def _runtime_constants(module: types.ModuleType, limits: EncodeLimits) -> list:
-    """Values the module computed when it loaded (``KNOWN = {crc32(b"alpha"), ...}``): numbers,
-    strings and bytes in its globals and in their containers. Rare values an implementation
-    compares against are often made this way, out of reach of reading the source."""
-    found: list = []
-    atoms = (int, float, str, bytes)
-    for name, value in list(vars(module).items()):
-        if name.startswith("__") or len(found) >= _MAX_RUNTIME_CONSTANTS:
-            continue
-        if isinstance(value, dict):
-            items = [*value.keys(), *value.values()]
-        elif isinstance(value, list | tuple | set | frozenset):
-            items = list(value)
-        else:
-            items = [value]
-        for item in items[:_MAX_RUNTIME_CONSTANTS]:
-            if type(item) in atoms and (not isinstance(item, str | bytes) or len(item) <= 100):
-                found.append(encode(item, limits))
-    return found[:_MAX_RUNTIME_CONSTANTS]
+def _describe_status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            return f"killed by signal {signal.Signals(number).name}"
+        except ValueError:
+            return f"killed by signal {number}"
+    return f"exit code {os.WEXITSTATUS(status)}"
 
 
 def main() -> None:
-    channel, limits, (progress_path,) = start_child()
-    alarm = Alarm()
-    shield_from_builtin_patches(globals())
+    channel, settings, _ = start_child()
+    page = progress_page(settings)
+    if page is None:  # shared with the call child only
+        page = mmap.mmap(-1, PROGRESS_RECORD.size)
+    forbid_inspection()
+    sys.setrecursionlimit(_RECURSION_LIMIT)
+    shield_from_builtin_patches(globals(), vars(calls))
     gc.freeze()
-    Worker(channel, alarm, limits, progress_path).serve()
+    Worker(channel, settings, page).serve()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,592 @@
+"""Hostile programs against the sandbox: one test per finding of issue K (docs/sandbox.md's table).
+
+Each test plays an attack as an attacker would and asserts what the user would see: the secret
+never appears, the listener records no connection, the forger is reported as different or crashed
+(never equivalent), an internal failure exits 3 with one line or a JSON object, a planted FIFO
+cannot hang divergent, no cgroup is left behind, no raw ESC byte reaches the terminal, a huge
+literal is refused at once, the response store is private.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from divergent.errors import SandboxUnavailable
+from divergent.model import Input, OutcomeKind
+from divergent.programs import PythonFunction, Signature
+from divergent.sandbox import isolation
+from divergent.sandbox.isolation import Isolation, available_levels
+from divergent.sandbox.limits import Limits
+from divergent.sandbox.pool import WorkerPool
+from divergent.values import canonical_text
+
+pytestmark = pytest.mark.adversarial
+
+ROOT = Path(__file__).resolve().parents[1]
+LEVELS = available_levels()
+needs_bwrap = pytest.mark.skipif(Isolation.BUBBLEWRAP not in LEVELS, reason="bubblewrap not available")
+AS_ROOT = os.geteuid() == 0
+SECRET = "divergent-adversarial-secret-7f3a9c"
+
+
+def program(directory: Path, name: str, source: str) -> PythonFunction:
+    """A program in its own file (so the sandbox binds its directory, as for a user's file)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    file = directory / f"{name}.py"
+    file.write_text(textwrap.dedent(source))
+    return PythonFunction(label=name, entry_point="f", source=file.read_text(), signature=Signature(),
+                          path=str(file), module_name=name, sys_path=(str(directory),))
+
+
+def run_one(impl: PythonFunction, args: tuple = (1,), *, isolation_level: str | None = None,
+            limits: Limits = Limits(timeout=5.0)):
+    with WorkerPool([impl], limits=limits, isolation=isolation_level) as pool:
+        (row,) = pool.run([Input(args=args)])
+    return row[0]
+
+
+def divergent(*args: str, cwd: Path, env: dict[str, str] | None = None,
+              timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT / "src"), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "divergent", *args], cwd=cwd, capture_output=True,
+                          env=environment, timeout=timeout)
+
+
+REFERENCE = "def f(x: int) -> str:\n    return 'GOOD'\n"
+
+
+# -- 1. untrusted code runs unprivileged, and sees none of the host's secrets ----------------------
+
+
+@needs_bwrap
+def test_programs_run_unprivileged_and_read_no_host_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DIVERGENT_ADVERSARIAL_TOKEN", SECRET)
+    elsewhere = tmp_path / "elsewhere" / "notes.txt"  # not the program's directory
+    elsewhere.parent.mkdir()
+    elsewhere.write_text(SECRET)
+    spy = program(tmp_path / "project", "spy", f"""
+        import glob, os
+        def attempt(path):
+            try:
+                with open(path, errors="replace") as stream:
+                    return stream.read(100_000)
+            except OSError as error:
+                return type(error).__name__
+        def f(x):
+            found = {{"uid": os.getuid(), "euid": os.geteuid(), "gid": os.getgid()}}
+            for path in ["/etc/shadow", "/etc/passwd", {str(elsewhere)!r}, os.path.expanduser("~/.bash_history"),
+                         "/root/.bash_history", "./.ssh/id_rsa", {str(tmp_path / "project" / ".ssh" / "id_rsa")!r}]:
+                found[path] = attempt(path)
+            for pattern in ["/proc/*/environ", "/proc/*/cmdline"]:
+                found[pattern] = [attempt(p) for p in glob.glob(pattern)]
+            found["/"] = sorted(os.listdir("/"))
+            found["/root"] = sorted(os.listdir("/root")) if os.path.isdir("/root") else None
+            for place in ["/", "/etc", "/usr", "/root", {str(tmp_path / "project")!r}, {str(tmp_path)!r}]:
+                try:
+                    open(os.path.join(place, "planted"), "w").write("x")
+                    found["wrote " + place] = True
+                except OSError:
+                    found["wrote " + place] = False
+            return found
+    """)
+    key = tmp_path / "project" / ".ssh" / "id_rsa"
+    key.parent.mkdir()
+    key.write_text(SECRET)
+    outcome = run_one(spy, isolation_level="bubblewrap")
+    assert outcome.kind is OutcomeKind.RETURNED, outcome
+    text = canonical_text(outcome.value)
+    assert SECRET not in text  # not the file elsewhere, not the masked key, not the parent's environment
+    found = dict(outcome.value[1])
+    assert found["uid"] == found["euid"] == 65534 and found["gid"] == 65534
+    assert found["/etc/shadow"] == "FileNotFoundError"
+    assert "nobody" in found["/etc/passwd"] and "root:" not in found["/etc/passwd"]
+    assert not {"home", "run", "var", "boot", "mnt"} & set(found["/"][1])
+    for place in ["/", "/etc", "/usr", "/root", str(tmp_path / "project")]:
+        assert found["wrote " + place] is False, place
+    # what it wrote at the path of the host's tmp_path went to its own /tmp, never to the host's
+    assert not (tmp_path / "planted").exists() and not (tmp_path / "project" / "planted").exists()
+
+
+# -- 2. no host socket is reachable, at any level -------------------------------------------------
+
+
+@pytest.fixture
+def listeners(tmp_path: Path) -> Iterator[tuple[list[str], list[str]]]:
+    """Unix sockets listening on a file in the program's own directory, on a file in the host's
+    /tmp, and in the abstract namespace, and a TCP socket on the host's loopback; yields (their
+    addresses, the connections they accepted)."""
+    (tmp_path / "project").mkdir()
+    addresses = [str(tmp_path / "project" / "agent.sock"), f"/tmp/divergent-adversarial-{os.getpid()}.sock",
+                 f"\0divergent-adversarial-{os.getpid()}"]
+    servers = []
+    for address in addresses:
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        if not address.startswith("\0") and os.path.exists(address):
+            os.unlink(address)
+        server.bind(address)
+        if not address.startswith("\0"):
+            os.chmod(address, 0o777)
+        server.listen(8)
+        server.settimeout(0.05)
+        servers.append(server)
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(8)
+    tcp.settimeout(0.05)
+    servers.append(tcp)
+    addresses.append(tcp.getsockname())
+    accepted: list[str] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            for server, address in zip(servers, addresses, strict=True):
+                try:
+                    connection, _ = server.accept()
+                except OSError:
+                    continue
+                accepted.append(address)
+                connection.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield addresses, accepted
+    finally:
+        stop.set()
+        thread.join()
+        for server, address in zip(servers, addresses, strict=True):
+            server.close()
+            if isinstance(address, str) and not address.startswith("\0"):
+                Path(address).unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("level", [level.value for level in LEVELS])
+def test_no_host_socket_is_reachable(level: str, tmp_path: Path, listeners) -> None:
+    """Unix sockets (a Docker or systemd socket would be an escape) and the host's loopback."""
+    addresses, accepted = listeners
+    dialer = program(tmp_path / "project", "dialer", f"""
+        import socket
+        def f(x):
+            results = []
+            for address in {addresses!r}:
+                try:
+                    family = socket.AF_INET if isinstance(address, tuple) else socket.AF_UNIX
+                    client = socket.socket(family, socket.SOCK_STREAM)
+                    client.settimeout(1)
+                    client.connect(address)
+                    results.append("connected")
+                except OSError as error:
+                    results.append(type(error).__name__)
+            return results
+    """)
+    outcome = run_one(dialer, isolation_level=level)
+    time.sleep(0.2)  # let the listener see a connection, were there one
+    assert accepted == []
+    assert outcome.kind is OutcomeKind.RETURNED and "connected" not in outcome.value[1], outcome
+
+
+# -- 3. no unsandboxed root: unshare refused as root, rlimits never automatic and loud --------------
+
+
+def test_no_level_runs_untrusted_code_as_root_unless_asked_and_rlimits_says_it_is_not_a_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert isolation.GUARANTEES[Isolation.RLIMITS].startswith("NOT A SANDBOX")
+    if AS_ROOT:
+        unshare = next(s for s in isolation.level_statuses() if s.level is Isolation.UNSHARE)
+        assert not unshare.available and "root" in unshare.reason
+        with pytest.raises(SandboxUnavailable, match="bubblewrap"):
+            isolation.choose_level("unshare")
+        assert isolation.choose_level() is not Isolation.RLIMITS
+        # Without bubblewrap, as root, "auto" refuses rather than run code unconfined as root.
+        only_rlimits = (isolation.LevelStatus(Isolation.RLIMITS, True),)
+        monkeypatch.setattr(isolation, "level_statuses", lambda: only_rlimits)
+        with pytest.raises(SandboxUnavailable, match="install bubblewrap"):
+            isolation.choose_level()
+        monkeypatch.undo()
+    shown = divergent("sandbox", cwd=tmp_path)
+    assert shown.returncode == 0 and b"NOT A SANDBOX" in shown.stdout and b"process cap:" in shown.stdout
+    (tmp_path / "a.py").write_text(REFERENCE)
+    (tmp_path / "b.py").write_text(REFERENCE)
+    result = divergent("check", "a.py", "b.py", "--isolation", "rlimits", "--budget", "1", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert any("NOT A SANDBOX" in note for note in json.loads(result.stdout)["notes"])
+
+
+# -- signals, processes, memory, disk: what the table of docs/sandbox.md says of bubblewrap ----------
+
+
+@needs_bwrap
+def test_signals_never_reach_host_processes() -> None:
+    host = subprocess.Popen(["sleep", "60"])
+    try:
+        killer = PythonFunction(label="killer", entry_point="f", signature=Signature(), source=textwrap.dedent(f"""
+            import os, signal
+            def f(x):
+                try:
+                    os.kill({host.pid}, signal.SIGKILL)
+                    return "killed"
+                except ProcessLookupError:
+                    pass
+                os.kill(-1, signal.SIGKILL)  # everything it can signal: only its own sandbox
+                return "alive"
+        """))
+        outcome = run_one(killer, isolation_level="bubblewrap")
+        assert outcome.kind is OutcomeKind.CRASH, outcome
+        time.sleep(0.2)
+        assert host.poll() is None  # the host's process lives on
+    finally:
+        host.kill()
+        host.wait()
+
+
+@needs_bwrap
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/memory", os.W_OK), reason="no writable memory cgroup")
+def test_the_memory_of_the_whole_sandbox_is_capped() -> None:
+    """Each process stays under RLIMIT_AS; together they may not pass the sandbox's memory cgroup
+    (memory + disk + 128 MiB: here 272 MiB for six processes of 80 MiB each)."""
+    hog = PythonFunction(label="hog", entry_point="f", signature=Signature(), source=textwrap.dedent("""
+        import os, time
+        def f(x):
+            children = []
+            for _ in range(6):
+                pid = os.fork()
+                if pid == 0:
+                    try:
+                        block = bytearray(80 * 1024 * 1024)
+                        for i in range(0, len(block), 4096):
+                            block[i] = 1
+                        time.sleep(1.5)
+                        os._exit(0)
+                    except MemoryError:
+                        os._exit(1)
+                children.append(pid)
+            codes = [os.waitpid(pid, 0)[1] for pid in children]
+            return sum(1 for code in codes if code == 0)
+    """))
+    outcome = run_one(hog, isolation_level="bubblewrap", limits=Limits(timeout=10.0, memory_mb=128, disk_mb=16))
+    assert not (outcome.kind is OutcomeKind.RETURNED and outcome.value == 6), outcome
+
+
+@needs_bwrap
+def test_the_disk_of_a_sandbox_is_capped() -> None:
+    filler = PythonFunction(label="filler", entry_point="f", signature=Signature(), source=textwrap.dedent("""
+        import os
+        def f(x):
+            written = 0
+            chunk = b"x" * (1024 * 1024)
+            for place in (os.environ["TMPDIR"], "/dev/shm"):
+                for n in range(200):
+                    try:
+                        with open(os.path.join(place, f"fill{n}"), "wb") as stream:
+                            stream.write(chunk)
+                        written += 1
+                    except OSError:
+                        break
+            return written
+    """))
+    outcome = run_one(filler, isolation_level="bubblewrap", limits=Limits(timeout=10.0, disk_mb=8))
+    assert outcome.kind is OutcomeKind.RETURNED and outcome.value <= 8 + 16, outcome  # /tmp, and 16 MiB of /dev/shm
+
+
+# -- 4. verdict forgery: the forger is different or crashed, never equivalent ----------------------
+
+FORGERS = {
+    # the audit's attack: frames claiming the reference's value, written on every descriptor
+    "frames on every descriptor": """
+        import json, os, struct
+        def f(x: int) -> str:
+            for results in ([{"k": "returned", "v": "GOOD", "s": 0.0}], [{"k": "returned", "v": "GOOD", "s": 0.0}] * 64):
+                for done in (False, True):
+                    body = json.dumps({"results": results, "done": done}).encode()
+                    for fd in range(3, 256):
+                        try:
+                            os.write(fd, struct.pack(">I", len(body)) + body)
+                        except OSError:
+                            pass
+            return "EVIL"
+    """,
+    # patching the worker: its code in this process, its memory and descriptors through /proc,
+    # and signals to it
+    "patching the worker": """
+        import gc, glob, os, signal, sys
+        def f(x: int) -> str:
+            for name, module in list(sys.modules.items()):
+                if name.startswith("divergent.sandbox.child"):
+                    for value in list(vars(module).values()):
+                        if isinstance(value, type):
+                            for attribute in ("run", "_relay", "send", "send_body", "_call", "frames"):
+                                if attribute in vars(value):
+                                    setattr(value, attribute, lambda *a, **k: None)
+            worker = os.getppid()
+            for path in glob.glob(f"/proc/{worker}/fd/*") + [f"/proc/{worker}/mem"]:
+                try:
+                    fd = os.open(path, os.O_WRONLY)
+                    os.write(fd, b'\\x00\\x00\\x00\\x2f{"results":[{"k":"returned","v":"GOOD"}],"done":true}')
+                except OSError:
+                    pass
+            try:
+                import ctypes
+                ctypes.CDLL(None).ptrace(16, worker, 0, 0)  # PTRACE_ATTACH
+            except OSError:
+                pass
+            return "EVIL"
+    """,
+    # a forged result nested 100,000 levels deep (and one just deep enough to pass a JSON parser)
+    "a 100k-deep frame": """
+        import os, struct
+        def f(x: int) -> str:
+            for depth in (100_000, 400):
+                value = '["list",[' * depth + ']]' * depth
+                body = ('{"results":[{"k":"returned","v":' + value + ',"s":0.0}],"done":true}').encode()
+                for fd in range(3, 64):
+                    try:
+                        os.write(fd, struct.pack(">I", len(body)) + body)
+                    except OSError:
+                        pass
+            return "EVIL"
+    """,
+}
+
+
+@pytest.mark.parametrize("attack", list(FORGERS))
+def test_a_forger_is_never_reported_equivalent(attack: str, tmp_path: Path) -> None:
+    (tmp_path / "reference.py").write_text(REFERENCE)
+    (tmp_path / "forger.py").write_text(textwrap.dedent(FORGERS[attack]))
+    started = time.monotonic()
+    result = divergent("check", "reference.py", "forger.py", "--budget", "4", "--json", cwd=tmp_path)
+    assert time.monotonic() - started < 60
+    assert result.returncode == 1, (result.returncode, result.stderr[-2000:])
+    data = json.loads(result.stdout)
+    assert data["verdict"] == "divergent"
+    forged = data["counterexample"]["outcomes"][1]
+    assert forged["kind"] == "crash" or (forged["kind"] == "returned" and "EVIL" in forged["value"]), forged
+
+
+def test_a_program_cannot_reach_the_protocol_or_the_worker(tmp_path: Path) -> None:
+    """What the forgers above try, seen from inside: the process running the program holds no
+    descriptor of the protocol (the worker's pipes to divergent), and the worker's memory and
+    descriptors are out of its reach."""
+    probe = program(tmp_path / "project", "probe", """
+        import os
+        def f(x):
+            worker = os.getppid()
+            opened = []
+            for path in [f"/proc/{worker}/mem", f"/proc/{worker}/fd/0", f"/proc/{worker}/fd/1", f"/proc/{worker}/environ"]:
+                try:
+                    os.close(os.open(path, os.O_RDONLY))
+                    opened.append(path)
+                except OSError:
+                    pass
+            targets = []
+            for fd in os.listdir("/proc/self/fd"):
+                try:
+                    targets.append(os.readlink(f"/proc/self/fd/{fd}"))
+                except OSError:
+                    pass
+            return opened, targets
+    """)
+    with WorkerPool([probe], limits=Limits(timeout=5.0)) as pool:
+        popen = pool._workers[0].process.popen
+        protocol = {f"pipe:[{os.fstat(stream.fileno()).st_ino}]" for stream in (popen.stdin, popen.stdout)}
+        (row,) = pool.run([Input(args=(1,))])
+    outcome = row[0]
+    assert outcome.kind is OutcomeKind.RETURNED, outcome
+    opened, targets = outcome.value[1]
+    assert opened == ["list", []]
+    assert not protocol & set(targets[1]), (protocol, targets)
+
+
+@pytest.mark.parametrize("signal_name", ["SIGSTOP", "SIGKILL"])
+def test_a_program_that_stops_or_kills_its_worker_is_a_crash(signal_name: str) -> None:
+    saboteur = PythonFunction(label="saboteur", entry_point="f", signature=Signature(), source=textwrap.dedent(f"""
+        import os, signal
+        def f(x):
+            os.kill(os.getppid(), signal.{signal_name})
+            return "EVIL"
+    """))
+    started = time.monotonic()
+    with WorkerPool([saboteur], limits=Limits(timeout=1.0)) as pool:
+        rows = pool.run([Input(args=(1,)), Input(args=(2,))])
+    assert time.monotonic() - started < 20
+    assert [row[0].kind for row in rows] == [OutcomeKind.CRASH, OutcomeKind.CRASH], rows
+
+
+# -- 5. an internal error is never a verdict ----------------------------------------------------------
+
+EXPLODING_CLI = """
+import sys
+import divergent.search
+def explode(*args, **kwargs):
+    raise RecursionError("maximum recursion depth exceeded while comparing")
+divergent.search.check = explode
+from divergent.cli import main
+sys.argv = ["divergent", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_an_internal_error_exits_3_with_one_line_and_no_verdict(as_json: bool, tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(REFERENCE)
+    (tmp_path / "explode.py").write_text(EXPLODING_CLI)
+    args = ["explode.py", "check", "a.py", "a.py", "--budget", "1"] + (["--json"] if as_json else [])
+    result = subprocess.run([sys.executable, *args], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert result.returncode == 3
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("divergent: internal error: RecursionError")
+    if as_json:
+        data = json.loads(result.stdout)
+        assert data["verdict"] == "error" and data["counterexample"] is None and "RecursionError" in data["error"]
+    else:
+        assert result.stdout == ""
+
+
+# -- 6. divergent reads nothing the sandbox can replace ------------------------------------------
+
+
+@pytest.mark.parametrize("level", [level.value for level in LEVELS])
+def test_a_planted_fifo_or_link_cannot_hang_or_flood_divergent(level: str, tmp_path: Path) -> None:
+    planter = program(tmp_path / "project", "planter", """
+        import os
+        def f(x):
+            for name in (".divergent-progress", "progress", ".divergent-stderr"):
+                for place in (os.getcwd(), os.environ.get("TMPDIR", "/tmp")):
+                    path = os.path.join(place, name)
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
+                    try:
+                        os.mkfifo(path) if x == 1 else os.symlink("/dev/zero", path)
+                    except OSError:
+                        pass
+            os._exit(7)
+    """)
+    started = time.monotonic()
+    with WorkerPool([planter], limits=Limits(timeout=2.0), isolation=level) as pool:
+        rows = pool.run([Input(args=(1,)), Input(args=(2,))])
+    assert time.monotonic() - started < 20
+    assert [row[0].kind for row in rows] == [OutcomeKind.CRASH, OutcomeKind.CRASH]
+    assert all("exit code 7" in row[0].detail for row in rows)
+
+
+# -- 7. no cgroup is left behind -----------------------------------------------------------------
+
+
+def _our_cgroups() -> set[Path]:
+    root = Path("/sys/fs/cgroup")
+    return {path for controller in ("pids", "memory") for path in (root / controller).glob(f"divergent-{os.getpid()}-*")}
+
+
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/pids", os.W_OK), reason="no writable cgroup v1 controllers")
+def test_no_cgroup_is_left_behind(tmp_path: Path) -> None:
+    from divergent.sandbox.generators import run_generator
+    from divergent.sandbox.matrix import ImplementationMatrix
+
+    before = _our_cgroups()
+    forker = textwrap.dedent("""
+        import os, subprocess
+        def f(x):
+            subprocess.Popen(["sleep", "30"], start_new_session=True)
+            if x == 1:
+                os.kill(os.getppid(), 9)  # the worker itself: the parent replaces it
+            if x == 2:
+                os._exit(3)
+            return x
+    """)
+    impl = PythonFunction(label="forker", entry_point="f", source=forker, signature=Signature())
+    with WorkerPool([impl, impl], limits=Limits(timeout=2.0)) as pool:
+        pool.run([Input(args=(x,)) for x in range(4)])
+        assert pool.restarts >= 2
+        during = _our_cgroups() - before
+        assert during  # the workers have their cgroups
+    with ImplementationMatrix([impl], limits=Limits(timeout=2.0)) as matrix:
+        matrix.run([Input(args=(x,)) for x in range(4)])
+    run_generator("def create_fn_inputs():\n    yield 1\n", signature=Signature(), max_inputs=1, seconds=2.0)
+    assert _our_cgroups() - before == set()
+
+
+# -- 8. terminal escapes are shown, never obeyed -------------------------------------------------
+
+HOSTILE_TEXT = """
+class Shown:
+    def __repr__(self):
+        return "\\x1b]0;owned\\x07\\x1b[2J"
+def f(x: int) -> str:
+    print("\\x1b[31mprinted\\x1b[0m")
+    raise ValueError("\\x1b[1A\\x1b[2Kmessage \\x9b31m \\u202eevil")
+"""
+
+
+def test_no_raw_escape_byte_reaches_human_readable_output_and_json_stays_exact(tmp_path: Path) -> None:
+    (tmp_path / "reference.py").write_text(REFERENCE)
+    (tmp_path / "hostile.py").write_text(HOSTILE_TEXT)
+    for mode in ([], ["-q"]):
+        result = divergent("check", "reference.py", "hostile.py", "--budget", "3", *mode, cwd=tmp_path)
+        assert result.returncode == 1, result.stderr
+        for stream in (result.stdout, result.stderr):
+            assert b"\x1b" not in stream and "\x9b".encode() not in stream and "\u202e".encode() not in stream
+    assert b"raised ValueError: \\x1b[1A\\x1b[2Kmessage \\x9b31m \\u202eevil" in result.stdout  # shown, escaped
+    result = divergent("check", "reference.py", "hostile.py", "--budget", "3", "--json", cwd=tmp_path)
+    outcome = json.loads(result.stdout)["counterexample"]["outcomes"][1]
+    assert outcome["exception"]["message"] == "\x1b[1A\x1b[2Kmessage \x9b31m \u202eevil"
+    assert outcome["stdout"] == "\x1b[31mprinted\x1b[0m\n"
+
+
+# -- 9. the literal evaluator is bounded ------------------------------------------------------------
+
+
+def test_a_huge_literal_does_not_stall_the_parent(tmp_path: Path) -> None:
+    from divergent.errors import InvalidArgument
+    from divergent.load.seeds import seeds_from_asserts, seeds_from_file
+
+    started = time.monotonic()
+    seeds = seeds_from_asserts(
+        "assert f(int(Decimal('1e1000000'))) == 1\nassert f(Fraction('1e-1000000')) == 2\nassert f(3) == 4\n", "f"
+    )
+    assert time.monotonic() - started < 1.0
+    assert [seed.args for seed in seeds] == [(3,)]
+    file = tmp_path / "seeds.txt"
+    file.write_text("f(int(Decimal('1e1000000')))\n")
+    started = time.monotonic()
+    with pytest.raises(InvalidArgument, match="more than 4300 digits"):
+        seeds_from_file(file, Signature())
+    assert time.monotonic() - started < 1.0
+
+
+# -- 10. the response store is private; a model run says what left the machine ---------------------
+
+
+def test_the_store_is_private_and_a_model_run_says_what_it_sent(tmp_path: Path, llm_home: Path) -> None:
+    from scripted_openai import ScriptedOpenAI
+
+    (tmp_path / "a.py").write_text(REFERENCE)
+    (tmp_path / "b.py").write_text(REFERENCE)
+    config = tmp_path / "llm.toml"
+    config.write_text("[llm]\nmax_retries = 0\nbackoff_base = 0.0\ntimeout = 5.0\n")
+    with ScriptedOpenAI(lambda received: "Sorry, I cannot help with that.") as server:
+        result = divergent("check", "a.py", "b.py", "--engines", "llm", "--model", "scripted", "--base-url",
+                           server.base_url, "--llm-config", str(config), "--no-filter", "--budget", "10", "--json",
+                           cwd=tmp_path, env={"DIVERGENT_HOME": str(llm_home)})
+    assert result.returncode == 0, result.stderr
+    notes = json.loads(result.stdout)["notes"]
+    assert any("were sent to" in note and server.base_url in note for note in notes), notes
+    files = [path for path in llm_home.iterdir() if path.name.startswith("divergent.sqlite3")]
+    assert files
+    for path in files:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    assert stat.S_IMODE(llm_home.stat().st_mode) == 0o700
