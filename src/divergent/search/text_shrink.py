@@ -132,12 +132,12 @@ def shrink_text(
         found = None
         # Simplest first, in growing chunks: the first chunk with a candidate that keeps the
         # difference decides the step (most steps need only the first few runs).
-        start, chunk = 0, 8
-        while start < len(batch) and found is None:
-            part = batch[start : start + chunk]
+        offset, chunk = 0, 8
+        while offset < len(batch) and found is None:
+            part = batch[offset : offset + chunk]
             verdicts = still_divergent([TextInput(candidate, how_generated="shrink") for _, candidate in part])
             found = next((pair for pair, ok in zip(part, verdicts, strict=True) if ok), None)
-            start, chunk = start + chunk, chunk * 4
+            offset, chunk = offset + chunk, chunk * 4
             if time.monotonic() > deadline:
                 break
         if found is None:
