@@ -47,6 +47,10 @@ class WholePrograms(Protocol):
         """What the validator said about the inputs it rejected lately (it may name limits)."""
         ...
 
+    def rejection_reason(self, item: TextInput) -> str:
+        """What the validator said when it rejected ``item`` ("" when it did not)."""
+        ...
+
     def open_runner(self, timeout_factor: float = 1.0) -> Runner:
         """A runner of the programs under test, for engines that run inputs themselves."""
         ...
