@@ -84,6 +84,7 @@ def _smaller_tokens(token: str) -> list[str]:
             out.append(int(str(value)[: digits // 2 + (value < 0)]))
         # toward a threshold in big steps, and to fewer significant digits (readable numbers)
         out.extend(value - (value >> shift) for shift in range(1, 9) if abs(value) >> shift)
+        out.extend(value - step if value > 0 else value + step for step in range(2, 9) if abs(value) > step)
         out.extend(int(str(value)[: k + (value < 0)] + "0" * (digits - k)) for k in range(1, digits))
         return [str(v) for v in dict.fromkeys(out) if abs(v) < abs(value) or (v == abs(value) and value < 0)]
     if len(token) > 1 and not token.replace(".", "", 1).lstrip("-").isdigit():
