@@ -3,7 +3,7 @@ VENV   ?= .venv
 PYTHON ?= python3
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint sandbox-tools benchmarks clean
+.PHONY: demo test lint sandbox-tools test-tools benchmarks clean
 
 $(BIN)/divergent: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,18 @@ sandbox-tools:
 	  (apt-get install -y -qq bubblewrap >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null)) \
 	  && echo "bubblewrap: installed" || echo "bubblewrap: could not install; a weaker sandbox level will be used"; \
 	else echo "bubblewrap: absent (install it for the strongest sandbox; see docs/sandbox.md)"; fi
+
+# Best effort: the toolchains of whole programs (docs/programs.md): gcc, g++, a JDK. Needs root and apt.
+# Without them the tests of those languages are skipped, saying what to install (on CI they fail).
+TOOL_PACKAGES := gcc:gcc g++:g++ javac:default-jdk-headless
+test-tools:
+	@missing=""; for pair in $(TOOL_PACKAGES); do tool=$${pair%%:*}; package=$${pair#*:}; \
+	  command -v $$tool >/dev/null 2>&1 || missing="$$missing $$package"; done; \
+	if [ -z "$$missing" ]; then echo "toolchains: present (gcc, g++, javac)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get install -y -qq $$missing >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq $$missing >/dev/null)) \
+	  && echo "toolchains: installed$$missing" || echo "toolchains: could not install$$missing; their tests will be skipped"; \
+	else echo "toolchains: missing$$missing (apt-get install$$missing; see docs/programs.md)"; fi
 
 # Runs `check` on the bundled pair; exit code 1 means "a difference was found", which is the point.
 demo: $(BIN)/divergent
@@ -34,6 +46,7 @@ benchmarks: $(BIN)/divergent
 	$(BIN)/python benchmarks/throughput.py
 	$(BIN)/python benchmarks/engine_power.py
 	$(BIN)/python benchmarks/real_samples.py
+	$(BIN)/python benchmarks/programs.py all
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build src/*.egg-info

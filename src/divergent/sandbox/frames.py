@@ -17,6 +17,7 @@ import os
 import pickle
 import selectors
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from divergent.programs import PythonFunction
@@ -43,11 +44,14 @@ class ProtocolViolation(ChildGone):
 
 
 def start_child(
-    module: str, *args: str, limits: Limits, level: Isolation, stderr_to: Path | None = None
+    module: str, *args: str, limits: Limits, level: Isolation, stderr_to: Path | None = None,
+    read_only: Sequence[str] = (),
 ) -> IsolatedProcess:
-    """Start the child program ``module`` in the sandbox, its limits on its command line."""
+    """Start the child program ``module`` in the sandbox, its limits on its command line.
+    ``read_only``: paths the child needs to read besides the interpreter and divergent (see
+    :func:`~divergent.sandbox.isolation.spawn`)."""
     argv = python_command(module, json.dumps(limits.child_settings()), *args)
-    return spawn(argv, limits=limits, level=level, stderr_to=stderr_to)
+    return spawn(argv, limits=limits, level=level, stderr_to=stderr_to, read_only=read_only)
 
 
 def implementation_payload(impl: PythonFunction) -> dict:

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -249,13 +250,19 @@ def spawn(
     level: Isolation,
     extra_env: dict[str, str] | None = None,
     stderr_to: Path | None = None,
+    read_only: Sequence[str] = (),
 ) -> IsolatedProcess:
     """Start ``argv`` isolated, with pipes on stdin and stdout, in a fresh working directory.
 
     The program must apply the resource limits itself before running untrusted code (the
     sandbox worker does); this function applies what must come from outside (namespaces, cgroup,
-    environment, process group).
+    environment, process group). ``read_only``: the paths the child must be able to read besides
+    the interpreter and divergent (a whole program's binary and directory, the build cache, the
+    toolchains: :attr:`divergent.sandbox.builds.BuiltProgram.read_only`). Every level here leaves
+    the whole file system readable, so they are readable already; a level that binds only what is
+    needed binds these.
     """
+    del read_only  # readable at every level today (bubblewrap binds / read-only)
     workdir = Path(tempfile.mkdtemp(prefix="divergent-worker-"))
     workdir.chmod(0o777)
     cgroup = _make_cgroup(limits.max_processes)

@@ -188,7 +188,7 @@ class LauncherProcess(ChildConnection):
         self.address_space = address_space
         self.level = level
         self.read_only = tuple(read_only)
-        super().__init__(start_child(_LAUNCHER_MODULE, limits=_LAUNCHER_LIMITS, level=level),
+        super().__init__(start_child(_LAUNCHER_MODULE, limits=_LAUNCHER_LIMITS, level=level, read_only=self.read_only),
                          max_frame_bytes=4 * limits.output_bytes + 16 * limits.stderr_bytes + (1 << 20))
         self.batch: _Batch | None = None
         self.send("setup", {"mode": mode, "argv": self.argv, "script": script,

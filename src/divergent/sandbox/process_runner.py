@@ -51,16 +51,20 @@ def start_launcher(built: BuiltProgram, limits: ProgramLimits, level: Isolation)
 
 
 class ProgramService:
-    """One helper program (validator, generator, checker) under its own launcher, run synchronously."""
+    """One helper program (validator, generator, checker), run synchronously under its own
+    launchers: ``workers`` of them share a batch (one per core: the programs under test wait for
+    the validator), each replaced when it dies."""
 
     def __init__(self, program: StdinProgram, *, limits: ProgramLimits, level: Isolation,
-                 built: BuiltProgram | None = None) -> None:
+                 built: BuiltProgram | None = None, workers: int = 1) -> None:
         self.program = program
         self.limits = limits
         self.level = level
         self.built = built or build(program, level=level, limits=limits)
         self.runs = 0
-        self._launcher: LauncherProcess | None = None
+        self.workers = max(1, workers)
+        self._launchers: list[LauncherProcess | None] = [None] * self.workers
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     @property
     def label(self) -> str:
@@ -68,12 +72,22 @@ class ProgramService:
 
     def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[RunResult | None]:
         """One result per job (None: not run before ``deadline``)."""
+        if self.workers == 1 or len(jobs) < 2 * self.workers:
+            return self._run_on(0, jobs, deadline)
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="divergent-service")
+        size = -(-len(jobs) // self.workers)
+        parts = [jobs[k * size : (k + 1) * size] for k in range(self.workers)]
+        futures = [self._pool.submit(self._run_on, k, part, deadline) for k, part in enumerate(parts)]
+        return [result for future in futures for result in future.result()]
+
+    def _run_on(self, slot: int, jobs: Sequence[Job], deadline: float | None) -> list[RunResult | None]:
         results: list[RunResult | None] = [None] * len(jobs)
         position = 0
         while position < len(jobs):
             if deadline is not None and time.monotonic() >= deadline:
                 break
-            launcher = self._ready()
+            launcher = self._ready(slot)
             part = launcher.run(jobs[position:], deadline=deadline)
             done = 0
             for offset, result in enumerate(part):
@@ -86,22 +100,27 @@ class ProgramService:
             if done < len(part) and launcher.alive:
                 break  # the deadline stopped it
             if not launcher.alive:
-                self._launcher = None
+                self._launchers[slot] = None
             if done == 0:
                 break
         return results
 
-    def _ready(self) -> LauncherProcess:
-        if self._launcher is None or not self._launcher.alive:
-            if self._launcher is not None:
-                self._launcher.close()
-            self._launcher = start_launcher(self.built, self.limits, self.level)
-        return self._launcher
+    def _ready(self, slot: int) -> LauncherProcess:
+        launcher = self._launchers[slot]
+        if launcher is None or not launcher.alive:
+            if launcher is not None:
+                launcher.close()
+            launcher = self._launchers[slot] = start_launcher(self.built, self.limits, self.level)
+        return launcher
 
     def close(self) -> None:
-        if self._launcher is not None:
-            self._launcher.close()
-            self._launcher = None
+        for slot, launcher in enumerate(self._launchers):
+            if launcher is not None:
+                launcher.close()
+                self._launchers[slot] = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
 
 
 @dataclass

@@ -38,6 +38,8 @@ from divergent.text_comparison import OutputComparison
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 #: validator verdicts remembered (by input), so an input is judged once
 _VERDICT_CACHE = 100_000
+#: validator (and generator) processes sharing a batch (the programs under test wait for them)
+VALIDATOR_WORKERS = 2
 #: rejection messages kept for the engines (limits a validator names are boundaries)
 _KEPT_REJECTIONS = 64
 
@@ -314,9 +316,11 @@ def prepare_programs(implementations: Sequence[ImplementationSpec], options: Sea
     validator = generator = None
     try:
         if validator_program is not None:
-            validator = Validator(ProgramService(validator_program, limits=helper_limits, level=level))
+            validator = Validator(ProgramService(validator_program, limits=helper_limits, level=level,
+                                                 workers=VALIDATOR_WORKERS))
         if generator_program is not None:
-            generator = ProgramService(generator_program, limits=generator_limits, level=level)
+            generator = ProgramService(generator_program, limits=generator_limits, level=level,
+                                       workers=VALIDATOR_WORKERS)
         support = ProgramSupport(programs, settings, limits=limits, level=level, validator=validator,
                                  generator=generator, checker=checker)
         seeds, notes = _valid_seeds(gather_text_seeds(options), validator)
