@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import tempfile
@@ -130,7 +131,7 @@ def check_suite(pairs: list, budget: float, cache: str, seed: int) -> list[dict]
     print(f"found {sum(r['found'] for r in differing)}/{len(differing)} differing pairs; "
           f"false claims {sum(r['found'] for r in equivalent)}/{len(equivalent)} equivalent pairs; "
           f"median time to a counterexample {statistics.median(times) if times else float('nan'):.2f} s "
-          f"(p90 {sorted(times)[int(0.9 * (len(times) - 1))] if times else float('nan'):.2f} s)")
+          f"(p90 {sorted(times)[max(0, math.ceil(0.9 * len(times)) - 1)] if times else float('nan'):.2f} s)")
     return rows
 
 

@@ -77,7 +77,11 @@ def cluster(
     def run(impls: list, search_options: Any) -> tuple[Any, Any]:
         # Read the tests first: a bad file is an input error before any budget is spent.
         reference = load_reference_tests(tests) if tests is not None else None
-        if search_options.llm is None:
+        from divergent.programs import StdinProgram
+
+        # Semantic clustering (ProbeGen on pairs, the filter) is for functions; whole programs are
+        # split by the search, whose portfolio has the text LLM engine when a model is given.
+        if search_options.llm is None or any(isinstance(impl, StdinProgram) for impl in impls):
             clustering = plain_cluster(impls, search_options)
             results = None
             if reference is not None:
@@ -94,7 +98,7 @@ def cluster(
 
     impls, (clustering, results) = run_search(implementations, options, run)
     if options.as_json:
-        print(json.dumps(clustering_json(clustering, impls[0].entry_point, results), ensure_ascii=False))
+        print(json.dumps(clustering_json(clustering, impls[0].display_name, results), ensure_ascii=False))
     else:
         render_clustering(clustering, impls, Console(), results)
     raise typer.Exit(EXIT_SAME)
@@ -105,7 +109,7 @@ def render_clustering(clustering: Any, impls: list, console: Console, tests: Any
 
     labels = clustering.implementations
     report = clustering.report
-    function_name = impls[0].entry_point if impls else "f"
+    function_name = impls[0].display_name if impls else "f"
     table = Table(title=f"{len(clustering.classes)} behaviour class(es) among {len(labels)} implementations")
     table.add_column("class", justify="right")
     table.add_column("size", justify="right")

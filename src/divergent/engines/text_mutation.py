@@ -29,6 +29,7 @@ from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_structure import (
     Block,
+    Line,
     Rep,
     clone,
     clone_element,
@@ -112,7 +113,9 @@ class TextMutationEngine(Engine):
         sources = "\n".join(program.source for program in context.implementations)
         example_numbers = [n for seed in seeds for n in numbers_in_text(seed.text, 200)]
         self._learned: set[int] = set()
-        self._numbers = boundary_numbers([*numbers_in_text(sources), *example_numbers])
+        #: the numbers of the sources and the examples
+        self._local: set[int] = {n for n in (*numbers_in_text(sources), *example_numbers) if abs(n) <= 10**18}
+        self._numbers = boundary_numbers(sorted(self._local))
         self._alphabet = sorted({c for seed in seeds for c in seed.text if not c.isspace()}) or list("ab")
 
     # -- proposing --------------------------------------------------------------------------
@@ -166,6 +169,8 @@ class TextMutationEngine(Engine):
     def _mutate(self, tree: Block) -> None:
         rng = self._rng
         roll = rng.random()
+        if roll < 0.08 and self._extreme(tree):
+            return
         if roll < 0.45 and self._number(tree):
             return
         if roll < 0.75 and self._resize(tree):
@@ -201,6 +206,32 @@ class TextMutationEngine(Engine):
         else:
             new = rng.randint(-abs(value) - 10, abs(value) + 10)
         return str(new)
+
+    def _extreme(self, tree: Block) -> bool:
+        """Every number of one line (or list) set to one extreme value at once: the classic "all
+        values at their maximum" case, where sums and products overflow."""
+        groups: list[list[tuple[list, int]]] = []
+        for line in (node for node in tree if isinstance(node, Line)):
+            slots = [(line.parts, i) for i, part in enumerate(line.parts) if isinstance(part, str) and is_integer(part)]
+            if len(slots) > 1:
+                groups.append(slots)
+        for rep in reps(tree):
+            if rep.inline and not rep.characters:
+                slots = [(rep.items, i) for i, item in enumerate(rep.items) if is_integer(item)]
+                if len(slots) > 1:
+                    groups.append(slots)
+        if not groups:
+            return False
+        slots = self._rng.choice(groups)
+        # the limits the task names (validator, sources, examples) before the generic extremes
+        named = sorted(self._learned | self._local)
+        if named and self._rng.random() < 0.8:
+            value = named[-1] if self._rng.random() < 0.5 else self._rng.choice(named)
+        else:
+            value = self._rng.choice(_SPECIAL)
+        for holder, index in slots:
+            holder[index] = str(value)
+        return True
 
     def _resize(self, tree: Block) -> bool:
         candidates = [rep for rep in reps(tree) if not rep.characters or rep.items]

@@ -41,6 +41,14 @@ _CHUNK = 256
 CHECKER_LIMITS = ProgramLimits(time_limit=5.0, memory_mb=512, output_bytes=64 * 1024)
 
 
+def build_all(programs: Sequence[StdinProgram], *, level: Isolation, limits: ProgramLimits) -> list[BuiltProgram]:
+    """Every program built (or found in the build cache), two at a time: each build is a compiler
+    in its own sandbox. The first build error raises (LoadError)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(build, program, level=level, limits=limits) for program in programs]
+        return [future.result() for future in futures]
+
+
 def start_launcher(built: BuiltProgram, limits: ProgramLimits, level: Isolation) -> LauncherProcess:
     launcher = LauncherProcess(
         mode=built.mode, argv=built.argv, script=built.script, limits=limits, level=level,
@@ -165,10 +173,7 @@ class ProcessRunner:
 
     def _build_all(self, checker: StdinProgram | None) -> list[BuiltProgram]:
         programs = [*self.programs, *([checker] if checker is not None else [])]
-        # Two at a time: each build is a compiler in its own sandbox.
-        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-            futures = [pool.submit(build, p, level=self.level, limits=self.limits) for p in programs]
-            return [future.result() for future in futures]
+        return build_all(programs, level=self.level, limits=self.limits)
 
     # -- running ------------------------------------------------------------------------------
 

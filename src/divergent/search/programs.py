@@ -27,7 +27,7 @@ from divergent.policy import EqualityPolicy, TimeoutRule
 from divergent.programs import BuildOptions, PythonFunction, Signature, StdinProgram
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.launch import Job, ProgramLimits
-from divergent.sandbox.process_runner import ProgramService
+from divergent.sandbox.process_runner import ProgramService, build_all
 from divergent.sandbox.runner import Runner, open_runner
 from divergent.search.loop import Search
 from divergent.search.options import ImplementationSpec, SearchOptions
@@ -313,6 +313,10 @@ def prepare_programs(implementations: Sequence[ImplementationSpec], options: Sea
                                   output_bytes=64 * 1024)
     generator_limits = ProgramLimits(time_limit=max(5.0, 2 * limits.time_limit), memory_mb=max(1024, limits.memory_mb),
                                      output_bytes=limits.output_bytes)
+    # Built now (in the sandbox, into the cache): a compile error is an input error before the
+    # search starts, and compile time does not count against the search's budget.
+    build_all([*programs, *(p for p in (validator_program, generator_program, checker) if p is not None)],
+              level=level, limits=limits)
     validator = generator = None
     try:
         if validator_program is not None:
