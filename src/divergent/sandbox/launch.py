@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import selectors
 import time
 from collections.abc import Sequence
@@ -25,6 +26,8 @@ from divergent.sandbox.limits import Limits
 
 _LAUNCHER_MODULE = "divergent.sandbox.child.launcher"
 _MIB = 1 << 20
+#: room above the user's task count when a run starts (the count moves while a search runs)
+_TASK_MARGIN = 256
 #: the launcher's own process limits (it is trusted code; each run gets the run limits): address
 #: space large enough for a JVM to reserve its heap and class space
 _LAUNCHER_LIMITS = Limits(memory_mb=64 * 1024, timeout=60.0)
@@ -79,6 +82,11 @@ class ProgramLimits:
     def wire(self, *, address_space: bool = True) -> dict[str, float | int]:
         """The limits as the launcher receives them. ``address_space=False`` for a JVM, which
         reserves far more address space than it uses and limits its heap itself (``-Xmx``)."""
+        processes = 0
+        if self.processes and os.getuid() != 0:
+            # RLIMIT_NPROC counts every task (process and thread) of the user on the machine; the
+            # launcher cannot see them from its PID namespace. Root is exempt (the cgroup caps it).
+            processes = _user_tasks() + self.processes + _TASK_MARGIN
         return {
             "cpu": self.time_limit,
             "wall": self.wall_seconds,
@@ -88,8 +96,23 @@ class ProgramLimits:
             "file": self.file_bytes,
             "output": self.output_bytes,
             "stderr": self.stderr_bytes,
-            "processes": self.processes,
+            "processes": processes,
         }
+
+
+def _user_tasks() -> int:
+    """The processes and threads this user runs now (from /proc)."""
+    uid, count = os.getuid(), 0
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            with contextlib.suppress(OSError, IndexError, ValueError), open(f"/proc/{entry}/status", "rb") as handle:
+                status = handle.read()
+                owner = status.split(b"\nUid:", 1)[1].split(None, 1)[0]
+                if int(owner) == uid:
+                    count += int(status.split(b"\nThreads:", 1)[1].split(None, 1)[0])
+    return count
 
 
 @dataclass(frozen=True)

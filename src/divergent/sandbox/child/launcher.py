@@ -20,7 +20,8 @@ Started by :mod:`divergent.sandbox.process_runner` (``launcher LIMITS``); speaks
 
 ``limits``: ``cpu`` and ``wall`` seconds, ``memory`` (bytes of address space, 0: none; Java's JVM
 limits its own heap), ``memory_limit`` (bytes, to recognise a run past its memory), ``stack``,
-``file``, ``output`` (the stdout cap, bytes), ``stderr`` (bytes kept of each end), ``processes``.
+``file``, ``output`` (the stdout cap, bytes), ``stderr`` (bytes kept of each end), ``processes``
+(the ``RLIMIT_NPROC`` of a run: what the user runs already plus the run's share; 0: none).
 
 A result: ``k`` (kind: ok, runtime-error, timeout, memory-limit, output-limit), ``o`` (stdout, as
 text: invalid UTF-8 shown as ``\\xNN``), ``x`` (exit code or None), ``g`` (signal name or None), ``c``
@@ -87,8 +88,6 @@ class Launcher:
         self.run_dir = os.path.abspath(_RUN_DIR)
         os.makedirs(self.run_dir, exist_ok=True)
         self.environment = dict(os.environ)
-        #: processes this user runs already (RLIMIT_NPROC counts them all; root is exempt)
-        self.processes_before = _user_processes() if os.getuid() != 0 else 0
         # The directory divergent's own package was put on sys.path from: a script must not see it.
         here = os.path.dirname(os.path.abspath(__file__))
         self.package_root = os.path.dirname(os.path.dirname(os.path.dirname(here)))
@@ -183,7 +182,7 @@ class Launcher:
             os.chdir(self.run_dir)
             for number in (signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGXCPU):
                 signal.signal(number, signal.SIG_DFL)
-            _apply_run_limits(self.limits, self.processes_before)
+            _apply_run_limits(self.limits)
             if self.mode == "exec":
                 os.execve(self.argv[0], [*self.argv, *args], self.environment)
             else:
@@ -391,7 +390,7 @@ def _exit_status(code: object) -> int:
     return 1
 
 
-def _apply_run_limits(limits: dict, processes_before: int) -> None:
+def _apply_run_limits(limits: dict) -> None:
     def lower(which: int, value: int) -> None:
         _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
@@ -413,23 +412,12 @@ def _apply_run_limits(limits: dict, processes_before: int) -> None:
         if hard != resource.RLIM_INFINITY:
             stack = min(stack, hard)
         resource.setrlimit(resource.RLIMIT_STACK, (stack, hard))
+    # RLIMIT_NPROC counts every process and thread of the user across the machine: the parent
+    # counted them (a PID namespace hides them from here) and sent the cap. Root is exempt (the
+    # sandbox's pids cgroup caps it there).
     processes = int(limits.get("processes", 0))
     if processes > 0 and os.getuid() != 0:
-        # Counted per user across the machine: the cap is what this user already runs plus the
-        # program's share (root is exempt; the pids cgroup caps the sandbox there).
-        lower(resource.RLIMIT_NPROC, processes_before + processes)
-
-
-def _user_processes() -> int:
-    uid = os.getuid()
-    count = 0
-    with contextlib.suppress(OSError):
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                with contextlib.suppress(OSError):
-                    if os.stat(f"/proc/{entry}").st_uid == uid:
-                        count += 1
-    return count
+        lower(resource.RLIMIT_NPROC, processes)
 
 
 def _classify(status: int, verdict: str, output: bytes, stderr: bytes, cpu: float, seconds: float,
