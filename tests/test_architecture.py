@@ -25,7 +25,8 @@ def test_public_api_is_pinned() -> None:
     assert divergent.__all__ == sorted([
         "Budget", "Clustering", "Counterexample", "DEFAULT_POLICY", "DivergentError", "EqualityPolicy",
         "ExceptionEquality", "Implementation", "Input", "InvalidArgument", "Limits", "LoadError", "Outcome",
-        "OutcomeKind", "Program", "PythonFunction", "Report", "SearchOptions", "Verdict", "__version__",
+        "OutcomeKind", "Program", "PythonFunction", "Report", "SearchOptions", "StdinProgram", "TextInput", "Verdict",
+        "__version__",
         "assert_equivalent", "check", "cluster", "load_implementation",
     ])
     for name in divergent.__all__:
