@@ -4,9 +4,9 @@
 whole programs (:class:`~divergent.programs.StdinProgram`). First the kinds: a run that printed
 (``ok``) differs from one that crashed, ran out of time or memory, or wrote too much; two failures of
 the same kind are the same behaviour (a judge says "runtime error" whatever the exit code). Timeouts
-follow the search's one rule (:class:`~divergent.policy.TimeoutRule`, applied by
-:meth:`divergent.policy.EqualityPolicy.inconclusive`). Then, for two runs that printed, the output
-mode:
+follow the search's one rule: the comparison asks the search's equality policy
+(:meth:`divergent.policy.EqualityPolicy.inconclusive`, its :class:`~divergent.policy.TimeoutRule`)
+which outcomes are inconclusive. Then, for two runs that printed, the output mode:
 
 ``tokens`` (the default)
     the whitespace-separated tokens are equal (spaces, newlines and trailing blanks do not matter);
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from divergent.errors import InvalidArgument
 from divergent.model import AnyInput, Observation, Outcome, OutcomeKind
-from divergent.policy import EqualityPolicy, TimeoutRule
+from divergent.policy import DEFAULT_POLICY, EqualityPolicy, TimeoutRule
 
 _YES_NO = frozenset({"yes", "no"})
 
@@ -54,8 +54,9 @@ class OutputComparison:
     float_tol: float = 1e-6
     #: a checker decided the classes (outcomes carry ``accepted_with``); its label, for ``describe``
     checker: str | None = None
-    #: whether a timeout where another program finishes is a difference (the search's rule)
-    timeouts: TimeoutRule = TimeoutRule.INCONCLUSIVE
+    #: the policy whose timeout rule decides what a timeout where another program finishes is
+    #: (the search's one rule: ``--timeouts``); only its timeout rule is used
+    timeout_policy: EqualityPolicy = DEFAULT_POLICY
     #: whole programs have no arguments whose state could change
     record_arguments: bool = False
 
@@ -67,7 +68,10 @@ class OutputComparison:
             raise InvalidArgument(f"output mode {self.mode!r}: choose from {choices}") from None
         if not (self.float_tol >= 0 and math.isfinite(self.float_tol)):
             raise InvalidArgument(f"float tolerance {self.float_tol!r} must be a finite number >= 0")
-        object.__setattr__(self, "timeouts", TimeoutRule(self.timeouts))
+
+    @property
+    def timeouts(self) -> TimeoutRule:
+        return self.timeout_policy.timeouts
 
     # -- texts ----------------------------------------------------------------------------------
 
@@ -126,7 +130,7 @@ class OutputComparison:
         return tuple(tuple(members) for members in classes)
 
     def inconclusive(self, outcomes: Sequence[Outcome]) -> tuple[int, ...]:
-        return EqualityPolicy(timeouts=self.timeouts).inconclusive(outcomes)
+        return self.timeout_policy.inconclusive(outcomes)
 
     def observe(self, item: AnyInput, outcomes: tuple[Outcome, ...]) -> Observation:
         return Observation(input=item, outcomes=outcomes, classes=self.partition(outcomes),

@@ -23,7 +23,7 @@ from divergent.engines.registry import NEEDS_MODEL, OPT_IN, TEXT_ENGINES, parse_
 from divergent.errors import InvalidArgument, LoadError
 from divergent.load.programs import load_program, names_whole_program
 from divergent.model import AnyInput, TextInput
-from divergent.policy import EqualityPolicy, TimeoutRule
+from divergent.policy import EqualityPolicy
 from divergent.programs import BuildOptions, PythonFunction, Signature, StdinProgram
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.launch import Job, ProgramLimits
@@ -275,9 +275,9 @@ def program_comparison(options: SearchOptions, checker: StdinProgram | None) -> 
     :class:`OutputComparison`, else the output mode, with the policy's timeout rule."""
     if isinstance(options.policy, OutputComparison):
         return options.policy
-    timeouts = options.policy.timeouts if isinstance(options.policy, EqualityPolicy) else TimeoutRule.INCONCLUSIVE
+    policy = options.policy if isinstance(options.policy, EqualityPolicy) else EqualityPolicy()
     return OutputComparison(mode=options.programs.output, float_tol=options.programs.float_tol,
-                            checker=checker.label if checker else None, timeouts=timeouts)
+                            checker=checker.label if checker else None, timeout_policy=policy)
 
 
 def text_engine_names(options: SearchOptions) -> tuple[str, ...]:
