@@ -125,10 +125,36 @@ def build_key(program: StdinProgram) -> str:
 def _flags(program: StdinProgram) -> tuple[str, ...]:
     build = program.build
     if program.language is Language.C:
-        return (*build.cflags, "\0libs", *build.clibs)
+        return (*build.cflags, "\0libs", *build.clibs, *_static(program))
     if program.language is Language.CPP:
-        return (*build.cxxflags, "\0libs", *build.cxxlibs)
+        return (*build.cxxflags, "\0libs", *build.cxxlibs, *_static(program))
     return build.javacflags
+
+
+def _static(program: StdinProgram) -> tuple[str, ...]:
+    """``-static`` when asked for, the flags allow it (sanitizers do not) and the toolchain can."""
+    build = program.build
+    flags = build.cflags if program.language is Language.C else build.cxxflags
+    if not build.static or any(f.startswith(("-fsanitize", "-shared", "-static")) for f in flags):
+        return ()
+    command, package = TOOLCHAINS[program.language]
+    compiler, _ = toolchain(command, package)
+    return ("-static",) if links_statically(compiler) else ()
+
+
+@functools.cache
+def links_statically(compiler: str) -> bool:
+    """Whether ``compiler`` has the static libraries (tried once on a program of our own)."""
+    with tempfile.TemporaryDirectory(prefix="divergent-static-") as scratch:
+        source = Path(scratch) / "probe.c"
+        source.write_text("int main(void) { return 0; }\n")
+        language = ["-x", "c++"] if "++" in os.path.basename(compiler) else []
+        try:
+            done = subprocess.run([compiler, *language, str(source), "-static", "-o", str(Path(scratch) / "probe")],
+                                  capture_output=True, timeout=60, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return done.returncode == 0
 
 
 def build(program: StdinProgram, *, level: Isolation, limits: ProgramLimits) -> BuiltProgram:
@@ -230,9 +256,9 @@ def _compiler_argv(program: StdinProgram, compiler: str) -> list[str]:
     source = _source_name(program)
     build = program.build
     if program.language is Language.C:
-        return [compiler, *build.cflags, source, "-o", _BINARY, *build.clibs]
+        return [compiler, *build.cflags, source, "-o", _BINARY, *build.clibs, *_static(program)]
     if program.language is Language.CPP:
-        return [compiler, *build.cxxflags, source, "-o", _BINARY, *build.cxxlibs]
+        return [compiler, *build.cxxflags, source, "-o", _BINARY, *build.cxxlibs, *_static(program)]
     # javac itself runs on a JVM: its heap is bounded by -J-Xmx, not by the address space
     return [compiler, f"-J-Xmx{max(256, build.memory_mb // 2)}m", "-J-XX:-UsePerfData",
             *build.javacflags, "-d", _CLASSES, source]

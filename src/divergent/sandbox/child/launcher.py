@@ -6,8 +6,8 @@ processes; the launcher kills the run's process group at twice the CPU limit of 
 soon as it writes more than the output cap. It reports how the run ended (exit code or signal, CPU
 and wall seconds, peak memory from ``wait4``), what it printed (bounded; never parsed, only
 counted), and the ends of its stderr. One launcher serves one program for a whole search (the
-sandbox is started once, not per input); Python scripts are run from a fork of the launcher with
-:mod:`runpy` (the interpreter starts once) unless a fresh interpreter is asked for.
+sandbox is started once, not per input); Python scripts are compiled once and run from a fork of
+the launcher as ``__main__`` (the interpreter starts once) unless a fresh interpreter is asked for.
 
 Started by :mod:`divergent.sandbox.process_runner` (``launcher LIMITS``); speaks the kit's protocol
 (:mod:`.kit`). Like every child it imports only the standard library and the kit. Commands::
@@ -35,8 +35,10 @@ and killed before the next run starts.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import ctypes
+import gc
 import math
 import os
 import resource
@@ -46,6 +48,7 @@ import signal
 import sys
 import time
 import traceback
+import types
 
 from divergent.sandbox.child.kit import Channel, start_child
 
@@ -84,6 +87,7 @@ class Launcher:
         self.mode = ""
         self.argv: list[str] = []
         self.script = ""
+        self.code: types.CodeType | None = None
         self.limits: dict = {}
         self.run_dir = os.path.abspath(_RUN_DIR)
         os.makedirs(self.run_dir, exist_ok=True)
@@ -102,6 +106,7 @@ class Launcher:
             command, payload = message
             if command == "setup":
                 self.setup(payload)
+                gc.freeze()  # what the launcher holds now stays shared with every run's fork
             elif command == "run":
                 self.run(payload)
             elif command == "ping":
@@ -118,9 +123,14 @@ class Launcher:
             if not os.path.isfile(self.script):
                 self.channel.send({"ok": False, "error": f"no script at {self.script}"})
                 return
-            # Loaded now, once: every run's fork finds them ready.
-            import runpy  # noqa: F401
-            import threading  # noqa: F401
+            # Compiled now, once (compiling runs nothing): every run's fork executes the code object.
+            # The parent checked the syntax; a source the compiler cannot take fails in each run.
+            try:
+                with open(self.script, "rb") as handle:
+                    self.code = compile(handle.read(), self.script, "exec", dont_inherit=True)
+            except (SyntaxError, ValueError, MemoryError, RecursionError, OSError):
+                self.code = None
+            import threading  # noqa: F401 - loaded once: scripts often use it
         elif self.mode == "exec":
             if not self.argv or not os.access(self.argv[0], os.X_OK):
                 self.channel.send({"ok": False, "error": f"cannot execute {self.argv[:1]}"})
@@ -155,7 +165,7 @@ class Launcher:
         err_read, err_write = os.pipe2(os.O_CLOEXEC)
         args = list(job.get("args", ()))
         started = time.monotonic()
-        pid = os.fork()
+        pid = self._fork()
         if pid == 0:
             self._child(stdin, out_write, err_write, args)  # never returns
         os.close(out_write)
@@ -170,6 +180,17 @@ class Launcher:
             if not job.get("keep"):
                 self._empty_run_dir()
         return result
+
+    def _fork(self) -> int:
+        """``os.fork``, retried while the process cap is full (what a run left behind is being
+        killed); a launcher that cannot fork at all dies, which the parent reports as a crash."""
+        for _ in range(50):
+            try:
+                return os.fork()
+            except (BlockingIOError, MemoryError, OSError):
+                self._kill_orphans()
+                time.sleep(0.01)
+        return os.fork()
 
     def _child(self, stdin: int, out_write: int, err_write: int, args: list[str]) -> None:
         """In the fork: the limits, the descriptors, then the program. Never returns."""
@@ -200,7 +221,6 @@ class Launcher:
     def _python(self, args: list[str]) -> int:
         """Run the script as ``python script.py ARGS`` would, in this fork of the launcher."""
         import atexit
-        import runpy
         import threading
 
         sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
@@ -215,9 +235,18 @@ class Launcher:
         sys.path[:] = [os.path.dirname(os.path.abspath(self.script)), *(p for p in inherited if p)]
         sys.setrecursionlimit(1000)
         atexit._clear()
+        # The script's module, as `python script.py` makes it.
+        main = types.ModuleType("__main__")
+        main.__file__ = self.script
+        main.__cached__ = None
+        main.__builtins__ = builtins
+        sys.modules["__main__"] = main
         code = 0
         try:
-            runpy.run_path(self.script, run_name="__main__")
+            if self.code is None:
+                with open(self.script, "rb") as handle:
+                    self.code = compile(handle.read(), self.script, "exec", dont_inherit=True)
+            exec(self.code, main.__dict__)
         except SystemExit as exit_:
             code = _exit_status(exit_.code)
         except BaseException:  # noqa: BLE001 - the script's uncaught exception: Python's behaviour
