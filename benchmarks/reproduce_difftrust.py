@@ -1,20 +1,25 @@
-"""Reproduce the incoherence paper's HumanEval rows of Tables 2 and 4 and Figures 1 and 3.
+"""Reproduce the incoherence paper's Tables 2 and 4 and Figures 1 and 3 (HumanEval, and MBPP).
 
-Runs ``divergent incoherence`` (the Python API, same store) for the 16 models at temperature 0.6,
-m = 10, n = 1,000 on the recorded samples in ``shared/data/difftrust``, then prints our numbers beside
-the paper's (aggregated from the artifact's own per-task logs) with the differences, and writes
-Figure 1 (model rankings: 1 - pass@1 vs non-zero incoherence) and Figure 3 (error vs incoherence per
-task for GPT-4o, with the I <= 2E line) as PNG and SVG (needs matplotlib: ``pip install
-'divergent[plots]'``).
+Runs ``divergent incoherence`` (the Python API, same store) at temperature 0.6, m = 10, n = 1,000 on
+the recorded samples in ``shared/data/difftrust``, then prints our numbers beside the paper's
+(aggregated from the artifact's own per-task logs, over the same tasks) with the differences, and
+writes Figure 1 (model rankings: 1 - pass@1 vs non-zero incoherence) and Figure 3 (error vs
+incoherence per task for GPT-4o, with the I <= 2E line) as PNG and SVG (needs matplotlib: ``pip
+install 'divergent[plots]'``).
+
+* ``--benchmark humaneval`` (default): the 16 models of the HumanEval logs.
+* ``--benchmark mbpp``: the three configurations whose MBPP samples and logs are shared (gpt_4o,
+  claude_opus_4, ministral_8b); ``--limit-tasks 83`` gives the first 80 tasks that have logs.
 
 Usage::
 
-    python benchmarks/reproduce_difftrust.py [--compat difftrust|default] [--validity gt-raises|gt-timeout]
-        [--inputs draws|distinct] [--jobs 2] [--models a,b] [--limit-tasks N] [--n 1000] [--out benchmarks/results/difftrust]
+    python benchmarks/reproduce_difftrust.py [--benchmark humaneval|mbpp] [--compat difftrust|default]
+        [--validity auto|gt-raises|gt-timeout] [--inputs draws|distinct] [--jobs 2] [--models a,b]
+        [--limit-tasks N] [--n 1000] [--out benchmarks/results/difftrust]
 
-The defaults mimic the artifact (``--compat difftrust --validity gt-raises``) so the numbers compare
-one to one; run again with ``--compat default --validity gt-timeout`` to see how divergent's own
-policy changes them. Resumable: a killed run continues where it stopped.
+The defaults mimic the artifact (``--compat difftrust``, whose ``--validity auto`` is the artifact's
+gt-raises) so the numbers compare one to one; run again with ``--compat default`` to see how
+divergent's own policy changes them. Resumable: a killed run continues where it stopped.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from divergent.datasets.records import default_data_dir
 from divergent.incoherence.difftrust import aggregate_paper, paper_task_results
 from divergent.incoherence.inputs import InputMode
 from divergent.incoherence.metrics import aggregate, ranking_agreement
@@ -34,7 +40,10 @@ from divergent.incoherence.run import Validity
 from divergent.incoherence.study import StudyConfig, run_study, summarize
 from divergent.store import Store
 
-DATA = Path(__file__).resolve().parents[2] / "shared/data/difftrust"
+# $DIVERGENT_BENCH_DATA, else shared/data/difftrust beside the checkout
+DATA = default_data_dir() or Path(__file__).resolve().parents[2] / "shared/data/difftrust"
+#: the configurations whose MBPP samples and per-task logs the artifact shares
+MBPP_MODELS = ("claude_opus_4", "gpt_4o", "ministral_8b")
 MODELS = (
     "claude_opus_4", "claude_sonnet_4", "deepseek_r1", "deepseek_v3_0324", "gemini_2_0_flash_lite",
     "gemini_2_5_flash", "gemini_2_5_pro", "gpt_3_5", "gpt_4", "gpt_4_turbo", "gpt_4o", "gpt_o4_mini",
@@ -46,9 +55,17 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def paper_tasks(model: str, temperature: float, m: int) -> list | None:
+#: per benchmark: its name in --tasks, the directory of its logs, the samples file, the default models
+BENCHMARKS = {
+    "humaneval": ("humaneval", "HumanEval", "candidates_HumanEval.jsonl.gz", MODELS),
+    "mbpp": ("mbpp", "MBPP", "candidates_MBPP_dev.jsonl.gz", MBPP_MODELS),
+}
+
+
+def paper_tasks(model: str, temperature: float, m: int, benchmark: str = "humaneval") -> list | None:
     """The artifact's per-task results for one model (None when the log is not shipped)."""
-    log = DATA / f"HumanEval/experiments/{model}_temp{temperature:g}/logs/experiment-pointwise_{m}_candidate.json"
+    logs = DATA / BENCHMARKS[benchmark][1] / "experiments" / f"{model}_temp{temperature:g}" / "logs"
+    log = logs / f"experiment-pointwise_{m}_candidate.json"
     return paper_task_results(log) if log.exists() else None
 
 
@@ -79,11 +96,12 @@ def fmt(value: float | None) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--benchmark", default="humaneval", choices=sorted(BENCHMARKS))
     parser.add_argument("--compat", default="difftrust", choices=["difftrust", "default"])
-    parser.add_argument("--validity", default="gt-raises", choices=[v.value for v in Validity])
+    parser.add_argument("--validity", default="auto", choices=[v.value for v in Validity])
     parser.add_argument("--inputs", default="draws", choices=[v.value for v in InputMode])
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--models", default=None, help="default: every model with logs for the benchmark")
     parser.add_argument("--temperature", type=float, default=0.6)
     parser.add_argument("-m", type=int, default=10)
     parser.add_argument("-n", type=int, default=1000)
@@ -94,9 +112,11 @@ def main() -> None:
     parser.add_argument("--db", default=None)
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "difftrust"))
     options = parser.parse_args()
-    models = tuple((name, options.temperature) for name in options.models.split(",") if name)
+    tasks_name, _, samples_file, default_models = BENCHMARKS[options.benchmark]
+    names = options.models.split(",") if options.models else default_models
+    models = tuple((name, options.temperature) for name in names if name)
     config = StudyConfig(
-        tasks="humaneval", samples=str(DATA / "candidates_HumanEval.jsonl.gz"), models=models, m=options.m,
+        tasks=tasks_name, samples=str(DATA / samples_file), models=models, m=options.m,
         n=options.n, validity=Validity(options.validity), compat=options.compat, timeout=options.timeout,
         limit_tasks=options.limit_tasks, task_budget=options.task_budget, inputs=InputMode(options.inputs),
     )
@@ -110,7 +130,8 @@ def main() -> None:
     print(f"run {run.short_id}: {len(summary.models)} models, wall {seconds:.0f} s this invocation, "
           f"{executions:,} stored executions ({executions / max(seconds, 1e-9):,.0f}/s if all ran now), "
           f"{draws:,} evaluated draws (repeated draws run once)")
-    print(f"compat={options.compat} validity={options.validity} inputs={options.inputs} m={options.m} "
+    print(f"{options.benchmark}: compat={options.compat} validity={config.effective_validity.value} "
+          f"inputs={options.inputs} m={options.m} "
           f"n={options.n}; columns over the "
           "tasks both runs have, without those the artifact failed on (its 60 s limit)")
     over = sorted({u.key.split("/", 1)[1] for u in store_units if u.state != "done"}, key=_task_number)
@@ -120,7 +141,7 @@ def main() -> None:
     print(header)
     ours_by_model, paper_by_model = {}, {}
     for s in summary.models:
-        logged = paper_tasks(s.model, options.temperature, options.m)
+        logged = paper_tasks(s.model, options.temperature, options.m, options.benchmark)
         ours = s.metrics
         paper = None
         if logged is not None:
@@ -143,10 +164,10 @@ def main() -> None:
         ours_rank = ranking_agreement(ours_by_model).ranking_spearman
         paper_rank = ranking_agreement(paper_by_model).ranking_spearman if len(paper_by_model) > 1 else None
         print(f"ranking agreement (Figure 1 Spearman): ours {fmt(ours_rank)}  paper logs {fmt(paper_rank)}")
-    write_figures(summary, paper_by_model, Path(options.out))
+    write_figures(summary, paper_by_model, Path(options.out), options.benchmark)
 
 
-def write_figures(summary: object, paper_by_model: dict, out: Path) -> None:
+def write_figures(summary: object, paper_by_model: dict, out: Path, benchmark: str = "humaneval") -> None:
     try:
         import matplotlib
 
@@ -156,6 +177,9 @@ def write_figures(summary: object, paper_by_model: dict, out: Path) -> None:
         print("figures skipped: pip install 'divergent[plots]' (matplotlib)")
         return
     out.mkdir(parents=True, exist_ok=True)
+    title = BENCHMARKS[benchmark][1]
+    # HumanEval keeps the file names it always had; other benchmarks add their name
+    tail = "" if benchmark == "humaneval" else f"_{benchmark}"
     models = summary.models  # type: ignore[attr-defined]
     if len(models) > 1:
         agreement = ranking_agreement({s.model: s.metrics for s in models})
@@ -166,9 +190,9 @@ def write_figures(summary: object, paper_by_model: dict, out: Path) -> None:
         axis.plot([1, len(models)], [1, len(models)], linestyle="--", color="grey")
         axis.set_xlabel("rank by 1 - pass@1 (share of tasks with non-zero error)")
         axis.set_ylabel("rank by share of tasks with non-zero incoherence")
-        axis.set_title(f"Figure 1 (HumanEval): Spearman {agreement.ranking_spearman:.2f}")
+        axis.set_title(f"Figure 1 ({title}): Spearman {agreement.ranking_spearman:.2f}")
         for suffix in ("png", "svg"):
-            figure.savefig(out / f"figure1_rankings.{suffix}", dpi=150, bbox_inches="tight")
+            figure.savefig(out / f"figure1_rankings{tail}.{suffix}", dpi=150, bbox_inches="tight")
         plt.close(figure)
     chosen = next((s for s in models if s.model == "gpt_4o"), models[0] if models else None)
     if chosen is not None:
@@ -179,10 +203,10 @@ def write_figures(summary: object, paper_by_model: dict, out: Path) -> None:
         axis.plot([0, 0.5], [0, 1.0], linestyle="--", color="grey", label="I = 2E (Theorem 4.1)")
         axis.set_xlabel("empirical error")
         axis.set_ylabel("empirical incoherence")
-        axis.set_title(f"Figure 3 (HumanEval, {chosen.model})")
+        axis.set_title(f"Figure 3 ({title}, {chosen.model})")
         axis.legend()
         for suffix in ("png", "svg"):
-            figure.savefig(out / f"figure3_error_vs_incoherence.{suffix}", dpi=150, bbox_inches="tight")
+            figure.savefig(out / f"figure3_error_vs_incoherence{tail}.{suffix}", dpi=150, bbox_inches="tight")
         plt.close(figure)
     print(f"figures written to {out}")
 

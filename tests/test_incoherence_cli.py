@@ -83,6 +83,9 @@ def test_pac_sizes_and_bad_arguments(tmp_path: Path) -> None:
     wrong_mode = divergent("incoherence", "--tasks", str(tasks), "--samples", str(samples), "--inputs", "some",
                            home=tmp_path)
     assert wrong_mode.returncode == 2 and "--inputs 'some': choose draws or distinct" in wrong_mode.stderr
+    wrong_rule = divergent("incoherence", "--tasks", str(tasks), "--samples", str(samples), "--validity", "some",
+                           home=tmp_path)
+    assert wrong_rule.returncode == 2 and "choose auto, gt-timeout or gt-raises" in wrong_rule.stderr
 
 
 @pytest.mark.slow

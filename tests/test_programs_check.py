@@ -288,3 +288,22 @@ def test_cli_text_report_marks_the_difference_and_shows_how_to_reproduce(overflo
     assert "programs differ" in result.stdout
     assert "⟦" in result.stdout  # the first differing token is marked
     assert "reproduce:" in result.stdout and "sum_long.py" in result.stdout
+
+
+def test_cli_emits_a_test_and_an_html_report_for_programs(overflow_pair, programs_dir, build_cache, tmp_path,
+                                                          monkeypatch):
+    import subprocess
+    import sys
+
+    need_tool("gcc")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    sample = write(programs_dir, "cli_sample4.txt", "2\n1 2\n")
+    emitted, page = programs_dir / "test_emitted_overflow.py", tmp_path / "report.html"
+    result = runner.invoke(app, ["check", *overflow_pair, "--example", sample, "--budget", "4", "-q", "--build-cache",
+                                 build_cache, "--time-limit", "1", "--emit-test", str(emitted), "--html", str(page)])
+    assert result.exit_code == 1, result.output
+    assert "TextInput(INPUT)" in emitted.read_text() and "sum_int.c" in emitted.read_text()
+    assert "differ" in page.read_text()
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(emitted)],
+                         capture_output=True, text=True, timeout=300, env={**__import__("os").environ})
+    assert run.returncode == 1 and "1 failed" in run.stdout, run.stdout[-2000:]

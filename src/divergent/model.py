@@ -234,6 +234,9 @@ class Counterexample:
     function_name: str = "f"
     #: the spurious-counterexample filter's verdict, when a filter was configured
     filter: FilterVerdict | None = None
+    #: the inputs shrinking moved through, in order, after ``original`` and ending with ``input``
+    #: (empty when the found input was not shrunk)
+    shrink_steps: tuple[AnyInput, ...] = ()
 
     @property
     def call(self) -> str:
@@ -297,6 +300,14 @@ class EngineStats:
 
 
 @dataclass(frozen=True)
+class TimelinePoint:
+    """Every engine's cumulative counts at one moment of a search (the engines-over-time chart)."""
+
+    seconds: float
+    engines: tuple[EngineStats, ...]
+
+
+@dataclass(frozen=True)
 class Split:
     """One refinement of a partition: ``input`` separated ``classes`` that were one before."""
 
@@ -339,6 +350,8 @@ class Report:
     #: the language model's name and usage in this run ({"model", "calls", "cached_calls",
     #: "prompt_tokens", "completion_tokens", "cost", "seconds", "retries"}), None without a model
     llm: Mapping[str, Any] | None = None
+    #: the engines' cumulative counts over the search, oldest first (thinned to a few hundred points)
+    timeline: tuple[TimelinePoint, ...] = ()
 
     @property
     def divergent(self) -> bool:

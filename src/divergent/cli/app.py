@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -46,25 +46,69 @@ def stderr_console(quiet: bool) -> Console:
     return Console(stderr=True, quiet=quiet)
 
 
+def _progress_display(console: Console, *, elapsed: bool = True) -> Any:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    columns: list[Any] = [TextColumn("[cyan]{task.description}"), BarColumn(bar_width=20),
+                          TextColumn("{task.fields[count]}")]
+    if elapsed:
+        columns.append(TimeElapsedColumn())
+    columns += [TextColumn("eta"), TimeRemainingColumn(compact=True), TextColumn("[dim]{task.fields[note]}")]
+    return Progress(*columns, console=console, transient=True, refresh_per_second=8)
+
+
+@contextmanager
+def progress_bar(
+    console: Console, description: str, total: float | None = None, *, enabled: bool = True, unit: str = ""
+) -> Iterator[Callable[..., None]]:
+    """A progress bar with counts and an ETA on ``console`` (stderr) while it is a terminal; quiet
+    when ``enabled`` is False (``--json``, ``--quiet``) or the output is piped. Yields
+    ``update(completed=None, total=None, advance=0, note="")``. For every long command: incoherence,
+    the benchmarks (``divergent bench ...``), the searches' budget."""
+    if not enabled or not console.is_terminal:
+        yield lambda **_: None
+        return
+    display = _progress_display(console)
+    task = display.add_task(description, total=total, count="", note="")
+    suffix = f" {unit}" if unit else ""
+
+    def update(*, completed: float | None = None, total: float | None = None, advance: float = 0,
+               note: str | None = None, description: str | None = None) -> None:
+        changes: dict[str, Any] = {}
+        if total is not None:
+            changes["total"] = total
+        if completed is not None:
+            changes["completed"] = completed
+        if note is not None:
+            changes["note"] = note
+        if description is not None:
+            changes["description"] = description
+        display.update(task, advance=advance or None, **changes)
+        current = display.tasks[0]
+        shown_total = f"/{current.total:,.0f}" if current.total is not None else ""
+        display.update(task, count=f"{current.completed:,.0f}{shown_total}{suffix}")
+
+    with display:
+        yield update
+
+
 def live_progress(console: Console, enabled: bool) -> tuple[Callable | None, Callable[[], None]]:
-    """A progress callback drawing a live line on stderr, and a function to stop it."""
+    """A progress callback for a search (a bar over its time budget, with its counts), and a
+    function to stop it; None when the display is off or not a terminal."""
     if not enabled or not console.is_terminal:
         return None, lambda: None
-    from rich.live import Live
-    from rich.text import Text
-
-    live = Live(console=console, refresh_per_second=8, transient=True)
-    live.start()
+    display = _progress_display(console, elapsed=False)
+    task = display.add_task("searching", total=None, count="", note="")
+    display.start()
 
     def update(progress: Any) -> None:
-        budget = f"/{progress.budget_seconds:g}" if progress.budget_seconds else ""
-        busy = ", ".join(f"{s.name} {s.inputs:,}" for s in progress.engines if not s.stopped)
-        live.update(
-            Text(
-                f"{progress.phase}… {progress.seconds:5.1f}{budget} s · {progress.inputs:,} inputs · "
-                f"{progress.executions:,} executions · {busy}",
-                style="cyan",
-            )
+        note = f"{progress.inputs:,} inputs · {progress.executions:,} executions"
+        if console.width >= 120:  # the engines' counts too, when there is room
+            note += " · " + ", ".join(f"{s.name} {s.inputs:,}" for s in progress.engines if not s.stopped)
+        budget = progress.budget_seconds
+        display.update(
+            task, description=progress.phase, total=budget, completed=min(progress.seconds, budget or progress.seconds),
+            count=f"{progress.seconds:.0f}/{budget:g} s" if budget else f"{progress.seconds:.0f} s", note=note,
         )
 
-    return update, live.stop
+    return update, display.stop

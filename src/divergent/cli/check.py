@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -25,8 +26,15 @@ def check(
         typer.Option("--brute-force", help="With --model: compare with a brute-force reference the model writes "
                      "(REFUTE's RandSearch when no implementation is trusted).", rich_help_panel="Language model"),
     ] = False,
+    emit_test: Annotated[
+        Path | None,
+        typer.Option("--emit-test", help="Write a pytest module reproducing the counterexample here (paths relative "
+                     "to it); it fails while the implementations differ."),
+    ] = None,
 ) -> None:
     """Find an input on which the implementations behave differently (exit 1), or say none was found (exit 0)."""
+    from divergent.cli.app import input_errors, stderr_console
+    from divergent.cli.outputs import check_output_paths, keep_report, write_html_report, write_text_file
     from divergent.report.json import report_json
     from divergent.report.text import plain_report, render_report
     from divergent.search import check as run_check
@@ -39,37 +47,73 @@ def check(
         compared[:] = found
         return run_check(found, search_options, shrink=shrink)
 
+    with input_errors(options.as_json):
+        check_output_paths(("--html", options.html), ("--emit-test", emit_test))
     impls, report = run_search(implementations, options, run)
     impls = compared or impls
     from divergent.programs import StdinProgram
 
-    if any(isinstance(impl, StdinProgram) for impl in impls):
-        render_programs(report, impls, options)
-        raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
-    if options.as_json:
-        print(json.dumps(report_json(report), ensure_ascii=False))
+    programs = any(isinstance(impl, StdinProgram) for impl in impls)
+    input_file, reproduce = None, []
+    if programs:
+        from divergent.cli.programs import program_extras
+
+        input_file, reproduce = program_extras(report, impls, options.program_options(), options.timeout)
+    document = report_json(report, input_file=input_file, reproduce=reproduce)
+    notices = stderr_console(options.quiet)
+    with input_errors(options.as_json):
+        test = reproduction(report, impls, options, emit_test)
+    if programs and not options.as_json:
+        from divergent.report.programs import plain_program_report, render_program_report
+
+        if options.quiet:
+            if report.divergent:
+                print(plain_program_report(report, input_file=input_file, reproduce=reproduce))
+        else:
+            render_program_report(report, Console(), input_file=input_file, reproduce=reproduce,
+                                  test=test if emit_test is None else "")
+    elif options.as_json:
+        print(json.dumps(document, ensure_ascii=False))
     elif options.quiet:
         if report.divergent:
             print(plain_report(report))
     else:
-        render_report(report, Console(), impls)
+        # with --emit-test the test is in its file: the terminal names it instead of printing it
+        render_report(report, Console(), impls, test=test if emit_test is None else "")
+    with input_errors(options.as_json):
+        if emit_test is not None:
+            if test is None:
+                notices.print(f"no counterexample: {emit_test} not written", highlight=False)
+            else:
+                write_text_file(emit_test, test, "--emit-test")
+                notices.print(f"reproducing test written: pytest {emit_test}", highlight=False)
+        if options.html is not None:
+            from divergent.report.html import check_page
+
+            write_html_report(check_page(document, test=test), options.html, notices)
+        if options.store or options.db is not None:
+            keep_report("check", document, options.db, notices, test=test)
     raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
 
 
-def render_programs(report: Any, programs: list, arguments: SearchArguments) -> None:
-    """The report of a search over whole programs: the input saved to a file, commands to rerun."""
-    from divergent.cli.programs import program_extras
-    from divergent.report.json import report_json
-    from divergent.report.programs import plain_program_report, render_program_report
+def reproduction(report: Any, impls: list, options: SearchArguments, emit_test: Path | None) -> str | None:
+    """The pytest module reproducing the counterexample (paths relative to where it is written, or to
+    the current directory); files at a git revision are put in it as source text."""
+    from divergent.load import parse_target
+    from divergent.report.reproduce import reproduction_test
 
-    input_file, reproduce = program_extras(report, programs, arguments.program_options(), arguments.timeout)
-    if arguments.as_json:
-        print(json.dumps(report_json(report, input_file=input_file, reproduce=reproduce), ensure_ascii=False))
-    elif arguments.quiet:
-        if report.divergent:
-            print(plain_program_report(report, input_file=input_file, reproduce=reproduce))
-    else:
-        render_program_report(report, Console(), input_file=input_file, reproduce=reproduce)
+    if report.counterexample is None:
+        return None
+    embed = []
+    for index, impl in enumerate(impls):
+        try:
+            if impl.path is not None and parse_target(impl.origin).kind == "git":
+                embed.append(index)
+        except Exception:  # noqa: BLE001 - a live function's origin is no spec: nothing to embed
+            continue
+    test_dir = emit_test.resolve().parent if emit_test is not None else Path.cwd()
+    return reproduction_test(report.counterexample, impls, test_dir=test_dir, policy=options.policy(), embed=embed,
+                             programs_options=options.program_options())
 
 
 def brute_force_implementation(impls: list, llm: Any, spec: str | None) -> Any:

@@ -96,11 +96,25 @@ def cluster(
         )
         return clustering, clustering.tests
 
+    from divergent.cli.app import input_errors, stderr_console
+    from divergent.cli.outputs import check_output_paths, keep_report, write_html_report
+
+    with input_errors(options.as_json):
+        check_output_paths(("--html", options.html))
     impls, (clustering, results) = run_search(implementations, options, run)
+    document = clustering_json(clustering, impls[0].display_name, results)
     if options.as_json:
-        print(json.dumps(clustering_json(clustering, impls[0].display_name, results), ensure_ascii=False))
+        print(json.dumps(document, ensure_ascii=False))
     else:
         render_clustering(clustering, impls, Console(), results)
+    notices = stderr_console(options.quiet)
+    with input_errors(options.as_json):
+        if options.html is not None:
+            from divergent.report.html import cluster_page
+
+            write_html_report(cluster_page(document), options.html, notices)
+        if options.store or options.db is not None:
+            keep_report("cluster", document, options.db, notices)
     raise typer.Exit(EXIT_SAME)
 
 

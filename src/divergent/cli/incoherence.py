@@ -13,8 +13,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import EXIT_SAME, app, input_errors
+from divergent.cli.app import EXIT_SAME, app, input_errors, progress_bar, stderr_console
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
+from divergent.cli.outputs import check_output_paths, write_html_report
 
 incoherence_app = typer.Typer(
     help="Incoherence of LLM samples (DiffTrust): error and incoherence per task, per model.",
@@ -23,6 +24,9 @@ incoherence_app = typer.Typer(
 )
 app.add_typer(incoherence_app, name="incoherence")
 
+HtmlOpt = Annotated[
+    Path | None, typer.Option("--html", help="Also write a self-contained HTML report (table, charts) to this file.")
+]
 StoreOpt = Annotated[
     Path | None, typer.Option("--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")
 ]
@@ -51,8 +55,10 @@ def incoherence(
                      "(n different inputs)."),
     ] = "draws",
     validity: Annotated[
-        str, typer.Option("--validity", help="gt-timeout (drop inputs the ground truth times out on) or gt-raises.")
-    ] = "gt-timeout",
+        str,
+        typer.Option("--validity", help="auto (gt-raises with --compat difftrust and on MBPP, else gt-timeout), "
+                     "gt-timeout (drop inputs the ground truth times out on) or gt-raises (and those it raises on)."),
+    ] = "auto",
     compat: Annotated[str, typer.Option("--compat", help="default or difftrust (the artifact's comparison).")] = "default",
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per call.")] = 2.0,
     jobs: Annotated[
@@ -75,6 +81,7 @@ def incoherence(
                      help="Wall seconds per task (all models); a task over it is left out, as the artifact did."),
     ] = None,
     as_json: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
+    html: HtmlOpt = None,
     epsilon: Annotated[float | None, typer.Option("--epsilon", help="PAC: the tolerance ε.")] = None,
     delta: Annotated[float | None, typer.Option("--delta", help="PAC: the failure probability δ.")] = None,
     db: StoreOpt = None,
@@ -97,6 +104,7 @@ def incoherence(
         return
     console = Console()
     with input_errors(False):
+        check_output_paths(("--html", html), ("--json", as_json))
         if epsilon is not None or delta is not None:
             _print_pac(console, epsilon, delta)
             raise typer.Exit(EXIT_SAME)
@@ -116,7 +124,7 @@ def incoherence(
         except ValueError:
             from divergent.errors import InvalidArgument
 
-            raise InvalidArgument(f"--validity {validity!r}: choose gt-timeout or gt-raises") from None
+            raise InvalidArgument(f"--validity {validity!r}: choose auto, gt-timeout or gt-raises") from None
         try:
             input_mode = InputMode(inputs)
         except ValueError:
@@ -133,16 +141,21 @@ def incoherence(
             validity=validity_rule, compat=compat, timeout=timeout, limit_tasks=limit_tasks, task_budget=task_budget,
             inputs=input_mode,
         )
-        with _open_store(db) as store, _sampling(console, live):
-            progress_line = _progress_printer(console)
+        with _open_store(db) as store, _sampling(console, live), \
+                progress_bar(stderr_console(False), "units (model × task)") as update:
+
+            def show(progress: Any) -> None:
+                update(completed=progress.done, total=progress.total,
+                       note=f"{progress.failed} failed" if progress.failed else "")
+
             try:
-                run, progress = run_study(config, store, jobs=jobs, isolation=isolation, on_progress=progress_line,
+                run, progress = run_study(config, store, jobs=jobs, isolation=isolation, on_progress=show,
                                           executor=executor, address=address, live=live)
             except KeyboardInterrupt:
                 console.print("[yellow]interrupted: finished units are stored; run the same command to resume[/yellow]")
                 raise typer.Exit(130) from None
             summary = summarize(store, run)
-    _render(console, summary, as_json)
+    _render(console, summary, as_json, html)
     _report_skipped(console, progress)
 
 
@@ -159,6 +172,7 @@ def _report_skipped(console: Console, progress: Any) -> None:
 def show(
     run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
     as_json: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
+    html: HtmlOpt = None,
     db: StoreOpt = None,
 ) -> None:
     """Re-render a stored run without executing anything."""
@@ -166,8 +180,9 @@ def show(
 
     console = Console()
     with input_errors(False), _open_store(db) as store:
+        check_output_paths(("--html", html), ("--json", as_json))
         summary = summarize(store, store.get_run(run))
-    _render(console, summary, as_json)
+    _render(console, summary, as_json, html)
 
 
 @incoherence_app.command("list")
@@ -187,14 +202,6 @@ def list_runs(db: StoreOpt = None) -> None:
                 ", ".join(p.get("models") or ["all"]), str(p.get("m")), str(p.get("n")), str(p.get("compat")),
             )
         console.print(table)
-
-
-def _progress_printer(console: Console) -> Any:
-    def show(progress: Any) -> None:
-        if console.is_terminal:
-            console.print(f"[dim]{progress.done}/{progress.total} units ({progress.failed} failed)[/dim]", end="\r")
-
-    return show
 
 
 def _print_pac(console: Console, epsilon: float | None, delta: float | None) -> None:
@@ -217,7 +224,7 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
 
 
-def _render(console: Console, summary: Any, as_json: Path | None) -> None:
+def _render(console: Console, summary: Any, as_json: Path | None, html: Path | None = None) -> None:
     from divergent.incoherence.study import summary_json
 
     table = Table(title=f"incoherence run {summary.run.short_id} ({summary.run.status})")
@@ -240,6 +247,11 @@ def _render(console: Console, summary: Any, as_json: Path | None) -> None:
     if as_json is not None:
         as_json.write_text(json.dumps(summary_json(summary), indent=1))
         console.print(f"results written to {as_json}")
+    if html is not None:
+        from divergent.report.html import incoherence_page
+
+        with input_errors(False):
+            write_html_report(incoherence_page(summary_json(summary)), html, console)
 
 
 def _live_source(

@@ -126,6 +126,17 @@ FreshInterpreterOpt = Annotated[
     bool, typer.Option("--fresh-interpreter", help="Run every Python script in a new interpreter (slower).",
                        rich_help_panel=_PROGRAM_PANEL)
 ]
+HtmlOpt = Annotated[
+    Path | None, typer.Option("--html", help="Also write a self-contained HTML report (charts, no network) here.")
+]
+KeepOpt = Annotated[
+    bool, typer.Option("--store", help="Keep the report in the store: `divergent report RUN` shows it again.")
+]
+DbOpt = Annotated[
+    Path | None,
+    typer.Option("--db", help="The store for --store (default: $DIVERGENT_HOME or ~/.local/share/divergent); "
+                 "implies --store."),
+]
 _LLM_PANEL = "Language model"
 SpecOpt = Annotated[
     Path | None,
@@ -205,6 +216,9 @@ class SearchArguments:
     std: str | None = _PROGRAMS.std
     build_cache: str | None = _PROGRAMS.build_cache
     fresh_interpreter: bool = _PROGRAMS.fresh_interpreter
+    html: Path | None = None
+    store: bool = False
+    db: Path | None = None
 
     def program_options(self) -> Any:
         from divergent.search.program_options import ProgramOptions
@@ -360,6 +374,9 @@ def _shared_search_options(
     std: StdOpt = _PROGRAMS.std,
     build_cache: BuildCacheOpt = _PROGRAMS.build_cache,
     fresh_interpreter: FreshInterpreterOpt = _PROGRAMS.fresh_interpreter,
+    html: HtmlOpt = None,
+    store: KeepOpt = False,
+    db: DbOpt = None,
 ) -> None:
     """The template whose parameters become every searching command's options."""
 

@@ -104,6 +104,7 @@ def _mbpp_task(record: dict[str, Any]) -> Task:
         seeds_text="\n".join(tests),
         setup_code="\n".join(setup_parts),
         dataset="MBPP",
+        raising_is_specified=False,
     )
 
 

@@ -18,7 +18,10 @@ One JSON object per line (blank lines skipped, ``.jsonl.gz`` read with gzip)::
      "seeds": [["A b"], ["x y z"]],                   optional: argument lists, one per call (JSON
                                                       values: lists stay lists); {"args": [...],
                                                       "kwargs": {...}} is accepted too
-     "setup_code": "import math"}                     optional: run before the entry point is looked up
+     "setup_code": "import math",                     optional: run before the entry point is looked up
+     "raising_is_specified": true}                    optional: false when the ground truth's exceptions
+                                                      are accidents, not behaviour the task asks for
+                                                      (``--validity auto`` then drops those inputs)
 
 A line that is not such an object does not stop the load: it becomes a
 :class:`~divergent.datasets.records.LineProblem` (path, line number, message) in the returned
@@ -81,6 +84,11 @@ class Task:
     explicit_seeds: tuple[Input, ...] = ()
     #: the benchmark's name, e.g. "HumanEval", "MBPP", or a task JSONL file's stem
     dataset: str = ""
+    #: whether the ground truth raising on an input is behaviour the task asks for (a sample that
+    #: returns there is wrong). False for MBPP: no ground truth there raises on purpose (none has a
+    #: ``raise``), the one-line prompts say nothing about the inputs they crash on, and those are
+    #: outside the task (a non-square "magic square", an exponent below zero for a recursive power)
+    raising_is_specified: bool = True
 
     @property
     def qualified_id(self) -> str:
@@ -251,6 +259,9 @@ def _generic_task(record: dict[str, Any], dataset: str) -> Task:
     seeds = record.get("seeds")
     if seeds is not None and not isinstance(seeds, list):
         raise BadRecord("field 'seeds' must be a list of argument lists")
+    raising_is_specified = record.get("raising_is_specified", True)
+    if not isinstance(raising_is_specified, bool):
+        raise BadRecord(f"field 'raising_is_specified' must be true or false, got {raising_is_specified!r}")
     return Task(
         task_id=task_id,
         description=text_field(record, "description", required=False),
@@ -261,6 +272,7 @@ def _generic_task(record: dict[str, Any], dataset: str) -> Task:
         setup_code=text_field(record, "setup_code", required=False),
         explicit_seeds=tuple(_explicit_seed(seed) for seed in seeds or ()),
         dataset=dataset,
+        raising_is_specified=raising_is_specified,
     )
 
 

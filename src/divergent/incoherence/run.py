@@ -43,10 +43,19 @@ __all__ = [
 
 
 class Validity(enum.StrEnum):
+    #: the task's own rule: GT_RAISES when its ground truth's exceptions are not behaviour the task
+    #: asks for (``Task.raising_is_specified`` False: MBPP), GT_TIMEOUT otherwise
+    AUTO = "auto"
     #: drop inputs on which the ground truth times out (no expected output to compare with)
     GT_TIMEOUT = "gt-timeout"
     #: also drop inputs on which the ground truth raises (the DiffTrust artifact's rule)
     GT_RAISES = "gt-raises"
+
+    def for_task(self, task: Task) -> Validity:
+        """The rule applied to ``task`` (AUTO resolved)."""
+        if self is not Validity.AUTO:
+            return self
+        return Validity.GT_TIMEOUT if task.raising_is_specified else Validity.GT_RAISES
 
 
 class TaskOverBudget(DivergentError):
@@ -136,6 +145,7 @@ def run_task(
     the artifact left out the tasks that hit its per-task time limit)."""
     deadline = None if task_budget is None else time.monotonic() + task_budget
     task = job.task
+    validity = validity.for_task(task)
     reference = task.reference()
     generated = generate_inputs(task, reference, n, seed, input_mode)
     programs: list[PythonFunction] = [reference] if reference is not None else []

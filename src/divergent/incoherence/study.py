@@ -52,7 +52,8 @@ class StudyConfig:
     m: int = 10
     n: int = 1000
     seed: int = 0
-    validity: Validity = Validity.GT_TIMEOUT
+    #: AUTO: the artifact's GT_RAISES under compat "difftrust", else each task's own rule
+    validity: Validity = Validity.AUTO
     #: "default" (divergent's equality policy) or "difftrust" (the artifact's comparison)
     compat: str = "default"
     timeout: float = 2.0
@@ -81,7 +82,8 @@ class StudyConfig:
             "m": self.m,
             "n": self.n,
             "seed": self.seed,
-            "validity": self.validity.value,
+            # the rule in force: an AUTO run under compat difftrust is the same run as a GT_RAISES one
+            "validity": self.effective_validity.value,
             "compat": self.compat,
             "timeout": self.timeout,
             "limit_tasks": self.limit_tasks,
@@ -90,6 +92,15 @@ class StudyConfig:
             # always present: runs stored before it used another Gen(d) and must not be resumed
             "inputs": self.inputs.value,
         }
+
+    @property
+    def effective_validity(self) -> Validity:
+        """The validity rule passed to the tasks: the artifact dropped every input on which the
+        ground truth raised, so compat "difftrust" makes AUTO mean GT_RAISES on every benchmark;
+        otherwise AUTO is resolved per task (:meth:`Validity.for_task`)."""
+        if self.validity is Validity.AUTO and self.compat == "difftrust":
+            return Validity.GT_RAISES
+        return self.validity
 
     @property
     def policy(self) -> Any:
@@ -211,7 +222,7 @@ def run_study(
             seed=config.seed,
             policy=config.policy,
             limits=Limits(timeout=config.timeout),
-            validity=config.validity,
+            validity=config.effective_validity,
             isolation=isolation,
             task_budget=config.task_budget,
             input_mode=config.inputs,
@@ -272,6 +283,7 @@ def summary_json(summary: StudySummary) -> dict[str, Any]:
     """The ``--json`` document: one entry per model and temperature, plus ``ranking_spearman``."""
     return {
         "run": summary.run.id,
+        "status": summary.run.status,
         "parameters": summary.run.parameters,
         "models": [
             {

@@ -39,13 +39,29 @@ def filter_json(verdict: FilterVerdict | None) -> dict[str, Any] | None:
     }
 
 
+def outcomes_json(
+    labels: tuple[str, ...], outcomes: tuple[Outcome, ...], classes: tuple[tuple[int, ...], ...], *,
+    programs: bool = False,
+) -> list[dict[str, Any]]:
+    """Each implementation's outcome, with ``class``: the 1-based number of its behaviour class on
+    this input (equal numbers, equal behaviour). ``programs``: whole programs' runs."""
+    class_of = {i: number for number, members in enumerate(classes, 1) for i in members}
+    one = program_outcome_json if programs else outcome_json
+    return [
+        {**one(label, outcome), "class": class_of.get(i)}
+        for i, (label, outcome) in enumerate(zip(labels, outcomes, strict=True))
+    ]
+
+
 def counterexample_json(cx: Counterexample, labels: tuple[str, ...]) -> dict[str, Any]:
     return {
         "call": cx.call,
         "args": [json_safe(encode(a)) for a in cx.input.args],
         "kwargs": {k: json_safe(encode(v)) for k, v in cx.input.kwargs.items()},
-        "outcomes": [outcome_json(label, o) for label, o in zip(labels, cx.outcomes, strict=True)],
+        "outcomes": outcomes_json(labels, cx.outcomes, cx.classes),
         "original_call": cx.original.call(cx.function_name),
+        # the calls shrinking moved through after original_call, ending with call
+        "shrink_steps": [step.call(cx.function_name) for step in cx.shrink_steps],
         "engine": cx.engine,
         "filter": filter_json(cx.filter),
     }
@@ -53,13 +69,13 @@ def counterexample_json(cx: Counterexample, labels: tuple[str, ...]) -> dict[str
 
 def splits_json(report: Report, function_name: str) -> list[dict[str, Any]]:
     labels = report.implementations
-    one_outcome = program_outcome_json if is_program_report(report) else outcome_json
+    programs = is_program_report(report)
     return [
         {
             "call": split.input.call(function_name),
             "engine": split.engine,
             "classes": [[labels[i] for i in members] for members in split.classes],
-            "outcomes": [one_outcome(label, o) for label, o in zip(labels, split.outcomes, strict=True)],
+            "outcomes": outcomes_json(labels, split.outcomes, split.classes, programs=programs),
             "filter": filter_json(split.filter),
         }
         for split in report.splits
@@ -111,4 +127,19 @@ def report_json(report: Report, function_name: str = "f", *, input_file: str | N
         # the model and its usage: calls, cached_calls, prompt/completion tokens, cost, seconds, retries
         "llm": dict(report.llm) if report.llm is not None else None,
         "error": report.error or None,
+        "timeline": timeline_json(report),
     }
+
+
+def timeline_json(report: Report) -> list[dict[str, Any]]:
+    """The engines' cumulative counts over the search: ``[{"seconds", "engines": {name: {"inputs",
+    "novel", "divergences"}}}]``, oldest first."""
+    return [
+        {
+            "seconds": point.seconds,
+            "engines": {
+                s.name: {"inputs": s.inputs, "novel": s.novel, "divergences": s.divergences} for s in point.engines
+            },
+        }
+        for point in report.timeline
+    ]

@@ -130,16 +130,19 @@ def program_counterexample_json(cx: Counterexample, labels: Sequence[str], *, in
                                 reproduce: Sequence[str] = ()) -> dict[str, Any]:
     assert isinstance(cx.input, TextInput)
     original = cx.original if isinstance(cx.original, TextInput) else cx.input
+    class_of = {i: number for number, members in enumerate(cx.classes, 1) for i in members}
     return {
         "call": cx.input.call(),
         "stdin": cx.input.text,
         "input_file": input_file,
         "outcomes": [
-            program_outcome_json(label, outcome, first_difference(cx.outcomes, i))
+            {**program_outcome_json(label, outcome, first_difference(cx.outcomes, i)), "class": class_of.get(i)}
             for i, (label, outcome) in enumerate(zip(labels, cx.outcomes, strict=True))
         ],
         "original_stdin": original.text,
         "original_call": original.call(),
+        # the inputs shrinking moved through after original_stdin, ending with stdin
+        "shrink_steps": [step.text for step in cx.shrink_steps if isinstance(step, TextInput)],
         "engine": cx.engine,
         "reproduce": list(reproduce),
         "filter": None if cx.filter is None else {
@@ -199,8 +202,9 @@ def _last_line(text: str) -> str:
 
 
 def render_program_report(report: Report, console: Console, *, input_file: str | None = None,
-                          reproduce: Sequence[str] = ()) -> None:
-    """The rich terminal report of a search over whole programs."""
+                          reproduce: Sequence[str] = (), test: str | None = None) -> None:
+    """The rich terminal report of a search over whole programs; ``test``: the reproducing pytest
+    module, printed after it as plain text to copy."""
     cx = report.counterexample
     if cx is None:
         console.print(Panel(Text.assemble(
@@ -233,6 +237,10 @@ def render_program_report(report: Report, console: Console, *, input_file: str |
             parts.append(Text("\nReproduce:", style="bold"))
             parts.append(Text("\n".join(reproduce)))
         console.print(Panel(Group(*parts), border_style="red"))
+        if test:
+            console.print(Text("Reproduce with pytest (save in this directory, or use --emit-test FILE):",
+                               style="bold"))
+            console.out(test, highlight=False)
         if len(report.implementations) > 2:
             console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(
                 " = ".join(report.implementations[i] for i in members) for members in report.classes))

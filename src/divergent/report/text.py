@@ -1,24 +1,24 @@
-"""Rendering reports for people: rich terminal output, plain text, and a reproducing test.
+"""Rendering reports for people: rich terminal output and plain text (the reproducing test is made
+by :mod:`divergent.report.reproduce`, the HTML report by :mod:`divergent.report.html`).
 
 Renders stored records only (a :class:`~divergent.model.Report`); it never runs anything.
 """
 
 from __future__ import annotations
 
-import keyword
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.panel import Panel
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
 from divergent.model import Counterexample, FilterDecision, FilterVerdict, Outcome, OutcomeKind, Report
 from divergent.programs import PythonFunction
 from divergent.report.programs import is_program_report, plain_program_report
+from divergent.report.reproduce import reproduction_test
 from divergent.values import encode, render
 
 _KIND_STYLE = {
@@ -130,8 +130,11 @@ def plain_report(report: Report) -> str:
     return "\n".join(lines)
 
 
-def render_report(report: Report, console: Console, implementations: Sequence[PythonFunction] = ()) -> None:
-    """Rich terminal rendering of a check report."""
+def render_report(
+    report: Report, console: Console, implementations: Sequence[PythonFunction] = (), *, test: str | None = None
+) -> None:
+    """Rich terminal rendering of a check report; with a counterexample, the reproducing pytest
+    module (``test``, or one made from ``implementations``) follows as plain text to copy."""
     if report.counterexample is None:
         console.print(
             Panel(
@@ -169,10 +172,14 @@ def render_report(report: Report, console: Console, implementations: Sequence[Py
             parts.append(Text(f"\nshrunk from {cx.original.call(cx.function_name, max_length=80)}", style="dim"))
         if cx.filter is not None:
             parts.append(Text.assemble("\n", ("filter verdict: ", "bold"), verdict_text(cx.filter)))
-        if implementations:
-            parts.append(Text("\nReproduce with pytest:", style="bold"))
-            parts.append(Syntax(reproduction_test(cx, implementations), "python", theme="ansi_dark"))
         console.print(Panel(Group(*parts), border_style="red"))
+        if test is None and implementations:
+            test = reproduction_test(cx, implementations)
+        if test:
+            # Plain text after a heading, no border and no wrapping, so it can be copied as it is.
+            console.print(Text("Reproduce with pytest (save in this directory, or use --emit-test FILE):",
+                               style="bold"))
+            console.out(test, highlight=False)
         if len(report.implementations) > 2:
             console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(describe_classes(report)))
             if len(report.splits) > 1:
@@ -185,20 +192,40 @@ def render_report(report: Report, console: Console, implementations: Sequence[Py
         )
         for line in filtered_out_lines(report):
             console.print(Text(f"    {line}", style="dim"))
-    engines = Table(title="engines", box=None, padding=(0, 2), title_justify="left")
-    for column in ("engine", "inputs", "novel", "divergent", "seconds", "stopped"):
-        engines.add_column(column, justify="right" if column in ("inputs", "novel", "divergent", "seconds") else "left")
-    for stats in report.engines:
-        engines.add_row(
-            stats.name, f"{stats.inputs:,}", str(stats.novel), str(stats.divergences), f"{stats.seconds:.2f}",
-            stats.stopped,
-        )
+    engines, reasons = engines_table(report.engines, console.width)
     console.print(engines)
+    for reason in reasons:
+        console.print(Padding(Text(reason, style="dim"), (0, 0, 0, 2)))
     console.print(f"[dim]sandbox: {report.isolation} · policy: {report.policy} · seed: {report.seed}[/dim]")
     if report.llm is not None:
         console.print(f"[dim]{llm_usage_text(report.llm)}[/dim]")
     for note in report.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
+
+
+def engines_table(engines: Sequence[Any], width: int = 80) -> tuple[Table, list[str]]:
+    """The engines table, fit for ``width`` columns, and the lines to print below it.
+
+    Why an engine stopped can be long: the table shows its first word ("exhausted", "failed"...)
+    and the whole reason goes below it; on a narrow terminal the seconds column goes first."""
+    table = Table(title="engines", box=None, padding=(0, 2 if width >= 70 else 1), title_justify="left")
+    columns = ["engine", "inputs", "novel", "divergent", "seconds", "stopped"]
+    if width < 60:
+        columns.remove("seconds")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("engine", "stopped") else "right", no_wrap=True,
+                         overflow="ellipsis")
+    reasons = []
+    for stats in engines:
+        short = stats.stopped.split(":", 1)[0].split(" —", 1)[0].strip()
+        if stats.stopped and stats.stopped != short:
+            reasons.append(f"{stats.name} stopped: {stats.stopped}")
+        cells = {
+            "engine": stats.name, "inputs": f"{stats.inputs:,}", "novel": f"{stats.novel:,}",
+            "divergent": f"{stats.divergences:,}", "seconds": f"{stats.seconds:.2f}", "stopped": short,
+        }
+        table.add_row(*(cells[column] for column in columns))
+    return table, reasons
 
 
 def render_splits(report: Report, function_name: str, console: Console) -> None:
@@ -214,50 +241,3 @@ def render_splits(report: Report, function_name: str, console: Console) -> None:
             if text not in shown:
                 shown.add(text)
                 console.print(f"    {', '.join(labels[i] for i in members)}: {text}")
-
-
-def _identifier(label: str, index: int) -> str:
-    name = re.sub(r"\W+", "_", label.rsplit(":", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")).strip("_")
-    if not name or name[0].isdigit() or keyword.iskeyword(name):
-        name = f"impl_{index}"
-    return name
-
-
-def reproduction_test(cx: Counterexample, implementations: Sequence[PythonFunction]) -> str:
-    """A ready-to-paste pytest test that fails while the implementations differ."""
-    names: list[str] = []
-    for i, impl in enumerate(implementations):
-        name = _identifier(impl.label, i)
-        while name in names:
-            name += f"_{i}"
-        names.append(name)
-    loads = []
-    for name, impl in zip(names, implementations, strict=True):
-        if impl.path:
-            loads.append(f"{name} = _load({impl.path!r}, {impl.entry_point!r})")
-        else:
-            loads.append(f"{name}_namespace = {{}}")
-            loads.append(f"exec({impl.source!r}, {name}_namespace)")
-            loads.append(f"{name} = {name}_namespace[{impl.entry_point!r}]")
-    call_args = cx.input.call("")[1:-1]
-    checks = "\n".join(
-        f"    assert _outcome({names[0]}, {call_args}) == _outcome({other}, {call_args})".replace("(, ", "(")
-        .replace(", )", ")")
-        for other in names[1:]
-    )
-    return (
-        "import importlib.util\n\n\n"
-        "def _load(path, name):\n"
-        "    spec = importlib.util.spec_from_file_location(name + '_under_test', path)\n"
-        "    module = importlib.util.module_from_spec(spec)\n"
-        "    spec.loader.exec_module(module)\n"
-        "    return getattr(module, name)\n\n\n"
-        "def _outcome(function, *args, **kwargs):\n"
-        "    try:\n"
-        "        return 'returned', function(*args, **kwargs)\n"
-        "    except Exception as error:\n"
-        "        return 'raised', type(error).__name__\n\n\n"
-        f"def test_{_identifier(cx.function_name, 0)}_implementations_agree():\n"
-        f"    {(chr(10) + '    ').join(loads)}\n"
-        f"{checks}\n"
-    )

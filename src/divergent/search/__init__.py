@@ -8,7 +8,7 @@ Rooms: :mod:`~divergent.search.options` (the one options record), :mod:`~diverge
 (``check`` and ``assert_equivalent``).
 """
 
-from divergent.search.check import assert_equivalent, check, run_check
+from divergent.search.check import assert_equivalent, check, outcomes_on, run_check
 from divergent.search.loop import Search
 from divergent.search.options import DEFAULT_OPTIONS, ImplementationSpec, Progress, SearchOptions, SeedSpec
 from divergent.search.partition import Partition, refine
@@ -26,6 +26,7 @@ __all__ = [
     "assert_equivalent",
     "check",
     "gather_seeds",
+    "outcomes_on",
     "prepare",
     "refine",
     "refine_partition",

@@ -12,15 +12,19 @@ from divergent.model import (
     Counterexample,
     ExitReason,
     FilterVerdict,
+    Input,
     Observation,
+    Outcome,
     Report,
     Split,
+    TextInput,
     Verdict,
 )
+from divergent.sandbox.runner import open_runner
 from divergent.search.loop import Search
 from divergent.search.options import ImplementationSpec, SearchOptions
 from divergent.search.partition import Partition
-from divergent.search.prepare import prepare
+from divergent.search.prepare import prepare, resolve_implementations
 from divergent.search.splitting import (
     MAX_FAILED_CONFIRMATIONS,
     assess_relevance,
@@ -108,6 +112,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             original=original,
             function_name=search.implementations[0].display_name,
             filter=verdict,
+            shrink_steps=search.shrink_steps if observation.input.key != original.key else (),
         )
         if count > 2 and len(partition.classes) < count and exit_reason is not ExitReason.INTERRUPTED:
             # With N implementations, spend a little more to find every class, not just the first split.
@@ -156,3 +161,35 @@ def assert_equivalent(*functions: ImplementationSpec, budget: float = 5.0, **cha
 
         raise AssertionError(plain_report(report))
     return report
+
+
+def outcomes_on(
+    implementations: Sequence[ImplementationSpec],
+    item: Input | TextInput | tuple[Any, ...],
+    options: SearchOptions | None = None,
+    **changes: Any,
+) -> tuple[Outcome, ...]:
+    """Run every implementation once on one input in the sandbox (fresh workers) and return their
+    outcomes, in order: what a test reproducing a counterexample calls
+    (:mod:`divergent.report.reproduce`). Compare them with ``options.policy.observe(item, outcomes)``.
+
+    ``item`` is an :class:`~divergent.model.Input` or a tuple of arguments; ``options``/``changes``
+    as for :func:`check` (``function``, ``limits``, ``isolation``, ``policy`` are used). For whole
+    programs ``item`` is a :class:`~divergent.model.TextInput` (the program options apply: limits,
+    build flags, a checker); compare with their output comparison."""
+    chosen = SearchOptions.of(options, **changes)
+    if isinstance(item, TextInput):
+        from divergent.search.programs import outcomes_of_programs
+
+        return outcomes_of_programs(implementations, item, chosen)
+    if not isinstance(item, Input):
+        item = Input(args=tuple(item))
+    programs = resolve_implementations(implementations, function=chosen.function)
+    runner = open_runner(programs, limits=chosen.limits, isolation=chosen.isolation,
+                         record_arguments=chosen.policy.record_arguments)
+    try:
+        outcomes = runner.run([item])[0]
+    finally:
+        runner.close()
+    assert outcomes is not None  # no deadline: every implementation ran
+    return outcomes

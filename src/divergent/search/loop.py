@@ -38,6 +38,7 @@ from divergent.model import (
     OutcomeKind,
     Report,
     TextInput,
+    TimelinePoint,
     Verdict,
 )
 from divergent.preconditions import conforms
@@ -49,6 +50,9 @@ from divergent.search.options import Progress, SearchOptions
 from divergent.search.partition import Partition
 from divergent.search.shrink import shrink as shrink_input
 from divergent.search.text_shrink import shrink_text
+
+#: about how many points of the engines' history a report keeps (between this and twice this)
+TIMELINE_POINTS = 150
 
 
 class Search:
@@ -110,6 +114,10 @@ class Search:
         self.rejected = 0
         #: inputs where only timeouts set implementations apart (see EqualityPolicy.timeouts)
         self.inconclusive = 0
+        #: the engines' counts after every round, thinned (Report.timeline)
+        self.timeline: list[TimelinePoint] = []
+        #: the inputs the last successful :meth:`shrink` moved through (Counterexample.shrink_steps)
+        self.shrink_steps: tuple[AnyInput, ...] = ()
 
     # -- the options, by name ---------------------------------------------------------------------
 
@@ -244,8 +252,17 @@ class Search:
             for other in self.engines:
                 with contextlib.suppress(Exception):
                     other.observe(batch_observations)
+        if batches:
+            self._record_timeline()
         self._report_progress()
         return observations
+
+    def _record_timeline(self) -> None:
+        """One point of the engines-over-time chart; past ``2 * TIMELINE_POINTS`` every other point
+        goes, so a long run keeps an even sample of its history in bounded memory."""
+        self.timeline.append(TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats()))
+        if len(self.timeline) > 2 * TIMELINE_POINTS:
+            self.timeline = [*self.timeline[:-1:2], self.timeline[-1]]
 
     def next_round(self, deadline: float | None = None) -> list[tuple[str, Observation]] | ExitReason:
         """One :meth:`step`, or why the search must stop (budget, ``deadline``, engines exhausted)."""
@@ -365,17 +382,22 @@ class Search:
                     kept[item.key] = outcomes  # type: ignore[assignment]
             return verdicts
 
+        steps: list[AnyInput] = []
         if isinstance(observation.input, TextInput):
-            smaller = shrink_text(observation.input, still_divergent=still_divergent, seconds=seconds)
+            smaller = shrink_text(observation.input, still_divergent=still_divergent, seconds=seconds,
+                                  on_step=steps.append)
         else:
             smaller = shrink_input(
-                observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds
+                observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds,
+                on_step=steps.append,
             )
+        self.shrink_steps = ()
         if smaller.key == observation.input.key:
             return observation
         confirmed, _ = self.confirm(self.policy.observe(smaller, kept[smaller.key]))
         if confirmed is None or not same_difference(smaller, confirmed.outcomes):
             return observation
+        self.shrink_steps = tuple(steps)
         return confirmed
 
     def report(
@@ -400,6 +422,7 @@ class Search:
             nondeterministic=tuple(partition.nondeterministic),
             filtered_out=tuple(partition.filtered_out),
             llm=self.llm_usage(),
+            timeline=(*self.timeline, TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats())),
         )
 
     def _program_notes(self) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from typing import Any
 from divergent.engines.registry import NEEDS_MODEL, OPT_IN, TEXT_ENGINES, parse_engine_list
 from divergent.errors import InvalidArgument, LoadError
 from divergent.load.programs import load_program, names_whole_program
-from divergent.model import AnyInput, TextInput
+from divergent.model import AnyInput, Outcome, TextInput
 from divergent.policy import EqualityPolicy
 from divergent.programs import BuildOptions, PythonFunction, Signature, StdinProgram
 from divergent.sandbox.isolation import Isolation, choose_level
@@ -360,3 +360,21 @@ def _valid_seeds(seeds: list[TextInput], validator: Validator | None) -> tuple[l
         notes.append(f"the validator rejected {len(dropped)} of the {len(seeds)} examples and test files ({shown})")
     return kept, notes
 
+
+
+def outcomes_of_programs(implementations: Sequence[ImplementationSpec], item: TextInput,
+                         options: SearchOptions) -> tuple[Outcome, ...]:
+    """Every program run once on ``item`` (fresh launchers), with the options' limits, build flags
+    and checker: :func:`divergent.search.outcomes_on` for whole programs."""
+    settings = options.programs
+    build = settings.build_options()
+    programs = resolve_programs(implementations, build)
+    checker = _helper(settings.checker, "--checker", build)
+    runner = open_runner(programs, limits=options.limits, isolation=options.isolation,
+                         program_limits=settings.limits(options.limits.timeout), checker=checker)
+    try:
+        outcomes = runner.run([item])[0]
+    finally:
+        runner.close()
+    assert outcomes is not None  # no deadline: every program ran
+    return outcomes

@@ -176,11 +176,13 @@ def shrink(
     acceptable: Callable[[Input], bool],
     seconds: float,
     max_rounds: int = 200,
+    on_step: Callable[[Input], None] | None = None,
 ) -> Input:
     """The simplest input reachable from ``start`` by greedy steps that keep the divergence.
 
     ``still_divergent`` runs a batch of candidates and says, for each, whether it splits the
-    implementations as ``start`` did; ``acceptable`` is the precondition (annotations, --require).
+    implementations as ``start`` did; ``acceptable`` is the precondition (annotations, --require);
+    ``on_step`` is told each input the search moves to (the report shows the steps).
     """
     deadline = time.monotonic() + seconds
     current = start
@@ -199,4 +201,6 @@ def shrink(
         if not keep:
             break
         current = min(keep, key=input_complexity)
+        if on_step is not None:
+            on_step(current)
     return Input(args=current.args, kwargs=current.kwargs, how_generated=start.how_generated)

@@ -109,9 +109,11 @@ def shrink_text(
     still_divergent: Callable[[Sequence[TextInput]], list[bool]],
     seconds: float,
     max_rounds: int = 300,
+    on_step: Callable[[TextInput], None] | None = None,
 ) -> TextInput:
     """The simplest input reachable from ``start`` by steps that keep the difference (and pass the
-    validator, which ``still_divergent`` applies)."""
+    validator, which ``still_divergent`` applies). ``on_step`` is told each input the search moves
+    to (the report shows the steps)."""
     deadline = time.monotonic() + seconds
     tree = parse(start.text)
     text = render(tree)
@@ -122,6 +124,8 @@ def shrink_text(
     if text != start.text and still_divergent([TextInput(text, how_generated="shrink")])[0]:
         current = (tree, text)
         complexity = text_complexity(tree, text)
+        if on_step is not None:
+            on_step(TextInput(text, how_generated=start.how_generated))
     for _ in range(max_rounds):
         if time.monotonic() > deadline:
             break
@@ -145,4 +149,6 @@ def shrink_text(
             break
         current = found
         complexity = text_complexity(*current)
+        if on_step is not None:
+            on_step(TextInput(current[1], how_generated=start.how_generated))
     return TextInput(current[1], how_generated=start.how_generated)

@@ -1,0 +1,105 @@
+"""``divergent report [RUN]``: show a stored run again, or write its HTML report; without RUN, list
+the stored runs. Stored runs: incoherence studies and ProbeGen trees (always stored), and check and
+cluster reports kept with ``--store``/``--db``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from divergent.cli.app import app, input_errors, stderr_console
+
+DbOpt = Annotated[
+    Path | None, typer.Option("--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")
+]
+
+
+@app.command("report")
+def report_command(
+    run: Annotated[str | None, typer.Argument(help="Run id (or a unique prefix); none: list the stored runs.")] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write the run's self-contained HTML report to this file.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the stored document (check, cluster, incoherence).")] = False,
+    kind: Annotated[str | None, typer.Option("--kind", help="With no RUN: list only runs of this kind.")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Show a stored run (check and cluster with --store, incoherence, probegen), or write it as HTML."""
+    from divergent.cli.outputs import check_output_paths, write_html_report
+    from divergent.store import Store
+
+    console = Console()
+    with input_errors(as_json), Store(db) as store:
+        if run is None:
+            _list_runs(console, store, kind)
+            return
+        check_output_paths(("--html", html))
+        record = store.get_run(run)
+        page, document = stored_page(store, record)
+        if as_json:
+            if document is None:
+                from divergent.errors import InvalidArgument
+
+                raise InvalidArgument(f"run {record.short_id} ({record.kind}) has no JSON document; use --html")
+            print(json.dumps(document, ensure_ascii=False))
+        elif html is None:
+            _summary(console, record, page)
+        if html is not None:
+            write_html_report(page, html, stderr_console(as_json))
+
+
+def stored_page(store: Any, record: Any) -> tuple[Any, dict[str, Any] | None]:
+    """The HTML page of a stored run, and its JSON document when it has one."""
+    from divergent.errors import InvalidArgument
+    from divergent.report.html import check_page, cluster_page, incoherence_page, probegen_page
+
+    if record.kind in ("check", "cluster"):
+        from divergent.report.stored import load_report
+
+        stored = load_report(store, record)
+        if record.kind == "check":
+            return check_page(stored.document, test=stored.test), stored.document
+        return cluster_page(stored.document), stored.document
+    if record.kind == "incoherence":
+        from divergent.incoherence.study import summarize, summary_json
+
+        document = summary_json(summarize(store, record))
+        return incoherence_page(document), document
+    if record.kind == "probegen":
+        units = {unit.key: unit.result for unit in store.units(record.id)}
+        return probegen_page(record.parameters, units, run_id=record.id, status=record.status), None
+    raise InvalidArgument(f"run {record.short_id} is a {record.kind!r} run: no report for it")
+
+
+def _summary(console: Console, record: Any, page: Any) -> None:
+    console.print(f"[bold]{record.kind} run {record.short_id}[/bold] ({record.status}, {record.created})")
+    console.print(f"{page.banner.headline}" + (f" — {page.banner.detail}" if page.banner.detail else ""),
+                  highlight=False)
+    console.print(f"[dim]divergent report {record.short_id} --html FILE writes the whole report[/dim]")
+
+
+def _describe(record: Any) -> str:
+    parameters = record.parameters
+    if record.kind in ("check", "cluster"):
+        call = parameters.get("call")
+        return f"{parameters.get('verdict')}{' on ' + call if call else ''} · {len(parameters.get('implementations') or [])} impl."
+    if record.kind == "incoherence":
+        return f"tasks {parameters.get('tasks')}, m={parameters.get('m')}, n={parameters.get('n')}"
+    if record.kind == "probegen":
+        return f"{parameters.get('function')} · {parameters.get('model')}"
+    return ""
+
+
+def _list_runs(console: Console, store: Any, kind: str | None) -> None:
+    table = Table(title=f"runs in {store.path}")
+    for column in ("run", "kind", "status", "created", "what"):
+        table.add_column(column, overflow="fold")
+    for record in store.list_runs(kind):
+        table.add_row(record.short_id, record.kind, record.status, record.created[:16].replace("T", " "),
+                      _describe(record))
+    console.print(table)

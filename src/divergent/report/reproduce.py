@@ -1,0 +1,356 @@
+"""A pytest module that reproduces a counterexample (``--emit-test FILE``, and the snippet the
+terminal report prints).
+
+The test fails while the implementations differ on the counterexample and passes once they agree.
+It names every implementation by a path relative to the test file's own directory (or by module
+name), never by an absolute path, so it can be committed next to the code.
+
+Two forms:
+
+* **in-process** (Python functions that returned or raised): the test loads each function, calls it
+  on the input and compares what it returned (or the exception's type) and, when the run compared
+  them, the arguments after the call. It needs nothing but Python and pytest.
+* **through divergent** (a timeout or a crash, which an in-process call cannot survive, and every
+  kind of program that is not a Python function, such as whole programs reading stdin): the test
+  runs the programs in divergent's sandbox with :func:`divergent.search.outcomes_on` and compares
+  the outcomes with the run's equality policy. :func:`program_spec` says how each program is named.
+"""
+
+from __future__ import annotations
+
+import enum
+import keyword
+import os
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from divergent.model import Counterexample, OutcomeKind, TextInput
+from divergent.policy import DEFAULT_POLICY, EqualityPolicy, ExceptionEquality
+from divergent.programs import Program, PythonFunction
+from divergent.values import to_source
+
+#: outcome kinds an in-process call can reproduce (the others need the sandbox)
+_IN_PROCESS_KINDS = (OutcomeKind.RETURNED, OutcomeKind.RAISED)
+#: iterators are compared on this many items, as the policy's iterable_limit does by default
+_ITERABLE_LIMIT = DEFAULT_POLICY.iterable_limit
+
+
+def identifier(label: str, index: int) -> str:
+    """A Python name for an implementation: its file's stem (``old`` for ``examples/old.py``)."""
+    name = re.sub(r"\W+", "_", label.rsplit(":", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")).strip("_")
+    if not name or name[0].isdigit() or keyword.iskeyword(name):
+        name = f"impl_{index}"
+    return name
+
+
+def _names(programs: Sequence[Program]) -> list[str]:
+    names: list[str] = []
+    for i, program in enumerate(programs):
+        name = identifier(program.label, i)
+        while name in names:
+            name += f"_{i}"
+        names.append(name)
+    return names
+
+
+def relative_path(path: str, test_dir: Path) -> str:
+    """``path`` relative to the test's directory, with forward slashes (``../examples/old.py``)."""
+    return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(test_dir))).as_posix()
+
+
+def program_spec(program: Program, test_dir: Path) -> str:
+    """How the test names a program for :func:`divergent.search.outcomes_on`: a Python expression
+    giving its spec, with a path joined to the test's own directory (``HERE``) at run time.
+
+    A new kind of program (issue D's stdin programs) is named by its ``path`` relative to the test
+    (and its ``entry_point`` when it has one); a kind that needs more to load must extend this."""
+    path = getattr(program, "path", None)
+    if path is None:
+        return repr(program.origin or program.label)
+    expression = f"(HERE / {relative_path(path, test_dir)!r}).as_posix()"
+    if str(program.label).startswith("exec:"):
+        return f"'exec:' + {expression}"
+    entry_point = getattr(program, "entry_point", None)
+    return f"{expression} + {':' + entry_point!r}" if entry_point else expression
+
+
+def shown_label(program: Program, test_dir: Path) -> str:
+    """The program's label, with an absolute path made relative to the test (no absolute path in
+    the test, which is meant to be committed)."""
+    label = program.label
+    path = getattr(program, "path", None)
+    if path is None or not os.path.isabs(label.split(":", 1)[0]):
+        return label
+    entry_point = getattr(program, "entry_point", None)
+    return relative_path(path, test_dir) + (f":{entry_point}" if entry_point else "")
+
+
+def _differences(cx: Counterexample, labels: Sequence[str]) -> str:
+    return "\n".join(f"    {label}: {outcome.kind.value} {outcome.describe()}"[:200]
+                     for label, outcome in zip(labels, cx.outcomes, strict=True))
+
+
+def _header(cx: Counterexample, labels: Sequence[str], form: str) -> str:
+    """The module's opening comment: the input and what each program did (comments need no escaping)."""
+    lines = [
+        f"Reproduces a difference divergent found between {len(labels)} implementations:",
+        "",
+        f"    {cx.call}",
+        "",
+        *_differences(cx, labels).splitlines(),
+        "",
+        f"The test fails while they differ and passes once they agree ({form}).",
+        "Paths are relative to this file's directory.",
+    ]
+    return "\n".join(f"# {line}".rstrip() for line in lines) + "\n"
+
+
+def reproduction_test(
+    cx: Counterexample,
+    programs: Sequence[Program],
+    *,
+    test_dir: str | Path | None = None,
+    policy: EqualityPolicy | None = None,
+    embed: Collection[int] = (),
+    programs_options: Any = None,
+) -> str:
+    """The text of a pytest module reproducing ``cx`` on ``programs`` (in the report's order).
+
+    ``test_dir``: the directory the module will live in (paths are made relative to it; default:
+    the current directory). ``policy``: the run's equality policy (tolerances, exception rule,
+    argument mutation; default: divergent's). ``embed``: indices of programs whose source goes into
+    the test instead of a path (e.g. a file at a git revision, which no path names for long).
+    ``programs_options``: for whole programs, the run's ``ProgramOptions`` (output mode, tolerance,
+    checker, limits), which the test passes on."""
+    directory = Path(test_dir) if test_dir is not None else Path.cwd()
+    rules = policy or DEFAULT_POLICY
+    if isinstance(cx.input, TextInput):
+        return _program_test(cx, programs, directory, programs_options)
+    in_process = all(isinstance(p, PythonFunction) for p in programs) and all(
+        outcome.kind in _IN_PROCESS_KINDS for outcome in cx.outcomes
+    )
+    if in_process:
+        return _in_process_test(cx, list(programs), directory, rules, set(embed))  # type: ignore[arg-type]
+    return _sandboxed_test(cx, programs, directory, rules)
+
+
+def _loader(program: PythonFunction, index: int, directory: Path, embedded: bool, shared_modules: set[str]) -> str:
+    name = f"reproduced_{index}_{identifier(program.label, index)}"
+    if embedded or program.path is None:
+        source = program.source + (f"\n{program.setup_code}\n" if program.setup_code else "")
+        return f"_from_source({source!r}, {program.entry_point!r}, {name!r})  # from {program.origin or program.label}"
+    path = relative_path(program.path, directory)
+    if "." in program.module_name and program.module_name not in shared_modules and program.sys_path:
+        root = relative_path(program.sys_path[0], directory)
+        return f"_load({path!r}, {program.entry_point!r}, module={program.module_name!r}, root={root!r})"
+    return f"_load({path!r}, {program.entry_point!r}, name={name!r})"
+
+
+_IN_PROCESS_HELPERS = '''
+import copy
+import importlib
+import importlib.util
+import itertools
+import math
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+{settings}
+
+
+def _load(relative_path, function, *, name=None, module=None, root=None):
+    """The function from a file; a module inside a package is imported under its dotted name (from
+    ``root``), so its relative imports work."""
+    path = (HERE / relative_path).resolve()
+    search = str((HERE / root).resolve()) if root is not None else str(path.parent)
+    sys.path.insert(0, search)
+    try:
+        if module is not None:
+            return getattr(importlib.import_module(module), function)
+        spec = importlib.util.spec_from_file_location(name, path)
+        loaded = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded)
+        return getattr(loaded, function)
+    finally:
+        sys.path.remove(search)
+
+
+def _from_source(source, function, name):
+    namespace = {{"__name__": name}}
+    exec(compile(source, name, "exec"), namespace)
+    return namespace[function]
+
+
+def _outcome(function, args, kwargs):
+    """What one call did: what it returned (iterators: their first items) or the exception{mutation_doc}."""
+    args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
+    try:
+        value = function(*args, **kwargs)
+        if hasattr(value, "__next__"):
+            value = list(itertools.islice(value, ITERABLE_LIMIT))
+        result = ("returned", value)
+    except Exception as error:
+        result = ("raised", {exception})
+    return result{mutation}
+
+
+def _same(a, b):
+    """Equal as divergent compared them: floats within the tolerances, containers item by item."""
+    if isinstance(a, float) or isinstance(b, float):
+        if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in (a, b)):
+            return False
+        if math.isnan(a) or math.isnan(b):
+            return NAN_EQUAL and math.isnan(a) and math.isnan(b)
+        return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+    if type(a) in (list, tuple) and type(b) is type(a):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if type(a) is dict and type(b) is dict:
+        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+    return a == b
+'''
+
+
+def _in_process_test(
+    cx: Counterexample, programs: list[PythonFunction], directory: Path, policy: EqualityPolicy, embed: set[int]
+) -> str:
+    names = _names(programs)
+    labels = [shown_label(p, directory) for p in programs]
+    modules = [p.module_name for p in programs]
+    shared = {m for m in modules if modules.count(m) > 1}
+    exception = {
+        ExceptionEquality.ANY: '"an exception"',
+        ExceptionEquality.TYPE: "type(error).__name__",
+        ExceptionEquality.TYPE_AND_MESSAGE: "f\"{type(error).__name__}: {error}\"",
+    }[policy.exceptions]
+    settings = (f"REL_TOL, ABS_TOL, NAN_EQUAL = {policy.rel_tol!r}, {policy.abs_tol!r}, {policy.nan_equal!r}\n"
+                f"ITERABLE_LIMIT = {policy.iterable_limit!r}")
+    unsupported = _unsupported(policy)
+    if unsupported:
+        settings += f"\n# the run also compared with {', '.join(unsupported)}: this test does not"
+    helpers = _IN_PROCESS_HELPERS.format(
+        settings=settings,
+        exception=exception,
+        mutation=" + ((args, kwargs),)" if policy.compare_mutation else "",
+        mutation_doc=", and the arguments after it" if policy.compare_mutation else "",
+    )
+    loads = [f"    {name} = {_loader(p, i, directory, i in embed, shared)}"
+             for i, (name, p) in enumerate(zip(names, programs, strict=True))]
+    outcomes = [f"    {name}_did = _outcome({name}, args, kwargs)" for name in names]
+    reference = names[0]
+    checks = [
+        f"    assert _same({name}_did, {reference}_did), (\n"
+        f"        {labels[i] + ' did '!r} + repr({name}_did) + {', ' + labels[0] + ' did '!r}"
+        f" + repr({reference}_did)\n    )"
+        for i, name in enumerate(names) if i
+    ]
+    function = identifier(cx.function_name, 0)
+    return (
+        _header(cx, labels, "pytest, nothing else needed")
+        + helpers
+        + f"\n\ndef test_{function}_implementations_agree():\n"
+        + f"    args = {to_source(tuple(cx.input.args))}\n"
+        + f"    kwargs = {to_source(dict(cx.input.kwargs))}\n"
+        + "\n".join(loads) + "\n"
+        + "\n".join(outcomes) + "\n"
+        + "\n".join(checks) + "\n"
+    )
+
+
+def _unsupported(policy: EqualityPolicy) -> list[str]:
+    """Settings of the run's policy the in-process test cannot apply."""
+    shown = []
+    if policy.unordered:
+        shown.append("--unordered")
+    if policy.list_equals_tuple:
+        shown.append("--list-equals-tuple")
+    if policy.compare_stdout:
+        shown.append("--compare-stdout")
+    if policy.compare is not None:
+        shown.append("--compare (your comparison)")
+    if type(policy.values).name != "default":
+        shown.append(f"values={type(policy.values).name}")
+    return shown
+
+
+def policy_source(policy: EqualityPolicy) -> str:
+    """``EqualityPolicy(...)`` with the settings that differ from the defaults (those a test can
+    write down: numbers, flags and enumerations)."""
+    changed = []
+    for field in fields(policy):
+        value: Any = getattr(policy, field.name)
+        if value == getattr(DEFAULT_POLICY, field.name):
+            continue
+        if isinstance(value, enum.Enum):
+            value = value.value  # the policy takes its enumerations' values
+        if isinstance(value, bool | int | float | str):
+            changed.append(f"{field.name}={value!r}")
+    return f"EqualityPolicy({', '.join(changed)})"
+
+
+def _sandboxed_test(cx: Counterexample, programs: Sequence[Program], directory: Path, policy: EqualityPolicy) -> str:
+    specs = [program_spec(program, directory) for program in programs]
+    function = identifier(cx.function_name, 0)
+    unsupported = [name for name in ("--compare (your comparison)",) if policy.compare is not None]
+    note = f"# the run also compared with {', '.join(unsupported)}: this test does not\n" if unsupported else ""
+    return (
+        _header(cx, [shown_label(p, directory) for p in programs], "the programs run in divergent's sandbox")
+        + "\nfrom pathlib import Path\n\n"
+        + "from divergent import Input\nfrom divergent.policy import EqualityPolicy\n"
+        + "from divergent.search import outcomes_on\n\n"
+        + "HERE = Path(__file__).resolve().parent\n"
+        + "PROGRAMS = [\n" + "".join(f"    {spec},\n" for spec in specs) + "]\n"
+        + note
+        + f"POLICY = {policy_source(policy)}\n\n\n"
+        + f"def test_{function}_implementations_agree():\n"
+        + f"    item = Input(args={to_source(tuple(cx.input.args))}, kwargs={to_source(dict(cx.input.kwargs))})\n"
+        + "    outcomes = outcomes_on(PROGRAMS, item, policy=POLICY)\n"
+        + "    observation = POLICY.observe(item, outcomes)\n"
+        + "    assert not observation.divergent, \"\\n\".join(\n"
+        + "        f\"{spec}: {outcome.kind.value} {outcome.describe()}\" for spec, outcome in zip(PROGRAMS, outcomes)\n"
+        + "    )\n"
+    )
+
+
+def _program_test(cx: Counterexample, programs: Sequence[Program], directory: Path, settings: Any) -> str:
+    """Whole programs: run them in the sandbox on the input text and compare their outputs as the
+    run did (output mode, tolerance, checker)."""
+    assert isinstance(cx.input, TextInput)
+    specs = [program_spec(program, directory) for program in programs]
+    function = identifier(cx.function_name, 0)
+    output = getattr(settings, "output", "tokens")
+    float_tol = getattr(settings, "float_tol", 1e-6)
+    options = [f'"stdin": True, "output": {output!r}, "float_tol": {float_tol!r}']
+    time_limit = getattr(settings, "time_limit", None)
+    if time_limit is not None:
+        options.append(f'"time_limit": {time_limit!r}')
+    memory_limit = getattr(settings, "memory_limit", None)
+    if memory_limit is not None:
+        options.append(f'"memory_limit": {memory_limit!r}')
+    checker = getattr(settings, "checker", None)
+    checker_label = "None"
+    if checker is not None:
+        options.append(f'"checker": (HERE / {relative_path(checker, directory)!r}).as_posix()')
+        checker_label = 'OPTIONS["checker"]'
+    return (
+        _header(cx, [shown_label(p, directory) for p in programs], "the programs run in divergent's sandbox")
+        + "\nfrom pathlib import Path\n\n"
+        + "from divergent import TextInput\nfrom divergent.search import outcomes_on\n"
+        + "from divergent.text_comparison import OutputComparison\n\n"
+        + "HERE = Path(__file__).resolve().parent\n"
+        + "PROGRAMS = [\n" + "".join(f"    {spec},\n" for spec in specs) + "]\n"
+        + "OPTIONS = {" + ", ".join(options) + "}\n"
+        + f"INPUT = {cx.input.text!r}\n\n\n"
+        + f"def test_{function}_programs_agree():\n"
+        + "    item = TextInput(INPUT)\n"
+        + "    outcomes = outcomes_on(PROGRAMS, item, **OPTIONS)\n"
+        + '    comparison = OutputComparison(mode=OPTIONS["output"], float_tol=OPTIONS["float_tol"], '
+        + f"checker={checker_label})\n"
+        + "    observation = comparison.observe(item, outcomes)\n"
+        + "    assert not observation.divergent, \"\\n\".join(\n"
+        + "        f\"{spec}: {outcome.kind.value} {outcome.describe()}\" for spec, outcome in zip(PROGRAMS, outcomes)\n"
+        + "    )\n"
+    )

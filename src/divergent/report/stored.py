@@ -1,0 +1,57 @@
+"""``check`` and ``cluster`` reports kept in the store, so ``divergent report RUN`` can draw them again.
+
+A stored report is a run of kind "check" or "cluster" with one unit, ``report``: the ``--json``
+document (which the HTML page is built from), and the reproducing test when one was made. Nothing
+is stored unless asked (``--store``, or ``--db PATH``): a check is often one step of a script or a
+test suite, and should not fill a file in the user's home on every call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from divergent.errors import InvalidArgument
+from divergent.store import RunRecord, Store
+
+#: the kinds of report this module stores
+REPORT_KINDS = ("check", "cluster")
+REPORT_UNIT = "report"
+
+
+@dataclass(frozen=True)
+class StoredReport:
+    run: RunRecord
+    kind: str
+    document: dict[str, Any]
+    #: the reproducing pytest module made with the run (None when none was)
+    test: str | None = None
+
+
+def save_report(store: Store, kind: str, document: Mapping[str, Any], *, test: str | None = None) -> RunRecord:
+    """Keep a report as a finished run; returns the run (its ``id`` names it to ``divergent report``)."""
+    if kind not in REPORT_KINDS:
+        raise InvalidArgument(f"cannot store a {kind!r} report; kinds: {', '.join(REPORT_KINDS)}")
+    counterexample = document.get("counterexample") or {}
+    parameters = {
+        "implementations": list(document.get("implementations") or []),
+        "verdict": document.get("verdict"),
+        "call": counterexample.get("call"),
+        "classes": len(document.get("classes") or []),
+        "seed": document.get("seed"),
+    }
+    run = store.create_run(kind, parameters)
+    store.save_unit(run.id, REPORT_UNIT, {"document": dict(document), "test": test},
+                    float(document.get("seconds") or 0.0))
+    return store.finish_run(run.id, "finished")
+
+
+def load_report(store: Store, run: RunRecord) -> StoredReport:
+    """The stored report of a "check" or "cluster" run."""
+    if run.kind not in REPORT_KINDS:
+        raise InvalidArgument(f"run {run.short_id} is a {run.kind!r} run, not a stored report")
+    for unit in store.units(run.id):
+        if unit.key == REPORT_UNIT:
+            return StoredReport(run=run, kind=run.kind, document=unit.result["document"], test=unit.result.get("test"))
+    raise InvalidArgument(f"run {run.short_id} has no stored report (it may have been interrupted)")

@@ -1,0 +1,359 @@
+"""One report of each kind, made from real runs where a run is cheap (check, cluster, incoherence)
+and from data made here otherwise (a ProbeGen tree, a benchmark's judgements); and headless
+Chromium to open them with, watching for any network request.
+
+Used by tests/test_report_html.py, and to remake the screenshots in docs/::
+
+    .venv/bin/python tests/report_examples.py docs/
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = {"engines": "seeds,mutation"}
+
+
+@dataclass(frozen=True)
+class Example:
+    """A rendered report and what its page must show."""
+
+    kind: str
+    html: str
+    #: text the verdict banner must hold
+    verdict: str
+    #: text the counterexample (or the witnesses of a study) must hold
+    counterexample: str
+    #: the id of the page's section holding it
+    section: str = "counterexample-section"
+
+
+def check_example(directory: Path) -> Example:
+    from dataclasses import replace
+
+    import divergent
+    from divergent.report.html import report_html
+    from divergent.report.reproduce import reproduction_test
+    from divergent.search import resolve_implementations
+
+    # labelled as `divergent check examples/old.py examples/new.py` in the repository shows them
+    implementations = [
+        replace(p, label=f"examples/{Path(p.path).name}")
+        for p in resolve_implementations([str(ROOT / "examples/old.py"), str(ROOT / "examples/new.py")],
+                                         function="normalize")
+    ]
+    report = divergent.check(implementations, budget=10, **FAST)
+    assert report.counterexample is not None
+    test = reproduction_test(report.counterexample, implementations, test_dir=directory)
+    return Example("check", report_html(report, test=test), "Implementations differ", report.counterexample.call)
+
+
+def cluster_example(directory: Path) -> Example:
+    from divergent.clustering import cluster
+    from divergent.report.html import cluster_page, render_html
+
+    bodies = ["return x * 2", "return x + x", "return x << 1", "return x * 3", "return abs(x) * 2"]
+    files = []
+    for i, body in enumerate(bodies):
+        path = directory / f"sample_{i}.py"
+        path.write_text(f"def f(x: int) -> int:\n    {body}\n")
+        files.append(str(path))
+    from dataclasses import replace
+
+    from divergent.search import resolve_implementations
+
+    # labelled by file name, as `divergent cluster sample_*.py` run in that directory would show them
+    programs = [replace(p, label=Path(p.path).name) for p in resolve_implementations(files, function="f")]
+    clustering = cluster(programs, budget=4, **FAST)
+    document = _cluster_document(clustering)
+    first_split = document["splits"][0]["call"]
+    return Example("cluster", render_html(cluster_page(document)), "behaviour classes among 5 implementations",
+                   first_split, section="classes")
+
+
+def _cluster_document(clustering: object) -> dict:
+    from divergent.cli.cluster import clustering_json
+
+    return clustering_json(clustering, "f")
+
+
+INCOHERENCE_TASKS = [
+    {"task_id": "T/0", "entry_point": "double", "ground_truth": "def double(x: int) -> int:\n    return 2 * x\n"},
+    {"task_id": "T/1", "entry_point": "last", "ground_truth": "def last(xs: list[int]) -> int:\n    return xs[-1]\n"},
+    {"task_id": "T/2", "entry_point": "clamp",
+     "ground_truth": "def clamp(n: int) -> int:\n    return min(max(n, 0), 100)\n"},
+]
+INCOHERENCE_SAMPLES = {
+    "careful@0.2": {
+        "T_0": ["def double(x):\n    return x + x\n"] * 2 + ["def double(x):\n    return x * 2\n"],
+        "T_1": ["def last(xs):\n    return xs[-1]\n"] * 3,
+        "T_2": ["def clamp(n):\n    return min(max(n, 0), 100)\n"] * 2 + ["def clamp(n):\n    return max(0, min(n, 100))\n"],
+    },
+    "hasty@0.8": {
+        "T_0": ["def double(x):\n    return x * 2 if x != 7 else 15\n", "def double(x):\n    return 2 * x\n",
+                "def double(x):\n    return x * 2\n"],
+        "T_1": ["def last(xs):\n    return xs[len(xs) - 1]\n", "def last(xs):\n    return xs[0]\n",
+                "def last(xs):\n    return xs[-1]\n"],
+        "T_2": ["def clamp(n):\n    return min(n, 100)\n"] * 3,
+    },
+}
+
+
+def incoherence_document(directory: Path) -> dict:
+    """A real study of two recorded "models" on three small tasks."""
+    from divergent.incoherence.study import StudyConfig, run_study, summarize, summary_json
+    from divergent.store import Store
+
+    tasks = directory / "tasks.jsonl"
+    tasks.write_text("".join(json.dumps(task) + "\n" for task in INCOHERENCE_TASKS))
+    samples = directory / "samples"
+    for model, by_task in INCOHERENCE_SAMPLES.items():
+        for task_dir, sources in by_task.items():
+            (samples / model / task_dir).mkdir(parents=True)
+            for i, source in enumerate(sources):
+                (samples / model / task_dir / f"{i}.py").write_text(source)
+    config = StudyConfig(tasks=str(tasks), samples=str(samples), m=3, n=60, timeout=1.0)
+    with Store(directory / "store.db") as store:
+        run, _ = run_study(config, store)
+        return summary_json(summarize(store, run))
+
+
+def incoherence_example(directory: Path) -> Example:
+    from divergent.report.html import incoherence_page, render_html
+
+    document = incoherence_document(directory)
+    return Example("incoherence", render_html(incoherence_page(document)), "erroneous task samples", "T/",
+                   section="witnesses")
+
+
+def probegen_units() -> dict:
+    """A small ProbeGen tree in the store's format (what ProbeGenSession saves per node)."""
+    from divergent.probegen.tree import ProbeNode, ProbeResult
+
+    generator = "def create_fn_inputs():\n    return [(0,), (100,), (101,)]\n"
+    nodes = [
+        ProbeNode(path="0", depth=1, index=0, answer="...", code=generator,
+                  probes=[ProbeResult(call="clamp(0)", outputs=("0", "0"), classes=((0, 1),))], seconds=1.2),
+        ProbeNode(path="1", depth=1, index=1, error="the answer held no code", seconds=0.8),
+        ProbeNode(path="0.0", depth=2, index=0, code=generator, differentiating=True, success=True, seconds=1.5,
+                  probes=[ProbeResult(call="clamp(101)", outputs=("100", "101"), classes=((0,), (1,)),
+                                      differentiating=True, accepted=True)]),
+    ]
+    units = {node.path: node.as_dict(children=False) for node in nodes}
+    units["result"] = {"reason": "differentiated", "calls": 3, "usage": {}}
+    return units
+
+
+def probegen_example(directory: Path) -> Example:
+    from divergent.report.html import probegen_page, render_html
+
+    parameters = {"function": "clamp", "implementations": ["a.py:clamp", "b.py:clamp"], "model": "scripted",
+                  "temperature": 0.8, "seed": 0}
+    page = probegen_page(parameters, probegen_units(), run_id="0123456789abcdef", status="finished")
+    return Example("probegen", render_html(page), "A generator found a difference", "clamp(101)")
+
+
+def bench_judgements() -> list:
+    from divergent.report.evaluation import Judgement
+
+    judgements = []
+    truths = {"dce": ["equivalent", "inequivalent"] * 4, "cuda": ["equivalent"] * 3 + ["inequivalent"] * 5,
+              "algorithms": ["inequivalent"] * 6 + ["equivalent"] * 2}
+    for category, labels in truths.items():
+        for i, truth in enumerate(labels):
+            item = f"{category}-{i}"
+            judgements.append(Judgement(item, category, truth, "equivalent", judge="always-equivalent"))
+            guess = truth if i % 3 else ("inequivalent" if truth == "equivalent" else None)
+            judgements.append(Judgement(item, category, truth, guess, judge="careful-model"))
+    return judgements
+
+
+def bench_example(directory: Path) -> Example:
+    from divergent.report.blocks import Banner, Section, Table
+    from divergent.report.evaluation import (
+        accuracy,
+        accuracy_by_category,
+        bias_table,
+        confusion_matrix,
+        strategy_overlap,
+    )
+    from divergent.report.html import bench_page, render_html
+
+    judgements = bench_judgements()
+    solved = {"randsearch": {"p1", "p2", "p5"}, "probegen": {"p2", "p3", "p5", "p6"}, "divergent": {"p1", "p2", "p3", "p4"}}
+    missed = Table.of(["item", "category", "truth", "careful-model said"],
+                      [(j.item, j.category, j.truth, j.predicted) for j in judgements
+                       if j.judge == "careful-model" and not j.correct])
+    best = accuracy(j for j in judgements if j.judge == "careful-model")
+    page = bench_page(
+        "Equivalence judges on a made-up benchmark",
+        Banner(f"careful-model: {best:.0%} accurate", "24 pairs in 3 categories, 2 judges", tone="neutral"),
+        [
+            Section("Accuracy", (accuracy_by_category(judgements),), id="accuracy"),
+            Section("Bias", (bias_table(judgements, positive="equivalent"),), id="bias"),
+            Section("Confusion", (confusion_matrix(judgements, judge="careful-model"),), id="confusion"),
+            Section("Strategies", strategy_overlap(solved, total=8), id="overlap"),
+            Section("Misjudged pairs", (missed,), id="counterexample-section"),
+        ],
+    )
+    return Example("bench", render_html(page), "careful-model", "cuda-0")
+
+
+BUILDERS: dict[str, Callable[[Path], Example]] = {
+    "check": check_example, "cluster": cluster_example, "incoherence": incoherence_example,
+    "probegen": probegen_example, "bench": bench_example,
+}
+
+
+# -- Chromium ---------------------------------------------------------------------------------------
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def chromium_flags(profile: Path) -> list[str]:
+    """Headless, no background services, and no name resolves: nothing can leave the machine."""
+    return ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--disable-default-apps", "--disable-extensions", "--hide-scrollbars",
+            "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}"]
+
+
+class DevTools:
+    """Chromium driven through its DevTools protocol over a pipe (``--remote-debugging-pipe``: JSON
+    messages separated by NUL bytes on file descriptors 3 and 4), so no websocket library is needed."""
+
+    def __init__(self, binary: str, profile: Path) -> None:
+        to_chromium_read, self._to_chromium = os.pipe()
+        self._from_chromium, from_chromium_write = os.pipe()
+
+        def descriptors() -> None:  # in the child: the pipe ends Chromium expects, as fds 3 and 4
+            os.dup2(to_chromium_read, 3)
+            os.dup2(from_chromium_write, 4)
+
+        self.process = subprocess.Popen(
+            [binary, *chromium_flags(profile), "--remote-debugging-pipe", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=descriptors, pass_fds=(3, 4),  # kept open: preexec_fn runs before the others close
+        )
+        os.close(to_chromium_read)
+        os.close(from_chromium_write)
+        self._buffer = b""
+        self._next_id = 0
+        self.events: list[dict] = []
+
+    def _read(self, deadline: float) -> dict:
+        while b"\0" not in self._buffer:
+            if time.monotonic() > deadline:
+                raise TimeoutError("Chromium did not answer")
+            ready, _, _ = select.select([self._from_chromium], [], [], 0.5)
+            if ready:
+                chunk = os.read(self._from_chromium, 1 << 16)
+                if not chunk:
+                    raise ConnectionError("Chromium closed the pipe")
+                self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def send(self, method: str, params: dict | None = None, *, session: str | None = None,
+             timeout: float = 30.0) -> dict:
+        self._next_id += 1
+        message: dict = {"id": self._next_id, "method": method, "params": params or {}}
+        if session is not None:
+            message["sessionId"] = session
+        os.write(self._to_chromium, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            answer = self._read(deadline)
+            if answer.get("id") == self._next_id:
+                if "error" in answer:
+                    raise RuntimeError(f"{method}: {answer['error']}")
+                return answer.get("result", {})
+            self.events.append(answer)
+
+    def wait_for(self, method: str, timeout: float = 30.0) -> dict:
+        deadline = time.monotonic() + timeout
+        for index, event in enumerate(self.events):
+            if event.get("method") == method:
+                return self.events.pop(index)
+        while True:
+            event = self._read(deadline)
+            if event.get("method") == method:
+                return event
+            self.events.append(event)
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close", timeout=5)
+        except (OSError, RuntimeError, TimeoutError, ConnectionError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self._to_chromium)
+        os.close(self._from_chromium)
+
+
+def dump_dom(page: Path) -> tuple[str, list[str]]:
+    """The page's DOM after Chromium loaded it, and every network request the page made (its own
+    requests, as DevTools reports them: not the browser's background services)."""
+    binary = chromium()
+    assert binary is not None
+    with tempfile.TemporaryDirectory() as profile:
+        tools = DevTools(binary, Path(profile))
+        try:
+            target = tools.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+            session = tools.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            tools.send("Network.enable", session=session)
+            tools.send("Page.enable", session=session)
+            tools.send("Page.navigate", {"url": page.resolve().as_uri()}, session=session)
+            tools.wait_for("Page.loadEventFired")
+            time.sleep(0.3)  # late requests (an image a stylesheet names) are reported by now
+            dom = tools.send("Runtime.evaluate", {"expression": "document.documentElement.outerHTML",
+                                                  "returnByValue": True}, session=session)["result"]["value"]
+            tools.send("Runtime.evaluate", {"expression": "1"}, session=session)  # drain pending events
+        finally:
+            tools.close()
+    requests = [event["params"]["request"]["url"] for event in tools.events
+                if event.get("method") == "Network.requestWillBeSent"]
+    return dom, [url for url in requests if not url.startswith(("file:", "data:", "about:"))]
+
+
+def screenshot(page: Path, png: Path, *, width: int = 1200, height: int = 1500) -> None:
+    binary = chromium()
+    assert binary is not None
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run([binary, *chromium_flags(Path(profile)), f"--window-size={width},{height}",
+                        f"--screenshot={png.resolve()}", page.resolve().as_uri()],
+                       capture_output=True, text=True, timeout=120, check=True)
+
+
+def main(target: Path) -> None:
+    """Write each example report and its screenshot (report-KIND.png) into ``target``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        for kind, build in BUILDERS.items():
+            work = Path(scratch) / kind
+            work.mkdir()
+            example = build(work)
+            page = work / f"report-{kind}.html"
+            page.write_text(example.html, encoding="utf-8")
+            screenshot(page, target / f"report-{kind}.png")
+            print(f"{target / f'report-{kind}.png'}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "src"))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs")
