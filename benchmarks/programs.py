@@ -24,6 +24,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -143,6 +145,25 @@ TRIVIAL = {
 }
 
 
+def _cpu_seconds(roots: list[int]) -> float:
+    """CPU seconds used so far by this process and by every process under ``roots`` (the
+    sandboxes): each live process's own time plus what its finished, waited-for children used."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    total = own.ru_utime + own.ru_stime
+    ticks = os.sysconf("SC_CLK_TCK")
+    todo = list(roots)
+    while todo:
+        pid = todo.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            continue
+        total += sum(int(value) for value in fields[11:15]) / ticks  # utime, stime, cutime, cstime
+        todo.extend(int(child) for child in children)
+    return total
+
+
 def throughput(runs: int, cache: str) -> list[dict]:
     """Runs per second of a pair of trivial programs (two launchers, two cores), through the
     runner the search uses (sandbox, limits, outcome per run)."""
@@ -153,18 +174,28 @@ def throughput(runs: int, cache: str) -> list[dict]:
             path.write_text(text)
             program = load_program(str(path), build=BuildOptions(cache_dir=cache))
             count = runs if language != "java" else max(20, runs // 50)
-            with ProcessRunner([program, program]) as runner:
-                runner.run([TextInput("0\n")] * 4)  # warm up
-                inputs = [TextInput(f"{i}\n") for i in range(count)]
-                started = time.monotonic()
-                results = runner.run(inputs)
-                seconds = time.monotonic() - started
-                level = runner.level.value
+            runner = ProcessRunner([program, program])
+            runner.run([TextInput("0\n")] * 4)  # warm up
+            inputs = [TextInput(f"{i}\n") for i in range(count)]
+            sandboxes = runner.sandbox_pids
+            before = _cpu_seconds(sandboxes)
+            started = time.monotonic()
+            results = runner.run(inputs)
+            seconds = time.monotonic() - started
+            cpu = _cpu_seconds(sandboxes) - before
+            level = runner.level.value
+            runner.close()
             assert all(row is not None and row[0].stdout == f"{i}\n" for i, row in enumerate(results))
             rate = 2 * count / seconds
+            # CPU per run (the launchers, the programs, and this process's share): what two free
+            # cores would give, whatever else the machine was doing during the measurement
+            cpu_ms = 1000 * cpu / (2 * count)
+            capacity = 2 / (cpu / (2 * count))
             rows.append({"benchmark": "throughput", "language": language, "runs": 2 * count,
-                         "seconds": round(seconds, 3), "runs_per_second": round(rate, 1), "isolation": level})
-            print(f"{language:7} {2 * count:6} runs in {seconds:6.2f} s: {rate:7.1f} runs/s ({level})", flush=True)
+                         "seconds": round(seconds, 3), "runs_per_second": round(rate, 1), "isolation": level,
+                         "cpu_ms_per_run": round(cpu_ms, 3), "runs_per_second_two_free_cores": round(capacity, 1)})
+            print(f"{language:7} {2 * count:6} runs in {seconds:6.2f} s: {rate:7.1f} runs/s ({level}); "
+                  f"{cpu_ms:.2f} ms of CPU per run, {capacity:.0f} runs/s on two free cores", flush=True)
     return rows
 
 

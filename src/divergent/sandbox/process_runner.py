@@ -175,6 +175,11 @@ class ProcessRunner:
         programs = [*self.programs, *([checker] if checker is not None else [])]
         return build_all(programs, level=self.level, limits=self.limits)
 
+    @property
+    def sandbox_pids(self) -> list[int]:
+        """The process ids of the launchers' sandboxes (for measurements of CPU time)."""
+        return [launcher.process.pid for launcher in self._launchers if launcher is not None]
+
     # -- running ------------------------------------------------------------------------------
 
     def run(self, inputs: Sequence[TextInput], *, deadline: float | None = None) -> list[tuple[Outcome, ...] | None]:
