@@ -8,7 +8,7 @@ DEV_INSTALLED  := $(VENV)/.installed-dev
 DEMO_INSTALLED := $(VENV)/.installed-demo
 DEMO_OUT       := build/demo
 
-.PHONY: demo test lint sandbox-tools browser-tools benchmarks clean
+.PHONY: demo test lint sandbox-tools browser-tools test-tools benchmarks clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,18 @@ browser-tools:
 	  && echo "chromium: installed" || echo "chromium: could not install; the browser tests will be skipped"; \
 	else echo "chromium: absent (the HTML reports' browser tests will be skipped)"; fi
 
+# Best effort: the toolchains of whole programs (docs/programs.md): gcc, g++, a JDK. Needs root and apt.
+# Without them the tests of those languages are skipped, saying what to install (on CI they fail).
+TOOL_PACKAGES := gcc:gcc g++:g++ javac:default-jdk-headless
+test-tools:
+	@missing=""; for pair in $(TOOL_PACKAGES); do tool=$${pair%%:*}; package=$${pair#*:}; \
+	  command -v $$tool >/dev/null 2>&1 || missing="$$missing $$package"; done; \
+	if [ -z "$$missing" ]; then echo "toolchains: present (gcc, g++, javac)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get install -y -qq $$missing >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq $$missing >/dev/null)) \
+	  && echo "toolchains: installed$$missing" || echo "toolchains: could not install$$missing; their tests will be skipped"; \
+	else echo "toolchains: missing$$missing (apt-get install$$missing; see docs/programs.md)"; fi
+
 # Runs `check` on the bundled pair; exit code 1 means "a difference was found", which is the point.
 # It also writes the HTML report and a pytest module reproducing the difference under build/demo/.
 demo: $(DEMO_INSTALLED)
@@ -62,6 +74,7 @@ benchmarks: $(BIN)/divergent
 	$(BIN)/python benchmarks/throughput.py
 	$(BIN)/python benchmarks/engine_power.py
 	$(BIN)/python benchmarks/real_samples.py
+	$(BIN)/python benchmarks/programs.py all
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build src/*.egg-info

@@ -6,6 +6,9 @@ workers, which import this package, do not pay for the whole tool)::
     divergent.check([...]) -> Report          disprove equivalence of 2..N implementations
     divergent.cluster([...]) -> Clustering    partition implementations by behaviour
     divergent.assert_equivalent(f, g, ...)    the same inside a test suite
+
+Whole programs (stdin to stdout) take the same calls: ``divergent.check(["a.cpp", "b.py"],
+stdin=True, examples=["sample.txt"], validator="v.py")`` (docs/programs.md).
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ _EXPORTS: dict[str, str] = {
     "Implementation": "divergent.programs",
     "Program": "divergent.programs",
     "PythonFunction": "divergent.programs",
+    "StdinProgram": "divergent.programs",
     "Input": "divergent.model",
+    "TextInput": "divergent.model",
     "Outcome": "divergent.model",
     "OutcomeKind": "divergent.model",
     "Verdict": "divergent.model",

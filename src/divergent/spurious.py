@@ -59,6 +59,10 @@ def _outcome_for_prompt(outcome: Outcome) -> str:
         return f"raised {outcome.describe()}"
     if outcome.kind is OutcomeKind.TIMEOUT:
         return f"did not finish in time ({outcome.describe()})"
+    if outcome.kind is OutcomeKind.OK:
+        return f"printed {outcome.stdout[:MAX_VALUE_CHARS]!r}"
+    if outcome.kind in (OutcomeKind.RUNTIME_ERROR, OutcomeKind.MEMORY_LIMIT, OutcomeKind.OUTPUT_LIMIT):
+        return f"{outcome.kind.value} ({outcome.describe()})"
     return f"crashed ({outcome.describe()})"
 
 
@@ -155,7 +159,7 @@ class SpuriousFilter:
             raise InvalidArgument(
                 f"{len(implementations)} implementations but {len(outcomes)} outcomes to judge"
             )
-        function = implementations[0].entry_point if implementations else "f"
+        function = implementations[0].display_name if implementations else "f"
         problem = self.spec or (
             f"No task description was given. Infer the intended behavior of `{function}` from its "
             "name, signature, docstring and comments, and from what the implementations agree on."
@@ -169,7 +173,7 @@ class SpuriousFilter:
             lines = [_implementation_heading(index, impl), "", "'''", _outcome_for_prompt(outcome)]
             if show_mutation and after is not None:
                 lines.append(f"arguments after the call: {after}")
-            if outcome.stdout:
+            if outcome.stdout and outcome.kind in (OutcomeKind.RETURNED, OutcomeKind.RAISED):
                 lines.append(f"printed: {outcome.stdout[:MAX_VALUE_CHARS]!r}")
             lines.append("'''")
             described.append("\n".join(lines))

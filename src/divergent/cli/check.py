@@ -50,11 +50,28 @@ def check(
         check_output_paths(("--html", options.html), ("--emit-test", emit_test))
     impls, report = run_search(implementations, options, run)
     impls = compared or impls
-    document = report_json(report)
+    from divergent.programs import StdinProgram
+
+    programs = any(isinstance(impl, StdinProgram) for impl in impls)
+    input_file, reproduce = None, []
+    if programs:
+        from divergent.cli.programs import program_extras
+
+        input_file, reproduce = program_extras(report, impls, options.program_options(), options.timeout)
+    document = report_json(report, input_file=input_file, reproduce=reproduce)
     notices = stderr_console(options.quiet)
     with input_errors(options.as_json):
         test = reproduction(report, impls, options, emit_test)
-    if options.as_json:
+    if programs and not options.as_json:
+        from divergent.report.programs import plain_program_report, render_program_report
+
+        if options.quiet:
+            if report.divergent:
+                print(plain_program_report(report, input_file=input_file, reproduce=reproduce))
+        else:
+            render_program_report(report, make_console(), input_file=input_file, reproduce=reproduce,
+                                  test=test if emit_test is None else "")
+    elif options.as_json:
         print(json.dumps(document, ensure_ascii=False))
     elif options.quiet:
         if report.divergent:
@@ -94,7 +111,8 @@ def reproduction(report: Any, impls: list, options: SearchArguments, emit_test: 
         except Exception:  # noqa: BLE001 - a live function's origin is no spec: nothing to embed
             continue
     test_dir = emit_test.resolve().parent if emit_test is not None else Path.cwd()
-    return reproduction_test(report.counterexample, impls, test_dir=test_dir, policy=options.policy(), embed=embed)
+    return reproduction_test(report.counterexample, impls, test_dir=test_dir, policy=options.policy(), embed=embed,
+                             programs_options=options.program_options())
 
 
 def brute_force_implementation(impls: list, llm: Any, spec: str | None) -> Any:

@@ -77,7 +77,11 @@ def cluster(
     def run(impls: list, search_options: Any) -> tuple[Any, Any]:
         # Read the tests first: a bad file is an input error before any budget is spent.
         reference = load_reference_tests(tests) if tests is not None else None
-        if search_options.llm is None:
+        from divergent.programs import StdinProgram
+
+        # Semantic clustering (ProbeGen on pairs, the filter) is for functions; whole programs are
+        # split by the search, whose portfolio has the text LLM engine when a model is given.
+        if search_options.llm is None or any(isinstance(impl, StdinProgram) for impl in impls):
             clustering = plain_cluster(impls, search_options)
             results = None
             if reference is not None:
@@ -98,7 +102,7 @@ def cluster(
     with input_errors(options.as_json):
         check_output_paths(("--html", options.html))
     impls, (clustering, results) = run_search(implementations, options, run)
-    document = clustering_json(clustering, impls[0].entry_point, results)
+    document = clustering_json(clustering, impls[0].display_name, results)
     if options.as_json:
         print(json.dumps(document, ensure_ascii=False))
     else:
@@ -119,7 +123,7 @@ def render_clustering(clustering: Any, impls: list, console: Console, tests: Any
 
     labels = clustering.implementations
     report = clustering.report
-    function_name = impls[0].entry_point if impls else "f"
+    function_name = impls[0].display_name if impls else "f"
     table = Table(title=f"{len(clustering.classes)} behaviour class(es) among {len(labels)} implementations")
     table.add_column("class", justify="right")
     table.add_column("size", justify="right")

@@ -7,9 +7,11 @@ non-finite floats written as ``["float", "nan"]`` so the output is strict JSON.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from divergent.model import Counterexample, FilterVerdict, Outcome, Report
+from divergent.model import Counterexample, FilterVerdict, Outcome, Report, TextInput
+from divergent.report.programs import is_program_report, program_counterexample_json, program_outcome_json
 from divergent.values import encode, json_safe
 
 
@@ -38,13 +40,15 @@ def filter_json(verdict: FilterVerdict | None) -> dict[str, Any] | None:
 
 
 def outcomes_json(
-    labels: tuple[str, ...], outcomes: tuple[Outcome, ...], classes: tuple[tuple[int, ...], ...]
+    labels: tuple[str, ...], outcomes: tuple[Outcome, ...], classes: tuple[tuple[int, ...], ...], *,
+    programs: bool = False,
 ) -> list[dict[str, Any]]:
     """Each implementation's outcome, with ``class``: the 1-based number of its behaviour class on
-    this input (equal numbers, equal behaviour)."""
+    this input (equal numbers, equal behaviour). ``programs``: whole programs' runs."""
     class_of = {i: number for number, members in enumerate(classes, 1) for i in members}
+    one = program_outcome_json if programs else outcome_json
     return [
-        {**outcome_json(label, outcome), "class": class_of.get(i)}
+        {**one(label, outcome), "class": class_of.get(i)}
         for i, (label, outcome) in enumerate(zip(labels, outcomes, strict=True))
     ]
 
@@ -65,24 +69,32 @@ def counterexample_json(cx: Counterexample, labels: tuple[str, ...]) -> dict[str
 
 def splits_json(report: Report, function_name: str) -> list[dict[str, Any]]:
     labels = report.implementations
+    programs = is_program_report(report)
     return [
         {
             "call": split.input.call(function_name),
             "engine": split.engine,
             "classes": [[labels[i] for i in members] for members in split.classes],
-            "outcomes": outcomes_json(labels, split.outcomes, split.classes),
+            "outcomes": outcomes_json(labels, split.outcomes, split.classes, programs=programs),
             "filter": filter_json(split.filter),
         }
         for split in report.splits
     ]
 
 
-def report_json(report: Report, function_name: str = "f") -> dict[str, Any]:
+def report_json(report: Report, function_name: str = "f", *, input_file: str | None = None,
+                reproduce: Sequence[str] = ()) -> dict[str, Any]:
+    """The report as the JSON contract has it. Whole programs (docs/cli.md): the counterexample has
+    ``stdin`` (and ``input_file``, ``reproduce`` when given) instead of ``args``; each outcome
+    ``kind``, ``stdout``, ``exit_code`` or ``signal``, ``seconds``."""
     labels = report.implementations
     if report.counterexample is not None:
         function_name = report.counterexample.function_name
     counterexample = None
-    if report.counterexample is not None:
+    if report.counterexample is not None and is_program_report(report):
+        counterexample = program_counterexample_json(report.counterexample, labels, input_file=input_file,
+                                                     reproduce=reproduce)
+    elif report.counterexample is not None:
         counterexample = counterexample_json(report.counterexample, labels)
     return {
         "verdict": report.verdict.value,
@@ -90,7 +102,10 @@ def report_json(report: Report, function_name: str = "f") -> dict[str, Any]:
         "classes": [[labels[i] for i in members] for members in report.classes],
         "splits": splits_json(report, function_name),
         # confirmed differences the spurious-counterexample filter judged irrelevant (not counted)
-        "filtered_out": [counterexample_json(cx, labels) for cx in report.filtered_out],
+        "filtered_out": [
+            program_counterexample_json(cx, labels) if isinstance(cx.input, TextInput) else counterexample_json(cx, labels)
+            for cx in report.filtered_out
+        ],
         "engine": report.counterexample.engine if report.counterexample else None,
         "seconds": report.seconds,
         "executions": report.executions,

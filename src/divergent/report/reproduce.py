@@ -27,7 +27,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from divergent.model import Counterexample, OutcomeKind
+from divergent.model import Counterexample, OutcomeKind, TextInput
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy, ExceptionEquality
 from divergent.programs import Program, PythonFunction
 from divergent.values import to_source
@@ -71,6 +71,8 @@ def program_spec(program: Program, test_dir: Path) -> str:
     if path is None:
         return repr(program.origin or program.label)
     expression = f"(HERE / {relative_path(path, test_dir)!r}).as_posix()"
+    if str(program.label).startswith("exec:"):
+        return f"'exec:' + {expression}"
     entry_point = getattr(program, "entry_point", None)
     return f"{expression} + {':' + entry_point!r}" if entry_point else expression
 
@@ -113,15 +115,20 @@ def reproduction_test(
     test_dir: str | Path | None = None,
     policy: EqualityPolicy | None = None,
     embed: Collection[int] = (),
+    programs_options: Any = None,
 ) -> str:
     """The text of a pytest module reproducing ``cx`` on ``programs`` (in the report's order).
 
     ``test_dir``: the directory the module will live in (paths are made relative to it; default:
     the current directory). ``policy``: the run's equality policy (tolerances, exception rule,
     argument mutation; default: divergent's). ``embed``: indices of programs whose source goes into
-    the test instead of a path (e.g. a file at a git revision, which no path names for long)."""
+    the test instead of a path (e.g. a file at a git revision, which no path names for long).
+    ``programs_options``: for whole programs, the run's ``ProgramOptions`` (output mode, tolerance,
+    checker, limits), which the test passes on."""
     directory = Path(test_dir) if test_dir is not None else Path.cwd()
     rules = policy or DEFAULT_POLICY
+    if isinstance(cx.input, TextInput):
+        return _program_test(cx, programs, directory, programs_options)
     in_process = all(isinstance(p, PythonFunction) for p in programs) and all(
         outcome.kind in _IN_PROCESS_KINDS for outcome in cx.outcomes
     )
@@ -302,6 +309,47 @@ def _sandboxed_test(cx: Counterexample, programs: Sequence[Program], directory: 
         + f"    item = Input(args={to_source(tuple(cx.input.args))}, kwargs={to_source(dict(cx.input.kwargs))})\n"
         + "    outcomes = outcomes_on(PROGRAMS, item, policy=POLICY)\n"
         + "    observation = POLICY.observe(item, outcomes)\n"
+        + "    assert not observation.divergent, \"\\n\".join(\n"
+        + "        f\"{spec}: {outcome.kind.value} {outcome.describe()}\" for spec, outcome in zip(PROGRAMS, outcomes)\n"
+        + "    )\n"
+    )
+
+
+def _program_test(cx: Counterexample, programs: Sequence[Program], directory: Path, settings: Any) -> str:
+    """Whole programs: run them in the sandbox on the input text and compare their outputs as the
+    run did (output mode, tolerance, checker)."""
+    assert isinstance(cx.input, TextInput)
+    specs = [program_spec(program, directory) for program in programs]
+    function = identifier(cx.function_name, 0)
+    output = getattr(settings, "output", "tokens")
+    float_tol = getattr(settings, "float_tol", 1e-6)
+    options = [f'"stdin": True, "output": {output!r}, "float_tol": {float_tol!r}']
+    time_limit = getattr(settings, "time_limit", None)
+    if time_limit is not None:
+        options.append(f'"time_limit": {time_limit!r}')
+    memory_limit = getattr(settings, "memory_limit", None)
+    if memory_limit is not None:
+        options.append(f'"memory_limit": {memory_limit!r}')
+    checker = getattr(settings, "checker", None)
+    checker_label = "None"
+    if checker is not None:
+        options.append(f'"checker": (HERE / {relative_path(checker, directory)!r}).as_posix()')
+        checker_label = 'OPTIONS["checker"]'
+    return (
+        _header(cx, [shown_label(p, directory) for p in programs], "the programs run in divergent's sandbox")
+        + "\nfrom pathlib import Path\n\n"
+        + "from divergent import TextInput\nfrom divergent.search import outcomes_on\n"
+        + "from divergent.text_comparison import OutputComparison\n\n"
+        + "HERE = Path(__file__).resolve().parent\n"
+        + "PROGRAMS = [\n" + "".join(f"    {spec},\n" for spec in specs) + "]\n"
+        + "OPTIONS = {" + ", ".join(options) + "}\n"
+        + f"INPUT = {cx.input.text!r}\n\n\n"
+        + f"def test_{function}_programs_agree():\n"
+        + "    item = TextInput(INPUT)\n"
+        + "    outcomes = outcomes_on(PROGRAMS, item, **OPTIONS)\n"
+        + '    comparison = OutputComparison(mode=OPTIONS["output"], float_tol=OPTIONS["float_tol"], '
+        + f"checker={checker_label})\n"
+        + "    observation = comparison.observe(item, outcomes)\n"
         + "    assert not observation.divergent, \"\\n\".join(\n"
         + "        f\"{spec}: {outcome.kind.value} {outcome.describe()}\" for spec, outcome in zip(PROGRAMS, outcomes)\n"
         + "    )\n"

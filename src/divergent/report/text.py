@@ -17,6 +17,7 @@ from rich.text import Text
 
 from divergent.model import Counterexample, FilterDecision, FilterVerdict, Outcome, OutcomeKind, Report
 from divergent.programs import PythonFunction
+from divergent.report.programs import is_program_report, plain_program_report
 from divergent.report.reproduce import reproduction_test
 from divergent.report.terminal import escaping
 from divergent.values import encode, printable, render
@@ -91,6 +92,8 @@ def llm_usage_text(llm: Mapping[str, Any]) -> str:
 
 def plain_report(report: Report) -> str:
     """The report as plain text (used in AssertionErrors and ``--quiet`` failures)."""
+    if is_program_report(report):
+        return plain_program_report(report)
     lines = []
     if report.counterexample is None:
         relevant = " relevant" if report.filtered_out else ""

@@ -135,12 +135,15 @@ def _bind_arguments(paths: Iterable[str]) -> list[str]:
 
 
 def bubblewrap_command(
-    argv: Sequence[str], *, disk_bytes: int, read_only: Iterable[str], data_fds: dict[str, int] | None = None
+    argv: Sequence[str], *, disk_bytes: int, read_only: Iterable[str], data_fds: dict[str, int] | None = None,
+    writable: Iterable[str] = (),
 ) -> list[str]:
     """The ``bwrap`` command line that runs ``argv`` at the bubblewrap level.
 
     ``read_only``: paths to bind read-only besides the interpreter's; ``data_fds``: files of the
-    sandbox (``/etc/passwd``...) to fill from descriptors."""
+    sandbox (``/etc/passwd``...) to fill from descriptors; ``writable``: host directories bound
+    read-write at the same path (a fresh directory made for one sandbox, e.g. a build's output:
+    whatever is written there is untrusted and read back by the parent as such)."""
     command = [
         "bwrap",
         "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID), "--disable-userns",
@@ -158,6 +161,8 @@ def bubblewrap_command(
     # /tmp first: a program's directory may be under /tmp, and is then bound over it.
     command += ["--size", str(disk_bytes), "--tmpfs", SANDBOX_TMP]
     command += _bind_arguments([*interpreter_paths(), *read_only])
+    for path in sorted({os.path.abspath(p) for p in writable}):
+        command += ["--bind", path, path]
     command += [
         "--dev", "/dev",
         "--size", str(_SHM_BYTES), "--tmpfs", "/dev/shm",

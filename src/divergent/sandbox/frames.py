@@ -62,6 +62,7 @@ def start_child(
     limits: Limits,
     level: Isolation,
     read_only: Sequence[str] = (),
+    writable: Sequence[str] = (),
     capture_stderr: bool = False,
     settings: dict[str, Any] | None = None,
     pass_fds: Sequence[int] = (),
@@ -71,7 +72,8 @@ def start_child(
     The settings are the limits' (:meth:`Limits.child_settings`), ``host_pid_namespace`` and
     ``progress_fd`` (-1 unless given in ``settings``), and any other ``settings``.
     ``read_only``: paths the child must read besides the interpreter's (the programs' directories,
-    see :func:`implementation_paths`); ``pass_fds``: descriptors it inherits."""
+    see :func:`implementation_paths`); ``writable``: host directories it may write (see
+    :func:`~divergent.sandbox.isolation.spawn`); ``pass_fds``: descriptors it inherits."""
     child_settings = {
         **limits.child_settings(),
         "host_pid_namespace": _pid_namespace(),
@@ -79,8 +81,8 @@ def start_child(
         **(settings or {}),
     }
     argv = python_command(module, json.dumps(child_settings), *args)
-    return spawn(argv, limits=limits, level=level, read_only=read_only, capture_stderr=capture_stderr,
-                 pass_fds=pass_fds)
+    return spawn(argv, limits=limits, level=level, read_only=read_only, writable=writable,
+                 capture_stderr=capture_stderr, pass_fds=pass_fds)
 
 
 def implementation_paths(implementations: Iterable[PythonFunction]) -> list[str]:

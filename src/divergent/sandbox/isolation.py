@@ -342,6 +342,7 @@ def spawn(
     level: Isolation,
     extra_env: dict[str, str] | None = None,
     read_only: Sequence[str] = (),
+    writable: Sequence[str] = (),
     capture_stderr: bool = False,
     pass_fds: Sequence[int] = (),
 ) -> IsolatedProcess:
@@ -349,6 +350,8 @@ def spawn(
 
     ``read_only``: files and directories the program needs besides the interpreter's (its own
     directory, a build cache); at the bubblewrap level nothing else of the host is visible.
+    ``writable``: host directories the program may write (made fresh for it by the caller, who
+    reads back what is there as untrusted); at the other levels every file is writable anyway.
     ``capture_stderr``: keep what it writes on stderr for :meth:`IsolatedProcess.stderr_tail`
     (else it is discarded). ``pass_fds``: descriptors the process inherits (at the same numbers).
 
@@ -363,7 +366,7 @@ def spawn(
         data_fds = _data_pipes(identity_files())
         home = SANDBOX_TMP
         command = bubblewrap_command(argv, disk_bytes=limits.disk_mb * 1024 * 1024, read_only=read_only,
-                                     data_fds=data_fds)
+                                     writable=writable, data_fds=data_fds)
     else:
         workdir = Path(tempfile.mkdtemp(prefix="divergent-worker-"))
         home = str(workdir)

@@ -17,6 +17,7 @@ from divergent.model import (
     Outcome,
     Report,
     Split,
+    TextInput,
     Verdict,
 )
 from divergent.sandbox.runner import open_runner
@@ -109,7 +110,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             classes=observation.classes,
             engine=engine_name,
             original=original,
-            function_name=search.implementations[0].entry_point,
+            function_name=search.implementations[0].display_name,
             filter=verdict,
             shrink_steps=search.shrink_steps if observation.input.key != original.key else (),
         )
@@ -140,7 +141,7 @@ def _judged_shrunk(
         return shrunk, verdict
     shrunk_verdict = assess_relevance(search, partition, engine_name, shrunk)
     if shrunk_verdict is not None and not shrunk_verdict.relevant:
-        call = shrunk.input.call(search.implementations[0].entry_point, max_length=60)
+        call = shrunk.input.call(search.implementations[0].display_name, max_length=60)
         search.notes.append(f"not shrunk: the filter judged the smaller {call} irrelevant ({shrunk_verdict.rationale})")
         return found, verdict
     return shrunk, shrunk_verdict
@@ -164,7 +165,7 @@ def assert_equivalent(*functions: ImplementationSpec, budget: float = 5.0, **cha
 
 def outcomes_on(
     implementations: Sequence[ImplementationSpec],
-    item: Input | tuple[Any, ...],
+    item: Input | TextInput | tuple[Any, ...],
     options: SearchOptions | None = None,
     **changes: Any,
 ) -> tuple[Outcome, ...]:
@@ -173,8 +174,14 @@ def outcomes_on(
     (:mod:`divergent.report.reproduce`). Compare them with ``options.policy.observe(item, outcomes)``.
 
     ``item`` is an :class:`~divergent.model.Input` or a tuple of arguments; ``options``/``changes``
-    as for :func:`check` (``function``, ``limits``, ``isolation``, ``policy`` are used)."""
+    as for :func:`check` (``function``, ``limits``, ``isolation``, ``policy`` are used). For whole
+    programs ``item`` is a :class:`~divergent.model.TextInput` (the program options apply: limits,
+    build flags, a checker); compare with their output comparison."""
     chosen = SearchOptions.of(options, **changes)
+    if isinstance(item, TextInput):
+        from divergent.search.programs import outcomes_of_programs
+
+        return outcomes_of_programs(implementations, item, chosen)
     if not isinstance(item, Input):
         item = Input(args=tuple(item))
     programs = resolve_implementations(implementations, function=chosen.function)

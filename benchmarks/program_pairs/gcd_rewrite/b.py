@@ -1,0 +1,3 @@
+import math
+input()
+print(math.gcd(*map(int, input().split())))

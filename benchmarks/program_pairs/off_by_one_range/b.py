@@ -1,0 +1,2 @@
+l, r, k = map(int, input().split())
+print(r // k - (l - 1) // k)

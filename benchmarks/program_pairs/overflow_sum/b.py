@@ -1,0 +1,2 @@
+n = int(input())
+print(sum(map(int, input().split())))

@@ -1,0 +1,2 @@
+x, m = map(int, input().split())
+print(x % m)

@@ -1,0 +1,4 @@
+t = int(input())
+for _ in range(t):
+    n = int(input())
+    print(len(set(input().split())))

@@ -1,0 +1,1 @@
+print("Yes" if int(input()) % 2 == 0 else "no")

@@ -1,0 +1,4 @@
+import sys
+rows = sys.stdin.read().split("\n")
+n = int(rows[0]); assert 1 <= n <= 10**18, "n out of range"
+assert all(not r.strip() for r in rows[1:])

@@ -1,0 +1,230 @@
+"""Whole programs (stdin to stdout): does ``check`` find the bugs of the program-pair suite, how fast,
+and does it claim a difference where there is none; and how many runs per second the sandbox gives.
+
+The suite (``benchmarks/program_pairs/``): one directory per pair with the two programs (C, C++,
+Java, Python), a ``sample.txt`` (the statement's example), a ``validator.py`` (the constraints) and a
+``meta.json`` (``programs``, ``equivalent``, ``category``, ``note``, ``output`` mode, and for a
+differing pair a ``witness`` input). Differing pairs carry the classic Codeforces bugs (overflow,
+off-by-one, state not reset between test cases, ties ordered differently, the sign of ``%``,
+division by zero, a missing n = 1 case, rounding of negative numbers, lost precision); equivalent
+pairs differ only in whitespace, float formatting, algorithm, the case of YES/NO, or on inputs the
+constraints exclude.
+
+    python benchmarks/programs.py verify                  every witness differs, every sample is valid
+    python benchmarks/programs.py check [--budget 20]     found/total, false claims, median time
+    python benchmarks/programs.py throughput [--runs 3000]  runs/s: trivial C++, Python, Java pairs
+    python benchmarks/programs.py all
+
+Results go to ``benchmarks/results/programs.jsonl``. Run it alone on the machine: with two cores,
+anything running beside it distorts the seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+import divergent
+from divergent.load.programs import load_program
+from divergent.model import Budget, OutcomeKind, TextInput
+from divergent.programs import BuildOptions
+from divergent.sandbox.launch import ProgramLimits
+from divergent.sandbox.process_runner import ProcessRunner
+from divergent.text_comparison import OutputComparison
+
+HERE = Path(__file__).resolve().parent
+PAIRS = HERE / "program_pairs"
+RESULTS = HERE / "results" / "programs.jsonl"
+
+
+def load_pairs(names: str | None = None) -> list[tuple[str, Path, dict]]:
+    chosen = set(names.split(",")) if names else None
+    pairs = []
+    for directory in sorted(p for p in PAIRS.iterdir() if p.is_dir()):
+        if chosen is None or directory.name in chosen:
+            pairs.append((directory.name, directory, json.loads((directory / "meta.json").read_text())))
+    return pairs
+
+
+def programs_of(directory: Path, meta: dict) -> list[str]:
+    return [str(directory / name) for name in meta["programs"]]
+
+
+def verify(pairs: list, cache: str) -> bool:
+    """Every sample and witness passes the validator; every witness makes the pair differ; every
+    pair agrees on its sample."""
+    ok = True
+    build = BuildOptions(cache_dir=cache)
+    for name, directory, meta in pairs:
+        validator = load_program(str(directory / "validator.py"), build=build)
+        inputs = [TextInput((directory / "sample.txt").read_text())]
+        if "witness" in meta:
+            inputs.append(TextInput(meta["witness"]))
+        with ProcessRunner([validator], limits=ProgramLimits(time_limit=5)) as runner:
+            valid = [row[0].kind is OutcomeKind.OK for row in runner.run(inputs)]
+        programs = [load_program(path, build=build) for path in programs_of(directory, meta)]
+        comparison = OutputComparison(mode=meta.get("output", "tokens"))
+        with ProcessRunner(programs, limits=ProgramLimits(time_limit=5)) as runner:
+            rows = runner.run(inputs)
+        sample_same = len(comparison.partition(rows[0])) == 1
+        witness_differs = len(comparison.partition(rows[1])) > 1 if "witness" in meta else None
+        problems = []
+        if not all(valid):
+            problems.append("the validator rejects the sample or the witness")
+        if not sample_same:
+            problems.append(f"the sample already differs: {[o.describe() for o in rows[0]]}")
+        if witness_differs is False:
+            problems.append(f"the witness does not differ: {[o.describe() for o in rows[1]]}")
+        print(f"{name:22} {'ok' if not problems else 'FAIL: ' + '; '.join(problems)}")
+        ok = ok and not problems
+    return ok
+
+
+def measure(name: str, directory: Path, meta: dict, budget: float, cache: str, seed: int) -> dict:
+    started = time.monotonic()
+    try:
+        report = divergent.check(
+            programs_of(directory, meta), stdin=True, examples=[str(directory / "sample.txt")],
+            validator=str(directory / "validator.py"), output=meta.get("output", "tokens"),
+            budget=Budget(seconds=budget), build_cache=cache, shrink=False, seed=seed,
+        )
+    except divergent.DivergentError as error:
+        return {"pair": name, "equivalent": meta["equivalent"], "found": False, "error": str(error),
+                "seconds": round(time.monotonic() - started, 3)}
+    found = report.divergent
+    return {
+        "pair": name,
+        "category": meta["category"],
+        "equivalent": meta["equivalent"],
+        "found": found,
+        "false_claim": found and meta["equivalent"],
+        "seconds": report.seconds,
+        "wall": round(time.monotonic() - started, 3),
+        "engine": report.counterexample.engine if report.counterexample else None,
+        "input": report.counterexample.input.text[:200] if report.counterexample else None,
+        "inputs": report.inputs,
+        "executions": report.executions,
+        "rejected": sum("rejected" in note for note in report.notes),
+    }
+
+
+def check_suite(pairs: list, budget: float, cache: str, seed: int) -> list[dict]:
+    rows = []
+    for name, directory, meta in pairs:
+        row = measure(name, directory, meta, budget, cache, seed)
+        rows.append(row)
+        status = "FALSE CLAIM" if row.get("false_claim") else ("found" if row["found"] else "-")
+        print(f"{name:22} {'equivalent' if meta['equivalent'] else 'differs':10} {status:11} "
+              f"{row['seconds']:6.2f} s  {row.get('inputs', 0):6} inputs  {row.get('engine') or ''}", flush=True)
+    differing = [r for r in rows if not r["equivalent"]]
+    equivalent = [r for r in rows if r["equivalent"]]
+    times = [r["seconds"] for r in differing if r["found"]]
+    print()
+    print(f"found {sum(r['found'] for r in differing)}/{len(differing)} differing pairs; "
+          f"false claims {sum(r['found'] for r in equivalent)}/{len(equivalent)} equivalent pairs; "
+          f"median time to a counterexample {statistics.median(times) if times else float('nan'):.2f} s "
+          f"(p90 {sorted(times)[max(0, math.ceil(0.9 * len(times)) - 1)] if times else float('nan'):.2f} s)")
+    return rows
+
+
+TRIVIAL = {
+    "cpp": ("echo.cpp", '#include <cstdio>\nint main() { long long x; if (scanf("%lld", &x) == 1) printf("%lld\\n", x); }\n'),
+    "python": ("echo.py", "print(int(input()))\n"),
+    "java": ("Echo.java", "public class Echo { public static void main(String[] a) {"
+             " System.out.println(Long.parseLong(new java.util.Scanner(System.in).next())); } }\n"),
+}
+
+
+def _cpu_seconds(roots: list[int]) -> float:
+    """CPU seconds used so far by this process and by every process under ``roots`` (the
+    sandboxes): each live process's own time plus what its finished, waited-for children used."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    total = own.ru_utime + own.ru_stime
+    ticks = os.sysconf("SC_CLK_TCK")
+    todo = list(roots)
+    while todo:
+        pid = todo.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            continue
+        total += sum(int(value) for value in fields[11:15]) / ticks  # utime, stime, cutime, cstime
+        todo.extend(int(child) for child in children)
+    return total
+
+
+def throughput(runs: int, cache: str) -> list[dict]:
+    """Runs per second of a pair of trivial programs (two launchers, two cores), through the
+    runner the search uses (sandbox, limits, outcome per run)."""
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for language, (file_name, text) in TRIVIAL.items():
+            path = Path(scratch) / file_name
+            path.write_text(text)
+            program = load_program(str(path), build=BuildOptions(cache_dir=cache))
+            count = runs if language != "java" else max(20, runs // 50)
+            runner = ProcessRunner([program, program])
+            runner.run([TextInput("0\n")] * 4)  # warm up
+            inputs = [TextInput(f"{i}\n") for i in range(count)]
+            sandboxes = runner.sandbox_pids
+            before = _cpu_seconds(sandboxes)
+            started = time.monotonic()
+            results = runner.run(inputs)
+            seconds = time.monotonic() - started
+            cpu = _cpu_seconds(sandboxes) - before
+            level = runner.level.value
+            runner.close()
+            assert all(row is not None and row[0].stdout == f"{i}\n" for i, row in enumerate(results))
+            rate = 2 * count / seconds
+            # CPU per run (the launchers, the programs, and this process's share): what two free
+            # cores would give, whatever else the machine was doing during the measurement
+            cpu_ms = 1000 * cpu / (2 * count)
+            capacity = 2 / (cpu / (2 * count))
+            rows.append({"benchmark": "throughput", "language": language, "runs": 2 * count,
+                         "seconds": round(seconds, 3), "runs_per_second": round(rate, 1), "isolation": level,
+                         "cpu_ms_per_run": round(cpu_ms, 3), "runs_per_second_two_free_cores": round(capacity, 1)})
+            print(f"{language:7} {2 * count:6} runs in {seconds:6.2f} s: {rate:7.1f} runs/s ({level}); "
+                  f"{cpu_ms:.2f} ms of CPU per run, {capacity:.0f} runs/s on two free cores", flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=("verify", "check", "throughput", "all"))
+    parser.add_argument("--budget", type=float, default=20.0)
+    parser.add_argument("--pairs", default=None)
+    parser.add_argument("--runs", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cache", default=None, help="build cache (default: a temporary one)")
+    arguments = parser.parse_args()
+    pairs = load_pairs(arguments.pairs)
+    with tempfile.TemporaryDirectory() as scratch:
+        cache = arguments.cache or scratch
+        rows: list[dict] = []
+        if arguments.what in ("verify", "all") and not verify(pairs, cache):
+            sys.exit(1)
+        if arguments.what in ("check", "all"):
+            rows += check_suite(pairs, arguments.budget, cache, arguments.seed)
+        if arguments.what in ("throughput", "all"):
+            rows += throughput(arguments.runs, cache)
+    if rows:
+        RESULTS.parent.mkdir(exist_ok=True)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        with RESULTS.open("a") as handle:
+            for row in rows:
+                handle.write(json.dumps({"time": stamp, "budget": arguments.budget, **row}) + "\n")
+
+
+if __name__ == "__main__":
+    main()
