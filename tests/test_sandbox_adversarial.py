@@ -590,3 +590,20 @@ def test_the_store_is_private_and_a_model_run_says_what_it_sent(tmp_path: Path, 
     for path in files:
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
     assert stat.S_IMODE(llm_home.stat().st_mode) == 0o700
+
+
+HOSTILE_PROGRAM = 'import sys\nprint("\\x1b]0;owned\\x07\\x1b[2J" + sys.stdin.read().strip())\n'
+PLAIN_PROGRAM = "import sys\nprint(sys.stdin.read().strip())\n"
+
+
+def test_a_whole_programs_output_is_escaped_in_text_reports_too(tmp_path: Path) -> None:
+    (tmp_path / "plain.py").write_text(PLAIN_PROGRAM)
+    (tmp_path / "hostile.py").write_text(HOSTILE_PROGRAM)
+    (tmp_path / "sample.txt").write_text("7\n")
+    for mode in ([], ["-q"]):
+        result = divergent("check", "plain.py", "hostile.py", "--stdin", "--example", "sample.txt", "--budget", "5",
+                           "--build-cache", str(tmp_path / "builds"), *mode, cwd=tmp_path)
+        assert result.returncode == 1, result.stderr
+        for stream in (result.stdout, result.stderr):
+            assert b"\x1b" not in stream, stream
+        assert b"\\x1b]0;owned" in result.stdout  # shown, escaped

@@ -17,7 +17,9 @@ from rich.table import Table
 from rich.text import Text
 
 from divergent.model import Counterexample, Outcome, OutcomeKind, Report, TextInput
+from divergent.report.terminal import escaping
 from divergent.text_comparison import OutputComparison
+from divergent.values import printable
 
 #: inputs up to this many lines and characters are shown inline
 INLINE_LINES = 20
@@ -193,7 +195,7 @@ def plain_program_report(report: Report, *, input_file: str | None = None, repro
             lines.extend(f"  {command}" for command in reproduce)
     for note in report.notes:
         lines.append(f"note: {note}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # a program's output may hold terminal escapes: docs/sandbox.md
 
 
 def _last_line(text: str) -> str:
@@ -203,8 +205,14 @@ def _last_line(text: str) -> str:
 
 def render_program_report(report: Report, console: Console, *, input_file: str | None = None,
                           reproduce: Sequence[str] = (), test: str | None = None) -> None:
-    """The rich terminal report of a search over whole programs; ``test``: the reproducing pytest
-    module, printed after it as plain text to copy."""
+    """The rich terminal report of a search over whole programs (control characters escaped:
+    docs/sandbox.md); ``test``: the reproducing pytest module, printed after it as plain text to copy."""
+    with escaping(console):
+        _render_program_report(report, console, input_file=input_file, reproduce=reproduce, test=test)
+
+
+def _render_program_report(report: Report, console: Console, *, input_file: str | None,
+                           reproduce: Sequence[str], test: str | None) -> None:
     cx = report.counterexample
     if cx is None:
         console.print(Panel(Text.assemble(
