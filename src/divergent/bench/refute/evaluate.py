@@ -39,6 +39,8 @@ __all__ = [
     "evaluate_input",
     "evaluate_printer",
     "first_lines",
+    "run_printer",
+    "validate",
 ]
 
 COMPAT_MODES = ("default", "refute")
