@@ -8,9 +8,8 @@ def fail(message):
     sys.exit(1)
 
 
-data = sys.stdin.read()
-if data.endswith("\n"):
-    data = data[:-1]
+# strict about spaces inside lines, lenient about line endings (CRLF) and blank lines at the end
+data = sys.stdin.read().replace("\r\n", "\n").rstrip("\n")
 lines = data.split("\n")
 position = 0
 
