@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from divergent.bench.common import WorkItem, pass_at_k, read_results, results_envelope, run_items, write_results
+from divergent.bench.common import (
+    WorkItem,
+    pass_at_k,
+    read_results,
+    results_envelope,
+    run_items,
+    write_results,
+)
 from divergent.bench.refute.actions import ActionError, find_action, parse_actions, reason_of
 from divergent.bench.refute.dataset import CPP, PYTHON, build_for, load_refute
 from divergent.bench.refute.prompts import AuthorsPrompts, OurPrompts, authors_task
