@@ -46,7 +46,7 @@ def end():
         fail(f"line {position + 1}: unexpected extra input")
 n, = ints(1, 1, 200000, "n")
 for _ in range(n):
-    l, r = ints(2, 1, 10**9, "l_i and r_i")
-    if l > r:
-        fail(f"line {position}: l = {l} > r = {r}")
+    left, right = ints(2, 1, 10**9, "l_i and r_i")
+    if left > right:
+        fail(f"line {position}: l = {left} > r = {right}")
 end()

@@ -47,7 +47,7 @@ def end():
 n, q = ints(2, 1, 200000, "n and q")
 ints(n, 0, 10**9, "a_i")
 for _ in range(q):
-    l, r = ints(2, 1, n, "l and r")
-    if l > r:
-        fail(f"line {position}: l = {l} > r = {r}")
+    left, right = ints(2, 1, n, "l and r")
+    if left > right:
+        fail(f"line {position}: l = {left} > r = {right}")
 end()
