@@ -5,15 +5,19 @@ hybrid, the stored run (resume, cached reruns) and the report."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
+from divergent.bench.common import results_envelope, write_results
 from divergent.bench.refute.dataset import PYTHON, RefuteData, task_from_record
 from divergent.bench.refute.evaluate import Rules, Status, evaluate_input, evaluate_printer
 from divergent.bench.refute.execution import RunKind, RunResult, SearchResult, Source
-from divergent.bench.refute.report import render_tables, results_document
+from divergent.bench.refute.report import overlap, render_tables, results_document, summarize_strategy
 from divergent.bench.refute.run import run_refute
 from divergent.bench.refute.strategies import STRATEGIES, Context, parse_strategies
 from divergent.errors import InvalidArgument
@@ -335,3 +339,48 @@ def test_a_dead_endpoint_stops_the_run(llm_home: Path, tmp_path: Path) -> None:
 def test_slow_answers_are_not_an_error(openai_server: ScriptedOpenAI, chat: LLMClient) -> None:
     openai_server.script(Reply(text=submit(PRINT_7), delay=0.2))
     assert STRATEGIES["zero-shot"].attempt(TASK, 0, context(runner(), chat)).verdict.success
+
+
+# -- the command line ----------------------------------------------------------------------------------
+
+
+def _divergent(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DIVERGENT_HOME": str(home)}
+    env.pop("DIVERGENT_LLM_MODEL", None)
+    return subprocess.run([sys.executable, "-m", "divergent", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_the_report_command_prints_the_tables_of_results_files(tmp_path: Path) -> None:
+    document = results_envelope(
+        "refute", None, {}, model="m1", problems=["A", "B"], skipped=[{"problem_id": "C", "reason": "no validator"}],
+        strategies=[summarize_strategy("zero-shot", [
+            {"problem_id": "A", "attempt": 0, "verdict": {"status": "success"}, "usage": {"cost": 0.5}, "seconds": 2},
+            {"problem_id": "B", "attempt": 0, "verdict": {"status": "validation-failed"}, "seconds": 4},
+        ], ["A", "B"], 1), summarize_strategy("divergent", [
+            {"problem_id": "B", "attempt": 0, "verdict": {"status": "success"}, "seconds": 1},
+        ], ["A", "B"], 1)],
+        overlap=overlap({"zero-shot": ["A"], "divergent": ["B"]}),
+    )
+    write_results(tmp_path / "m1.json", document)
+    shown = _divergent("bench", "refute", "report", str(tmp_path / "m1.json"), home=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "m1" in shown.stdout and "50.0" in shown.stdout and "only it" in shown.stdout
+    assert "1 (A)" in shown.stdout and "no validator" in shown.stdout
+    (tmp_path / "other.json").write_text(json.dumps({"benchmark": "equibench", "format": 1}))
+    refused = _divergent("bench", "refute", "report", str(tmp_path / "other.json"), home=tmp_path)
+    assert refused.returncode == 2 and "not 'refute'" in refused.stderr
+
+
+def test_the_run_command_refuses_bad_input_on_one_line(tmp_path: Path) -> None:
+    corpus = str(Path(__file__).resolve().parents[1] / "examples" / "refute" / "corpus.jsonl")
+    for args, message in [
+        ((), "--data"),
+        (("--data", corpus, "--strategy", "zero-shot"), "needs a model"),
+        (("--data", corpus, "--strategy", "guess"), "unknown guess"),
+        (("--data", str(tmp_path / "none.jsonl")), "no such file"),
+        (("--data", corpus, "--compat", "loose"), "--compat 'loose'"),
+    ]:
+        result = _divergent("bench", "refute", *args, home=tmp_path)
+        assert result.returncode == 2, (args, result.stderr)
+        assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
