@@ -3,8 +3,8 @@
 The search loop, confirmation, shrinking, clustering and the reports ask a :class:`Comparison`
 whether outcomes are equal and how a tuple of outcomes splits into behaviour classes; they never
 look inside values themselves. :class:`~divergent.policy.EqualityPolicy` is the comparison for
-Python values; comparisons of program output (exact text, tokens, numbers within a tolerance, a
-checker program) are others, and paper presets (DiffTrust's) are comparisons too, composed from
+Python values; :class:`~divergent.text_comparison.OutputComparison` compares the output of whole
+programs (exact text, tokens, lines, numbers within a tolerance, a checker program's verdicts), and paper presets (DiffTrust's) are comparisons too, composed from
 these rather than flags inside them.
 
 :func:`behaviour_fingerprint` names what the programs did on an input exactly (for novelty, not for
@@ -13,10 +13,11 @@ equality), whatever the comparison.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from divergent.model import Input, Observation, Outcome, OutcomeKind
+from divergent.model import AnyInput, Observation, Outcome, OutcomeKind
 from divergent.values import canonical_text
 
 
@@ -38,7 +39,7 @@ class Comparison(Protocol):
         """Indices whose outcome does not count toward a difference (e.g. a timeout where others finish)."""
         ...
 
-    def observe(self, item: Input, outcomes: tuple[Outcome, ...]) -> Observation:
+    def observe(self, item: AnyInput, outcomes: tuple[Outcome, ...]) -> Observation:
         """The observation of one input: its outcomes, classes and inconclusive members."""
         ...
 
@@ -63,6 +64,10 @@ def behaviour_fingerprint(observation: Observation, *, with_values: bool = True)
             parts.append(["returned", outcome.value] if with_values else ["returned"])
         elif outcome.kind is OutcomeKind.RAISED:
             parts.append(["raised", outcome.exception.type_name if outcome.exception else ""])
+        elif outcome.kind is OutcomeKind.OK:
+            # a whole program's output (hashed: outputs may be long)
+            parts.append(["ok", hashlib.blake2b(outcome.stdout.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()]
+                         if with_values else ["ok"])
         else:
             parts.append([outcome.kind.value])
     try:

@@ -47,11 +47,64 @@ class Input:
         return f"{function_name}({', '.join(parts)})"
 
 
+#: how much of a text input one-line descriptions show
+_TEXT_PREVIEW = 60
+
+
+@dataclass(frozen=True)
+class TextInput:
+    """The input of a whole program: the text it reads on stdin (the input kind of
+    :class:`~divergent.programs.StdinProgram`). It offers what the search asks of every input: a
+    ``key``, ``how_generated`` and a one-line rendering (:meth:`call`)."""
+
+    text: str
+    how_generated: str = ""
+
+    @property
+    def key(self) -> str:
+        """The text itself identifies the input (prefixed: never equal to a call's key)."""
+        return "stdin:" + self.text
+
+    def call(self, function_name: str = "", *, max_length: int | None = None) -> str:
+        """The input on one line, as notes and reports show it: ``stdin '3\\n1 2 3\\n'`` (the name is
+        not used: a program reads its input, it is not called with it)."""
+        limit = max_length or _TEXT_PREVIEW * 4
+        shown = self.text if len(self.text) <= limit else self.text[: max(1, limit - 1)] + "…"
+        suffix = "" if len(self.text) <= limit else f" ({len(self.text):,} characters)"
+        return f"stdin {shown!r}{suffix}"
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+
+#: any input an engine proposes: a call's arguments or a program's stdin
+AnyInput = Input | TextInput
+
+
 class OutcomeKind(enum.StrEnum):
+    # a Python function's call
     RETURNED = "returned"
     RAISED = "raised"
+    #: past the time limit (a call's timeout; a program's CPU limit or its wall-clock limit)
     TIMEOUT = "timeout"
+    #: the sandbox worker died under the call (or the launcher under a program)
     CRASH = "crash"
+    # a whole program's run (stdin to stdout)
+    #: it ended with exit code 0 within the limits; its output is ``stdout``
+    OK = "ok"
+    #: a non-zero exit code or a signal (other than the limits' own)
+    RUNTIME_ERROR = "runtime-error"
+    #: past the memory limit (how it is recognised: docs/programs.md)
+    MEMORY_LIMIT = "memory-limit"
+    #: it wrote more than the output cap
+    OUTPUT_LIMIT = "output-limit"
+
+
+#: the kinds of a whole program's outcome
+PROGRAM_OUTCOMES = frozenset(
+    {OutcomeKind.OK, OutcomeKind.RUNTIME_ERROR, OutcomeKind.TIMEOUT, OutcomeKind.MEMORY_LIMIT, OutcomeKind.OUTPUT_LIMIT}
+)
 
 
 @dataclass(frozen=True)
@@ -82,6 +135,18 @@ class Outcome:
     #: for TIMEOUT and CRASH: what happened, e.g. "killed by signal SIGSEGV", "exceeded 2.0 s"
     detail: str = ""
     seconds: float = 0.0
+    # -- whole programs ---------------------------------------------------------------------
+    #: the exit code, when the program exited (None: killed by a signal, or a function's call)
+    exit_code: int | None = None
+    #: the signal that ended it ("SIGSEGV"), if one did
+    signal: str | None = None
+    #: the end of what it wrote on stderr (bounded; shown in reports, never compared)
+    stderr: str = ""
+    #: peak resident memory in KiB (wait4's rusage), when known
+    memory_kb: int | None = None
+    #: with a checker (``--checker``): the index of the program whose output the checker accepted
+    #: this one against (the representative of its class); None without a checker
+    accepted_with: int | None = None
 
     def describe(self) -> str:
         """A one-line, human-readable account (used in reports and JSON ``value``)."""
@@ -92,7 +157,24 @@ class Outcome:
         if self.kind is OutcomeKind.RAISED:
             assert self.exception is not None
             return str(self.exception)
+        if self.kind is OutcomeKind.OK:
+            return _preview(self.stdout)
         return self.detail or self.kind.value
+
+    @property
+    def status(self) -> str:
+        """How a program's run ended: "exit 0", "exit 3", "signal SIGSEGV" (empty for a call)."""
+        if self.signal:
+            return f"signal {self.signal}"
+        if self.exit_code is not None:
+            return f"exit {self.exit_code}"
+        return ""
+
+
+def _preview(text: str, limit: int = 200) -> str:
+    """A program's output on one line, quoted and cut."""
+    shown = text if len(text) <= limit else text[: limit - 1] + "…"
+    return repr(shown)
 
 
 @dataclass(frozen=True)
@@ -117,7 +199,7 @@ class Budget:
 class Observation:
     """An input with the outcome of every implementation on it, fed back to the engines."""
 
-    input: Input
+    input: AnyInput
     outcomes: tuple[Outcome, ...]
     #: the partition of implementation indices into behaviour classes on this input
     classes: tuple[tuple[int, ...], ...]
@@ -141,13 +223,13 @@ class Observation:
 class Counterexample:
     """A confirmed input on which the implementations behave differently."""
 
-    input: Input
+    input: AnyInput
     outcomes: tuple[Outcome, ...]
     classes: tuple[tuple[int, ...], ...]
     #: the engine that first found a divergence (before shrinking)
     engine: str
     #: the input as the engine found it, before shrinking
-    original: Input
+    original: AnyInput
     #: the function name to show the call with
     function_name: str = "f"
     #: the spurious-counterexample filter's verdict, when a filter was configured
@@ -218,7 +300,7 @@ class EngineStats:
 class Split:
     """One refinement of a partition: ``input`` separated ``classes`` that were one before."""
 
-    input: Input
+    input: AnyInput
     classes: tuple[tuple[int, ...], ...]
     outcomes: tuple[Outcome, ...]
     engine: str
@@ -249,7 +331,7 @@ class Report:
     #: warnings and facts a user must see (nondeterminism, engines that could not run, fallbacks)
     notes: tuple[str, ...] = ()
     #: inputs on which some implementation was not deterministic (reported, never claimed)
-    nondeterministic: tuple[Input, ...] = ()
+    nondeterministic: tuple[AnyInput, ...] = ()
     error: str = ""
     #: confirmed differences the spurious-counterexample filter judged irrelevant (each with its
     #: verdict): reported and stored, never counted as a difference

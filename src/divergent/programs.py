@@ -9,20 +9,33 @@ Kinds today:
 
 * :class:`PythonFunction`: a function in a Python module, called with arguments (:class:`Signature`);
   run by a warm sandbox worker per implementation (:mod:`divergent.sandbox.pool`).
-
-Whole programs that read stdin and write stdout are the next kind (they take text inputs and are run
-by a process runner that builds each once).
+* :class:`StdinProgram`: a whole program (C, C++, Java, a Python script, or any executable) that
+  reads its input on stdin and writes its answer on stdout; it takes text inputs
+  (:class:`~divergent.model.TextInput`), is built once per source (:mod:`divergent.sandbox.builds`)
+  and run by the process runner (:mod:`divergent.sandbox.process_runner`), one process per input.
 """
 
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 
 class ProgramKind(enum.StrEnum):
     PYTHON_FUNCTION = "python-function"
+    STDIN_PROGRAM = "stdin-program"
+
+
+class Language(enum.StrEnum):
+    """The languages of whole programs (``exec`` is a ready executable, run as it is)."""
+
+    PYTHON = "python"
+    C = "c"
+    CPP = "cpp"
+    JAVA = "java"
+    EXEC = "exec"
 
 
 class ParameterKind(enum.StrEnum):
@@ -119,7 +132,63 @@ class PythonFunction:
         return self.entry_point
 
 
-#: any program under test (a union as kinds are added)
-Program = PythonFunction
+@dataclass(frozen=True)
+class BuildOptions:
+    """How whole programs are built: compiler flags (each a tuple of arguments) and the build cache.
+
+    The defaults are an online judge's: ``gcc -O2 -std=c17 ... -lm``, ``g++ -O2 -std=c++17
+    -DONLINE_JUDGE``; ``javac`` as it is. A flag set replaces the default one whole."""
+
+    cflags: tuple[str, ...] = ("-O2", "-std=c17", "-DONLINE_JUDGE")
+    #: libraries linked after the C sources
+    clibs: tuple[str, ...] = ("-lm",)
+    cxxflags: tuple[str, ...] = ("-O2", "-std=c++17", "-DONLINE_JUDGE")
+    cxxlibs: tuple[str, ...] = ()
+    javacflags: tuple[str, ...] = ("-encoding", "UTF-8")
+    #: where built programs are kept (None: ``$XDG_CACHE_HOME/divergent/builds``, else
+    #: ``~/.cache/divergent/builds``)
+    cache_dir: str | None = None
+    #: wall seconds one build may take (a template bomb is a build error, not a hang)
+    seconds: float = 60.0
+    #: MiB of address space one compiler process may use
+    memory_mb: int = 2048
+    #: run Python scripts in a fresh interpreter each time (else a fork of a warm one: faster, and
+    #: the script still starts from a clean interpreter state)
+    fresh_interpreter: bool = False
+
+
+@dataclass(frozen=True)
+class StdinProgram:
+    """A whole program: reads an input on stdin, writes its answer on stdout; its outcome is what it
+    printed and how it ended (exit code, signal, time and memory limits)."""
+
+    kind: ClassVar[ProgramKind] = ProgramKind.STDIN_PROGRAM
+
+    #: short name shown to the user: the path as given, e.g. ``wrong.cpp``
+    label: str
+    #: the source text (a compiled language or a Python script); "" for an ``exec:`` program
+    source: str
+    language: Language
+    #: the absolute path of the source file (or of the executable, for ``exec:``); None for a
+    #: program given as text (its source is written into the build cache)
+    path: str | None = None
+    #: the Java class with ``main`` (read from the source); "" for other languages
+    main_class: str = ""
+    build: BuildOptions = BuildOptions()
+    origin: str = ""
+
+    @property
+    def display_name(self) -> str:
+        """What an input is shown with: programs read stdin."""
+        return "stdin"
+
+    @property
+    def directory(self) -> str | None:
+        """The program's own directory (a Python script may import its neighbours)."""
+        return os.path.dirname(self.path) if self.path else None
+
+
+#: any program under test
+Program = PythonFunction | StdinProgram
 #: the public name of the Python-function kind in divergent 0.1 (``divergent.Implementation``)
 Implementation = PythonFunction

@@ -41,6 +41,11 @@ def check(
 
     impls, report = run_search(implementations, options, run)
     impls = compared or impls
+    from divergent.programs import StdinProgram
+
+    if any(isinstance(impl, StdinProgram) for impl in impls):
+        render_programs(report, impls, options)
+        raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
     if options.as_json:
         print(json.dumps(report_json(report), ensure_ascii=False))
     elif options.quiet:
@@ -49,6 +54,22 @@ def check(
     else:
         render_report(report, Console(), impls)
     raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
+
+
+def render_programs(report: Any, programs: list, arguments: SearchArguments) -> None:
+    """The report of a search over whole programs: the input saved to a file, commands to rerun."""
+    from divergent.cli.programs import program_extras
+    from divergent.report.json import report_json
+    from divergent.report.programs import plain_program_report, render_program_report
+
+    input_file, reproduce = program_extras(report, programs, arguments.program_options(), arguments.timeout)
+    if arguments.as_json:
+        print(json.dumps(report_json(report, input_file=input_file, reproduce=reproduce), ensure_ascii=False))
+    elif arguments.quiet:
+        if report.divergent:
+            print(plain_program_report(report, input_file=input_file, reproduce=reproduce))
+    else:
+        render_program_report(report, Console(), input_file=input_file, reproduce=reproduce)
 
 
 def brute_force_implementation(impls: list, llm: Any, spec: str | None) -> Any:

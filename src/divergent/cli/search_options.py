@@ -20,11 +20,13 @@ from divergent.errors import InvalidArgument
 from divergent.model import Budget
 from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.limits import Limits
+from divergent.search.program_options import DEFAULT_PROGRAM_OPTIONS
 
 # The option defaults come from the records that define them (divergent.search.SearchOptions's fields).
 _BUDGET = Budget()
 _LIMITS = Limits()
 _PROBEGEN = ProbeGenSettings()
+_PROGRAMS = DEFAULT_PROGRAM_OPTIONS
 
 # Options shared by the commands that search (kept in one place so check and cluster agree).
 FunctionOpt = Annotated[str | None, typer.Option("--function", "-f", help="Function name, for specs that name none.")]
@@ -66,6 +68,63 @@ CompareOpt = Annotated[
 ]
 TimeoutsOpt = Annotated[
     str, typer.Option("--timeouts", help="A timeout where others finish: inconclusive (default) or differ.")
+]
+_PROGRAM_PANEL = "Whole programs (stdin to stdout)"
+StdinFlagOpt = Annotated[
+    bool, typer.Option("--stdin", help="Compare whole programs reading stdin (implied by .c/.cpp/.java files and "
+                       "exec:PATH); a .py file is then a script.", rich_help_panel=_PROGRAM_PANEL)
+]
+ExampleOpt = Annotated[
+    list[str] | None, typer.Option("--example", help="A file holding one input (repeatable).",
+                                   rich_help_panel=_PROGRAM_PANEL)
+]
+InputsDirOpt = Annotated[
+    str | None, typer.Option("--inputs", help="A directory of test files (each one input).", rich_help_panel=_PROGRAM_PANEL)
+]
+GeneratorOpt = Annotated[
+    str | None, typer.Option("--generator", help="A program printing one input; its seed is argv[1].",
+                             rich_help_panel=_PROGRAM_PANEL)
+]
+ValidatorOpt = Annotated[
+    str | None, typer.Option("--validator", help="A program reading an input on stdin; exit 0 = valid.",
+                             rich_help_panel=_PROGRAM_PANEL)
+]
+CheckerOpt = Annotated[
+    str | None, typer.Option("--checker", help="testlib checker: 'checker input output answer', exit 0 = accepted.",
+                             rich_help_panel=_PROGRAM_PANEL)
+]
+OutputModeOpt = Annotated[
+    str, typer.Option("--output", help="How outputs compare: tokens, exact, lines or float.", rich_help_panel=_PROGRAM_PANEL)
+]
+FloatTolOpt = Annotated[
+    float, typer.Option("--float-tol", help="--output float: absolute or relative tolerance.", min=0.0,
+                        rich_help_panel=_PROGRAM_PANEL)
+]
+TimeLimitOpt = Annotated[
+    float | None, typer.Option("--time-limit", help="CPU seconds per run (wall clock: twice); default: --timeout.",
+                               min=0.001, rich_help_panel=_PROGRAM_PANEL)
+]
+MemoryLimitOpt = Annotated[
+    int, typer.Option("--memory-limit", help="MiB of memory per run.", min=8, rich_help_panel=_PROGRAM_PANEL)
+]
+CflagsOpt = Annotated[
+    str | None, typer.Option("--cflags", help="C compiler flags (default: -O2 -std=c17 -DONLINE_JUDGE).",
+                             rich_help_panel=_PROGRAM_PANEL)
+]
+CxxflagsOpt = Annotated[
+    str | None, typer.Option("--cxxflags", help="C++ compiler flags (default: -O2 -std=c++17 -DONLINE_JUDGE).",
+                             rich_help_panel=_PROGRAM_PANEL)
+]
+StdOpt = Annotated[
+    str | None, typer.Option("--std", help="The C++ standard, e.g. c++20.", rich_help_panel=_PROGRAM_PANEL)
+]
+BuildCacheOpt = Annotated[
+    str | None, typer.Option("--build-cache", help="Build cache directory (default: $XDG_CACHE_HOME/divergent/builds).",
+                             rich_help_panel=_PROGRAM_PANEL)
+]
+FreshInterpreterOpt = Annotated[
+    bool, typer.Option("--fresh-interpreter", help="Run every Python script in a new interpreter (slower).",
+                       rich_help_panel=_PROGRAM_PANEL)
 ]
 _LLM_PANEL = "Language model"
 SpecOpt = Annotated[
@@ -131,6 +190,32 @@ class SearchArguments:
     probegen_strategy: str = _PROBEGEN.strategy.value
     k: int = _PROBEGEN.k
     d: int = _PROBEGEN.d
+    stdin: bool = _PROGRAMS.stdin
+    example: list[str] | None = None
+    inputs: str | None = None
+    generator: str | None = None
+    validator: str | None = None
+    checker: str | None = None
+    output: str = _PROGRAMS.output
+    float_tol: float = _PROGRAMS.float_tol
+    time_limit: float | None = _PROGRAMS.time_limit
+    memory_limit: int = _PROGRAMS.memory_limit
+    cflags: str | None = None
+    cxxflags: str | None = None
+    std: str | None = _PROGRAMS.std
+    build_cache: str | None = _PROGRAMS.build_cache
+    fresh_interpreter: bool = _PROGRAMS.fresh_interpreter
+
+    def program_options(self) -> Any:
+        from divergent.search.program_options import ProgramOptions
+
+        return ProgramOptions(
+            stdin=self.stdin, examples=tuple(self.example or ()), inputs_dir=self.inputs, generator=self.generator,
+            validator=self.validator, checker=self.checker, output=self.output, float_tol=self.float_tol,
+            time_limit=self.time_limit, memory_limit=self.memory_limit, cflags=self.cflags,  # type: ignore[arg-type]
+            cxxflags=self.cxxflags, std=self.std, build_cache=self.build_cache,  # type: ignore[arg-type]
+            fresh_interpreter=self.fresh_interpreter,
+        )
 
     def to_options(self, progress: Callable[..., None] | None = None) -> Any:
         """The search options; with ``--model`` they hold an open model client (the caller closes
@@ -163,6 +248,7 @@ class SearchArguments:
             spec=spec,
             engine_settings=settings,
             progress=progress,
+            programs=self.program_options(),
         )
         chat = chat_model_from_options(self.model, self.base_url, self.api_key_env, self.llm_config, self.replay)
         if chat is None:
@@ -259,6 +345,21 @@ def _shared_search_options(
     probegen_strategy: StrategyOpt = _PROBEGEN.strategy.value,
     k: BranchingOpt = _PROBEGEN.k,
     d: DepthOpt = _PROBEGEN.d,
+    stdin: StdinFlagOpt = _PROGRAMS.stdin,
+    example: ExampleOpt = None,
+    inputs: InputsDirOpt = None,
+    generator: GeneratorOpt = None,
+    validator: ValidatorOpt = None,
+    checker: CheckerOpt = None,
+    output: OutputModeOpt = _PROGRAMS.output,
+    float_tol: FloatTolOpt = _PROGRAMS.float_tol,
+    time_limit: TimeLimitOpt = _PROGRAMS.time_limit,
+    memory_limit: MemoryLimitOpt = _PROGRAMS.memory_limit,
+    cflags: CflagsOpt = None,
+    cxxflags: CxxflagsOpt = None,
+    std: StdOpt = _PROGRAMS.std,
+    build_cache: BuildCacheOpt = _PROGRAMS.build_cache,
+    fresh_interpreter: FreshInterpreterOpt = _PROGRAMS.fresh_interpreter,
 ) -> None:
     """The template whose parameters become every searching command's options."""
 
@@ -287,7 +388,11 @@ def run_search(implementations: list[str], arguments: SearchArguments, run: Call
 
     quiet = arguments.quiet or arguments.as_json
     with input_errors(arguments.as_json):
-        impls = resolve_implementations(implementations, function=arguments.function)
+        from divergent.search import SearchOptions
+        from divergent.search.programs import wants_programs
+
+        stdin = wants_programs(implementations, SearchOptions(programs=arguments.program_options()))
+        impls = resolve_implementations(implementations, function=arguments.function, stdin=stdin)
         progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
         options = arguments.to_options(progress)
         try:

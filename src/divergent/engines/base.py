@@ -17,27 +17,49 @@ import abc
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from divergent.engines.settings import EngineSettings, ModelAccess
-from divergent.model import Input, Observation
+from divergent.model import AnyInput, Input, Observation, TextInput
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
-from divergent.programs import PythonFunction, Signature
+from divergent.programs import Program, Signature, StdinProgram
 
 if TYPE_CHECKING:
     from divergent.engines.constants import Constants
     from divergent.sandbox.limits import Limits
+    from divergent.sandbox.process_runner import ProgramService
+    from divergent.sandbox.runner import Runner
+
+
+class WholePrograms(Protocol):
+    """What a search over whole programs offers its engines (``divergent.search.programs.ProgramSupport``)."""
+
+    programs: tuple[StdinProgram, ...]
+    #: the generator program (``--generator``: prints one input, its seed in argv[1]), or None
+    generator: ProgramService | None
+
+    def admit(self, items: Sequence[AnyInput]) -> list[bool]:
+        """The validator's verdicts on a batch of inputs (True for all without a validator)."""
+        ...
+
+    def rejection_messages(self) -> list[str]:
+        """What the validator said about the inputs it rejected lately (it may name limits)."""
+        ...
+
+    def open_runner(self, timeout_factor: float = 1.0) -> Runner:
+        """A runner of the programs under test, for engines that run inputs themselves."""
+        ...
 
 
 @dataclass(frozen=True)
 class EngineContext:
     """Everything an engine may know about the search it takes part in."""
 
-    implementations: tuple[PythonFunction, ...]
+    implementations: tuple[Program, ...]
     #: the signature all implementations share (annotations merged: an annotated one wins)
     signature: Signature
-    #: seed inputs (from files, doctests, asserts, --seeds)
-    seeds: tuple[Input, ...]
+    #: seed inputs (from files, doctests, asserts, --seeds; for whole programs: examples, test files)
+    seeds: tuple[AnyInput, ...]
     constants: Constants
     #: the run's random seed: an engine derives all its randomness from it
     seed: int = 0
@@ -53,6 +75,12 @@ class EngineContext:
     #: the language model and what goes with it, for the engines that need one (None: no model)
     model: ModelAccess | None = None
     settings: EngineSettings = field(default_factory=EngineSettings)
+    #: whole programs (text inputs): the validator, the generator, a runner; None for functions
+    programs: WholePrograms | None = None
+
+    @property
+    def text_seeds(self) -> tuple[TextInput, ...]:
+        return tuple(seed for seed in self.seeds if isinstance(seed, TextInput))
 
     def rng(self, salt: str) -> random.Random:
         """A random generator private to one engine, reproducible from the run's seed."""
@@ -70,7 +98,7 @@ class Engine(abc.ABC):
         self.context = context
 
     @abc.abstractmethod
-    def propose(self, n: int) -> list[Input]:
+    def propose(self, n: int) -> list[AnyInput]:
         """Up to ``n`` new inputs (may be fewer, even none for a background engine still working).
 
         Raises EngineCannotProceed when the engine has nothing more to offer.

@@ -5,12 +5,13 @@ from __future__ import annotations
 import importlib
 
 from divergent.engines.base import Engine
-from divergent.errors import InvalidArgument
+from divergent.errors import EngineCannotProceed, InvalidArgument
 
 #: the names the CLI's ``--engines`` accepts, in the order the portfolio starts them
 ENGINES: dict[str, str] = {
     "seeds": "divergent.engines.seeds:SeedEngine",
     "mutation": "divergent.engines.mutation:MutationEngine",
+    "generator": "divergent.engines.text_generator:GeneratorEngine",
     "hypothesis": "divergent.engines.hypothesis:HypothesisEngine",
     "symbolic": "divergent.engines.symbolic:SymbolicEngine",
     "llm": "divergent.engines.llm_probes:LLMProbeEngine",
@@ -19,16 +20,36 @@ ENGINES: dict[str, str] = {
 
 #: engines that need a language model: left out of the default list when no model is configured
 NEEDS_MODEL: frozenset[str] = frozenset({"llm", "randsearch"})
+#: the engines that handle text inputs (whole programs reading stdin), by name: the class used for
+#: them. The others (hypothesis, symbolic) generate Python values and stop as "unsupported".
+TEXT_ENGINES: dict[str, str] = {
+    "seeds": "divergent.engines.text_seeds:TextSeedEngine",
+    "mutation": "divergent.engines.text_mutation:TextMutationEngine",
+    "generator": "divergent.engines.text_generator:GeneratorEngine",
+    "llm": "divergent.engines.text_llm:TextProbeEngine",
+    "randsearch": "divergent.engines.text_llm:TextRandSearchEngine",
+}
+#: engines for whole programs only: not started for functions unless named
+TEXT_ONLY: frozenset[str] = frozenset({"generator"})
+
 #: engines that run only when named (``--engines ...,randsearch`` or ``all``), never by default:
 #: RandSearch is REFUTE's baseline and overlaps ProbeGen; by default a run's model calls are ProbeGen's
 OPT_IN: frozenset[str] = frozenset({"randsearch"})
 
 
-def engine_class(name: str) -> type[Engine]:
-    try:
+def engine_class(name: str, *, text: bool = False) -> type[Engine]:
+    """The engine class for ``name``; ``text``: for whole programs (text inputs). An engine that
+    cannot handle text raises EngineCannotProceed("unsupported")."""
+    if name not in ENGINES:
+        raise InvalidArgument(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
+    if text:
+        if name not in TEXT_ENGINES:
+            raise EngineCannotProceed(
+                "unsupported", f"{name} generates Python values from annotations; whole programs read text"
+            )
+        dotted = TEXT_ENGINES[name]
+    else:
         dotted = ENGINES[name]
-    except KeyError:
-        raise InvalidArgument(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}") from None
     module_name, _, attribute = dotted.partition(":")
     return getattr(importlib.import_module(module_name), attribute)
 

@@ -13,13 +13,15 @@ The rooms:
 * :mod:`~divergent.load.callables`: live functions and lambdas of the caller's process;
 * :mod:`~divergent.load.signatures`: signatures from the AST, the common signature;
 * :mod:`~divergent.load.literals`: the literal-only evaluator;
-* :mod:`~divergent.load.seeds`: seed inputs from files, doctests and asserts.
+* :mod:`~divergent.load.seeds`: seed inputs from files, doctests and asserts;
+* :mod:`~divergent.load.programs`: whole programs (C, C++, Java, Python scripts, executables).
 """
 
 from __future__ import annotations
 
 from divergent.load.callables import load_callable
 from divergent.load.literals import evaluate_literal
+from divergent.load.programs import load_program, load_program_source, names_whole_program
 from divergent.load.python_files import load_implementation, load_source
 from divergent.load.seeds import Seeds, fit_seeds, seeds_from_asserts, seeds_from_docstring, seeds_from_file
 from divergent.load.signatures import (
@@ -40,7 +42,10 @@ __all__ = [
     "fit_seeds",
     "load_callable",
     "load_implementation",
+    "load_program",
+    "load_program_source",
     "load_source",
+    "names_whole_program",
     "parse_target",
     "seeds_from_asserts",
     "seeds_from_docstring",

@@ -7,9 +7,11 @@ non-finite floats written as ``["float", "nan"]`` so the output is strict JSON.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from divergent.model import Counterexample, FilterVerdict, Outcome, Report
+from divergent.model import Counterexample, FilterVerdict, Outcome, Report, TextInput
+from divergent.report.programs import is_program_report, program_counterexample_json, program_outcome_json
 from divergent.values import encode, json_safe
 
 
@@ -51,24 +53,32 @@ def counterexample_json(cx: Counterexample, labels: tuple[str, ...]) -> dict[str
 
 def splits_json(report: Report, function_name: str) -> list[dict[str, Any]]:
     labels = report.implementations
+    one_outcome = program_outcome_json if is_program_report(report) else outcome_json
     return [
         {
             "call": split.input.call(function_name),
             "engine": split.engine,
             "classes": [[labels[i] for i in members] for members in split.classes],
-            "outcomes": [outcome_json(label, o) for label, o in zip(labels, split.outcomes, strict=True)],
+            "outcomes": [one_outcome(label, o) for label, o in zip(labels, split.outcomes, strict=True)],
             "filter": filter_json(split.filter),
         }
         for split in report.splits
     ]
 
 
-def report_json(report: Report, function_name: str = "f") -> dict[str, Any]:
+def report_json(report: Report, function_name: str = "f", *, input_file: str | None = None,
+                reproduce: Sequence[str] = ()) -> dict[str, Any]:
+    """The report as the JSON contract has it. Whole programs (docs/cli.md): the counterexample has
+    ``stdin`` (and ``input_file``, ``reproduce`` when given) instead of ``args``; each outcome
+    ``kind``, ``stdout``, ``exit_code`` or ``signal``, ``seconds``."""
     labels = report.implementations
     if report.counterexample is not None:
         function_name = report.counterexample.function_name
     counterexample = None
-    if report.counterexample is not None:
+    if report.counterexample is not None and is_program_report(report):
+        counterexample = program_counterexample_json(report.counterexample, labels, input_file=input_file,
+                                                     reproduce=reproduce)
+    elif report.counterexample is not None:
         counterexample = counterexample_json(report.counterexample, labels)
     return {
         "verdict": report.verdict.value,
@@ -76,7 +86,10 @@ def report_json(report: Report, function_name: str = "f") -> dict[str, Any]:
         "classes": [[labels[i] for i in members] for members in report.classes],
         "splits": splits_json(report, function_name),
         # confirmed differences the spurious-counterexample filter judged irrelevant (not counted)
-        "filtered_out": [counterexample_json(cx, labels) for cx in report.filtered_out],
+        "filtered_out": [
+            program_counterexample_json(cx, labels) if isinstance(cx.input, TextInput) else counterexample_json(cx, labels)
+            for cx in report.filtered_out
+        ],
         "engine": report.counterexample.engine if report.counterexample else None,
         "seconds": report.seconds,
         "executions": report.executions,

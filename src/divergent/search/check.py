@@ -106,7 +106,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             classes=observation.classes,
             engine=engine_name,
             original=original,
-            function_name=search.implementations[0].entry_point,
+            function_name=search.implementations[0].display_name,
             filter=verdict,
         )
         if count > 2 and len(partition.classes) < count and exit_reason is not ExitReason.INTERRUPTED:
@@ -136,7 +136,7 @@ def _judged_shrunk(
         return shrunk, verdict
     shrunk_verdict = assess_relevance(search, partition, engine_name, shrunk)
     if shrunk_verdict is not None and not shrunk_verdict.relevant:
-        call = shrunk.input.call(search.implementations[0].entry_point, max_length=60)
+        call = shrunk.input.call(search.implementations[0].display_name, max_length=60)
         search.notes.append(f"not shrunk: the filter judged the smaller {call} irrelevant ({shrunk_verdict.rationale})")
         return found, verdict
     return shrunk, shrunk_verdict

@@ -17,7 +17,7 @@ import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from divergent.comparison import Comparison, behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
@@ -28,6 +28,7 @@ from divergent.engines.settings import ModelAccess
 from divergent.errors import EngineCannotProceed, InvalidArgument, MissingExtra
 from divergent.llm.chat import ChatModel
 from divergent.model import (
+    AnyInput,
     Budget,
     Counterexample,
     ExitReason,
@@ -36,16 +37,21 @@ from divergent.model import (
     Outcome,
     OutcomeKind,
     Report,
+    TextInput,
     Verdict,
 )
 from divergent.preconditions import conforms
-from divergent.programs import PythonFunction, Signature
+from divergent.programs import Program, Signature
 from divergent.sandbox.isolation import GUARANTEES, Isolation
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner, open_runner
 from divergent.search.options import Progress, SearchOptions
 from divergent.search.partition import Partition
 from divergent.search.shrink import shrink as shrink_input
+from divergent.search.text_shrink import shrink_text
+
+if TYPE_CHECKING:
+    from divergent.search.programs import ProgramSupport
 
 
 class Search:
@@ -56,13 +62,14 @@ class Search:
     def __init__(
         self,
         *,
-        implementations: tuple[PythonFunction, ...],
+        implementations: tuple[Program, ...],
         signature: Signature,
         options: SearchOptions,
         engine_names: tuple[str, ...],
-        seeds: tuple[Input, ...] = (),
+        seeds: tuple[AnyInput, ...] = (),
         requirement: Callable[[Input], bool] | None = None,
         notes: Sequence[str] = (),
+        programs: ProgramSupport | None = None,
     ) -> None:
         self.implementations = implementations
         self.signature = signature
@@ -71,13 +78,10 @@ class Search:
         self.seeds = seeds
         self.requirement = requirement
         self.notes: list[str] = list(notes)
+        #: what whole programs add (validator, generator, checker, run limits); None for functions
+        self.programs = programs
         self.started = time.monotonic()
-        self.runner: Runner = open_runner(
-            self.implementations,
-            limits=self.limits,
-            isolation=options.isolation,
-            record_arguments=self.policy.record_arguments,
-        )
+        self.runner: Runner = self._open_runner(options.isolation)
         level = self.runner.level
         if level is not Isolation.BUBBLEWRAP:
             self.notes.append(f"sandbox: {level.value} only — {GUARANTEES[level]}")
@@ -99,6 +103,7 @@ class Search:
             policy=self.policy,
             model=model,
             settings=options.engine_settings,
+            programs=programs,
         )
         self.engines = self._start_engines()
         self.portfolio = Portfolio(self.engines)
@@ -143,7 +148,7 @@ class Search:
         engines: list[Engine] = []
         for name in self.engine_names:
             try:
-                engines.append(engine_class(name)(self.context))
+                engines.append(engine_class(name, text=self.programs is not None)(self.context))
             except (EngineCannotProceed, MissingExtra, ImportError) as error:
                 if self.options.engines_requested:
                     # The caller named this engine: going on without it would answer another question.
@@ -172,11 +177,23 @@ class Search:
             return ExitReason.BUDGET_EXECUTIONS
         return None
 
-    def acceptable(self, item: Input) -> bool:
-        """The preconditions: annotations (typeguard) and the user's requirement."""
+    def acceptable(self, item: AnyInput) -> bool:
+        """The preconditions: annotations (typeguard) and the user's requirement (a whole program's
+        text input has neither: its validator judges batches, :meth:`admit`)."""
+        if isinstance(item, TextInput):
+            return True
         if not conforms(item, self.signature):
             return False
         return self.requirement is None or self.requirement(item)
+
+    def admit(self, items: Sequence[AnyInput]) -> list[AnyInput]:
+        """The inputs of a batch the validator accepts (all of them without one); the rest are
+        counted as rejected and never run."""
+        if self.programs is None or not items:
+            return list(items)
+        verdicts = self.programs.admit(items)
+        self.rejected += len(items) - sum(verdicts)
+        return [item for item, valid in zip(items, verdicts, strict=True) if valid]
 
     # -- one round --------------------------------------------------------------------------------
 
@@ -194,6 +211,7 @@ class Search:
                     self.rejected += 1
                     continue
                 fresh.append(item)
+            fresh = self.admit(fresh)
             if self.budget.executions is not None:
                 room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
                 fresh = fresh[:room]
@@ -250,7 +268,7 @@ class Search:
         self.inconclusive += 1
         if self.inconclusive == 1:
             slow = ", ".join(self.implementations[i].label for i in observation.inconclusive)
-            call = observation.input.call(self.implementations[0].entry_point, max_length=60)
+            call = observation.input.call(self.implementations[0].display_name, max_length=60)
             self.notes.append(
                 f"inconclusive: {slow} timed out on {call} where others finished (a slow implementation "
                 "is not a different one; --timeouts differ counts this as a difference)"
@@ -276,15 +294,19 @@ class Search:
 
     # -- confirmation and shrinking -----------------------------------------------------------
 
-    def run_fresh(self, item: Input, *, timeout_factor: float = 1.0) -> tuple[Outcome, ...]:
-        """Run one input on brand-new workers (no state left over from earlier calls)."""
+    def _open_runner(self, isolation: str | Isolation | None, timeout_factor: float = 1.0) -> Runner:
         limits = self.limits
         if timeout_factor != 1.0:
             limits = replace(limits, timeout=limits.timeout * timeout_factor)
-        fresh = open_runner(
-            self.implementations, limits=limits, isolation=self.runner.level,
-            record_arguments=self.policy.record_arguments,
+        extra = self.programs.runner_options(timeout_factor) if self.programs is not None else {}
+        return open_runner(
+            self.implementations, limits=limits, isolation=isolation,
+            record_arguments=self.policy.record_arguments, **extra,
         )
+
+    def run_fresh(self, item: AnyInput, *, timeout_factor: float = 1.0) -> tuple[Outcome, ...]:
+        """Run one input on brand-new workers (no state left over from earlier calls)."""
+        fresh = self._open_runner(self.runner.level, timeout_factor)
         try:
             outcomes = fresh.run([item])[0]
         finally:
@@ -325,7 +347,7 @@ class Search:
         keep_values_apart = values_only.partition(observation.outcomes) == target
         deadline = time.monotonic() + seconds
 
-        def same_difference(item: Input, outcomes: tuple[Outcome, ...] | None) -> bool:
+        def same_difference(item: AnyInput, outcomes: tuple[Outcome, ...] | None) -> bool:
             if outcomes is None:
                 return False
             if self.policy.partition(outcomes) != target or not self.policy.observe(item, outcomes).divergent:
@@ -334,18 +356,24 @@ class Search:
 
         kept: dict[str, tuple[Outcome, ...]] = {}
 
-        def still_divergent(batch: Sequence[Input]) -> list[bool]:
-            results = self.runner.run(batch, deadline=deadline)
+        def still_divergent(batch: Sequence[AnyInput]) -> list[bool]:
+            admitted = {item.key for item in self.admit(batch)}
+            runnable = [item for item in batch if item.key in admitted]
+            ran = dict(zip((item.key for item in runnable), self.runner.run(runnable, deadline=deadline), strict=True))
             verdicts = []
-            for item, outcomes in zip(batch, results, strict=True):
+            for item in batch:
+                outcomes = ran.get(item.key)
                 verdicts.append(same_difference(item, outcomes))
                 if verdicts[-1]:
                     kept[item.key] = outcomes  # type: ignore[assignment]
             return verdicts
 
-        smaller = shrink_input(
-            observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds
-        )
+        if isinstance(observation.input, TextInput):
+            smaller = shrink_text(observation.input, still_divergent=still_divergent, seconds=seconds)
+        else:
+            smaller = shrink_input(
+                observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds
+            )
         if smaller.key == observation.input.key:
             return observation
         confirmed, _ = self.confirm(self.policy.observe(smaller, kept[smaller.key]))
@@ -371,11 +399,17 @@ class Search:
             isolation=self.runner.level.value,
             policy=self.policy.describe(),
             seed=self.seed,
-            notes=tuple(self.notes) + self._model_engine_notes(),
+            notes=tuple(self.notes) + self._model_engine_notes() + self._program_notes(),
             nondeterministic=tuple(partition.nondeterministic),
             filtered_out=tuple(partition.filtered_out),
             llm=self.llm_usage(),
         )
+
+    def _program_notes(self) -> tuple[str, ...]:
+        """What whole programs' helpers have to say (the validator's rejections, a failing checker)."""
+        if self.programs is None:
+            return ()
+        return (*self.programs.notes(), *getattr(self.runner, "notes", ()))
 
     def _model_engine_notes(self) -> tuple[str, ...]:
         """A model engine that failed (endpoint down, no code...) is told apart from the run's result."""
@@ -402,5 +436,7 @@ class Search:
             with contextlib.suppress(Exception):
                 engine.close()
         self.runner.close()
+        if self.programs is not None:
+            self.programs.close()
 
 

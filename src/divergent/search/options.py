@@ -18,19 +18,21 @@ from typing import TYPE_CHECKING, Any
 from divergent.engines.registry import ENGINES, parse_engine_list
 from divergent.engines.settings import EngineSettings, ProbeGenSettings
 from divergent.errors import InvalidArgument
-from divergent.model import Budget, EngineStats, Input
+from divergent.model import Budget, EngineStats, Input, TextInput
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
-from divergent.programs import PythonFunction
+from divergent.programs import Program
 from divergent.sandbox.limits import Limits
+from divergent.search.program_options import PROGRAM_OPTION_NAMES, ProgramOptions
 
 if TYPE_CHECKING:
     from divergent.llm.chat import ChatModel
 
-#: what names an implementation: a spec string (``a.py:f``, ``pkg.mod:f``, ``HEAD~1:a.py:f``), a
-#: live function, or a loaded :class:`~divergent.programs.PythonFunction`
-ImplementationSpec = str | PythonFunction | Callable[..., Any]
-#: a seed: a file of calls, an :class:`~divergent.model.Input`, or a tuple of arguments
-SeedSpec = str | Path | Input | tuple
+#: what names an implementation: a spec string (``a.py:f``, ``pkg.mod:f``, ``HEAD~1:a.py:f``, a
+#: whole program ``a.cpp``, ``exec:PATH``), a live function, or a loaded program
+ImplementationSpec = str | Program | Callable[..., Any]
+#: a seed: a file of calls, an :class:`~divergent.model.Input`, or a tuple of arguments (for whole
+#: programs: a file holding one input, or a :class:`~divergent.model.TextInput`)
+SeedSpec = str | Path | Input | TextInput | tuple
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,9 @@ class SearchOptions:
     engine_settings: EngineSettings = field(default_factory=EngineSettings)
     #: called with a :class:`Progress` after every batch (live displays)
     progress: Callable[[Progress], None] | None = None
+    #: whole programs (stdin to stdout): examples, validator, generator, checker, output mode,
+    #: limits, build flags (its fields are also accepted as keywords: ``stdin=True``, ``examples=``)
+    programs: ProgramOptions = field(default_factory=ProgramOptions)
 
     def __post_init__(self) -> None:
         budget: Any = self.budget
@@ -93,7 +98,7 @@ class SearchOptions:
         seeds: Any = self.seeds
         if seeds is None:
             object.__setattr__(self, "seeds", ())
-        elif isinstance(seeds, str | Path | Input):
+        elif isinstance(seeds, str | Path | Input | TextInput):
             object.__setattr__(self, "seeds", (seeds,))
         else:
             object.__setattr__(self, "seeds", tuple(seeds))
@@ -116,16 +121,19 @@ class SearchOptions:
         """``options`` (or the defaults) with ``changes`` applied; an unknown name is an input error.
 
         ``probegen`` ({"strategy", "k", "d"} or :class:`ProbeGenSettings`) is accepted as a shortcut for
-        ``engine_settings.probegen``."""
+        ``engine_settings.probegen``, and the fields of :class:`ProgramOptions` (``stdin``,
+        ``examples``, ``validator``, ...) for ``programs``."""
         base = options if options is not None else DEFAULT_OPTIONS
+        program_changes = {name: changes.pop(name) for name in list(changes) if name in PROGRAM_OPTION_NAMES}
+        if program_changes:
+            changes["programs"] = replace(changes.get("programs", base.programs), **program_changes)
         if "probegen" in changes:
             settings = changes.get("engine_settings", base.engine_settings)
             changes["engine_settings"] = replace(settings, probegen=ProbeGenSettings.of(changes.pop("probegen")))
         unknown = set(changes) - _FIELD_NAMES
         if unknown:
-            raise InvalidArgument(
-                f"unknown search option(s) {', '.join(sorted(unknown))}; choose from {', '.join(sorted(_FIELD_NAMES))}"
-            )
+            choices = ", ".join(sorted(_FIELD_NAMES | PROGRAM_OPTION_NAMES))
+            raise InvalidArgument(f"unknown search option(s) {', '.join(sorted(unknown))}; choose from {choices}")
         return replace(base, **changes) if changes else base
 
 

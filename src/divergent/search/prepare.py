@@ -9,17 +9,25 @@ from pathlib import Path
 from typing import Any
 
 from divergent import load
-from divergent.engines.registry import NEEDS_MODEL, parse_engine_list
+from divergent.engines.registry import NEEDS_MODEL, TEXT_ONLY, parse_engine_list
 from divergent.errors import InvalidArgument
 from divergent.model import Input
 from divergent.preconditions import conforms, make_requirement
-from divergent.programs import PythonFunction, Signature
+from divergent.programs import Program, PythonFunction, Signature
 from divergent.search.loop import Search
 from divergent.search.options import ImplementationSpec, SearchOptions, SeedSpec
 
 
-def resolve_implementations(specs: Sequence[ImplementationSpec], *, function: str | None) -> list[PythonFunction]:
-    """Load every implementation from a spec string, a live function, or a loaded PythonFunction."""
+def resolve_implementations(
+    specs: Sequence[ImplementationSpec], *, function: str | None, stdin: bool = False
+) -> list[Program]:
+    """Load every implementation from a spec string, a live function, or a loaded program. With
+    ``stdin`` (implied by a spec that can only be a whole program: a .c, .cpp or .java file,
+    ``exec:PATH``) every spec is a whole program reading stdin, a .py file a script."""
+    if stdin or any(load.names_whole_program(spec) for spec in specs):
+        from divergent.search.programs import resolve_programs
+
+        return list(resolve_programs(specs, SearchOptions().programs.build_options()))
     impls = []
     for spec in specs:
         if isinstance(spec, PythonFunction):
@@ -97,6 +105,8 @@ def engine_names(options: SearchOptions) -> tuple[str, ...]:
     if isinstance(options.engines, tuple):
         return options.engines
     names = parse_engine_list(options.engines)
+    # Engines for whole programs only (the generator program) have nothing to do for functions.
+    names = tuple(name for name in names if name not in TEXT_ONLY)
     if options.llm is None:
         # Without a model the default portfolio is the offline one (no note about LLM engines).
         names = tuple(name for name in names if name not in NEEDS_MODEL)
@@ -111,6 +121,10 @@ def prepare(
 
     ``options`` (or the defaults) with ``changes`` applied: see :class:`SearchOptions`."""
     options = SearchOptions.of(options, **changes)
+    from divergent.search.programs import prepare_programs, wants_programs
+
+    if wants_programs(implementations, options):
+        return prepare_programs(implementations, options, minimum=minimum)
     impls = resolve_implementations(implementations, function=options.function)
     if len(impls) < minimum:
         raise InvalidArgument(f"need at least {minimum} implementations to compare, got {len(impls)}")

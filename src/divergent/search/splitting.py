@@ -88,7 +88,7 @@ def assess_relevance(search: Search, partition: Partition, engine_name: str, obs
                 classes=observation.classes,
                 engine=engine_name,
                 original=observation.input,
-                function_name=search.implementations[0].entry_point,
+                function_name=search.implementations[0].display_name,
                 filter=verdict,
             )
         )
@@ -104,6 +104,6 @@ def note_unconfirmed(search: Search, partition: Partition, observation: Observat
     if why.startswith("not deterministic"):
         partition.nondeterministic.append(observation.input)
     if partition.failed_confirmations <= 5:
-        search.notes.append(f"{observation.input.call(search.implementations[0].entry_point, max_length=60)}: {why}")
+        search.notes.append(f"{observation.input.call(search.implementations[0].display_name, max_length=60)}: {why}")
     if partition.failed_confirmations == MAX_FAILED_CONFIRMATIONS:
         search.notes.append(f"stopped confirming after {MAX_FAILED_CONFIRMATIONS} differences that did not hold")

@@ -1,0 +1,247 @@
+"""Reports of whole programs (stdin to stdout): the input, each program's output with the first
+differing token marked, how each run ended, and the command lines that reproduce it.
+
+Renders records only. The caller (the CLI) writes the input to a file when it wants one and passes
+its path; the reproduction commands come from the build cache (``divergent.sandbox.builds``), also
+computed by the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from divergent.model import Counterexample, Outcome, OutcomeKind, Report, TextInput
+from divergent.text_comparison import OutputComparison
+
+#: inputs up to this many lines and characters are shown inline
+INLINE_LINES = 20
+INLINE_CHARS = 1_500
+#: output kept in JSON and shown in reports, per program
+SHOWN_OUTPUT = 64 * 1024
+SHOWN_STDERR = 2_000
+_TOKENS = OutputComparison()
+_KIND_STYLE = {
+    OutcomeKind.OK: "green",
+    OutcomeKind.RUNTIME_ERROR: "red",
+    OutcomeKind.TIMEOUT: "magenta",
+    OutcomeKind.MEMORY_LIMIT: "yellow",
+    OutcomeKind.OUTPUT_LIMIT: "yellow",
+    OutcomeKind.CRASH: "red",
+}
+
+
+def is_program_report(report: Report) -> bool:
+    cx = report.counterexample
+    if cx is not None:
+        return isinstance(cx.input, TextInput)
+    return any(isinstance(split.input, TextInput) for split in report.splits)
+
+
+def shown_inline(item: TextInput) -> bool:
+    return item.text.count("\n") <= INLINE_LINES and len(item.text) <= INLINE_CHARS
+
+
+def _cut(text: str, limit: int) -> tuple[str, bool]:
+    return (text, False) if len(text) <= limit else (text[:limit], True)
+
+
+def status_text(outcome: Outcome) -> str:
+    """``ok, exit 0, 0.01 s`` / ``runtime-error, signal SIGSEGV, 0.02 s``..."""
+    parts = [outcome.kind.value]
+    if outcome.status:
+        parts.append(outcome.status)
+    if outcome.kind is not OutcomeKind.OK and outcome.detail and outcome.detail not in parts[-1]:
+        parts.append(outcome.detail)
+    parts.append(f"{outcome.seconds:.3f} s")
+    if outcome.memory_kb:
+        parts.append(f"{outcome.memory_kb / 1024:.0f} MiB")
+    return ", ".join(parts)
+
+
+def first_difference(outcomes: Sequence[Outcome], index: int) -> int | None:
+    """The first token where program ``index``'s output differs from the first printed output of
+    another class (None when it printed nothing or agrees)."""
+    outcome = outcomes[index]
+    if outcome.kind is not OutcomeKind.OK:
+        return None
+    for other in outcomes:
+        if other is outcome or other.kind is not OutcomeKind.OK:
+            continue
+        at = _TOKENS.first_difference(other.stdout, outcome.stdout)
+        if at is not None:
+            return at
+    return None
+
+
+def marked_output(text: str, at: int | None, limit: int = 400) -> Text:
+    """The output on one line (newlines shown as ⏎), the first differing token underlined in red."""
+    tokens = text.split()
+    shown = Text()
+    if at is None or at >= len(tokens):
+        flat = " ⏎ ".join(line for line in text.splitlines())
+        shown.append(flat[:limit] + ("…" if len(flat) > limit else ""))
+        if at is not None:
+            shown.append(" ⟨ends here⟩", style="bold red")
+        return shown
+    before = " ".join(tokens[:at])
+    if len(before) > limit // 2:
+        before = "…" + before[-(limit // 2) :]
+    shown.append(before + (" " if before else ""))
+    shown.append(tokens[at], style="bold red underline")
+    after = " ".join(tokens[at + 1 :])
+    if after:
+        shown.append(" " + after[: limit // 2] + ("…" if len(after) > limit // 2 else ""))
+    return shown
+
+
+# -- JSON ---------------------------------------------------------------------------------------
+
+
+def program_outcome_json(label: str, outcome: Outcome, first_differing_token: int | None = None) -> dict[str, Any]:
+    stdout, truncated = _cut(outcome.stdout, SHOWN_OUTPUT)
+    data: dict[str, Any] = {"impl": label, "kind": outcome.kind.value, "value": outcome.describe()}
+    data["stdout"] = stdout
+    if truncated:
+        data["stdout_truncated"] = True
+    if outcome.signal:
+        data["signal"] = outcome.signal
+    else:
+        data["exit_code"] = outcome.exit_code
+    data["seconds"] = round(outcome.seconds, 6)
+    if outcome.memory_kb is not None:
+        data["memory_kb"] = outcome.memory_kb
+    if outcome.stderr:
+        data["stderr"] = _cut(outcome.stderr, SHOWN_STDERR)[0]
+    if outcome.detail:
+        data["detail"] = outcome.detail
+    if first_differing_token is not None:
+        data["first_difference"] = first_differing_token
+    return data
+
+
+def program_counterexample_json(cx: Counterexample, labels: Sequence[str], *, input_file: str | None = None,
+                                reproduce: Sequence[str] = ()) -> dict[str, Any]:
+    assert isinstance(cx.input, TextInput)
+    original = cx.original if isinstance(cx.original, TextInput) else cx.input
+    return {
+        "call": cx.input.call(),
+        "stdin": cx.input.text,
+        "input_file": input_file,
+        "outcomes": [
+            program_outcome_json(label, outcome, first_difference(cx.outcomes, i))
+            for i, (label, outcome) in enumerate(zip(labels, cx.outcomes, strict=True))
+        ],
+        "original_stdin": original.text,
+        "original_call": original.call(),
+        "engine": cx.engine,
+        "reproduce": list(reproduce),
+        "filter": None if cx.filter is None else {
+            "relevant": cx.filter.relevant, "rationale": cx.filter.rationale,
+            "differences": cx.filter.differences.value, "model": cx.filter.model,
+        },
+    }
+
+
+# -- text -----------------------------------------------------------------------------------------
+
+
+def input_lines(item: TextInput, input_file: str | None) -> list[str]:
+    lines = item.text.splitlines()
+    head = f"input ({len(lines)} line{'s' if len(lines) != 1 else ''}, {len(item.text):,} characters)"
+    if shown_inline(item):
+        return [f"{head}:", *(f"    {line}" for line in lines)] + ([] if item.text.endswith("\n") or not item.text
+                                                                   else ["    (no newline at the end)"])
+    where = f" in {input_file}" if input_file else ""
+    preview = [f"    {line[:120]}" for line in lines[:5]]
+    return [f"{head}{where}; it begins:", *preview, "    …"]
+
+
+def plain_program_report(report: Report, *, input_file: str | None = None, reproduce: Sequence[str] = ()) -> str:
+    cx = report.counterexample
+    lines = []
+    if cx is None:
+        lines.append(
+            f"no difference found among {len(report.implementations)} programs ({report.inputs} inputs, "
+            f"{report.executions} runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})"
+        )
+    else:
+        assert isinstance(cx.input, TextInput)
+        lines.append(f"programs differ  (found by {cx.engine} in {report.seconds:.1f} s, {report.executions} runs)")
+        lines.extend(input_lines(cx.input, input_file))
+        width = max(len(label) for label in report.implementations)
+        for i, (label, outcome) in enumerate(zip(report.implementations, cx.outcomes, strict=True)):
+            lines.append(f"  {label.ljust(width)}  {status_text(outcome)}")
+            if outcome.kind is OutcomeKind.OK or outcome.stdout:
+                lines.append(f"  {''.ljust(width)}  stdout: {marked_output(outcome.stdout, first_difference(cx.outcomes, i)).plain}")
+            if outcome.kind is not OutcomeKind.OK and outcome.stderr:
+                lines.append(f"  {''.ljust(width)}  stderr: {_last_line(outcome.stderr)}")
+        if len(report.implementations) > 2:
+            lines.append("behaviour classes: " + " | ".join(
+                " = ".join(report.implementations[i] for i in members) for members in report.classes))
+        if reproduce:
+            lines.append("reproduce:")
+            lines.extend(f"  {command}" for command in reproduce)
+    for note in report.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+def render_program_report(report: Report, console: Console, *, input_file: str | None = None,
+                          reproduce: Sequence[str] = ()) -> None:
+    """The rich terminal report of a search over whole programs."""
+    cx = report.counterexample
+    if cx is None:
+        console.print(Panel(Text.assemble(
+            ("No difference found", "bold green"),
+            f" among {len(report.implementations)} programs: {report.inputs:,} inputs, {report.executions:,} runs "
+            f"in {report.seconds:.1f} s (stopped: {report.exit_reason.value}).",
+        ), border_style="green"))
+    else:
+        assert isinstance(cx.input, TextInput)
+        table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2))
+        table.add_column("program")
+        table.add_column("class", justify="right")
+        table.add_column("how it ended")
+        table.add_column("output (first difference marked)")
+        class_of = {i: n + 1 for n, members in enumerate(cx.classes) for i in members}
+        for i, (label, outcome) in enumerate(zip(report.implementations, cx.outcomes, strict=True)):
+            shown = marked_output(outcome.stdout, first_difference(cx.outcomes, i))
+            if outcome.kind is not OutcomeKind.OK and outcome.stderr:
+                shown.append(f"\nstderr: {_last_line(outcome.stderr)}", style="dim")
+            table.add_row(label, str(class_of[i]), Text(status_text(outcome), style=_KIND_STYLE.get(outcome.kind, "")),
+                          shown)
+        header = Text.assemble(
+            ("Programs differ", "bold red"),
+            f"  (found by {cx.engine} in {report.seconds:.1f} s, {report.executions:,} runs)\n",
+        )
+        parts: list = [header, Text("\n".join(input_lines(cx.input, input_file)), style="bold"), Text(""), table]
+        if cx.original.key != cx.input.key:
+            parts.append(Text(f"\nshrunk from {cx.original.call(max_length=80)}", style="dim"))
+        if reproduce:
+            parts.append(Text("\nReproduce:", style="bold"))
+            parts.append(Text("\n".join(reproduce)))
+        console.print(Panel(Group(*parts), border_style="red"))
+        if len(report.implementations) > 2:
+            console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(
+                " = ".join(report.implementations[i] for i in members) for members in report.classes))
+    engines = Table(title="engines", box=None, padding=(0, 2), title_justify="left")
+    for column in ("engine", "inputs", "novel", "divergent", "seconds", "stopped"):
+        engines.add_column(column, justify="right" if column in ("inputs", "novel", "divergent", "seconds") else "left")
+    for stats in report.engines:
+        engines.add_row(stats.name, f"{stats.inputs:,}", str(stats.novel), str(stats.divergences),
+                        f"{stats.seconds:.2f}", stats.stopped)
+    console.print(engines)
+    console.print(f"[dim]sandbox: {report.isolation} · comparison: {report.policy} · seed: {report.seed}[/dim]")
+    for note in report.notes:
+        console.print(Text.assemble(("note: ", "yellow"), note))

@@ -1,0 +1,376 @@
+"""Building whole programs once, in the sandbox, and keeping what was built.
+
+C (``gcc``), C++ (``g++``) and Java (``javac``) sources are compiled once per *build key*: the
+source's content, the language, the flags and the compiler's version (and path). The result is kept
+in a per-user cache directory (``$XDG_CACHE_HOME/divergent/builds/KEY/``, or the one
+:class:`~divergent.programs.BuildOptions` names), so a second run, a confirmation on fresh
+launchers, or another search on the same file pays nothing. Sources are untrusted (a template bomb
+is a real thing): the compiler runs in the sandbox, under a launcher, with a CPU-time, wall-clock
+and memory limit; its output is copied into the cache (regular files only, bounded) by the parent.
+
+Python scripts need no build (their syntax is checked here with :func:`compile`, which runs
+nothing); ``exec:`` programs are run as they are. A compile error is a :class:`LoadError` naming the
+file and the compiler's first lines; a missing compiler names the Debian package to install.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from divergent.errors import LoadError, SandboxUnavailable
+from divergent.load.programs import java_main_class
+from divergent.model import OutcomeKind
+from divergent.programs import BuildOptions, Language, StdinProgram
+from divergent.sandbox.isolation import Isolation
+from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits
+
+#: the command of each compiler, and the Debian package that provides it
+TOOLCHAINS: dict[Language, tuple[str, str]] = {
+    Language.C: ("gcc", "gcc"),
+    Language.CPP: ("g++", "g++"),
+    Language.JAVA: ("javac", "default-jdk-headless"),
+}
+#: the Java runtime (same package as javac)
+JAVA = ("java", "default-jdk-headless")
+#: flags of the JVM for every run: a deep stack (judges give one), a single-threaded collector
+#: (no GC threads to count against the process cap), no perf-data file in /tmp
+JAVA_RUN_FLAGS = ("-Xss256m", "-XX:+UseSerialGC", "-XX:-UsePerfData")
+#: the compiler's messages kept for a compile error
+_ERROR_LINES = 12
+#: what a build may leave in the cache at most
+_MAX_ARTIFACT_BYTES = 512 * 1024 * 1024
+_BINARY = "prog"
+_CLASSES = "classes"
+
+
+@dataclass(frozen=True)
+class BuiltProgram:
+    """A program ready to run: how the launcher starts it, and where its build lives."""
+
+    program: StdinProgram
+    #: "exec" (a binary, the JVM) or "python" (a script run from a fork of the launcher)
+    mode: str
+    argv: tuple[str, ...] = ()
+    script: str = ""
+    #: the build cache entry (None for scripts and exec: programs)
+    cache_entry: str | None = None
+    #: the build key (a hash of source, language, flags and compiler)
+    key: str = ""
+    #: the compiler command as a person would type it (to rebuild by hand)
+    build_command: str = ""
+    #: whether the launcher limits the run's address space (not for the JVM: -Xmx limits its heap)
+    address_space: bool = True
+    #: what the sandboxed launcher must be able to read to run it (its bind list)
+    read_only: tuple[str, ...] = ()
+
+    @property
+    def run_command(self) -> str:
+        """How to run it by hand (with the input on stdin)."""
+        if self.mode == "python":
+            return f"python3 {_quote(self.script)}"
+        return " ".join(_quote(part) for part in self.argv)
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "divergent" / "builds"
+
+
+def cache_dir(options: BuildOptions) -> Path:
+    return Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+
+
+@functools.cache
+def toolchain(command: str, package: str) -> tuple[str, str]:
+    """The compiler's resolved path and version text; a LoadError naming the package when missing."""
+    found = shutil.which(command)
+    if found is None:
+        raise LoadError(
+            f"{command} is not installed: install the Debian package {package} (apt-get install {package})"
+        )
+    path = os.path.realpath(found)
+    flag = "-version" if command in ("javac", "java") else "-dumpfullversion"
+    try:
+        done = subprocess.run([path, flag], capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError) as error:
+        raise LoadError(f"{command} ({path}) does not run: {error}") from None
+    version = (done.stdout + done.stderr).decode("utf-8", "replace").strip()
+    return path, version
+
+
+def build_key(program: StdinProgram) -> str:
+    """What decides a build: language, source, flags and the compiler (path and version)."""
+    command, package = TOOLCHAINS[program.language]
+    compiler, version = toolchain(command, package)
+    flags = _flags(program)
+    digest = hashlib.sha256()
+    for part in (program.language.value, compiler, version, "\0".join(flags), program.source):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0\1\0")
+    return digest.hexdigest()[:32]
+
+
+def _flags(program: StdinProgram) -> tuple[str, ...]:
+    build = program.build
+    if program.language is Language.C:
+        return (*build.cflags, "\0libs", *build.clibs)
+    if program.language is Language.CPP:
+        return (*build.cxxflags, "\0libs", *build.cxxlibs)
+    return build.javacflags
+
+
+def build(program: StdinProgram, *, level: Isolation, limits: ProgramLimits) -> BuiltProgram:
+    """The program, built (or found in the cache) and ready to run. ``limits`` are the runs' limits
+    (the JVM's heap is set from them)."""
+    if program.language is Language.PYTHON:
+        return _python(program)
+    if program.language is Language.EXEC:
+        path = program.path or ""
+        if not os.path.isfile(path) or not os.access(path, os.X_OK):
+            raise LoadError(f"{program.label}: {path} is not an executable file")
+        return BuiltProgram(program=program, mode="exec", argv=(path,),
+                            read_only=_paths(program, os.path.dirname(path)))
+    key = build_key(program)
+    entry = cache_dir(program.build) / key
+    if not _complete(entry):
+        _compile(program, entry, level)
+    return _runnable(program, entry, key, limits)
+
+
+def planned(program: StdinProgram, limits: ProgramLimits) -> BuiltProgram:
+    """How ``program`` runs once built (its place in the build cache), without building it: for
+    the commands a report shows."""
+    if program.language in (Language.PYTHON, Language.EXEC):
+        script = program.path or "main.py"
+        if program.language is Language.EXEC:
+            return BuiltProgram(program=program, mode="exec", argv=(program.path or program.label,))
+        return BuiltProgram(program=program, mode="python", script=script)
+    key = build_key(program)
+    return _runnable(program, cache_dir(program.build) / key, key, limits)
+
+
+def reproduction(built: BuiltProgram, input_file: str) -> list[str]:
+    """The command that runs the program on ``input_file`` by hand (and how it was built)."""
+    lines = [f"{built.run_command} < {_quote(input_file)}"]
+    if built.build_command:
+        lines.append(f"    # {built.program.label} was built by: {built.build_command}  (in {built.cache_entry})")
+    return lines
+
+
+def _python(program: StdinProgram) -> BuiltProgram:
+    try:
+        compile(program.source, program.path or program.label, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        where = f"line {error.lineno}" if error.lineno else "somewhere"
+        text = (error.text or "").rstrip()
+        raise LoadError(f"{program.label}: syntax error at {where}: {error.msg}" + (f": {text.strip()}" if text else "")) from None
+    except (ValueError, MemoryError, RecursionError) as error:
+        raise LoadError(f"{program.label}: cannot compile: {error}") from None
+    script = program.path
+    if script is None:
+        # A script given as text is kept in the cache under its hash, like a build.
+        key = hashlib.sha256(program.source.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        entry = cache_dir(program.build) / key
+        script = str(entry / "main.py")
+        if not os.path.isfile(script):
+            _publish_text(entry, "main.py", program.source)
+    paths = _paths(program, os.path.dirname(script), sys.prefix, sys.base_prefix)
+    if program.build.fresh_interpreter:
+        return BuiltProgram(program=program, mode="exec", argv=(sys.executable, "-s", script), read_only=paths)
+    return BuiltProgram(program=program, mode="python", script=script, read_only=paths)
+
+
+def _runnable(program: StdinProgram, entry: Path, key: str, limits: ProgramLimits) -> BuiltProgram:
+    command, package = TOOLCHAINS[program.language]
+    compiler, _ = toolchain(command, package)
+    shown = _build_command(program, compiler)
+    if program.language is Language.JAVA:
+        java, _ = toolchain(*JAVA)
+        main = program.main_class or java_main_class(program)
+        argv = (java, *JAVA_RUN_FLAGS, f"-Xmx{limits.memory_mb}m", "-cp", str(entry / _CLASSES), main)
+        return BuiltProgram(program=program, mode="exec", argv=argv, cache_entry=str(entry), key=key,
+                            build_command=shown, address_space=False,
+                            read_only=_paths(program, str(entry), os.path.dirname(os.path.dirname(java))))
+    return BuiltProgram(program=program, mode="exec", argv=(str(entry / _BINARY),), cache_entry=str(entry),
+                        key=key, build_command=shown, read_only=_paths(program, str(entry)))
+
+
+def _paths(program: StdinProgram, *more: str) -> tuple[str, ...]:
+    """The sandbox's bind list for running ``program``: the toolchains' and the interpreter's
+    trees, the program's own directory, and ``more`` (its build, the JDK...)."""
+    paths = ["/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache", "/etc/alternatives"]
+    if program.directory:
+        paths.append(program.directory)
+    paths.extend(more)
+    return tuple(dict.fromkeys(p for p in paths if p))
+
+
+def _source_name(program: StdinProgram) -> str:
+    if program.language is Language.JAVA:
+        return f"{program.main_class or java_main_class(program)}.java"
+    suffix = ".c" if program.language is Language.C else ".cpp"
+    base = os.path.basename(program.path or program.label)
+    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.splitext(base)[0]) or "main"
+    return stem + suffix
+
+
+def _compiler_argv(program: StdinProgram, compiler: str) -> list[str]:
+    source = _source_name(program)
+    build = program.build
+    if program.language is Language.C:
+        return [compiler, *build.cflags, source, "-o", _BINARY, *build.clibs]
+    if program.language is Language.CPP:
+        return [compiler, *build.cxxflags, source, "-o", _BINARY, *build.cxxlibs]
+    # javac itself runs on a JVM: its heap is bounded by -J-Xmx, not by the address space
+    return [compiler, f"-J-Xmx{max(256, build.memory_mb // 2)}m", "-J-XX:-UsePerfData",
+            *build.javacflags, "-d", _CLASSES, source]
+
+
+def _build_command(program: StdinProgram, compiler: str) -> str:
+    argv = _compiler_argv(program, os.path.basename(compiler))
+    source = program.path or _source_name(program)
+    return " ".join(_quote(source if part == _source_name(program) else part) for part in argv)
+
+
+def _compile(program: StdinProgram, entry: Path, level: Isolation) -> None:
+    command, package = TOOLCHAINS[program.language]
+    compiler, _ = toolchain(command, package)
+    build = program.build
+    limits = ProgramLimits(
+        time_limit=build.seconds, wall_factor=1.5, memory_mb=build.memory_mb, stack_mb=64,
+        output_bytes=1 << 20, file_bytes=_MAX_ARTIFACT_BYTES, processes=256, stderr_bytes=32 * 1024,
+    )
+    source_name = _source_name(program)
+    try:
+        launcher = LauncherProcess(
+            mode="exec", argv=_compiler_argv(program, compiler), limits=limits, level=level,
+            address_space=program.language is not Language.JAVA,
+            read_only=_paths(program, os.path.dirname(os.path.dirname(compiler))),
+        )
+    except SandboxUnavailable as error:
+        raise LoadError(f"{program.label}: cannot start a sandboxed build: {error}") from None
+    try:
+        launcher.ready()
+        job = Job(files=((source_name, program.source.encode("utf-8", "surrogatepass")),), keep=True)
+        (result,) = launcher.run([job])
+        if result is None:
+            raise LoadError(f"{program.label}: the build did not run")
+        if result.kind is not OutcomeKind.OK:
+            raise LoadError(_compile_error(program, result.kind, result.stderr or result.stdout, result.detail))
+        run_dir = launcher.process.workdir / "run"
+        if program.language is Language.JAVA:
+            _publish_tree(run_dir / _CLASSES, entry, program)
+        else:
+            _publish_file(run_dir / _BINARY, entry, program)
+    finally:
+        launcher.close()
+
+
+def _compile_error(program: StdinProgram, kind: OutcomeKind, messages: str, detail: str) -> str:
+    if kind is OutcomeKind.TIMEOUT:
+        return f"{program.label}: the build took too long ({detail}); raise BuildOptions.seconds if it is real"
+    if kind is OutcomeKind.MEMORY_LIMIT:
+        return f"{program.label}: the build ran out of memory ({detail})"
+    lines = [line for line in messages.splitlines() if line.strip()][:_ERROR_LINES]
+    shown = "\n".join("  " + line[:300] for line in lines) or f"  ({detail})"
+    return f"{program.label}: compile error:\n{shown}"
+
+
+def _complete(entry: Path) -> bool:
+    return (entry / ".complete").is_file()
+
+
+def _publish_file(built: Path, entry: Path, program: StdinProgram) -> None:
+    """Copy the compiler's binary into the cache (a regular file, bounded), then mark the entry."""
+    staging = _staging(entry)
+    try:
+        _copy_regular(built, staging / _BINARY, program)
+        os.chmod(staging / _BINARY, 0o755)
+        _finish(staging, entry)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _publish_tree(built: Path, entry: Path, program: StdinProgram) -> None:
+    """Copy the ``.class`` files javac wrote (regular files only, bounded) into the cache."""
+    staging = _staging(entry)
+    total = 0
+    try:
+        for root, directories, files in os.walk(built, followlinks=False):
+            relative = Path(root).relative_to(built)
+            directories[:] = [d for d in directories if not os.path.islink(os.path.join(root, d))]
+            for name in files:
+                if not name.endswith(".class"):
+                    continue
+                target = staging / _CLASSES / relative / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                total += _copy_regular(Path(root) / name, target, program)
+                if total > _MAX_ARTIFACT_BYTES:
+                    raise LoadError(f"{program.label}: the build wrote more than {_MAX_ARTIFACT_BYTES:,} bytes")
+        if not (staging / _CLASSES).is_dir():
+            raise LoadError(f"{program.label}: javac wrote no class file")
+        _finish(staging, entry)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _publish_text(entry: Path, name: str, text: str) -> None:
+    staging = _staging(entry)
+    try:
+        (staging / name).write_text(text, encoding="utf-8", errors="surrogatepass")
+        _finish(staging, entry)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _staging(entry: Path) -> Path:
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".{entry.name}-", dir=entry.parent))
+
+
+def _finish(staging: Path, entry: Path) -> None:
+    (staging / ".complete").write_text("")
+    os.chmod(staging, 0o755)
+    try:
+        os.rename(staging, entry)
+    except OSError:
+        # Another process published the same build first: theirs is as good as ours.
+        if not _complete(entry):
+            raise
+
+
+def _copy_regular(source: Path, target: Path, program: StdinProgram) -> int:
+    """Copy a file the sandbox wrote, refusing anything but a regular file of bounded size."""
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as error:
+        raise LoadError(f"{program.label}: the build produced no program ({error.strerror})") from None
+    with os.fdopen(fd, "rb") as reader:
+        info = os.fstat(reader.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_ARTIFACT_BYTES:
+            raise LoadError(f"{program.label}: the build produced something that is not a program file")
+        with open(target, "wb") as writer:
+            shutil.copyfileobj(reader, writer, 1 << 20)
+    return info.st_size
+
+
+def _quote(text: str) -> str:
+    return shlex.quote(text)
+
+
+def clear_cache(options: BuildOptions = BuildOptions()) -> None:
+    """Remove every build in the cache directory."""
+    with contextlib.suppress(FileNotFoundError):
+        shutil.rmtree(cache_dir(options))

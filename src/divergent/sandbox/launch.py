@@ -1,0 +1,293 @@
+"""The parent's side of the launcher (:mod:`divergent.sandbox.child.launcher`): limits of one run,
+the jobs, and a started launcher that runs them.
+
+A :class:`LauncherProcess` is one sandboxed launcher serving one program (a program under test, a
+validator, a checker, a generator, or a compiler during a build). Jobs go to it in batches; it
+answers one result per job (:class:`RunResult`). Everything it sends is untrusted (it runs next to
+the programs): frames are read by :mod:`divergent.sandbox.frames` (size-limited JSON) and every
+field is checked here; anything malformed ends the launcher and counts as a crash of the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import selectors
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from divergent.errors import InvalidArgument, SandboxUnavailable
+from divergent.model import Outcome, OutcomeKind
+from divergent.sandbox.frames import ChildConnection, ChildGone, ProtocolViolation, start_child
+from divergent.sandbox.isolation import Isolation
+from divergent.sandbox.limits import Limits
+
+_LAUNCHER_MODULE = "divergent.sandbox.child.launcher"
+_MIB = 1 << 20
+#: the launcher's own process limits (it is trusted code; each run gets the run limits): address
+#: space large enough for a JVM to reserve its heap and class space
+_LAUNCHER_LIMITS = Limits(memory_mb=64 * 1024, timeout=60.0)
+_KINDS = {
+    "ok": OutcomeKind.OK,
+    "runtime-error": OutcomeKind.RUNTIME_ERROR,
+    "timeout": OutcomeKind.TIMEOUT,
+    "memory-limit": OutcomeKind.MEMORY_LIMIT,
+    "output-limit": OutcomeKind.OUTPUT_LIMIT,
+}
+
+
+@dataclass(frozen=True)
+class ProgramLimits:
+    """The limits of one run of a whole program, applied by the launcher from outside the program."""
+
+    #: CPU seconds; the wall clock gets ``wall_factor`` times as much
+    time_limit: float = 2.0
+    wall_factor: float = 2.0
+    memory_mb: int = 256
+    stack_mb: int = 256
+    #: bytes of stdout kept; a run that writes more is ``output-limit``
+    output_bytes: int = 16 * _MIB
+    #: the largest file a run may write
+    file_bytes: int = 64 * _MIB
+    #: processes (and threads) a run may add; root is exempt from this limit (the sandbox's pids
+    #: cgroup caps it there)
+    processes: int = 64
+    #: bytes kept of each end (head and tail) of a run's stderr
+    stderr_bytes: int = 4096
+
+    def __post_init__(self) -> None:
+        if self.time_limit <= 0 or self.wall_factor < 1:
+            raise InvalidArgument(f"time limit {self.time_limit!r} must be > 0 (wall factor >= 1)")
+        if self.memory_mb < 8 or self.stack_mb < 1:
+            raise InvalidArgument(f"memory limit {self.memory_mb!r} MiB must be at least 8")
+        if self.output_bytes < 1:
+            raise InvalidArgument("the output cap must be at least one byte")
+
+    @property
+    def wall_seconds(self) -> float:
+        return self.time_limit * self.wall_factor
+
+    def scaled(self, factor: float) -> ProgramLimits:
+        """The same limits with ``factor`` times the time (a confirmation of a timeout)."""
+        return ProgramLimits(
+            time_limit=self.time_limit * factor, wall_factor=self.wall_factor, memory_mb=self.memory_mb,
+            stack_mb=self.stack_mb, output_bytes=self.output_bytes, file_bytes=self.file_bytes,
+            processes=self.processes, stderr_bytes=self.stderr_bytes,
+        )
+
+    def wire(self, *, address_space: bool = True) -> dict[str, float | int]:
+        """The limits as the launcher receives them. ``address_space=False`` for a JVM, which
+        reserves far more address space than it uses and limits its heap itself (``-Xmx``)."""
+        return {
+            "cpu": self.time_limit,
+            "wall": self.wall_seconds,
+            "memory": self.memory_mb * _MIB if address_space else 0,
+            "memory_limit": self.memory_mb * _MIB,
+            "stack": self.stack_mb * _MIB,
+            "file": self.file_bytes,
+            "output": self.output_bytes,
+            "stderr": self.stderr_bytes,
+            "processes": self.processes,
+        }
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run: the bytes on stdin, extra arguments, files put in the run's directory first."""
+
+    stdin: bytes = b""
+    args: tuple[str, ...] = ()
+    files: tuple[tuple[str, bytes], ...] = ()
+    #: keep the run's directory afterwards (a build reads what the compiler wrote)
+    keep: bool = False
+
+    def wire(self) -> dict:
+        return {"stdin": self.stdin, "args": list(self.args), "files": dict(self.files), "keep": self.keep}
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How one run ended, as the launcher reported it (checked)."""
+
+    kind: OutcomeKind
+    stdout: str = ""
+    exit_code: int | None = None
+    signal: str | None = None
+    cpu_seconds: float = 0.0
+    seconds: float = 0.0
+    memory_kb: int | None = None
+    stderr: str = ""
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.kind is OutcomeKind.OK
+
+    def outcome(self) -> Outcome:
+        return Outcome(
+            kind=self.kind, stdout=self.stdout, detail=self.detail, seconds=self.seconds,
+            exit_code=self.exit_code, signal=self.signal, stderr=self.stderr, memory_kb=self.memory_kb,
+        )
+
+    @classmethod
+    def crashed(cls, how: str) -> RunResult:
+        """The launcher itself died (or broke the protocol) during this run."""
+        return cls(kind=OutcomeKind.CRASH, detail=f"the launcher died: {how}")
+
+    @classmethod
+    def hung(cls, seconds: float) -> RunResult:
+        return cls(kind=OutcomeKind.TIMEOUT, detail=f"no answer within {seconds:g} s; killed", seconds=seconds)
+
+
+def result_from_wire(raw: object, output_cap: int, stderr_cap: int) -> RunResult:
+    """A run's result as the launcher sent it; ValueError for anything malformed."""
+    if not isinstance(raw, dict):
+        raise ValueError("a result is not an object")
+    kind = _KINDS[raw["k"]]
+    stdout, stderr, detail = raw["o"], raw.get("e", ""), raw.get("d", "")
+    if not all(isinstance(text, str) for text in (stdout, stderr, detail)):
+        raise ValueError("texts are not strings")
+    # invalid bytes arrive as 4-character escapes: the cap on characters is four times the bytes
+    if len(stdout) > 4 * output_cap or len(stderr) > 8 * stderr_cap + 16 or len(detail) > 1000:
+        raise ValueError("a text over its cap")
+    exit_code, signal_name = raw.get("x"), raw.get("g")
+    if exit_code is not None and (type(exit_code) is not int or not 0 <= exit_code <= 255):
+        raise ValueError("bad exit code")
+    if signal_name is not None and (not isinstance(signal_name, str) or len(signal_name) > 20):
+        raise ValueError("bad signal")
+    numbers = [raw.get(name, 0) for name in ("c", "w", "m")]
+    if not all(type(n) in (int, float) and math.isfinite(n) and n >= 0 for n in numbers):
+        raise ValueError("bad numbers")
+    return RunResult(
+        kind=kind, stdout=stdout, exit_code=exit_code, signal=signal_name, cpu_seconds=float(numbers[0]),
+        seconds=float(numbers[1]), memory_kb=int(numbers[2]), stderr=stderr, detail=detail,
+    )
+
+
+@dataclass
+class _Batch:
+    indices: list[int]
+    reported: int = 0
+    last_progress: float = field(default_factory=time.monotonic)
+    stopped: bool = False
+
+
+class LauncherProcess(ChildConnection):
+    """One sandboxed launcher for one program: set up once, then runs jobs in batches.
+
+    ``mode`` "exec" runs ``argv`` (plus each job's arguments); "python" runs ``script`` from a
+    fork of the launcher. ``read_only`` lists the paths the program needs to read (its binary, its
+    directory, the toolchain): the sandbox's bind list (:func:`divergent.sandbox.builds.sandbox_paths`).
+    """
+
+    def __init__(self, *, mode: str, limits: ProgramLimits, level: Isolation, argv: Sequence[str] = (),
+                 script: str = "", address_space: bool = True, read_only: Sequence[str] = ()) -> None:
+        self.mode, self.argv, self.script = mode, list(argv), script
+        self.limits = limits
+        self.address_space = address_space
+        self.level = level
+        self.read_only = tuple(read_only)
+        super().__init__(start_child(_LAUNCHER_MODULE, limits=_LAUNCHER_LIMITS, level=level),
+                         max_frame_bytes=4 * limits.output_bytes + 16 * limits.stderr_bytes + (1 << 20))
+        self.batch: _Batch | None = None
+        self.send("setup", {"mode": mode, "argv": self.argv, "script": script,
+                            "limits": limits.wire(address_space=address_space)})
+
+    def ready(self, timeout: float = 30.0) -> None:
+        """Wait for the answer to the setup; SandboxUnavailable when it fails."""
+        try:
+            answer = self.wait_frame(timeout)
+        except ChildGone as error:
+            raise SandboxUnavailable(f"the launcher did not start ({self.kill()}): {error}") from None
+        if answer is None or not answer.get("ok"):
+            why = answer.get("error") if answer else "no answer"
+            self.kill()
+            raise SandboxUnavailable(f"the launcher could not be set up: {str(why)[:300]}")
+
+    @property
+    def patience(self) -> float:
+        """How long a run may go without an answer before the launcher counts as hung."""
+        return self.limits.wall_seconds + max(2.0, self.limits.wall_seconds * 0.5)
+
+    def start(self, jobs: Sequence[Job], indices: Sequence[int], deadline: float | None) -> None:
+        """Send a batch; raises ChildGone when the launcher is gone."""
+        self.batch = _Batch(indices=list(indices))
+        self.send("run", {
+            "jobs": [job.wire() for job in jobs],
+            "indices": list(indices),
+            "deadline": None if deadline is None else max(0.0, deadline - time.monotonic()),
+        })
+
+    def collect(self) -> tuple[list[tuple[int, RunResult]], bool]:
+        """The results available now, and whether the batch is done. Raises ChildGone or
+        ProtocolViolation (then the launcher must be killed)."""
+        batch = self.batch
+        assert batch is not None
+        found: list[tuple[int, RunResult]] = []
+        for frame in self.read_frames():
+            if frame.get("done"):
+                if not frame.get("stopped") and batch.reported != len(batch.indices):
+                    raise ProtocolViolation("missing results")
+                batch.stopped = bool(frame.get("stopped"))
+                self.batch = None
+                return found, True
+            index = frame.get("i")
+            if batch.reported >= len(batch.indices) or index != batch.indices[batch.reported]:
+                raise ProtocolViolation("a result out of order")
+            try:
+                result = result_from_wire(frame.get("r"), self.limits.output_bytes, self.limits.stderr_bytes)
+            except (KeyError, TypeError, ValueError) as error:
+                raise ProtocolViolation(f"a malformed result ({error})") from None
+            batch.reported += 1
+            batch.last_progress = time.monotonic()
+            found.append((index, result))
+        return found, False
+
+    def unreported(self) -> list[int]:
+        batch = self.batch
+        return [] if batch is None else batch.indices[batch.reported :]
+
+    def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[RunResult | None]:
+        """Run ``jobs`` one after the other and wait for every result (None: not run before the
+        deadline). A launcher that dies or hangs gives that run a crash or timeout result and the
+        rest of the batch ``None``: call :meth:`alive` and start a new launcher to go on."""
+        results: list[RunResult | None] = [None] * len(jobs)
+        if not jobs:
+            return results
+        try:
+            self.start(jobs, range(len(jobs)), deadline)
+        except ChildGone:
+            results[0] = RunResult.crashed(self.kill())
+            return results
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.fileno(), selectors.EVENT_READ)
+            while True:
+                assert self.batch is not None
+                waited = time.monotonic() - self.batch.last_progress
+                if waited > self.patience:
+                    culprit = self.unreported()[0]
+                    self.kill()
+                    results[culprit] = RunResult.hung(self.patience)
+                    return results
+                selector.select(self.patience - waited)
+                try:
+                    found, done = self.collect()
+                except ChildGone:
+                    unreported = self.unreported()
+                    how = self.kill()
+                    if unreported:
+                        results[unreported[0]] = RunResult.crashed(how)
+                    return results
+                for index, result in found:
+                    results[index] = result
+                if done:
+                    return results
+
+    @property
+    def alive(self) -> bool:
+        return self.process.popen.poll() is None and not self.end_of_file
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.kill()
