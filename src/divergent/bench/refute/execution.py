@@ -162,7 +162,7 @@ class CodeRunner(Protocol):
 #   divergent.sandbox.launch.Job(stdin=bytes, args=tuple), ProgramLimits(time_limit=, memory_mb=, output_bytes=)
 #   divergent.sandbox.process_runner.ProgramService(program, limits=, level=).run(jobs) -> [launch.RunResult | None]
 #   divergent.text_comparison.OutputComparison().outputs_equal(a, b)
-#   divergent.search.check.check([StdinProgram, StdinProgram], stdin=True, examples=[TextInput], validator=PATH,
+#   divergent.search.check.check([StdinProgram, StdinProgram], shrink=False, stdin=True, examples=[TextInput], validator=PATH,
 #       generator=PATH, budget=, seed=, time_limit=, memory_limit=, isolation=) -> Report
 
 #: helper services kept alive at once (each is one sandboxed launcher process)
@@ -258,8 +258,10 @@ class SandboxRunner:
                     path = Path(directory) / f"{name}.{suffix}"
                     path.write_text(helper.code, encoding="utf-8", errors="surrogateescape")
                     helpers[name] = str(path)
+            # not shrunk: the success rule takes any valid input, and the budget is better spent searching
             report = check(
                 [self._program(wrong, "wrong"), self._program(correct, "correct")],
+                shrink=False,
                 stdin=True,
                 examples=[TextInput(text) for text in examples],
                 budget=seconds,
