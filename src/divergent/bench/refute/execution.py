@@ -234,7 +234,13 @@ class SandboxRunner:
         jobs = [Job(stdin=text.encode("utf-8", "surrogateescape"), args=tuple(args[i]) if args else ())
                 for i, text in enumerate(stdins)]
         with lock:
-            results = service.run(jobs)  # type: ignore[attr-defined]
+            results = list(service.run(jobs))  # type: ignore[attr-defined]
+            # a launcher that died under a run (the machine's trouble, not the program's, as far as
+            # anyone can tell) gets one more try on a fresh launcher before it counts
+            again = [i for i, found in enumerate(results) if found is None or _crashed(found)]
+            if again:
+                for i, found in zip(again, service.run([jobs[i] for i in again]), strict=True):  # type: ignore[attr-defined]
+                    results[i] = found
         return [_result(found) for found in results]
 
     def outputs_match(self, expected: str, actual: str) -> bool:
@@ -293,6 +299,11 @@ class SandboxRunner:
 
 #: the search's note on the validator's rejections (D: "validator V rejected N input(s) ...")
 _REJECTED = re.compile(r"rejected (\d+) input")
+
+
+def _crashed(found: object) -> bool:
+    kind = getattr(found, "kind", None)
+    return getattr(kind, "value", kind) == "crash"
 
 
 def _result(found: object) -> RunResult:
