@@ -85,8 +85,8 @@ def answers(tasks: list[RefuteTask], right: bool) -> Callable[[Received], str]:
 
 def summarize(document: dict, tasks: list[RefuteTask]) -> list[dict]:
     rows = []
-    for entry in document["strategies"]:
-        units = [a for a in document["attempts"] if a["strategy"] == entry["name"]]
+    for entry in document["summary"]["strategies"]:
+        units = [a for a in document["items"] if a["strategy"] == entry["name"]]
         rows.append({
             "strategy": entry["name"],
             "solved": len(entry["solved"]),

@@ -8,14 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from divergent.bench.common import (
-    WorkItem,
-    pass_at_k,
-    read_results,
-    results_envelope,
-    run_items,
-    write_results,
-)
+from divergent.bench.common import pass_at_k, read_results, run_items, stored_results, write_results
 from divergent.bench.refute.actions import ActionError, find_action, parse_actions, reason_of
 from divergent.bench.refute.dataset import CPP, PYTHON, build_for, load_refute
 from divergent.bench.refute.prompts import AuthorsPrompts, OurPrompts, authors_task
@@ -206,23 +199,28 @@ def test_a_stored_run_resumes_and_stops_on_a_fatal_error(tmp_path: Path) -> None
         return {"value": payload}
 
     with Store(tmp_path / "s.db") as store:
-        items = [WorkItem(k, k) for k in ("a", "boom", "b")]
+        items = [(k, k) for k in ("a", "boom", "b")]
         run, progress = run_items(store, "demo", {"x": 1}, items, work, jobs=2)
-        assert run.status == "finished" and progress.failed == 1 and "boom: cannot build" in progress.messages[0]
-        assert store.done_keys(run.id) == {"a", "b"}
+        assert run.status == "finished" and progress.failed == 1 and "cannot build" in progress.messages[0]
+        results, errors = stored_results(store, run)
+        assert set(results) == {"a", "b"} and "cannot build" in errors["boom"]
         again, progress = run_items(store, "demo", {"x": 1}, items, work)
-        assert again.id == run.id and progress.resumed == 2 and sorted(done) == ["a", "b"]
-        stopped, progress = run_items(store, "demo", {"x": 2}, [WorkItem("d", "dead"), WorkItem("e", "e")], work)
-        assert stopped.status == "failed" and "endpoint down" in progress.stopped and "e" not in done
+        assert again.id == run.id and progress.resumed == 3 and sorted(done) == ["a", "b"]
+        with pytest.raises(LLMUnavailable):
+            run_items(store, "demo", {"x": 2}, [("d", "dead"), ("e", "e")], work, fatal=(LLMUnavailable,))
+        assert "e" not in done and store.find_run("demo", {"x": 2}).status == "failed"
 
 
-def test_the_results_envelope_round_trips(tmp_path: Path) -> None:
-    document = results_envelope("refute", None, {"a": 1}, rate=float("nan"), strategies=[])
+def test_results_files_round_trip(tmp_path: Path) -> None:
+    document = {"benchmark": "refute", "format": 1, "parameters": {"a": 1}, "summary": {"rate": float("nan")}}
     write_results(tmp_path / "r.json", document)
     back = read_results(tmp_path / "r.json", "refute")
-    assert back["rate"] is None and back["parameters"] == {"a": 1} and back["format"] == 1
+    assert back["summary"]["rate"] is None and back["parameters"] == {"a": 1}
     with pytest.raises(LoadError, match="not 'equibench'"):
         read_results(tmp_path / "r.json", "equibench")
     (tmp_path / "bad.json").write_text("{")
     with pytest.raises(LoadError, match="not JSON"):
         read_results(tmp_path / "bad.json", "refute")
+    (tmp_path / "new.json").write_text(json.dumps({"benchmark": "refute", "format": 99}))
+    with pytest.raises(LoadError, match="newer"):
+        read_results(tmp_path / "new.json", "refute")

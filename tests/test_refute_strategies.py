@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from divergent.bench.common import results_envelope, write_results
+from divergent.bench.common import write_results
 from divergent.bench.refute.dataset import PYTHON, RefuteData, task_from_record
 from divergent.bench.refute.evaluate import Rules, Status, evaluate_input, evaluate_printer
 from divergent.bench.refute.execution import RunKind, RunResult, SearchResult, Source
@@ -296,12 +296,13 @@ def test_a_run_is_stored_resumed_reported_and_a_rerun_asks_nothing(
         assert result.skipped == [("T3", "no build for the wrong code's language 'Kotlin'")]
         assert len(openai_server.chat_requests) == 4
         document = results_document(store, result, model="scripted", parameters={})
-        by_name = {s["name"]: s for s in document["strategies"]}
+        summary = document["summary"]
+        by_name = {s["name"]: s for s in summary["strategies"]}
         assert by_name["zero-shot"]["success_rate"] == 1.0 and by_name["zero-shot"]["solved"] == ["T1", "T2"]
         assert by_name["zero-shot"]["usage"]["calls"] == 4 and by_name["divergent"]["usage"]["calls"] == 0
-        assert document["overlap"]["pairwise"]["zero-shot"]["divergent"] == 2
-        assert document["overlap"]["only"] == {"zero-shot": [], "divergent": []}
-        assert len(document["attempts"]) == 8
+        assert summary["overlap"]["pairwise"]["zero-shot"]["divergent"] == 2
+        assert summary["overlap"]["only"] == {"zero-shot": [], "divergent": []}
+        assert len(document["items"]) == 8 and document["usage"]["calls"] == 4
         again = run_refute(store, data, strategies, context(fake, chat), digest="d1", attempts=2)
         assert len(openai_server.chat_requests) == 4  # everything was stored: nothing is asked again
         assert {n: r.id for n, r in again.runs.items()} == {n: r.id for n, r in result.runs.items()}
@@ -352,8 +353,8 @@ def _divergent(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_report_command_prints_the_tables_of_results_files(tmp_path: Path) -> None:
-    document = results_envelope(
-        "refute", None, {}, model="m1", problems=["A", "B"], skipped=[{"problem_id": "C", "reason": "no validator"}],
+    document = {"benchmark": "refute", "format": 1, "parameters": {}, "summary": dict(
+        model="m1", problems=["A", "B"], skipped=[{"problem_id": "C", "reason": "no validator"}],
         strategies=[summarize_strategy("zero-shot", [
             {"problem_id": "A", "attempt": 0, "verdict": {"status": "success"}, "usage": {"cost": 0.5}, "seconds": 2},
             {"problem_id": "B", "attempt": 0, "verdict": {"status": "validation-failed"}, "seconds": 4},
@@ -361,7 +362,7 @@ def test_the_report_command_prints_the_tables_of_results_files(tmp_path: Path) -
             {"problem_id": "B", "attempt": 0, "verdict": {"status": "success"}, "seconds": 1},
         ], ["A", "B"], 1)],
         overlap=overlap({"zero-shot": ["A"], "divergent": ["B"]}),
-    )
+    )}
     write_results(tmp_path / "m1.json", document)
     shown = _divergent("bench", "refute", "report", str(tmp_path / "m1.json"), home=tmp_path)
     assert shown.returncode == 0, shown.stderr

@@ -1,26 +1,19 @@
-"""What every benchmark harness shares: a stored, resumable run over items, pass@k, and the JSON
-results envelope.
+"""What every benchmark harness shares: a resumable per-item run over the store, and the JSON
+envelope its results are written in.
 
-**A stored run** (:func:`run_items`). A benchmark run is a run of the store (``kind`` = the
-benchmark, its ``parameters`` identify it) split into units, one per item of work (for REFUTE one
-attempt of one strategy on one problem, ``zero-shot/1975F/0``). Each finished unit is saved in
-its own transaction as soon as it is done, so a run killed at any moment keeps every finished
-unit, and the same command run again finds the run by its parameters and does only the units it
-lacks. Work runs ``jobs`` items at a time on threads; results are saved in the calling thread
-(a :class:`~divergent.store.Store` belongs to its thread).
+A harness turns its dataset into items, each with a stable key (``"OJ_A/17"``, ``"1975F"``), and a
+function that solves one item and returns a plain-JSON result. :func:`run_items` finds the stored
+run with the same kind and parameters (or creates it), skips the items already saved, runs the rest
+(``jobs`` at a time, in threads) and saves each result in its own transaction as soon as it is
+done: a run killed at any moment resumes where it stopped, and a rerun whose model answers come
+from the response cache costs nothing. The results are then read back from the store alone
+(:func:`stored_results`), so a stored run can be reported again without running anything.
 
-What is *not* saved: a unit whose work raised. An error of one item (a row whose code does not
-build, a model answer cache miss in replay mode) is counted and reported, and the next run tries
-it again; an error that dooms every item (:data:`FATAL_ERRORS`: the endpoint is down or refuses
-the key, the sandbox cannot start) stops the run at once, keeping what was saved.
+:func:`results_envelope` is the one shape of a harness's ``--json`` file::
 
-**pass@k** (:func:`pass_at_k`): the unbiased estimator of Chen et al. (2021) from ``n`` attempts
-of which ``c`` succeeded.
-
-**The envelope** (:func:`results_envelope`, :func:`read_results`): every ``--json`` file of a
-benchmark is ``{"benchmark", "format", "divergent_version", "run", "parameters", ...}`` plus the
-benchmark's own fields, so ``divergent bench NAME report FILE`` can refuse another benchmark's
-file or a newer format with a clear message.
+    {"benchmark": "equibench", "format": 1, "divergent_version": "...", "run": "<id>",
+     "status": "finished", "parameters": {...}, "summary": {...}, "usage": {...} | null,
+     "items": [{"key": "...", ...}, ...]}
 """
 
 from __future__ import annotations
@@ -35,170 +28,202 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from divergent import __version__
-from divergent.errors import DivergentError, InvalidArgument, LLMUnavailable, LoadError, SandboxUnavailable
-from divergent.store import RunRecord, Store, UnitRecord
+from divergent.errors import InvalidArgument, LoadError
+from divergent.store import UNIT_DONE, UNIT_ERROR, RunRecord, Store
 
 __all__ = [
-    "FATAL_ERRORS",
-    "RESULTS_FORMAT",
-    "RunProgress",
-    "WorkItem",
+    "ENVELOPE_FORMAT",
+    "ItemProgress",
     "pass_at_k",
     "read_results",
     "results_envelope",
     "run_items",
-    "stored_units",
+    "stored_results",
     "write_results",
 ]
 
-#: errors that doom every item of a run: it stops at the first one (what was saved stays)
-FATAL_ERRORS: tuple[type[BaseException], ...] = (LLMUnavailable, SandboxUnavailable)
-#: the version of the results envelope; bump it when a field changes meaning
-RESULTS_FORMAT = 1
-#: messages kept in a progress record (the first ones: later ones are usually the same)
-_MAX_MESSAGES = 50
+#: the version of the results envelope (bump when a field changes meaning)
+ENVELOPE_FORMAT = 1
 
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class WorkItem(Generic[T]):
-    """One unit of work: its key in the store (unique within the run) and what the work needs."""
-
-    key: str
-    payload: T
+Item = TypeVar("Item")
 
 
 @dataclass
-class RunProgress:
-    """Where a run stands; passed to the progress callback after every unit (in the calling thread)."""
+class ItemProgress:
+    """Where a run stands, passed to the progress callback after every saved item."""
 
     total: int = 0
-    #: units finished, those found in the store included
+    #: items saved, in this invocation or an earlier one
     done: int = 0
-    #: units that were already in the store when the run started (a resumed run)
+    #: items found saved by an earlier invocation (skipped)
     resumed: int = 0
-    #: units whose work raised (not saved: a rerun tries them again)
+    #: items whose solver raised (saved with state "error")
     failed: int = 0
-    #: the key of the unit that finished last
-    last: str | None = None
-    started: float = field(default_factory=time.monotonic)
-    #: why the run stopped before its end (a fatal error), else None
-    stopped: str | None = None
+    seconds: float = 0.0
     messages: list[str] = field(default_factory=list)
 
-    @property
-    def seconds(self) -> float:
-        return time.monotonic() - self.started
 
-    def note(self, message: str) -> None:
-        if len(self.messages) < _MAX_MESSAGES:
-            self.messages.append(message)
-
-
-def _open_run(store: Store, kind: str, parameters: Mapping[str, Any]) -> RunRecord:
-    found = store.find_run(kind, parameters)
-    return store.resume_run(found.id) if found is not None else store.create_run(kind, parameters)
+@dataclass(frozen=True)
+class _Pending(Generic[Item]):
+    key: str
+    item: Item
 
 
 def run_items(
     store: Store,
     kind: str,
     parameters: Mapping[str, Any],
-    items: Sequence[WorkItem[T]],
-    work: Callable[[T], Mapping[str, Any]],
+    items: Iterable[tuple[str, Item]],
+    solve: Callable[[Item], Mapping[str, Any]],
     *,
     jobs: int = 1,
-    on_progress: Callable[[RunProgress], None] | None = None,
-) -> tuple[RunRecord, RunProgress]:
-    """Run (or resume) the stored run of ``kind`` with ``parameters``: ``work(item.payload)`` for
-    every item whose key is not saved yet, ``jobs`` at a time, each result saved when it is done.
+    fatal: tuple[type[BaseException], ...] = (),
+    on_progress: Callable[[ItemProgress], None] | None = None,
+) -> tuple[RunRecord, ItemProgress]:
+    """Run (or resume) the items of the stored run ``kind``/``parameters``; return the run and how it went.
 
-    ``work`` returns the unit's result (plain JSON). It may raise: a :class:`DivergentError` is
-    that unit's failure (counted, reported in ``messages``, not saved), one of
-    :data:`FATAL_ERRORS` stops the run (``progress.stopped`` says why; the run is marked failed).
-    Ctrl-C marks the run interrupted and re-raises. Returns the run and its progress."""
+    ``solve(item)`` returns the item's result (plain JSON); it runs in worker threads when
+    ``jobs > 1``, while the store is written from the calling thread only. An exception of a type in
+    ``fatal`` (say, an unreachable model: every later item would fail the same way) stops the run:
+    the items already saved stay, the run is marked "failed" and the exception is raised again. Any
+    other exception is saved as that item's error (``{"error": "..."}``, state "error") and the run
+    goes on. Ctrl-C marks the run "interrupted" and raises KeyboardInterrupt; a rerun resumes it.
+    """
     if jobs < 1:
-        raise InvalidArgument(f"jobs={jobs!r} must be >= 1")
-    keys = [item.key for item in items]
+        raise InvalidArgument(f"jobs={jobs}: need at least 1")
+    keyed = list(items)
+    keys = [key for key, _ in keyed]
     if len(set(keys)) != len(keys):
-        raise InvalidArgument("the items of a run need distinct keys")
-    run = _open_run(store, kind, parameters)
-    done = store.done_keys(run.id)
-    progress = RunProgress(total=len(items))
-    pending = [item for item in items if item.key not in done]
-    progress.resumed = progress.done = len(items) - len(pending)
+        duplicates = sorted({key for key in keys if keys.count(key) > 1})[:5]
+        raise InvalidArgument(f"items with the same key: {', '.join(duplicates)}")
+    run = store.find_run(kind, parameters)
+    run = store.resume_run(run.id) if run is not None else store.create_run(kind, parameters)
+    saved = store.done_keys(run.id)
+    progress = ItemProgress(total=len(keyed))
+    pending = [_Pending(key, item) for key, item in keyed if key not in saved]
+    progress.resumed = progress.done = len(keyed) - len(pending)
+    started = time.monotonic()
+
+    def save(key: str, result: Mapping[str, Any] | None, error: BaseException | None, seconds: float) -> None:
+        if error is None:
+            assert result is not None
+            store.save_unit(run.id, key, result, seconds, state=UNIT_DONE)
+        else:
+            message = f"{type(error).__name__}: {error}"
+            store.save_unit(run.id, key, {"error": message}, seconds, state=UNIT_ERROR)
+            progress.failed += 1
+            if len(progress.messages) < 50:
+                progress.messages.append(f"{key}: {message}")
+        progress.done += 1
+        progress.seconds = time.monotonic() - started
+        if on_progress is not None:
+            on_progress(progress)
+
+    def timed(entry: _Pending[Item]) -> tuple[Mapping[str, Any], float]:
+        begin = time.monotonic()
+        result = solve(entry.item)
+        return result, time.monotonic() - begin
+
     if on_progress is not None:
         on_progress(progress)
-
-    def one(item: WorkItem[T]) -> tuple[Mapping[str, Any], float]:
-        started = time.monotonic()
-        result = work(item.payload)
-        return result, time.monotonic() - started
-
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix=f"bench-{kind}")
     try:
-        running: dict[Future[tuple[Mapping[str, Any], float]], WorkItem[T]] = {}
-        queue = iter(pending)
-        _submit(pool, running, queue, one, jobs)
-        while running:
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                item = running.pop(future)
-                _record(store, run, item, future, progress)
-                if on_progress is not None:
-                    on_progress(progress)
-            if progress.stopped is None:
-                _submit(pool, running, queue, one, jobs)
+        if jobs == 1:
+            for entry in pending:
+                begin = time.monotonic()
+                try:
+                    result, seconds = timed(entry)
+                except fatal:
+                    raise
+                except Exception as error:  # noqa: BLE001 - one item's failure is that item's result
+                    save(entry.key, None, error, time.monotonic() - begin)
+                else:
+                    save(entry.key, result, None, seconds)
+        else:
+            _run_threaded(pending, timed, save, jobs, fatal)
     except KeyboardInterrupt:
-        pool.shutdown(wait=False, cancel_futures=True)
         store.finish_run(run.id, "interrupted")
         raise
-    pool.shutdown(wait=True)
-    return store.finish_run(run.id, "failed" if progress.stopped else "finished"), progress
+    except fatal:
+        store.finish_run(run.id, "failed")
+        raise
+    return store.finish_run(run.id, "finished"), progress
 
 
-def _submit(
-    pool: ThreadPoolExecutor,
-    running: dict[Future[Any], WorkItem[T]],
-    queue: Iterable[WorkItem[T]],
-    one: Callable[[WorkItem[T]], Any],
+def _run_threaded(
+    pending: Sequence[_Pending[Item]],
+    timed: Callable[[_Pending[Item]], tuple[Mapping[str, Any], float]],
+    save: Callable[[str, Mapping[str, Any] | None, BaseException | None, float], None],
     jobs: int,
+    fatal: tuple[type[BaseException], ...],
 ) -> None:
-    """Keep ``jobs`` items in flight (submitting lazily, so a fatal error leaves the rest unstarted)."""
-    iterator = iter(queue)
-    while len(running) < jobs:
-        item = next(iterator, None)
-        if item is None:
-            return
-        running[pool.submit(one, item)] = item
-
-
-def _record(store: Store, run: RunRecord, item: WorkItem[T], future: Future[Any], progress: RunProgress) -> None:
-    progress.last = item.key
+    """Keep ``jobs`` items in flight; save each in this thread as it completes."""
+    queue = list(reversed(pending))
+    executor = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="bench")
+    running: dict[Future[tuple[Mapping[str, Any], float]], tuple[str, float]] = {}
     try:
-        result, seconds = future.result()
-    except FATAL_ERRORS as error:
-        progress.failed += 1
-        if progress.stopped is None:
-            progress.stopped = f"{item.key}: {error}"
-        return
-    except DivergentError as error:
-        progress.failed += 1
-        progress.note(f"{item.key}: {error}")
-        return
-    store.save_unit(run.id, item.key, result, seconds)
-    progress.done += 1
+        while queue or running:
+            while queue and len(running) < jobs:
+                entry = queue.pop()
+                running[executor.submit(timed, entry)] = (entry.key, time.monotonic())
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                key, begin = running.pop(future)
+                error = future.exception()
+                if error is not None and isinstance(error, fatal):
+                    raise error
+                if error is not None and not isinstance(error, Exception):
+                    raise error
+                if error is None:
+                    result, seconds = future.result()
+                    save(key, result, None, seconds)
+                else:
+                    save(key, None, error, time.monotonic() - begin)
+    finally:
+        for future in running:
+            future.cancel()
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
-def stored_units(store: Store, run: RunRecord) -> list[UnitRecord]:
-    """The run's saved units (the ones a summary is computed from)."""
-    return [unit for unit in store.units(run.id) if unit.state == "done"]
+def stored_results(store: Store, run: RunRecord) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The saved results of a run by key, and the errors of the items that failed (key -> message)."""
+    results: dict[str, dict[str, Any]] = {}
+    errors: dict[str, str] = {}
+    for unit in store.units(run.id):
+        if unit.state == UNIT_DONE:
+            results[unit.key] = unit.result
+        else:
+            errors[unit.key] = str(unit.result.get("error", "unknown error"))
+    return results, errors
+
+
+def results_envelope(
+    benchmark: str,
+    run: RunRecord,
+    *,
+    summary: Mapping[str, Any],
+    items: Sequence[Mapping[str, Any]],
+    usage: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``--json`` document of a harness (the shape in this module's docstring)."""
+    return {
+        "benchmark": benchmark,
+        "format": ENVELOPE_FORMAT,
+        "divergent_version": __version__,
+        "run": run.id,
+        "status": run.status,
+        "parameters": dict(run.parameters),
+        "summary": dict(summary),
+        "usage": dict(usage) if usage is not None else None,
+        "items": [dict(item) for item in items],
+    }
+
+
+# -- added for REFUTE (issue E): pass@k, and results files read back by ``divergent bench NAME report`` --
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
     """The probability that at least one of ``k`` attempts drawn from ``n`` (of which ``c``
-    succeeded) succeeds: ``1 - C(n - c, k) / C(n, k)`` (Chen et al., 2021)."""
+    succeeded) succeeds: ``1 - C(n - c, k) / C(n, k)``, the unbiased estimator of Chen et al. (2021)."""
     if n < 1 or not 0 <= c <= n or not 1 <= k <= n:
         raise InvalidArgument(f"pass@k needs 1 <= k <= n and 0 <= c <= n (n={n}, c={c}, k={k})")
     if n - c < k:
@@ -206,22 +231,8 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.prod((n - c - i) / (n - i) for i in range(k))
 
 
-def results_envelope(
-    benchmark: str, run: RunRecord | None, parameters: Mapping[str, Any], **body: Any
-) -> dict[str, Any]:
-    """A benchmark's ``--json`` document: the envelope fields, then the benchmark's own."""
-    return {
-        "benchmark": benchmark,
-        "format": RESULTS_FORMAT,
-        "divergent_version": __version__,
-        "run": run.id if run is not None else None,
-        "parameters": dict(parameters),
-        **body,
-    }
-
-
 def write_results(path: Path, document: Mapping[str, Any]) -> None:
-    """Write a results document (UTF-8, indented, NaN written as null)."""
+    """Write a results document (UTF-8, indented; NaN, an undefined rate, written as null)."""
     text = json.dumps(_no_nan(document), indent=2, ensure_ascii=False)
     try:
         path.write_text(text + "\n", encoding="utf-8")
@@ -240,7 +251,8 @@ def _no_nan(value: Any) -> Any:
 
 
 def read_results(path: Path, benchmark: str) -> dict[str, Any]:
-    """A results document of ``benchmark`` written by :func:`write_results` (LoadError otherwise)."""
+    """A results document of ``benchmark`` (the envelope's shape); LoadError for anything else, or
+    a newer format than this divergent knows."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -251,8 +263,7 @@ def read_results(path: Path, benchmark: str) -> dict[str, Any]:
         raise LoadError(f"{path}: not a divergent benchmark results file")
     if document["benchmark"] != benchmark:
         raise LoadError(f"{path}: results of benchmark {document['benchmark']!r}, not {benchmark!r}")
-    if not isinstance(document.get("format"), int) or document["format"] > RESULTS_FORMAT:
-        raise LoadError(
-            f"{path}: results format {document.get('format')!r}, newer than this divergent's {RESULTS_FORMAT}"
-        )
+    if not isinstance(document.get("format"), int) or document["format"] > ENVELOPE_FORMAT:
+        raise LoadError(f"{path}: results format {document.get('format')!r}, newer than this divergent's "
+                        f"{ENVELOPE_FORMAT}")
     return document

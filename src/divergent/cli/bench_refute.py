@@ -143,13 +143,13 @@ def _run(console: Console, rows: Any, data: Path, chosen: Any, rules: Any, promp
         if chat is not None:
             chat.close()
     for name, progress in result.progress.items():
+        if progress.resumed:
+            console.print(f"[dim]{name}: {progress.resumed} attempt(s) from the stored run (resumed)[/dim]")
         for message in progress.messages[:10]:
             console.print(f"[yellow]{name}: {message}[/yellow]", soft_wrap=True)
-        if progress.failed:
-            console.print(f"[yellow]{name}: {progress.failed} attempt(s) failed and were not stored "
-                          "(the same command tries them again)[/yellow]")
     if result.stopped:
-        console.print(f"[red]stopped: {result.stopped}[/red]", soft_wrap=True)
+        console.print(f"[red]stopped: {result.stopped} (what was done is stored; the same command resumes)[/red]",
+                      soft_wrap=True)
     return document
 
 
@@ -176,7 +176,7 @@ class _ProgressBar:
         if name not in self.tasks:
             self.tasks[name] = self.bar.add_task(name, total=state.total)
         failed = f" ({state.failed} failed)" if state.failed else ""
-        self.bar.update(self.tasks[name], completed=state.done + state.failed, description=f"{name}{failed}")
+        self.bar.update(self.tasks[name], completed=state.done, description=f"{name}{failed}")
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:

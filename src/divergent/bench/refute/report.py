@@ -18,7 +18,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from divergent.bench.common import pass_at_k, results_envelope, stored_units
+from divergent import __version__
+from divergent.bench.common import ENVELOPE_FORMAT, pass_at_k, stored_results
 from divergent.bench.refute.evaluate import Status
 from divergent.bench.refute.run import RefuteRun, unit_key
 from divergent.bench.refute.strategies import STRATEGIES
@@ -96,29 +97,44 @@ def overlap(solved: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     }
 
 
-def results_document(store: Store, result: RefuteRun, *, model: str | None, parameters: Mapping[str, Any],
-                     include_attempts: bool = True) -> dict[str, Any]:
-    """The ``--json`` document of a run, from the store."""
+def results_document(store: Store, result: RefuteRun, *, model: str | None,
+                     parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``--json`` document of a run, from the store: the harnesses' envelope (``benchmark``,
+    ``format``, ``divergent_version``, ``parameters``, ``summary``, ``usage``, ``items``), with
+    ``runs`` (one stored run per strategy) in place of one ``run``."""
     problem_ids = [task.problem_id for task in result.tasks]
     wanted = {unit_key(pid, attempt) for pid in problem_ids for attempt in range(result.attempts)}
-    strategies, attempts = [], []
+    strategies, attempts, errors = [], [], []
+    total = Usage()
     for name, run in result.runs.items():
-        units = [unit.result for unit in stored_units(store, run) if unit.key in wanted]
-        strategies.append(summarize_strategy(name, units, problem_ids, result.attempts))
-        if include_attempts:
-            attempts.extend(units)
-    return results_envelope(
-        "refute",
-        None,
-        parameters,
-        model=model,
-        runs={name: run.id for name, run in result.runs.items()},
-        problems=problem_ids,
-        skipped=[{"problem_id": pid, "reason": why} for pid, why in result.skipped],
-        strategies=strategies,
-        overlap=overlap({s["name"]: s["solved"] for s in strategies}),
-        attempts=attempts,
-    )
+        results, failures = stored_results(store, run)
+        units = [unit for key, unit in results.items() if key in wanted]
+        errors.extend({"strategy": name, "key": key, "error": message}
+                      for key, message in failures.items() if key in wanted)
+        entry = summarize_strategy(name, units, problem_ids, result.attempts)
+        strategies.append(entry)
+        total = total + _usage(entry["usage"])
+        attempts.extend(units)
+    return {
+        "benchmark": "refute",
+        "format": ENVELOPE_FORMAT,
+        "divergent_version": __version__,
+        "run": None,
+        "runs": {name: run.id for name, run in result.runs.items()},
+        "status": "stopped" if result.stopped else "finished",
+        "parameters": dict(parameters),
+        "summary": {
+            "model": model,
+            "problems": problem_ids,
+            "skipped": [{"problem_id": pid, "reason": why} for pid, why in result.skipped],
+            "strategies": strategies,
+            "overlap": overlap({entry["name"]: entry["solved"] for entry in strategies}),
+            "errors": errors,
+            "stopped": result.stopped,
+        },
+        "usage": total.as_dict(),
+        "items": attempts,
+    }
 
 
 # -- tables ------------------------------------------------------------------------------------------
@@ -142,17 +158,18 @@ def _ordered(names: set[str]) -> list[str]:
 
 def render_tables(documents: Sequence[Mapping[str, Any]], console: Console) -> None:
     """Tables like the paper's: success per model and strategy; each strategy's detail; overlap."""
-    names = _ordered({s["name"] for document in documents for s in document["strategies"]})
+    summaries = [document["summary"] for document in documents]
+    names = _ordered({s["name"] for summary in summaries for s in summary["strategies"]})
     headline = Table(title="REFUTE: counterexamples found (% of problems, pass@1 ± standard error)")
     headline.add_column("model")
     headline.add_column("problems", justify="right")
     for name in names:
         marker = " *" if (STRATEGIES.get(name) and STRATEGIES[name].uses_correct) else ""
         headline.add_column(name + marker, justify="right")
-    for document in documents:
-        by_name = {s["name"]: s for s in document["strategies"]}
-        label = document.get("model") or "(no model)"
-        headline.add_row(label, str(len(document.get("problems", []))),
+    for summary in summaries:
+        by_name = {s["name"]: s for s in summary["strategies"]}
+        label = summary.get("model") or "(no model)"
+        headline.add_row(label, str(len(summary.get("problems", []))),
                          *(_rate(by_name[n]) if n in by_name else "" for n in names))
     console.print(headline)
     console.print("[dim]* uses the correct code (shown to the model, or as the search's oracle)[/dim]")
@@ -161,13 +178,13 @@ def render_tables(documents: Sequence[Mapping[str, Any]], console: Console) -> N
     for column in ("model", "strategy", "pass@k", "solved", "valid. failed", "unparseable", "printer failed",
                    "no difference", "wrong/correct failed", "tokens", "cost $", "s / problem"):
         detail.add_column(column, justify="left" if column in ("model", "strategy") else "right")
-    for document in documents:
-        for entry in sorted(document["strategies"], key=lambda s: _ordered({s["name"], *names}).index(s["name"])):
+    for summary in summaries:
+        for entry in sorted(summary["strategies"], key=lambda s: _ordered({s["name"], *names}).index(s["name"])):
             statuses = entry["statuses"]
             usage = entry["usage"]
             k = entry["pass_at_k"]
             detail.add_row(
-                document.get("model") or "—",
+                summary.get("model") or "—",
                 entry["name"],
                 f"{_percent(k['rate'])} (k={k['k']})",
                 f"{len(entry['solved'])}/{entry['problems']}",
@@ -182,12 +199,22 @@ def render_tables(documents: Sequence[Mapping[str, Any]], console: Console) -> N
             )
     console.print(detail)
 
-    for document in documents:
-        shared = document.get("overlap") or {}
+    for summary in summaries:
+        skipped = summary.get("skipped") or []
+        if skipped:
+            console.print(f"[yellow]{len(skipped)} problem(s) skipped: "
+                          + "; ".join(f"{s['problem_id']}: {s['reason']}" for s in skipped[:5]) + "[/yellow]")
+        errors = summary.get("errors") or []
+        if errors:
+            console.print(f"[yellow]{len(errors)} attempt(s) ended in an error (stored; not counted): "
+                          + "; ".join(f"{e['strategy']} {e['key']}: {e['error']}" for e in errors[:3]) + "[/yellow]")
+        if summary.get("stopped"):
+            console.print(f"[red]stopped early: {summary['stopped']}[/red]")
+        shared = summary.get("overlap") or {}
         only = shared.get("only", {})
         if not only:
             continue
-        table = Table(title=f"overlap ({document.get('model') or 'no model'}): "
+        table = Table(title=f"overlap ({summary.get('model') or 'no model'}): "
                             f"{shared.get('solved_by_any', 0)} problems solved by some strategy")
         table.add_column("strategy")
         table.add_column("solved", justify="right")
@@ -195,14 +222,10 @@ def render_tables(documents: Sequence[Mapping[str, Any]], console: Console) -> N
         strategy_names = _ordered(set(only))
         for other in strategy_names:
             table.add_column(f"∩ {other}", justify="right")
-        by_name = {s["name"]: s for s in document["strategies"]}
+        by_name = {s["name"]: s for s in summary["strategies"]}
         for name in strategy_names:
             alone = only.get(name, [])
             shown = ", ".join(alone[:4]) + (" …" if len(alone) > 4 else "")
             table.add_row(name, str(len(by_name[name]["solved"])), f"{len(alone)}" + (f" ({shown})" if alone else ""),
                           *(str(shared["pairwise"][name][other]) for other in strategy_names))
         console.print(table)
-        skipped = document.get("skipped") or []
-        if skipped:
-            console.print(f"[yellow]{len(skipped)} problem(s) skipped: "
-                          + "; ".join(f"{s['problem_id']}: {s['reason']}" for s in skipped[:5]) + "[/yellow]")

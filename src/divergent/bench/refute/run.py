@@ -6,7 +6,10 @@ that ask a model the model, temperature, token limit and prompts (``divergent``'
 depend on the model, so they are shared by runs with any). Which problems and how many attempts
 are a selection, not part of the identity: asking for more attempts, or more problems, later does
 only the units that are missing. A unit is ``<problem>/<attempt>``; a killed run resumes where it
-stopped, and a rerun of a finished one runs nothing (and asks the model nothing).
+stopped, and a rerun of a finished one runs nothing (and asks the model nothing). An attempt whose
+work raised is stored as that unit's error (a row whose code does not build, say); an error that
+dooms every attempt (:data:`FATAL_ERRORS`: the endpoint is down or refuses the key, the sandbox
+cannot start) stops the run, and the later strategies do not start.
 """
 
 from __future__ import annotations
@@ -17,15 +20,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from divergent.bench.common import RunProgress, WorkItem, run_items
+from divergent.bench.common import ItemProgress, run_items
 from divergent.bench.refute.dataset import RefuteData, RefuteTask
 from divergent.bench.refute.strategies import Context, Strategy
-from divergent.errors import InvalidArgument
+from divergent.errors import InvalidArgument, LLMUnavailable, SandboxUnavailable
 from divergent.store import RunRecord, Store
 
-__all__ = ["KIND", "RefuteRun", "data_digest", "run_parameters", "run_refute", "unit_key"]
+__all__ = ["FATAL_ERRORS", "KIND", "RefuteRun", "data_digest", "run_parameters", "run_refute", "unit_key"]
 
 KIND = "refute"
+#: errors that doom every attempt: the run stops at the first one (what was saved stays)
+FATAL_ERRORS: tuple[type[BaseException], ...] = (LLMUnavailable, SandboxUnavailable)
 
 
 def data_digest(path: Path | str) -> str:
@@ -77,12 +82,9 @@ class RefuteRun:
     skipped: list[tuple[str, str]]
     attempts: int
     runs: dict[str, RunRecord] = field(default_factory=dict)
-    progress: dict[str, RunProgress] = field(default_factory=dict)
-
-    @property
-    def stopped(self) -> str | None:
-        """Why a strategy's run stopped early (a fatal error), if one did."""
-        return next((f"{name}: {p.stopped}" for name, p in self.progress.items() if p.stopped), None)
+    progress: dict[str, ItemProgress] = field(default_factory=dict)
+    #: why the run stopped early (a fatal error: "strategy: message"), else None
+    stopped: str | None = None
 
 
 def run_refute(
@@ -96,7 +98,7 @@ def run_refute(
     problems: Sequence[str] | None = None,
     limit: int | None = None,
     jobs: int = 1,
-    on_progress: Callable[[str, RunProgress], None] | None = None,
+    on_progress: Callable[[str, ItemProgress], None] | None = None,
 ) -> RefuteRun:
     """Run (or resume) every strategy on the selected problems, ``attempts`` times each.
 
@@ -121,7 +123,7 @@ def run_refute(
     result = RefuteRun(tasks=tasks, skipped=skipped, attempts=attempts)
     for strategy in strategies:
         items = [
-            WorkItem(unit_key(task.problem_id, attempt), (task, attempt))
+            (unit_key(task.problem_id, attempt), (task, attempt))
             for task in tasks
             for attempt in range(attempts)
         ]
@@ -131,14 +133,20 @@ def run_refute(
             outcome = strategy.attempt(task, attempt, context)
             return {"strategy": strategy.name, "problem_id": task.problem_id, "attempt": attempt, **outcome.to_json()}
 
-        def progress(state: RunProgress, name: str = strategy.name) -> None:
+        def progress(state: ItemProgress, name: str = strategy.name) -> None:
+            result.progress[name] = state
             if on_progress is not None:
                 on_progress(name, state)
 
-        run, state = run_items(store, KIND, run_parameters(strategy, context, digest), items, work, jobs=jobs,
+        parameters = run_parameters(strategy, context, digest)
+        try:
+            run, _ = run_items(store, KIND, parameters, items, work, jobs=jobs, fatal=FATAL_ERRORS,
                                on_progress=progress)
-        result.runs[strategy.name] = run
-        result.progress[strategy.name] = state
-        if state.stopped:
+        except FATAL_ERRORS as error:
+            found = store.find_run(KIND, parameters)
+            if found is not None:
+                result.runs[strategy.name] = found
+            result.stopped = f"{strategy.name}: {error}"
             break
+        result.runs[strategy.name] = run
     return result
