@@ -42,6 +42,7 @@ def refute(
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Problems worked on at the same time.")] = 1,
     as_json: Annotated[Path | None, typer.Option("--json", help="Write the results to this file.")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML report to this file.")] = None,
     compat: Annotated[
         str, typer.Option("--compat", help="default (a crash, timeout or memory-limit of the wrong code on a valid "
                           "input is a success, as a hack) or refute (the authors' rule: it is not).",
@@ -104,7 +105,7 @@ def refute(
             raise InvalidArgument(f"--strategy {names} needs a model: pass --model (divergent runs without one)")
         document = _run(console, rows, data, chosen, rules, prompts, chat, selection, limit, attempts, jobs,
                         temperature, max_tokens, loop_seconds, search_seconds, seed, db, isolation)
-    _finish(document, as_json)
+    _finish(document, as_json, html)
 
 
 def _run(console: Console, rows: Any, data: Path, chosen: Any, rules: Any, prompts: Any, chat: Any,
@@ -183,20 +184,35 @@ class _ProgressBar:
             self.bar.stop()
 
 
-def _finish(document: dict[str, Any], as_json: Path | None) -> None:
+def _finish(document: dict[str, Any], as_json: Path | None, html: Path | None) -> None:
     from divergent.bench.common import write_results
     from divergent.bench.refute.report import render_tables
 
     render_tables([document], Console())
-    if as_json is not None:
-        with input_errors(False):
+    with input_errors(False):
+        if as_json is not None:
             write_results(as_json, document)
+        if html is not None:
+            _write_html([document], html)
     raise typer.Exit(EXIT_SAME)
+
+
+def _write_html(documents: list[dict[str, Any]], path: Path) -> None:
+    from divergent.errors import InvalidArgument
+
+    try:
+        from divergent.bench.refute.html import write_refute_html
+
+        write_refute_html(documents, path)
+    except ImportError as error:
+        raise InvalidArgument(f"--html: HTML reports are not available here ({error})") from None
+    Console(stderr=True).print(f"[dim]HTML report written to {path}[/dim]")
 
 
 @refute_app.command("report")
 def report(
     files: Annotated[list[Path], typer.Argument(help="Results files written by --json (one per model).")],
+    html: Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
 ) -> None:
     """Print the tables of one or more results files (nothing runs)."""
     from divergent.bench.common import read_results
@@ -207,3 +223,6 @@ def report(
     if not documents:
         raise typer.Exit(EXIT_ERROR)
     render_tables(documents, Console())
+    if html is not None:
+        with input_errors(False):
+            _write_html(documents, html)
