@@ -23,3 +23,34 @@ def llm_home(tmp_path, monkeypatch) -> Iterator:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     yield tmp_path / "home"
+
+
+# -- whole programs ------------------------------------------------------------------------------
+
+#: the Debian package of each tool the whole-program tests need (``.ci/run`` installs them)
+TOOLCHAIN_PACKAGES = {"gcc": "gcc", "g++": "g++", "javac": "default-jdk-headless", "java": "default-jdk-headless"}
+
+
+def need_tool(tool: str) -> None:
+    """Skip a test whose toolchain is missing, saying what to install; on CI (``CI`` set) fail
+    instead: there the tests of every language must run."""
+    import os
+    import shutil
+
+    if shutil.which(tool) is None:
+        message = f"{tool} is not installed (apt-get install {TOOLCHAIN_PACKAGES.get(tool, tool)}; `make test-tools`)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def build_cache(tmp_path_factory) -> str:
+    """One build cache for the whole test session: each program is compiled once."""
+    return str(tmp_path_factory.mktemp("builds"))
+
+
+@pytest.fixture(scope="session")
+def programs_dir(tmp_path_factory):
+    """A directory for the session's program sources (shared, so their builds are shared too)."""
+    return tmp_path_factory.mktemp("programs")

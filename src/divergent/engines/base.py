@@ -17,7 +17,7 @@ import abc
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from divergent.engines.settings import EngineSettings, ModelAccess
 from divergent.model import AnyInput, Input, Observation, TextInput
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 
 class WholePrograms(Protocol):
-    """What a search over whole programs offers its engines (``divergent.search.programs.ProgramSupport``)."""
+    """What a search over whole programs offers its engines and its loop
+    (``divergent.search.programs.ProgramSupport``)."""
 
     programs: tuple[StdinProgram, ...]
     #: the generator program (``--generator``: prints one input, its seed in argv[1]), or None
@@ -46,9 +47,23 @@ class WholePrograms(Protocol):
         """What the validator said about the inputs it rejected lately (it may name limits)."""
         ...
 
+    def rejection_reason(self, item: TextInput) -> str:
+        """What the validator said when it rejected ``item`` ("" when it did not)."""
+        ...
+
     def open_runner(self, timeout_factor: float = 1.0) -> Runner:
         """A runner of the programs under test, for engines that run inputs themselves."""
         ...
+
+    def runner_options(self, timeout_factor: float = 1.0) -> dict[str, Any]:
+        """What ``open_runner`` needs for the programs (their run limits, the checker)."""
+        ...
+
+    def notes(self) -> list[str]:
+        """What the report should say (the validator's rejections)."""
+        ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)

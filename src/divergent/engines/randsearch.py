@@ -267,14 +267,18 @@ class RandSearchEngine(Engine):
         else:
             self._finish("exhausted", self._summary("time is up" if time.monotonic() >= deadline else "stopped"))
 
-    def _search(self, deadline: float) -> None:
-        messages = generator_messages(
+    def _first_messages(self) -> list[Message]:
+        """The first request for a generator (a subclass for another kind of input asks otherwise)."""
+        return generator_messages(
             self.context.implementations,
             self.context.signature,
             spec=self.spec,
             small_inputs=self.small_inputs,
             timeout=self.context.limits.timeout if self.context.limits else 2.0,
         )
+
+    def _search(self, deadline: float) -> None:
+        messages = self._first_messages()
         source = self._write(messages)
         stale = 0
         while not self._closing.is_set() and time.monotonic() < deadline:
@@ -316,11 +320,14 @@ class RandSearchEngine(Engine):
                     "randsearch_no_code", function_name=f"{GENERATOR_FUNCTION}(rng)")}
             )
 
+    #: the template that tells the model its generator failed
+    repair_template = "randsearch_repair"
+
     def _repair(self, messages: list[Message], result: GeneratedInputs) -> list[Message]:
         produced = f"It produced {result.summary()}." if result.yielded else "It produced no input."
         messages.append(
             {"role": "user", "content": render_prompt(
-                "randsearch_repair", function_name=GENERATOR_FUNCTION, error=result.error, produced=produced)}
+                self.repair_template, function_name=GENERATOR_FUNCTION, error=result.error, produced=produced)}
         )
         return messages
 
@@ -331,7 +338,7 @@ class RandSearchEngine(Engine):
         return run_generator(
             driver_source(source, seed),
             function=_DRIVER_FUNCTION,
-            signature=context.signature,
+            signature=self._generator_signature(),
             max_inputs=BATCH_INPUTS,
             seconds=max(0.5, min(self._run_seconds(), deadline - time.monotonic())),
             limits=context.limits,
@@ -339,6 +346,10 @@ class RandSearchEngine(Engine):
             seed=seed,
             how_generated=self.name,
         )
+
+    def _generator_signature(self) -> Signature | None:
+        """What the generator's items must fit (None: texts, for whole programs)."""
+        return self.context.signature
 
     def _run_seconds(self) -> float:
         timeout = self.context.limits.timeout if self.context.limits else 2.0

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from divergent.errors import InvalidArgument
 
 if TYPE_CHECKING:
-    from divergent.model import PythonFunction
+    from divergent.programs import Program as PythonFunction
 
 __all__ = [
     "MAX_SOURCE_CHARS",
@@ -67,13 +67,20 @@ def render(name: str, **values: object) -> str:
         raise InvalidArgument(f"prompt template {name!r}: {error} (write $$ for a dollar sign)") from None
 
 
-def show_source(source: str) -> str:
-    """One source in a ``python`` fence, cut at :data:`MAX_SOURCE_CHARS` with a marker saying how
-    many characters of it are not shown."""
+#: the fence of each language of whole programs (``divergent.programs.Language``)
+_FENCES = {"python": "python", "c": "c", "cpp": "cpp", "java": "java"}
+
+
+def show_source(source: str, language: str = "python") -> str:
+    """One source in a fence of its language, cut at :data:`MAX_SOURCE_CHARS` with a marker saying
+    how many characters of it are not shown."""
     shown = source.rstrip()
+    if not shown and language not in _FENCES:
+        return "(an executable: no source to show)"
     if len(shown) > MAX_SOURCE_CHARS:
-        shown = shown[:MAX_SOURCE_CHARS] + f"\n# ... ({len(source) - MAX_SOURCE_CHARS} more characters)"
-    return f"```python\n{shown}\n```"
+        comment = "#" if language == "python" else "//"
+        shown = shown[:MAX_SOURCE_CHARS] + f"\n{comment} ... ({len(source) - MAX_SOURCE_CHARS} more characters)"
+    return f"```{_FENCES.get(language, '')}\n{shown}\n```"
 
 
 def version_heading(index: int, implementation: PythonFunction) -> str:
@@ -90,6 +97,6 @@ def show_sources(
     """Every implementation's source under its heading (``heading(index, implementation)``), each
     as :func:`show_source` shows it, separated by blank lines."""
     return "\n\n".join(
-        f"{heading(index, implementation)}\n\n{show_source(implementation.source)}"
+        f"{heading(index, implementation)}\n\n{show_source(implementation.source, str(implementation.language))}"
         for index, implementation in enumerate(implementations)
     )

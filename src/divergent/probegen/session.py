@@ -144,7 +144,7 @@ class ProbeGenSession:
             raise InvalidArgument(f"temperature={temperature!r} must be between 0 and 2")
         self.implementations = tuple(implementations)
         self.signature = signature if signature is not None else self.implementations[0].signature
-        self.function = self.implementations[0].entry_point
+        self.function = self.implementations[0].display_name
         self.chat = chat
         self.policy = policy
         self.spec = spec.strip() if spec and spec.strip() else None

@@ -80,7 +80,8 @@ def first_difference(outcomes: Sequence[Outcome], index: int) -> int | None:
 
 
 def marked_output(text: str, at: int | None, limit: int = 400) -> Text:
-    """The output on one line (newlines shown as ⏎), the first differing token underlined in red."""
+    """The output on one line (newlines shown as ⏎), the first differing token marked ⟦so⟧ (red
+    on a terminal)."""
     tokens = text.split()
     shown = Text()
     if at is None or at >= len(tokens):
@@ -93,7 +94,7 @@ def marked_output(text: str, at: int | None, limit: int = 400) -> Text:
     if len(before) > limit // 2:
         before = "…" + before[-(limit // 2) :]
     shown.append(before + (" " if before else ""))
-    shown.append(tokens[at], style="bold red underline")
+    shown.append(f"⟦{tokens[at]}⟧", style="bold red")
     after = " ".join(tokens[at + 1 :])
     if after:
         shown.append(" " + after[: limit // 2] + ("…" if len(after) > limit // 2 else ""))

@@ -23,6 +23,9 @@ What the model may yield, per item (the first shape that fits the signature wins
 Keyword arguments that name positional parameters are moved to their positions when they follow
 the positional ones (``args=[1], kwargs={"b": 2}`` becomes ``f(1, 2)``), so equal calls look alike.
 
+For whole programs (``signature=None``, text mode) every item is the text of one input, a string
+(bytes are decoded as UTF-8); anything else is dropped with its reason.
+
 Everything that can go wrong is a verdict in :attr:`GeneratedInputs.error`, never an exception:
 a syntax error, a missing function, an exception, a loop past the time limit, an exit, a crash
 (memory, signals), a wrong shape. Inputs yielded before the problem are kept. The runner stops
@@ -41,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from divergent.errors import DivergentError, InvalidArgument
-from divergent.model import Input
+from divergent.model import AnyInput, Input, TextInput
 from divergent.preconditions import bind_arguments, nonconformity
 from divergent.programs import ParameterKind, Signature
 from divergent.sandbox.frames import ChildConnection, ChildGone, ProtocolViolation, start_child
@@ -65,8 +68,8 @@ _KEPT_REASONS = 5
 class GeneratedInputs:
     """What one run of a generator produced, and how it ended."""
 
-    #: distinct inputs, in the order yielded, each fitting the signature's arity
-    inputs: tuple[Input, ...]
+    #: distinct inputs, in the order yielded, each fitting the signature's arity (text mode: texts)
+    inputs: tuple[AnyInput, ...]
     #: None when the generator ran to its end (or to ``max_inputs``); else a one-line verdict:
     #: "syntax error line 3: ...", "no function create_fn_inputs", "raised ValueError: ...",
     #: "timeout: ...", "crash: ...", "yielded a value of the wrong shape at item 4: ..."
@@ -117,7 +120,7 @@ def run_generator(
     source: str,
     *,
     function: str = DEFAULT_FUNCTION,
-    signature: Signature,
+    signature: Signature | None,
     max_inputs: int = 100,
     seconds: float = 10.0,
     limits: Limits | None = None,
@@ -128,8 +131,9 @@ def run_generator(
     """Run ``function()`` from ``source`` in the sandbox and collect up to ``max_inputs`` inputs.
 
     ``limits`` gives the memory, file-size and recursion limits (the call timeout is not used:
-    ``seconds`` bounds the whole run, the module's top-level code included). Raises only for bad
-    arguments (:class:`InvalidArgument`); every misbehaviour of the code is a verdict.
+    ``seconds`` bounds the whole run, the module's top-level code included). ``signature=None``:
+    text mode, every item is the text of an input (whole programs). Raises only for bad arguments
+    (:class:`InvalidArgument`); every misbehaviour of the code is a verdict.
     """
     if max_inputs < 1:
         raise InvalidArgument(f"max_inputs={max_inputs!r} must be >= 1")
@@ -143,7 +147,8 @@ def run_generator(
         collector.fail("syntax", f"the code is too long ({len(source):,} characters)")
         return collector.result(time.monotonic() - started)
     limits = limits or Limits()
-    request = {"source": source, "function": function, "max_inputs": max_inputs, "seconds": seconds, "seed": seed}
+    request = {"source": source, "function": function, "max_inputs": max_inputs, "seconds": seconds, "seed": seed,
+               "text": signature is None}
     handle, stderr_name = tempfile.mkstemp(prefix="divergent-generator-", suffix=".stderr")
     os.close(handle)
     stderr_path = Path(stderr_name)
@@ -215,11 +220,11 @@ def _stderr_tail(path: Path) -> str:
 class _Collector:
     """Turns the runner's frames into inputs and a verdict."""
 
-    def __init__(self, signature: Signature, max_inputs: int, how_generated: str) -> None:
+    def __init__(self, signature: Signature | None, max_inputs: int, how_generated: str) -> None:
         self.signature = signature
         self.max_inputs = max_inputs
         self.how_generated = how_generated
-        self.inputs: dict[str, Input] = {}
+        self.inputs: dict[str, AnyInput] = {}
         self.error: str | None = None
         self.error_kind: str | None = None
         self.finished = False
@@ -228,6 +233,9 @@ class _Collector:
         self.drop_reasons: list[str] = []
         self.duplicates = 0
         self.reached_limit = False
+        if signature is None:
+            self.single_parameter = False
+            return
         positional = signature.positional
         others_required = [p for p in signature.required if p not in positional]
         #: a function of one positional parameter takes a lone value as that parameter
@@ -283,6 +291,9 @@ class _Collector:
             self.finished = True
 
     def _item(self, event: str, message: dict, position: int) -> None:
+        if self.signature is None:
+            self._text_item(event, message, position)
+            return
         try:
             candidates = self._candidates(event, message)
         except (NotBuiltin, TypeError, ValueError, IndexError, KeyError, OverflowError, RecursionError) as error:
@@ -341,6 +352,24 @@ class _Collector:
         if not self.single_parameter:
             return None
         return [((value,), {})]
+
+    def _text_item(self, event: str, message: dict, position: int) -> None:
+        """Text mode: the item must be the input's text."""
+        try:
+            value = decode_builtin(message["value"]) if event == "value" else None
+        except (NotBuiltin, TypeError, ValueError, IndexError, KeyError, OverflowError, RecursionError):
+            value = None
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "surrogateescape")
+        if not isinstance(value, str):
+            got = message.get("type") or ("a list" if event == "bare" else "a dictionary")
+            self._drop(f"item {position}: expected the input's text as a string, got {got}")
+            return
+        item = TextInput(value, how_generated=self.how_generated)
+        if item.key in self.inputs:
+            self.duplicates += 1
+            return
+        self.inputs[item.key] = item
 
     def _drop(self, reason: str) -> None:
         self.dropped += 1

@@ -17,10 +17,10 @@ import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from divergent.comparison import Comparison, behaviour_fingerprint
-from divergent.engines.base import Engine, EngineContext
+from divergent.engines.base import Engine, EngineContext, WholePrograms
 from divergent.engines.constants import Constants
 from divergent.engines.portfolio import Portfolio
 from divergent.engines.registry import NEEDS_MODEL, engine_class
@@ -50,9 +50,6 @@ from divergent.search.partition import Partition
 from divergent.search.shrink import shrink as shrink_input
 from divergent.search.text_shrink import shrink_text
 
-if TYPE_CHECKING:
-    from divergent.search.programs import ProgramSupport
-
 
 class Search:
     """The shared machinery: engines, sandbox, policy, budget. Close it when done.
@@ -69,7 +66,7 @@ class Search:
         seeds: tuple[AnyInput, ...] = (),
         requirement: Callable[[Input], bool] | None = None,
         notes: Sequence[str] = (),
-        programs: ProgramSupport | None = None,
+        programs: WholePrograms | None = None,
     ) -> None:
         self.implementations = implementations
         self.signature = signature

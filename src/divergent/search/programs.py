@@ -12,6 +12,7 @@ to the engines (the generator, the validator's rejections).
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
@@ -128,7 +129,11 @@ class Validator:
         self.failures = 0
         self._verdicts: dict[str, bool] = {}
         self.messages: deque[str] = deque(maxlen=_KEPT_REJECTIONS)
+        #: why recent inputs were rejected, by input
+        self._reasons: dict[str, str] = {}
         self.first_rejection: tuple[str, str] | None = None
+        # The search loop and the LLM engines' threads ask it; its launcher serves one at a time.
+        self._lock = threading.Lock()
 
     @property
     def label(self) -> str:
@@ -136,6 +141,10 @@ class Validator:
 
     def verdicts(self, items: Sequence[TextInput]) -> list[bool]:
         """Whether each input is valid (run in one batch; known inputs are not run again)."""
+        with self._lock:
+            return self._verdicts_of(items)
+
+    def _verdicts_of(self, items: Sequence[TextInput]) -> list[bool]:
         unknown = [item for item in dict.fromkeys(i.key for i in items) if item not in self._verdicts]
         texts = {item.key: item.text for item in items}
         if unknown:
@@ -145,10 +154,13 @@ class Validator:
                 if result is not None and result.kind.value not in ("ok", "runtime-error"):
                     self.failures += 1
                 if not valid:
-                    message = _first_line(result.stderr or result.stdout) if result is not None else "not run"
+                    message = _message(result.stderr or result.stdout) if result is not None else "not run"
                     if result is not None and not message:
                         message = result.detail
                     self.messages.append(message)
+                    if len(self._reasons) >= _VERDICT_CACHE // 10:
+                        self._reasons.clear()
+                    self._reasons[key] = message
                     if self.first_rejection is None:
                         self.first_rejection = (texts[key], message)
                 if len(self._verdicts) >= _VERDICT_CACHE:
@@ -159,13 +171,22 @@ class Validator:
         self.rejected += len(verdicts) - sum(verdicts)
         return verdicts
 
+    def reason(self, item: TextInput) -> str:
+        """What the validator said when it rejected ``item`` ("" if it did not, or long ago)."""
+        return self._reasons.get(item.key, "")
+
     def close(self) -> None:
         self.service.close()
 
 
-def _first_line(text: str) -> str:
+def _message(text: str) -> str:
+    """A validator's message: its first line, or the last line of a Python traceback."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[0][:300] if lines else ""
+    if not lines:
+        return ""
+    if lines[0].startswith("Traceback (most recent call last)"):
+        return lines[-1][:300]
+    return lines[0][:300]
 
 
 class ProgramSupport:
@@ -202,6 +223,9 @@ class ProgramSupport:
 
     def rejection_messages(self) -> list[str]:
         return list(self.validator.messages) if self.validator is not None else []
+
+    def rejection_reason(self, item: TextInput) -> str:
+        return self.validator.reason(item) if self.validator is not None else ""
 
     def notes(self) -> list[str]:
         notes = []

@@ -84,6 +84,7 @@ def _smaller_tokens(token: str) -> list[str]:
             out.append(int(str(value)[: digits // 2 + (value < 0)]))
         # toward a threshold in big steps, and to fewer significant digits (readable numbers)
         out.extend(value - (value >> shift) for shift in range(1, 9) if abs(value) >> shift)
+        out.extend(value - step if value > 0 else value + step for step in range(2, 9) if abs(value) > step)
         out.extend(int(str(value)[: k + (value < 0)] + "0" * (digits - k)) for k in range(1, digits))
         return [str(v) for v in dict.fromkeys(out) if abs(v) < abs(value) or (v == abs(value) and value < 0)]
     if len(token) > 1 and not token.replace(".", "", 1).lstrip("-").isdigit():
@@ -132,12 +133,12 @@ def shrink_text(
         found = None
         # Simplest first, in growing chunks: the first chunk with a candidate that keeps the
         # difference decides the step (most steps need only the first few runs).
-        start, chunk = 0, 8
-        while start < len(batch) and found is None:
-            part = batch[start : start + chunk]
+        offset, chunk = 0, 8
+        while offset < len(batch) and found is None:
+            part = batch[offset : offset + chunk]
             verdicts = still_divergent([TextInput(candidate, how_generated="shrink") for _, candidate in part])
             found = next((pair for pair, ok in zip(part, verdicts, strict=True) if ok), None)
-            start, chunk = start + chunk, chunk * 4
+            offset, chunk = offset + chunk, chunk * 4
             if time.monotonic() > deadline:
                 break
         if found is None:

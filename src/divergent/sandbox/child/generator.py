@@ -9,7 +9,9 @@ with :func:`~divergent.values.decode_builtin` and never unpickles anything.
 Command (the only one; the parent then closes the pipe)::
 
     ("generate", {"source": "...", "function": "create_fn_inputs", "max_inputs": 100,
-                  "seconds": 10.0, "seed": 0})
+                  "seconds": 10.0, "seed": 0, "text": false})
+
+``text``: the items are whole inputs' texts (strings up to 4 MB are sent whole).
 
 Answers, one frame per event::
 
@@ -52,10 +54,12 @@ from divergent.values import EncodeLimits, encode
 
 #: one item's encoded arguments stay small: an LLM's probe is meant to be read
 _ENCODE_LIMITS = EncodeLimits(max_nodes=50_000, max_string=100_000, max_depth=48)
+#: text mode (``"text": true``, whole programs): an item is an input's whole text, which may be long
+_TEXT_LIMITS = EncodeLimits(max_nodes=50_000, max_string=4_000_000, max_depth=48)
 _CALL_KEYS = frozenset({"args", "kwargs"})
 
 
-def _send_item(channel: Channel, index: int, item: Any) -> bool:
+def _send_item(channel: Channel, index: int, item: Any, limits: EncodeLimits = _ENCODE_LIMITS) -> bool:
     """Encode one yielded item and send it; False when its shape ends the run."""
     kind = type(item)
     if kind is dict and item and set(item) <= _CALL_KEYS:
@@ -79,7 +83,7 @@ def _send_item(channel: Channel, index: int, item: Any) -> bool:
         channel.send({"event": "bare", "index": index, "items": encode(list(item), _ENCODE_LIMITS),
                       "container": kind.__name__})
         return True
-    channel.send({"event": "value", "index": index, "value": encode(item, _ENCODE_LIMITS), "type": kind.__name__})
+    channel.send({"event": "value", "index": index, "value": encode(item, limits), "type": kind.__name__})
     return True
 
 
@@ -123,7 +127,7 @@ def run(request: dict, channel: Channel, alarm: Alarm) -> None:
                           "text": f"{function_name}() returned {type(produced).__name__}, not a generator or a list"})
             return
         for item in iterator:
-            if not _send_item(channel, count, item):
+            if not _send_item(channel, count, item, _TEXT_LIMITS if request.get("text") else _ENCODE_LIMITS):
                 return
             count += 1
             if count >= max_inputs:

@@ -1,0 +1,113 @@
+"""Text inputs: the structure read from an example, mutation that keeps counts true, shrinking."""
+
+from __future__ import annotations
+
+import pytest
+
+from divergent.engines.base import EngineContext
+from divergent.engines.constants import Constants
+from divergent.engines.text_mutation import TextMutationEngine, boundary_numbers, numbers_in_text
+from divergent.engines.text_structure import counts, parse, render
+from divergent.model import TextInput
+from divergent.programs import Language, Signature, StdinProgram
+from divergent.search.text_shrink import shrink_text
+
+EXAMPLES = [
+    "3\n1 2 3\n",
+    "2\n1 2\n3 4\n",
+    "2\n3\n1 2 3\n2\n5 6\n",
+    "5\nabcde\n",
+    "3 4\n....\n.#..\n....\n",
+    "2 3\n1 2 3\n4 5 6\n",
+    "2\n3 1 2 3\n2 5 6\n",
+    "4 2\n1 2 3 4\n5 6\n",
+    "hello world\n",
+]
+
+
+@pytest.mark.parametrize("text", EXAMPLES)
+def test_the_structure_renders_the_example_back(text):
+    assert render(parse(text)) == text
+
+
+def test_counts_are_found_where_inputs_say_how_many_things_follow():
+    assert [c.value for c in counts(parse("3\n1 2 3\n"))] == [3]
+    assert [c.value for c in counts(parse("2\n3\n1 2 3\n2\n5 6\n"))] == [2, 3, 2]  # t test cases, each with n
+    assert [c.value for c in counts(parse("3 4\n....\n.#..\n....\n"))] == [3, 4]  # a grid and its width
+    assert [c.value for c in counts(parse("1 2\n"))] == []
+
+
+class _Programs:
+    """The engines' view of a search over whole programs, without a validator."""
+
+    generator = None
+    programs = ()
+
+    def __init__(self, messages=()):
+        self.messages = list(messages)
+
+    def admit(self, items):
+        return [True] * len(items)
+
+    def rejection_messages(self):
+        return self.messages
+
+    def rejection_reason(self, item):
+        return ""
+
+
+def engine(seeds, messages=()) -> TextMutationEngine:
+    program = StdinProgram(label="p.cpp", source="const int MAXN = 200005;", language=Language.CPP)
+    context = EngineContext(implementations=(program,), signature=Signature(), seeds=tuple(TextInput(s) for s in seeds),
+                            constants=Constants(), seed=3, programs=_Programs(messages))  # type: ignore[arg-type]
+    return TextMutationEngine(context)
+
+
+def consistent(text: str) -> bool:
+    rows = [row.split() for row in text.splitlines()]
+    cases = int(rows[0][0])
+    position, seen = 1, 0
+    while position < len(rows):
+        n = int(rows[position][0])
+        if len(rows[position + 1]) != n:
+            return False
+        position, seen = position + 2, seen + 1
+    return seen == cases
+
+
+def test_mutation_keeps_test_counts_and_list_lengths_true():
+    mutation = engine(["2\n3\n1 2 3\n2\n5 6\n"])
+    children = [item.text for item in mutation.propose(300)]
+    assert len(children) == 300 and len(set(children)) == 300
+    assert all(consistent(text) for text in children), [t for t in children if not consistent(t)][:3]
+    sizes = {int(text.split()[0]) for text in children}
+    assert len(sizes) > 3  # test cases were added and removed, not only values changed
+
+
+def test_mutation_reaches_boundaries_from_examples_sources_and_the_validator():
+    mutation = engine(["1\n5\n"], messages=["n = 100001 out of range [1, 100000]"])
+    numbers = {int(tok) for item in mutation.propose(2000) for tok in item.text.split()[1:] if tok.lstrip("-").isdigit()}
+    assert {0, 2**31, 10**9, 10**18} & numbers
+    assert {100000, 100001} & numbers  # learned from the validator's message
+    assert {200004, 200005} & numbers  # a constant of the program's source
+    assert 200005 in boundary_numbers(numbers_in_text("#define N 200005"))
+    assert numbers_in_text("MOD = 1e9 + 7, x[2e5]") == [1000000000, 7, 200000]
+
+
+def test_without_examples_mutation_starts_from_small_inputs():
+    mutation = engine([])
+    first = [item.text for item in mutation.propose(10)]
+    assert first[0] == "1\n" and len(first) == 10
+
+
+def test_shrinking_keeps_counts_and_reaches_the_smallest_input():
+    # The difference: some element is a multiple of 7 and larger than 20.
+    def differs(text: str) -> bool:
+        rows = text.split("\n")
+        values = [int(v) for v in rows[1].split()]
+        return int(rows[0]) == len(values) and any(v % 7 == 0 and v > 20 for v in values)
+
+    start = TextInput("6\n5 98 13 700 2 8\n", how_generated="mutation")
+    shrunk = shrink_text(start, still_divergent=lambda batch: [differs(item.text) for item in batch], seconds=10)
+    assert shrunk.text == "1\n21\n"
+    assert shrunk.how_generated == "mutation"
