@@ -1,0 +1,5 @@
+print(2)
+print(1)
+print(1)
+print(1)
+print(1)

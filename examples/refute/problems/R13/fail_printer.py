@@ -1,0 +1,3 @@
+n = 100000
+print(n)
+print(" ".join(["1"] * n))

@@ -1,0 +1,3 @@
+print(3, 2)
+print(1, 2)
+print(1, 3)

@@ -1,0 +1,5 @@
+print(2)
+print(2)
+print(0, 1)
+print(2)
+print(5, 0)
