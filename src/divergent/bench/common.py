@@ -31,8 +31,8 @@ from divergent.store import UNIT_DONE, UNIT_ERROR, RunRecord, Store
 __all__ = [
     "ENVELOPE_FORMAT",
     "ItemProgress",
-    "run_items",
     "results_envelope",
+    "run_items",
     "stored_results",
 ]
 
