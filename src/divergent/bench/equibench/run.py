@@ -17,7 +17,7 @@ Judges:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,7 @@ class EquiBenchConfig:
     seed: int = 0
     #: only the first N pairs of each category
     limit: int | None = None
-    execution: ExecutionSettings = ExecutionSettings()
+    execution: ExecutionSettings = field(default_factory=ExecutionSettings)
 
     def __post_init__(self) -> None:
         if self.samples < 1:
