@@ -54,8 +54,8 @@ class GeneratorSettings:
     max_tries: int = 5
     #: divergent's budget per preserving step and per ``fe`` original pair, in executions
     check_executions: int = 2000
-    #: seconds per test run
-    timeout: float = 2.0
+    #: seconds per test run (a breaking step often loops: it costs this per test)
+    timeout: float = 1.0
     isolation: str | None = None
     #: original pairs tried per scheduled pair before giving it up
     max_attempts: int = 8
