@@ -13,6 +13,7 @@ of the same program and is reported, never claimed).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from divergent.bench.equibench.data import Pair
@@ -22,8 +23,19 @@ from divergent.bench.equibench.execution import ExecutionResult, ExecutionSettin
 __all__ = ["execute_dce"]
 
 
+_BOOLEAN_WORDS = re.compile(r"\b(true|false|bool)\b")
+
+
+def with_booleans(source: str) -> str:
+    """The source with ``#include <stdbool.h>`` in front when it uses true/false/bool without it
+    (the authors' exemplars do: they are C23, or C++-flavoured C)."""
+    if _BOOLEAN_WORDS.search(source) and "stdbool.h" not in source:
+        return "#include <stdbool.h>\n" + source
+    return source
+
+
 def execute_dce(pair: Pair, settings: ExecutionSettings) -> ExecutionResult:
-    result = compare_on_inputs((pair.program_1, pair.program_2), "c", ["", ""], settings,
-                               what="an empty input (output and exit status)")
+    result = compare_on_inputs((with_booleans(pair.program_1), with_booleans(pair.program_2)), "c", ["", ""],
+                               settings, what="an empty input (output and exit status)")
     return replace(result, notes=(*result.notes, "output and exit status only: weaker than DCE's state-based "
                                                  "definition"))

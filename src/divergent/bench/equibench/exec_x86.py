@@ -162,6 +162,7 @@ def harness_source(snippet: str, live_out: tuple[str, ...], tag: str = "1") -> s
     asm_block = "\n".join(f"    {_c_string(line)}" for line in assembly)
     prints = "\n".join(_print_register(reg) for reg in outputs)
     return f"""/* divergent: an EquiBench x86-64 snippet in a harness (generated) */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
