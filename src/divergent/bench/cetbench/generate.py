@@ -115,6 +115,8 @@ class GeneratedPair:
     #: for an inequivalent original pair: what tells them apart
     original_witness: dict[str, Any] | None
     seconds: float
+    #: the task's test code when both programs are for one task ("" otherwise)
+    tests: str = ""
 
     @property
     def k(self) -> int:
@@ -385,6 +387,7 @@ class PairGenerator:
                 entry_points=(sides[0].task.entry_point, sides[1].task.entry_point),
                 origins=(sides[0].origin, sides[1].origin), steps=tuple(steps), original_witness=witness,
                 seconds=time.monotonic() - started,
+                tests=sides[0].task.seeds_text if sides[0].task.task_id == sides[1].task.task_id else "",
             )
             if not pair.equivalent and not self._confirm_inequivalent((sides[0], sides[1])):
                 self.stats.originals_rejected["inequivalence not confirmed"] += 1

@@ -7,11 +7,11 @@ A pairs file is JSON lines, one generated pair a line (:meth:`GeneratedPair.as_d
      "tasks": ["HumanEval/12", "HumanEval/12"], "entry_points": ["longest", "longest"],
      "origins": ["ground_truth", "gpt_4o@0.6:HumanEval/12#3"],
      "steps": [{"program": 2, "type": "variable_renaming", "flag": "sp", "description": "..."}, ...],
-     "original_witness": null, "seed": 1, "seconds": 4.2}
+     "original_witness": null, "tests": "def check(candidate): ...", "seed": 1, "seconds": 4.2}
 
 Only ``pair_id``, ``program_1``, ``program_2``, ``equivalent`` and ``category`` are needed to judge a
 pair (so pairs made elsewhere, e.g. the authors' stdin programs, can be judged too); ``k``, ``flag``
-and ``steps`` feed the breakdowns, ``entry_points`` the execution judge.
+and ``steps`` feed the breakdowns, ``entry_points`` and ``tests`` (its seed calls) the execution judge.
 
 Material: ``--tasks humaneval|mbpp|FILE`` (:func:`divergent.datasets.load_tasks`) or a directory
 holding ``tasks.jsonl`` (and ``samples.jsonl[.gz]``); the recorded samples default to the DiffTrust
@@ -56,6 +56,8 @@ class CetPair:
     entry_points: tuple[str, str] = ("", "")
     original_1: str = ""
     original_2: str = ""
+    #: the task's test code (assert lines, or HumanEval's check): seed calls for the execution judge
+    tests: str = ""
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -83,6 +85,7 @@ def _pair(record: dict[str, Any]) -> CetPair:
         equivalent=record["equivalent"], category=record["category"], flag=str(record.get("flag", "")),
         k=k, steps=tuple(steps), entry_points=(entry_points[0], entry_points[1]),
         original_1=str(record.get("original_1", "")), original_2=str(record.get("original_2", "")),
+        tests=str(record.get("tests") or ""),
     )
 
 

@@ -5,9 +5,10 @@ Prompts (ours, written from the paper's description; ``llm/prompts/cetbench_<bas
 ``FINAL_ANSWER_IS_YES`` or ``FINAL_ANSWER_IS_NO``. Answers are read as in
 :mod:`divergent.bench.answers` (``samples`` > 1: majority vote).
 
-Judges: ``llm``; ``execution`` (``divergent.check`` on the two functions: a witness is NO, none found
-within the budget YES; pairs whose functions cannot be called alike, or that carry no entry points,
-are not executable); ``hybrid`` (the model only where execution found no witness).
+Judges: ``llm``; ``execution`` (``divergent.check`` on the two functions, seeded with the calls in
+the pair's ``tests``: a witness is NO, none found within the budget YES; pairs whose functions
+cannot be called alike, that carry no entry points, or give divergent nothing to generate inputs
+from, are not executable); ``hybrid`` (the model only where execution found no witness).
 
 Metrics (:func:`summarize`): accuracy by category and flag (the paper's id/fe/ne/di × np/sp table),
 Avg (accuracy), W-Avg (class-balanced accuracy), macro, micro, positive and negative F1, accuracy by
@@ -110,7 +111,7 @@ def execute_cet_pair(pair: CetPair, budget: float, seed: int, isolation: str | N
     """divergent.check on the pair's two functions (see the module docstring)."""
     import time
 
-    from divergent.load import load_source
+    from divergent.load import fit_seeds, load_source, seeds_from_asserts
     from divergent.search import check
     from divergent.search.options import SearchOptions
 
@@ -121,8 +122,10 @@ def execute_cet_pair(pair: CetPair, budget: float, seed: int, isolation: str | N
         implementations = [load_source(source, function=entry, label=f"program {n}")
                            for n, (source, entry) in enumerate(zip((pair.program_1, pair.program_2),
                                                                    pair.entry_points, strict=True), start=1)]
+        seeds = fit_seeds(seeds_from_asserts(pair.tests, pair.entry_points[0]), implementations[0].signature) \
+            if pair.tests and pair.entry_points[0] == pair.entry_points[1] else []
         options = SearchOptions(budget=Budget(seconds=budget), engines=("seeds", "mutation", "hypothesis"),
-                                limits=Limits(), isolation=isolation, seed=seed)
+                                seeds=tuple(seeds), limits=Limits(), isolation=isolation, seed=seed)
         report = check(implementations, options, shrink=True)
     except SignatureMismatch as error:
         return not_executable(f"the functions cannot be called alike: {error}")

@@ -105,8 +105,11 @@ def compare_on_inputs(
                            inputs=ran, seconds=time.monotonic() - started)
 
 
-def search_difference(sources: Sequence[str], examples: Sequence[str], settings: ExecutionSettings) -> ExecutionResult:
-    """``divergent.check`` on two Python stdin programs from the statement's samples."""
+def search_difference(
+    sources: Sequence[str], examples: Sequence[str], settings: ExecutionSettings, *, validator: str | None = None
+) -> ExecutionResult:
+    """``divergent.check`` on two Python stdin programs from the statement's samples (``validator``: a
+    program that accepts the valid inputs; the others never count)."""
     try:
         from divergent.load.programs import load_program_source
         from divergent.model import Budget, TextInput
@@ -121,7 +124,7 @@ def search_difference(sources: Sequence[str], examples: Sequence[str], settings:
         options = SearchOptions.of(
             budget=Budget(seconds=settings.budget), seed=settings.seed, isolation=settings.isolation,
             stdin=True, examples=tuple(TextInput(text, how_generated="statement") for text in examples),
-            time_limit=settings.timeout,
+            time_limit=settings.timeout, validator=validator,
         )
         # unshrunk: the witness is as the engines found it (a judge needs a witness, not the smallest one)
         report = check(programs, options, shrink=False)

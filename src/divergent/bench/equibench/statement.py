@@ -55,6 +55,8 @@ class _Reader(HTMLParser):
         elif tag == "pre":
             self._pre = []
             self.parts.append("\n")
+        elif tag == "sup":
+            self.handle_data("^")  # 10<sup>5</sup> reads 10^5
         elif tag in _HEADING_TAGS and self._pre is None:
             self._heading = []
         if tag in _BLOCK_TAGS and tag != "pre":
@@ -172,3 +174,52 @@ def sample_tests(statement: str) -> list[SampleTest]:
     if _looks_like_html(statement):
         return _html_samples(statement)
     return _text_samples(html.unescape(statement))
+
+
+# the longer forms first: "2 × 10^5" and "10^9" before a bare "10"
+_NUMBER = (r"-?\s*\d+\s*(?:[×x*]|\\times)\s*10\s*\^\s*\{?\s*\d+\s*\}?"
+           r"|-?\s*10\s*\^\s*\{?\s*\d+\s*\}?|-?\s*\d+")
+_LESS = r"(?:≤|<=|&le;|\\leq?|\\le|<|＜|≦)"
+_CONSTRAINT = re.compile(rf"({_NUMBER})\s*{_LESS}\s*[^≤<=&\\\n]{{1,40}}?\s*{_LESS}\s*({_NUMBER})")
+
+
+def _value(text: str) -> int | None:
+    cleaned = text.replace(" ", "").replace("{", "").replace("}", "").replace("\\times", "×").replace("*", "×")
+    match = re.fullmatch(r"(-?)(\d+)(?:[×x]10\^(\d+))?|(-?)10\^(\d+)", cleaned)
+    if match is None:
+        return None
+    if match.group(2) is not None:
+        value = int(match.group(2)) * (10 ** int(match.group(3)) if match.group(3) else 1)
+        return -value if match.group(1) else value
+    value = 10 ** int(match.group(5))
+    return -value if match.group(4) else value
+
+
+def numeric_bounds(statement: str) -> tuple[int, int] | None:
+    """The widest range the statement's constraints ("1 ≤ N ≤ 10^5", "-10^9 <= A_i <= 10^9") allow
+    any integer of the input, or None when it states none. A heuristic for validity: it keeps
+    negative or huge numbers out of inputs when every constraint rules them out."""
+    text = html.unescape(statement_text(statement))
+    lows: list[int] = []
+    highs: list[int] = []
+    for match in _CONSTRAINT.finditer(text):
+        low, high = _value(match.group(1)), _value(match.group(2))
+        if low is not None and high is not None and low <= high:
+            lows.append(low)
+            highs.append(high)
+    if not lows:
+        return None
+    return min(lows), max(highs)
+
+
+def range_validator(bounds: tuple[int, int]) -> str:
+    """A Python validator (stdin; exit 0 when valid) accepting inputs whose integers all lie in ``bounds``."""
+    low, high = bounds
+    return (
+        "import sys\n"
+        "tokens = sys.stdin.read().split()\n"
+        "if not tokens:\n    sys.exit(1)\n"
+        "for token in tokens:\n"
+        "    try:\n        value = int(token)\n    except ValueError:\n        continue\n"
+        f"    if not {low} <= value <= {high}:\n        sys.exit(1)\n"
+    )
