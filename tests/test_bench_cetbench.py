@@ -15,7 +15,7 @@ from divergent.bench.binary import Confusion
 from divergent.bench.cetbench.generate import GeneratorSettings, PairGenerator, schedule
 from divergent.bench.cetbench.pairs import read_pairs
 from divergent.bench.cetbench.perturb import PerturbationType, apply_perturbation
-from divergent.bench.cetbench.run import _breakdown
+from divergent.bench.cetbench.run import breakdown
 from divergent.bench.cetbench.validate import VersionTester, task_tests
 from divergent.cli import app
 from divergent.datasets import Candidate, Task, TaskSet
@@ -208,17 +208,17 @@ def test_cetbench_breakdown_matches_a_hand_computed_table() -> None:
         item("di", "sp", 1, False, False, ["variable_renaming"]),
         item("di", "np", 1, False, True, ["if_condition_flip"]),
     ]
-    breakdown = _breakdown(results)
+    table = breakdown(results)
     # positives: 2 (1 right); negatives: 6 (4 right)
-    assert breakdown.overall == Confusion(tp=1, fn=1, fp=2, tn=4)
-    assert breakdown.overall.accuracy == pytest.approx(5 / 8)
-    assert breakdown.overall.balanced_accuracy == pytest.approx((1 / 2 + 4 / 6) / 2)
-    assert breakdown.overall.f1_positive == pytest.approx(2 / 5)
-    assert breakdown.overall.f1_negative == pytest.approx(8 / 11)
-    assert breakdown.cells[("id", "np")].accuracy == 0.0 and breakdown.cells[("fe", "np")].accuracy == 1.0
-    assert breakdown.by_k[1].total == 5 and breakdown.by_k[1].accuracy == pytest.approx(3 / 5)
-    assert breakdown.by_kind["variable_renaming"].total == 4
-    assert breakdown.by_kind["variable_renaming"].accuracy == pytest.approx(3 / 4)
+    assert table.overall == Confusion(tp=1, fn=1, fp=2, tn=4)
+    assert table.overall.accuracy == pytest.approx(5 / 8)
+    assert table.overall.balanced_accuracy == pytest.approx((1 / 2 + 4 / 6) / 2)
+    assert table.overall.f1_positive == pytest.approx(2 / 5)
+    assert table.overall.f1_negative == pytest.approx(8 / 11)
+    assert table.cells[("id", "np")].accuracy == 0.0 and table.cells[("fe", "np")].accuracy == 1.0
+    assert table.by_k[1].total == 5 and table.by_k[1].accuracy == pytest.approx(3 / 5)
+    assert table.by_kind["variable_renaming"].total == 4
+    assert table.by_kind["variable_renaming"].accuracy == pytest.approx(3 / 4)
 
 
 # -- judging ----------------------------------------------------------------------------------------------

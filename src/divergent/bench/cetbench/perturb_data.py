@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import Assignment, ClassScope, MetadataWrapper, Scope, ScopeProvider
 
-from divergent.bench.cetbench.perturb import (
+from divergent.bench.cetbench.perturb_common import (
     collect,
     fresh_name,
     names_in,

@@ -29,8 +29,8 @@ from divergent.bench.answers import AnswerFormat, judge
 from divergent.bench.binary import Confusion
 from divergent.bench.cetbench.pairs import CetPair, read_pairs
 from divergent.bench.common import ItemProgress, results_envelope, run_items, stored_results
-from divergent.bench.equibench.execution import ExecutionResult, ExecutionVerdict, not_executable
 from divergent.bench.equibench.run import JudgeKind
+from divergent.bench.equibench.verdicts import ExecutionResult, ExecutionVerdict, not_executable
 from divergent.errors import DivergentError, InvalidArgument, LLMError, SignatureMismatch
 from divergent.llm.chat import ChatModel, Usage
 from divergent.llm.prompts import render
@@ -223,7 +223,7 @@ class CetBreakdown:
     execution: dict[str, int]
 
 
-def _breakdown(results: Sequence[dict[str, Any]]) -> CetBreakdown:
+def breakdown(results: Sequence[dict[str, Any]]) -> CetBreakdown:
     def decision(r: dict[str, Any]) -> tuple[bool, bool]:
         return (r["truth"], r["prediction"])
 
@@ -273,7 +273,7 @@ def summarize(store: Store, run: RunRecord) -> CetSummary:
     perturbed = [r for r in stored.values() if not r.get("original")]
     originals = [r for r in stored.values() if r.get("original")]
     ordered = tuple(sorted(stored.values(), key=lambda r: (bool(r.get("original")), r["pair_id"])))
-    return CetSummary(run, _breakdown(perturbed), _breakdown(originals) if originals else None, ordered, errors)
+    return CetSummary(run, breakdown(perturbed), breakdown(originals) if originals else None, ordered, errors)
 
 
 def _rounded(value: float | None) -> float | None:

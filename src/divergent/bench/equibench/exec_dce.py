@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from divergent.bench.equibench.data import Pair
 from divergent.bench.equibench.exec_programs import compare_on_inputs
-from divergent.bench.equibench.execution import ExecutionResult, ExecutionSettings
+from divergent.bench.equibench.verdicts import ExecutionResult, ExecutionSettings
 
 __all__ = ["execute_dce"]
 

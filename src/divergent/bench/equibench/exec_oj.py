@@ -20,8 +20,8 @@ from pathlib import Path
 
 from divergent.bench.equibench.data import Pair
 from divergent.bench.equibench.exec_programs import search_difference
-from divergent.bench.equibench.execution import ExecutionResult, ExecutionSettings
 from divergent.bench.equibench.statement import numeric_bounds, range_validator, sample_tests
+from divergent.bench.equibench.verdicts import ExecutionResult, ExecutionSettings
 
 __all__ = ["execute_oj"]
 

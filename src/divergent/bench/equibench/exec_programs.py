@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from divergent.bench.equibench.execution import (
+from divergent.bench.equibench.verdicts import (
     ExecutionResult,
     ExecutionSettings,
     ExecutionVerdict,

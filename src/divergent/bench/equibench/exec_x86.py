@@ -255,7 +255,7 @@ def register_inputs(def_in: tuple[str, ...], count: int, seed: int) -> list[str]
 def execute_x86(pair: Pair, settings: object) -> object:
     """Judge an x86-64 pair (see the module docstring)."""
     from divergent.bench.equibench.exec_programs import compare_on_inputs
-    from divergent.bench.equibench.execution import ExecutionSettings, not_executable
+    from divergent.bench.equibench.verdicts import ExecutionSettings, not_executable
 
     assert isinstance(settings, ExecutionSettings)
     try:
