@@ -271,3 +271,16 @@ def test_cetbench_execution_judge(tmp_path, llm_home) -> None:
     items = {item["pair_id"]: item for item in json.loads(out.read_text())["items"]}
     assert items["p0"]["prediction"] is True and items["p0"]["execution"]["verdict"] == "no-difference-found"
     assert items["p1"]["prediction"] is False and items["p1"]["execution"]["witness"]["outputs"]
+
+
+def test_cetbench_basic_prompt_exact_and_verbose_answers(openai_server, llm_home, tmp_path) -> None:
+    openai_server.responder = lambda received: "No, they differ." if "abs(x)" in received.last_user else "Yes"
+    out = tmp_path / "basic.json"
+    result = CliRunner().invoke(app, ["bench", "cetbench", "run", "--pairs", str(_pairs_file(tmp_path)),
+                                      "--prompt", "basic", "--model", "m", "--base-url", openai_server.base_url,
+                                      "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    items = {item["pair_id"]: item for item in json.loads(out.read_text())["items"]}
+    assert items["p0"]["llm"]["votes"] == [{"equivalent": True, "source": "exact"}]
+    assert items["p1"]["llm"]["votes"] == [{"equivalent": False, "source": "sentences"}]
+    assert "Yes or No" in openai_server.chat_requests[0].last_user

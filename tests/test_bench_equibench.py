@@ -295,3 +295,44 @@ def test_cli_input_errors(llm_home, tmp_path) -> None:
     result = runner.invoke(app, ["bench", "equibench", "--data", str(_small_dataset(tmp_path)), "--prompt", "two-shot",
                                  "--model", "m", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 2 and "--prompt" in result.output
+
+
+@pytest.mark.parametrize("style", ["zero-shot", "few-shot", "cot", "few-shot-cot", "authors-cot", "authors-few-shot"])
+def test_every_prompt_variant_through_the_scripted_server(style, openai_server, llm_home, tmp_path) -> None:
+    openai_server.responder = lambda received: ("Step by step: they differ.\nThe answer is NO." if "print(1" in
+                                                received.last_user else "YES")
+    data = _small_dataset(tmp_path)
+    arguments = ["bench", "equibench", "--data", str(data), "--categories", "OJ_A", "--limit", "2", "--model", "m",
+                 "--base-url", openai_server.base_url, "--json", str(tmp_path / "o.json")]
+    if style.startswith("authors-"):
+        if not SHARED.is_dir():
+            pytest.skip("shared/data/equibench absent")
+        arguments += ["--prompts", str(SHARED / "prompts.yaml"), "--prompt", style.removeprefix("authors-")]
+    else:
+        arguments += ["--prompt", style]
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 0, result.output
+    items = json.loads((tmp_path / "o.json").read_text())["items"]
+    assert [item["prediction"] for item in items] == [True, False]
+    prompt = openai_server.chat_requests[0].last_user
+    if style.startswith("authors-"):
+        assert "[Program 1]:" in prompt and "print(0)" in prompt
+    else:
+        assert ("Worked examples" in prompt) == ("few-shot" in style)
+        assert ("step by step" in prompt) == ("cot" in style)
+
+
+def test_hybrid_asks_the_model_only_without_a_witness(openai_server, llm_home, tmp_path) -> None:
+    openai_server.responder = lambda received: "NO"
+    root = tmp_path / "data"
+    (root / "CUDA").mkdir(parents=True)
+    (root / "CUDA" / "pairs.jsonl").write_text(json.dumps(
+        {"pair_id": 7, "program_1_code": "__global__ void k() {}", "program_2_code": "__global__ void k() {}",
+         "truth_label": True}) + "\n")
+    out = tmp_path / "h.json"
+    result = CliRunner().invoke(app, ["bench", "equibench", "--data", str(root), "--judge", "hybrid", "--model", "m",
+                                      "--base-url", openai_server.base_url, "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    item = json.loads(out.read_text())["items"][0]
+    assert item["execution"]["verdict"] == "not-executable" and item["decided_by"] == "llm"
+    assert item["prediction"] is False and len(openai_server.chat_requests) == 1
