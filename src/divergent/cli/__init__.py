@@ -5,10 +5,20 @@ Exit codes (a contract): 0 no difference found within the budget, 1 a confirmed 
 
 Rooms: :mod:`~divergent.cli.app` (the application, exit codes, errors, progress),
 :mod:`~divergent.cli.search_options` (the options of the searching commands), one module per
-command (bench, bench_cetbench, check, cluster, incoherence, probegen, sandbox), :mod:`~divergent.cli.llm_options`.
+command (check, cluster, incoherence, probegen, sandbox, bench and its harnesses: bench_equibench,
+bench_cetbench), :mod:`~divergent.cli.llm_options`.
 """
 
-from divergent.cli import bench, bench_cetbench, check, cluster, incoherence, probegen, sandbox  # noqa: F401 - registers the commands
+from divergent.cli import (  # noqa: F401 - registers the commands
+    bench,
+    bench_cetbench,
+    bench_equibench,
+    check,
+    cluster,
+    incoherence,
+    probegen,
+    sandbox,
+)
 from divergent.cli.app import app
 
 

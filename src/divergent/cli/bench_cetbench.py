@@ -12,7 +12,8 @@ from rich.console import Console
 from rich.table import Table
 
 from divergent.cli.app import input_errors
-from divergent.cli.bench import JsonOpt, StoreOpt, bench_app, make_chat, open_store, progress_bar, usage_line
+from divergent.cli.bench import bench_app
+from divergent.cli.bench_equibench import JsonOpt, StoreOpt, make_chat, open_store, progress_bar, usage_line
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
 
 cetbench_app = typer.Typer(help="CETBench: equivalence under simple perturbations (generate pairs, judge them).",
