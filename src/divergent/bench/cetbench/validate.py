@@ -136,6 +136,46 @@ class VersionTester:
     def result(self, source: str) -> tuple[bool, ...]:
         return self.results([source])[0]
 
+    def known(self, source: str) -> tuple[bool, ...] | None:
+        """The results of a version already run to the end, else None (nothing runs)."""
+        return self._results.get(source_digest(source))
+
+    def first_change(
+        self, source: str, before: tuple[bool, ...], *, breaking: bool
+    ) -> int | None:
+        """The first test on which ``source`` does not do what ``before`` says: any change
+        (``breaking=False``), or a test that passed and now fails (``breaking=True``); None when there
+        is none. Tests run one at a time and stop at the first change, so a version that loops costs
+        one timeout, not one per test; a version run to the end is remembered."""
+        from divergent.sandbox.runner import open_runner
+
+        def changed(old: bool, new: bool) -> bool:
+            return old and not new if breaking else old != new
+
+        known = self._results.get(source_digest(source))
+        if known is not None:
+            return next((i for i, (old, new) in enumerate(zip(before, known, strict=True)) if changed(old, new)), None)
+        try:
+            implementation = _harnessed(source, self.tests, "version")
+            runner = open_runner([implementation], limits=self.limits, isolation=self.isolation,
+                                 record_arguments=False)
+        except DivergentError:
+            self._results[source_digest(source)] = (False,) * len(self.tests.tests)
+            return self.first_change(source, before, breaking=breaking)
+        self.runs += 1
+        results: list[bool] = []
+        try:
+            for index in range(len(self.tests.tests)):
+                row = runner.run([Input(args=(index,), how_generated="tests")])[0]
+                passed = row is not None and row[0].kind is OutcomeKind.RETURNED
+                results.append(passed)
+                if changed(before[index], passed):
+                    return index
+        finally:
+            runner.close()
+        self._results[source_digest(source)] = tuple(results)
+        return None
+
 
 @dataclass(frozen=True)
 class Difference:
