@@ -138,12 +138,16 @@ def run(
         config = CetConfig(pairs=str(pairs), judge=judge_kind, prompt=CetPrompt.parse(prompt), samples=samples,
                            temperature=temperature, max_tokens=max_tokens, seed=seed, limit=limit,
                            originals=originals, budget=budget, isolation=isolation)
-        chat = make_chat(model, base_url, api_key_env, llm_config, replay, store)
-        if judge_kind.needs_model and chat is None:
-            raise InvalidArgument(f"--judge {judge_kind.value} needs a model: give --model (or --judge execution)")
-        if not judge_kind.needs_model and chat is not None:
-            chat.close()
-            raise InvalidArgument("--judge execution uses no model: drop --model (or use --judge hybrid)")
+        if not judge_kind.needs_model:
+            given = [flag for flag, value in (("--model", model), ("--base-url", base_url), ("--replay", replay or None),
+                                              ("--api-key-env", api_key_env), ("--llm-config", llm_config))
+                     if value is not None]
+            if given:
+                raise InvalidArgument(f"--judge execution uses no model: drop {', '.join(given)} (or use --judge hybrid)")
+        else:
+            chat = make_chat(model, base_url, api_key_env, llm_config, replay, store)
+            if chat is None:
+                raise InvalidArgument(f"--judge {judge_kind.value} needs a model: give --model (or --judge execution)")
         try:
             with progress_bar(errors, "CETBench") as update:
                 record, _progress, bad_lines = run_cetbench(config, store, chat=chat, jobs=jobs, on_progress=update)

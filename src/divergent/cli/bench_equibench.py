@@ -135,12 +135,16 @@ def equibench(
             execution=ExecutionSettings(budget=budget, seed=seed, isolation=isolation),
         )
         authors = load_authors_prompts(prompts) if prompts is not None else None
-        chat = make_chat(model, base_url, api_key_env, llm_config, replay, store)
-        if judge_kind.needs_model and chat is None:
-            raise InvalidArgument(f"--judge {judge_kind.value} needs a model: give --model (or --judge execution)")
-        if not judge_kind.needs_model and chat is not None:
-            chat.close()
-            raise InvalidArgument("--judge execution uses no model: drop --model (or use --judge hybrid)")
+        if not judge_kind.needs_model:
+            given = [flag for flag, value in (("--model", model), ("--base-url", base_url), ("--replay", replay or None),
+                                              ("--api-key-env", api_key_env), ("--llm-config", llm_config))
+                     if value is not None]
+            if given:
+                raise InvalidArgument(f"--judge execution uses no model: drop {', '.join(given)} (or use --judge hybrid)")
+        else:
+            chat = make_chat(model, base_url, api_key_env, llm_config, replay, store)
+            if chat is None:
+                raise InvalidArgument(f"--judge {judge_kind.value} needs a model: give --model (or --judge execution)")
         if extractor_model is not None:
             extractor = make_chat(extractor_model, base_url, api_key_env, llm_config, replay, store)
         try:
