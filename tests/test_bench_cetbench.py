@@ -185,6 +185,7 @@ def test_generation_is_validated_and_deterministic(tmp_path) -> None:
         assert ("np" in flags) == (pair["flag"] == "np")
         if pair["category"] == "ne":
             assert pair["original_witness"] is not None
+        assert bool(pair["tests"]) == (pair["category"] != "di")
     file = tmp_path / "pairs.jsonl"
     file.write_text("".join(json.dumps(p) + "\n" for p in kept) + "not json\n")
     loaded, problems = read_pairs(file)

@@ -138,6 +138,8 @@ class GeneratedPair:
             "original_1": self.originals[0], "original_2": self.originals[1],
             "tasks": list(self.tasks), "entry_points": list(self.entry_points), "origins": list(self.origins),
             "steps": [s.as_dict() for s in self.steps], "original_witness": self.original_witness,
+            # the task's tests: where divergent's execution judge takes its seed calls from
+            "tests": self.tests,
             "seed": seed, "seconds": round(self.seconds, 3),
         }
 
