@@ -90,7 +90,8 @@ class WorkedExample:
 
 
 def _parse_examples(text: str, name: str) -> tuple[WorkedExample, ...]:
-    """``## example`` blocks of ``### section`` parts (program 1, program 2, reasoning, answer;
+    """The examples file (a template without placeholders: ``$$`` for a dollar sign) as
+    ``## example`` blocks of ``### section`` parts (program 1, program 2, reasoning, answer;
     optional problem and registers); lines starting with ``#`` before the first block are comments."""
     examples = []
     for block in text.split("\n## example\n")[1:]:
@@ -118,8 +119,8 @@ def _parse_examples(text: str, name: str) -> tuple[WorkedExample, ...]:
 def worked_examples(category: Category) -> tuple[WorkedExample, ...]:
     """The four worked examples of a category (``llm/prompts/equibench_examples_<category>.txt``)."""
     name = f"equibench_examples_{_EXAMPLES[category]}"
-    resource = importlib.resources.files("divergent.llm") / "prompts" / f"{name}.txt"
-    return _parse_examples(resource.read_text(encoding="utf-8"), name)
+    # a template like the others (no placeholders; $$ is the dollar of AT&T immediates)
+    return _parse_examples(render(name), name)
 
 
 def _fenced(code: str, category: Category) -> str:
