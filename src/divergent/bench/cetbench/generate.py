@@ -20,7 +20,8 @@ actually applied. A pair labelled inequivalent is checked once more at the end (
 must differ on a test, or divergent must find a witness), else it is dropped.
 
 Every random choice comes from ``random.Random(f"{seed}/{index}/{attempt}")`` and divergent's check
-has an execution budget, so a run is deterministic for its seed and data.
+has an execution budget, so a run is deterministic for its seed and data (up to tests that hit the
+per-test time limit on a loaded machine: one of 30 pairs' steps went another way in two runs here).
 """
 
 from __future__ import annotations
