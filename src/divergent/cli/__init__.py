@@ -6,14 +6,16 @@ Exit codes (a contract): 0 no difference found within the budget, 1 a confirmed 
 
 Rooms: :mod:`~divergent.cli.app` (the application, exit codes, errors, progress),
 :mod:`~divergent.cli.search_options` (the options of the searching commands), one module per
-command (check, cluster, incoherence, probegen, report, sandbox, bench and its harnesses: bench_refute),
-:mod:`~divergent.cli.llm_options`.
+command (check, cluster, incoherence, probegen, report, sandbox, bench and its harnesses: bench_refute,
+bench_equibench, bench_cetbench), :mod:`~divergent.cli.llm_options`.
 """
 
 import sys
 
 from divergent.cli import (  # noqa: F401 - registers the commands
     bench,
+    bench_cetbench,
+    bench_equibench,
     bench_refute,
     check,
     cluster,

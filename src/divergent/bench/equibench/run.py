@@ -1,0 +1,309 @@
+"""An EquiBench run: pairs → a judge (a model, divergent's execution, or both) → stored items → metrics.
+
+:func:`run_equibench` finds (or creates) the stored run of the same parameters, judges the pairs
+not judged yet (``jobs`` at a time) and saves each as it is done (:mod:`divergent.bench.common`);
+:func:`summarize` computes every metric from the stored items alone, so a stored run can be
+reported again without a model or a sandbox.
+
+Judges:
+
+* ``llm``: the model, with the chosen prompt style; answers parsed as :mod:`divergent.bench.answers`
+  says; ``samples`` > 1 is self-consistency (majority vote);
+* ``execution``: :mod:`divergent.bench.equibench.execution` (no model);
+* ``hybrid``: execution first; the model is asked only where execution found no witness (no
+  difference found, or not executable); a witness decides NO without a model call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from divergent.bench.answers import YES_NO, AnswerFormat, judge
+from divergent.bench.binary import Confusion
+from divergent.bench.common import ItemProgress, results_envelope, run_items, stored_results
+from divergent.bench.equibench.data import Category, EquiBenchData, Pair, load_equibench
+from divergent.bench.equibench.execution import ExecutionSettings, ExecutionVerdict, execute_pair
+from divergent.bench.equibench.prompts import AuthorsPrompts, PromptStyle, build_messages, describe_prompts
+from divergent.errors import InvalidArgument, LLMError
+from divergent.llm.chat import ChatModel, Usage
+from divergent.store import RunRecord, Store
+
+__all__ = ["KIND", "EquiBenchConfig", "JudgeKind", "run_equibench", "summarize", "summary_json"]
+
+KIND = "bench-equibench"
+
+
+class JudgeKind(StrEnum):
+    LLM = "llm"
+    EXECUTION = "execution"
+    HYBRID = "hybrid"
+
+    @property
+    def needs_model(self) -> bool:
+        return self is not JudgeKind.EXECUTION
+
+    @classmethod
+    def parse(cls, text: str) -> JudgeKind:
+        try:
+            return cls(text.strip().lower())
+        except ValueError:
+            raise InvalidArgument(f"--judge {text!r}: choose llm, execution or hybrid") from None
+
+
+@dataclass(frozen=True)
+class EquiBenchConfig:
+    data: str
+    categories: tuple[Category, ...] = tuple(Category)
+    judge: JudgeKind = JudgeKind.LLM
+    prompt: PromptStyle = PromptStyle.ZERO_SHOT
+    samples: int = 1
+    #: None: 0 for one sample, 1 for self-consistency
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int = 0
+    #: only the first N pairs of each category
+    limit: int | None = None
+    execution: ExecutionSettings = field(default_factory=ExecutionSettings)
+
+    def __post_init__(self) -> None:
+        if self.samples < 1:
+            raise InvalidArgument(f"--samples {self.samples}: need at least 1")
+        if self.limit is not None and self.limit < 1:
+            raise InvalidArgument(f"--limit {self.limit}: need at least 1")
+
+    @property
+    def sampling_temperature(self) -> float:
+        if self.temperature is not None:
+            return self.temperature
+        return 0.0 if self.samples == 1 else 1.0
+
+    def parameters(self, model: str | None, authors: AuthorsPrompts | None) -> dict[str, Any]:
+        """What identifies a run (a rerun with the same parameters resumes it)."""
+        parameters: dict[str, Any] = {
+            "data": str(Path(self.data).resolve()),
+            "categories": [c.value for c in self.categories],
+            "judge": self.judge.value,
+            "seed": self.seed,
+            "limit": self.limit,
+        }
+        if self.judge.needs_model:
+            parameters.update(
+                model=model, prompt=self.prompt.value, samples=self.samples,
+                temperature=self.sampling_temperature, max_tokens=self.max_tokens, **describe_prompts(authors),
+            )
+        if self.judge is not JudgeKind.LLM:
+            parameters["execution"] = self.execution.as_dict()
+        return parameters
+
+
+def select_pairs(data: EquiBenchData, config: EquiBenchConfig) -> list[Pair]:
+    chosen: list[Pair] = []
+    for category in config.categories:
+        pairs = data.by_category().get(category, [])
+        chosen.extend(pairs[: config.limit] if config.limit is not None else pairs)
+    return chosen
+
+
+def solve_pair(
+    pair: Pair,
+    config: EquiBenchConfig,
+    *,
+    chat: ChatModel | None,
+    extractor: ChatModel | None,
+    authors: AuthorsPrompts | None,
+) -> dict[str, Any]:
+    """One pair's stored result: truth, prediction (None: no prediction), and what decided it."""
+    result: dict[str, Any] = {"category": pair.category.value, "pair_id": pair.pair_id, "truth": pair.equivalent}
+    prediction: bool | None = None
+    decided_by = config.judge.value
+    ask_model = config.judge is JudgeKind.LLM
+    if config.judge is not JudgeKind.LLM:
+        executed = execute_pair(pair, config.execution)
+        result["execution"] = executed.as_dict()
+        prediction = executed.prediction
+        decided_by = "execution"
+        if config.judge is JudgeKind.HYBRID and executed.verdict is not ExecutionVerdict.INEQUIVALENT:
+            ask_model = True
+    if ask_model:
+        if chat is None:
+            raise InvalidArgument(f"--judge {config.judge.value} needs a model (--model)")
+        answer_format: AnswerFormat = authors.answer_format if authors is not None else YES_NO
+        judgement = judge(
+            chat, build_messages(pair, config.prompt, authors), answer_format,
+            samples=config.samples, temperature=config.sampling_temperature, max_tokens=config.max_tokens,
+            extractor=extractor, seed=config.seed, key=pair.key,
+        )
+        result["llm"] = judgement.as_dict()
+        prediction = judgement.equivalent
+        decided_by = "llm"
+    result["prediction"] = prediction
+    result["decided_by"] = decided_by
+    return result
+
+
+def run_equibench(
+    config: EquiBenchConfig,
+    store: Store,
+    *,
+    chat: ChatModel | None = None,
+    extractor: ChatModel | None = None,
+    authors: AuthorsPrompts | None = None,
+    jobs: int = 1,
+    on_progress: Callable[[ItemProgress], None] | None = None,
+    data: EquiBenchData | None = None,
+) -> tuple[RunRecord, ItemProgress, EquiBenchData]:
+    """Run (or resume) the benchmark; every judged pair is in the store when this returns or is killed.
+
+    ``extractor`` reads verdicts the parser could not (default: the judge model itself)."""
+    if config.judge.needs_model and chat is None:
+        raise InvalidArgument(f"--judge {config.judge.value} needs a model: give --model (or use --judge execution)")
+    loaded = data if data is not None else load_equibench(config.data, config.categories)
+    pairs = select_pairs(loaded, config)
+    if not pairs:
+        raise InvalidArgument(f"{config.data}: no pairs in the categories asked for")
+    extractor = extractor if extractor is not None else chat
+    run, progress = run_items(
+        store, KIND, config.parameters(chat.model if chat is not None else None, authors),
+        [(pair.key, pair) for pair in pairs],
+        lambda pair: solve_pair(pair, config, chat=chat, extractor=extractor, authors=authors),
+        jobs=jobs, fatal=(LLMError,), on_progress=on_progress,
+    )
+    return run, progress, loaded
+
+
+# -- metrics from the stored items ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CategorySummary:
+    category: str
+    pairs: int
+    #: over the pairs that got a prediction
+    confusion: Confusion
+    #: pairs with a prediction / pairs
+    coverage: float
+    #: samples whose verdict could not be read (a coin decided) / samples
+    unparseable: int
+    samples: int
+    usage: Usage
+    #: execution verdicts counted (execution and hybrid judges)
+    execution: dict[str, int]
+    #: witnesses found on pairs labelled equivalent (should be none: a sign of a weaker definition
+    #: or of nondeterminism)
+    false_witnesses: int
+    #: hybrid: pairs decided by execution alone
+    decided_by_execution: int
+    failed: int = 0
+
+
+def _usage_of(data: dict[str, Any]) -> Usage:
+    return Usage(**{k: v for k, v in data.items() if k in Usage.__dataclass_fields__})
+
+
+def _category_summary(category: str, results: Sequence[dict[str, Any]], failed: int) -> CategorySummary:
+    decisions = [(r["truth"], r["prediction"]) for r in results if r.get("prediction") is not None]
+    usage = Usage()
+    unparseable = samples = 0
+    execution: dict[str, int] = {}
+    false_witnesses = decided = 0
+    for r in results:
+        llm = r.get("llm")
+        if llm:
+            usage += _usage_of(llm.get("usage", {}))
+            unparseable += int(llm.get("unparseable", 0))
+            samples += len(llm.get("votes", []))
+        executed = r.get("execution")
+        if executed:
+            verdict = executed.get("verdict", "")
+            execution[verdict] = execution.get(verdict, 0) + 1
+            if verdict == ExecutionVerdict.INEQUIVALENT.value and r["truth"]:
+                false_witnesses += 1
+        if r.get("decided_by") == "execution":
+            decided += 1
+    total = len(results) + failed
+    return CategorySummary(
+        category=category, pairs=total, confusion=Confusion.of(decisions),
+        coverage=len(decisions) / total if total else 0.0, unparseable=unparseable, samples=samples,
+        usage=usage, execution=execution, false_witnesses=false_witnesses, decided_by_execution=decided,
+        failed=failed,
+    )
+
+
+@dataclass(frozen=True)
+class EquiBenchSummary:
+    run: RunRecord
+    categories: tuple[CategorySummary, ...]
+    overall: CategorySummary
+    #: the mean of the categories' accuracies (the paper's "Overall": its categories are equal in size)
+    mean_category_accuracy: float | None
+    results: tuple[dict[str, Any], ...]
+    errors: dict[str, str]
+
+
+def summarize(store: Store, run: RunRecord) -> EquiBenchSummary:
+    """Every metric, from the stored items alone (nothing runs)."""
+    stored, errors = stored_results(store, run)
+    order = run.parameters.get("categories") or [c.value for c in Category]
+    by_category: dict[str, list[dict[str, Any]]] = {name: [] for name in order}
+    for result in stored.values():
+        by_category.setdefault(result["category"], []).append(result)
+    failed_by_category: dict[str, int] = {}
+    for key in errors:
+        name = key.split("/", 1)[0]
+        failed_by_category[name] = failed_by_category.get(name, 0) + 1
+    categories = tuple(
+        _category_summary(name, results, failed_by_category.get(name, 0))
+        for name, results in by_category.items() if results or failed_by_category.get(name)
+    )
+    overall = _category_summary("overall", list(stored.values()), len(errors))
+    accuracies = [c.confusion.accuracy for c in categories if c.confusion.accuracy is not None]
+    mean = sum(accuracies) / len(accuracies) if accuracies else None
+    ordered = tuple(sorted(stored.values(), key=lambda r: (order.index(r["category"]) if r["category"] in order
+                                                           else len(order), _natural(r["pair_id"]))))
+    return EquiBenchSummary(run, categories, overall, mean, ordered, errors)
+
+
+def _natural(identifier: str) -> tuple[int, str]:
+    return (int(identifier), "") if identifier.isdigit() else (1 << 62, identifier)
+
+
+def _category_json(summary: CategorySummary) -> dict[str, Any]:
+    return {
+        "category": summary.category,
+        **summary.confusion.as_dict(),
+        "pairs": summary.pairs,
+        "coverage": round(summary.coverage, 6),
+        "unparseable": summary.unparseable,
+        "unparseable_rate": round(summary.unparseable / summary.samples, 6) if summary.samples else None,
+        "samples": summary.samples,
+        "execution": summary.execution,
+        "false_witnesses": summary.false_witnesses,
+        "decided_by_execution": summary.decided_by_execution,
+        "failed": summary.failed,
+        "usage": summary.usage.as_dict(),
+    }
+
+
+def summary_json(summary: EquiBenchSummary) -> dict[str, Any]:
+    """The ``--json`` document (:func:`divergent.bench.common.results_envelope`)."""
+    return results_envelope(
+        "equibench",
+        summary.run,
+        summary={
+            "categories": [_category_json(c) for c in summary.categories],
+            "overall": _category_json(summary.overall),
+            "mean_category_accuracy": (round(summary.mean_category_accuracy, 6)
+                                       if summary.mean_category_accuracy is not None else None),
+            "errors": summary.errors,
+        },
+        usage=summary.overall.usage.as_dict(),
+        items=[{"key": f"{r['category']}/{r['pair_id']}", **r} for r in summary.results],
+    )
+
+
+def equibench_runs(store: Store) -> list[RunRecord]:
+    return store.list_runs(KIND)

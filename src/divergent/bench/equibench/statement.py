@@ -1,0 +1,225 @@
+"""Problem statements of the OJ categories: readable text for prompts, and the sample tests.
+
+EquiBench's OJ rows carry the problem's statement as HTML (CodeNet's copies of AIZU and AtCoder
+pages: ``<h2>Sample Input 1</h2><pre>...</pre>``, AtCoder's ``<h3>入力例 1</h3>``, both languages
+on one page) or, in the exemplars, as plain text ("Example Input: ..."). Only the standard library's
+HTML tokenizer reads them; nothing is fetched or run.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+__all__ = ["SampleTest", "sample_tests", "statement_text"]
+
+_BLOCK_TAGS = frozenset({
+    "p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "h1", "h2", "h3", "h4", "h5", "h6",
+    "pre", "blockquote", "dl", "dt", "dd", "hr",
+})
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "strong", "b", "dt"})
+_SKIPPED_TAGS = frozenset({"script", "style"})
+_INPUT_HEADING = re.compile(r"(sample|example)\s*input|input\s*(example|sample)|入力例|入力\s*例", re.IGNORECASE)
+_OUTPUT_HEADING = re.compile(r"(sample|example)\s*output|output\s*(example|sample)|出力例|出力\s*例", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SampleTest:
+    """One sample of the statement: the input text and, when given, the expected output."""
+
+    input: str
+    output: str | None = None
+
+
+def _looks_like_html(text: str) -> bool:
+    return re.search(r"<\s*(p|div|pre|h\d|br|span|var|section|ul|table)\b", text, re.IGNORECASE) is not None
+
+
+class _Reader(HTMLParser):
+    """Text with block structure, and (heading, <pre> text) pairs in document order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.blocks: list[tuple[str, str]] = []
+        self._heading: list[str] | None = None
+        self._last_heading = ""
+        self._pre: list[str] | None = None
+        self._skipping = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _SKIPPED_TAGS:
+            self._skipping += 1
+        elif tag == "pre":
+            self._pre = []
+            self.parts.append("\n")
+        elif tag == "sup":
+            self.handle_data("^")  # 10<sup>5</sup> reads 10^5
+        elif tag in _HEADING_TAGS and self._pre is None:
+            self._heading = []
+        if tag in _BLOCK_TAGS and tag != "pre":
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SKIPPED_TAGS:
+            self._skipping = max(0, self._skipping - 1)
+        elif tag == "pre" and self._pre is not None:
+            self.blocks.append((self._last_heading, "".join(self._pre)))
+            self._pre = None
+            self.parts.append("\n")
+        elif tag in _HEADING_TAGS and self._heading is not None:
+            heading = " ".join("".join(self._heading).split())
+            if heading:
+                self._last_heading = heading
+            self._heading = None
+        if tag in _BLOCK_TAGS and tag != "pre":
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._skipping:
+            return
+        self.parts.append(data)
+        if self._pre is not None:
+            self._pre.append(data)
+        elif self._heading is not None:
+            self._heading.append(data)
+
+
+def _read(text: str) -> _Reader:
+    reader = _Reader()
+    reader.feed(text)
+    reader.close()
+    return reader
+
+
+def statement_text(statement: str) -> str:
+    """The statement as plain text (HTML tags dropped, blocks on their own lines, <pre> kept)."""
+    if not _looks_like_html(statement):
+        return statement.strip()
+    text = "".join(_read(statement).parts)
+    lines = [line.rstrip() for line in text.splitlines()]
+    collapsed: list[str] = []
+    for line in lines:
+        if line.strip() or (collapsed and collapsed[-1].strip()):
+            collapsed.append(line)
+    return "\n".join(collapsed).strip()
+
+
+def _normalised(block: str) -> str:
+    stripped = block.strip("\n")
+    return stripped + "\n" if stripped.strip() else ""
+
+
+def _number(heading: str) -> int | None:
+    digits = re.findall(r"\d+", heading)
+    return int(digits[-1]) if digits else None
+
+
+def _html_samples(statement: str) -> list[SampleTest]:
+    inputs: list[tuple[int | None, str]] = []
+    outputs: list[tuple[int | None, str]] = []
+    for heading, block in _read(statement).blocks:
+        if _INPUT_HEADING.search(heading):
+            inputs.append((_number(heading), _normalised(block)))
+        elif _OUTPUT_HEADING.search(heading):
+            outputs.append((_number(heading), _normalised(block)))
+    return _paired(inputs, outputs)
+
+
+_TEXT_SAMPLE = re.compile(
+    r"(?:sample|example)\s*input\s*(?P<n>\d*)\s*:?[ \t]*\n?(?P<input>.*?)"
+    r"(?:sample|example)\s*output\s*(?P<m>\d*)\s*:?[ \t]*\n?(?P<output>.*?)"
+    r"(?=(?:sample|example)\s*input|\n\s*\n|\Z)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _text_samples(statement: str) -> list[SampleTest]:
+    inputs: list[tuple[int | None, str]] = []
+    outputs: list[tuple[int | None, str]] = []
+    for match in _TEXT_SAMPLE.finditer(statement):
+        number = int(match["n"]) if match["n"] else len(inputs) + 1
+        inputs.append((number, _normalised(match["input"])))
+        outputs.append((number, _normalised(match["output"])))
+    return _paired(inputs, outputs)
+
+
+def _paired(inputs: list[tuple[int | None, str]], outputs: list[tuple[int | None, str]]) -> list[SampleTest]:
+    """Inputs matched to outputs by their number, else by position; duplicates (a page in two
+    languages) kept once."""
+    by_number = {number: text for number, text in outputs if number is not None}
+    samples: list[SampleTest] = []
+    seen: set[str] = set()
+    for position, (number, text) in enumerate(inputs):
+        if not text or text in seen:
+            continue
+        seen.add(text)
+        if number is not None and number in by_number:
+            expected: str | None = by_number[number]
+        elif position < len(outputs):
+            expected = outputs[position][1]
+        else:
+            expected = None
+        samples.append(SampleTest(text, expected or None))
+    return samples
+
+
+def sample_tests(statement: str) -> list[SampleTest]:
+    """The statement's sample inputs (with their expected outputs when given), in order, without
+    duplicates; [] when it has none."""
+    if not statement.strip():
+        return []
+    if _looks_like_html(statement):
+        return _html_samples(statement)
+    return _text_samples(html.unescape(statement))
+
+
+# the longer forms first: "2 × 10^5" and "10^9" before a bare "10"
+_NUMBER = (r"-?\s*\d+\s*(?:[×x*]|\\times)\s*10\s*\^\s*\{?\s*\d+\s*\}?"
+           r"|-?\s*10\s*\^\s*\{?\s*\d+\s*\}?|-?\s*\d+")
+_LESS = r"(?:≤|<=|&le;|\\leq?|\\le|<|＜|≦)"
+_CONSTRAINT = re.compile(rf"({_NUMBER})\s*{_LESS}\s*[^≤<=&\\\n]{{1,40}}?\s*{_LESS}\s*({_NUMBER})")
+
+
+def _value(text: str) -> int | None:
+    cleaned = text.replace(" ", "").replace("{", "").replace("}", "").replace("\\times", "×").replace("*", "×")
+    match = re.fullmatch(r"(-?)(\d+)(?:[×x]10\^(\d+))?|(-?)10\^(\d+)", cleaned)
+    if match is None:
+        return None
+    if match.group(2) is not None:
+        value = int(match.group(2)) * (10 ** int(match.group(3)) if match.group(3) else 1)
+        return -value if match.group(1) else value
+    value = 10 ** int(match.group(5))
+    return -value if match.group(4) else value
+
+
+def numeric_bounds(statement: str) -> tuple[int, int] | None:
+    """The widest range the statement's constraints ("1 ≤ N ≤ 10^5", "-10^9 <= A_i <= 10^9") allow
+    any integer of the input, or None when it states none. A heuristic for validity: it keeps
+    negative or huge numbers out of inputs when every constraint rules them out."""
+    text = html.unescape(statement_text(statement))
+    lows: list[int] = []
+    highs: list[int] = []
+    for match in _CONSTRAINT.finditer(text):
+        low, high = _value(match.group(1)), _value(match.group(2))
+        if low is not None and high is not None and low <= high:
+            lows.append(low)
+            highs.append(high)
+    if not lows:
+        return None
+    return min(lows), max(highs)
+
+
+def range_validator(bounds: tuple[int, int]) -> str:
+    """A Python validator (stdin; exit 0 when valid) accepting inputs whose integers all lie in ``bounds``."""
+    low, high = bounds
+    return (
+        "import sys\n"
+        "tokens = sys.stdin.read().split()\n"
+        "if not tokens:\n    sys.exit(1)\n"
+        "for token in tokens:\n"
+        "    try:\n        value = int(token)\n    except ValueError:\n        continue\n"
+        f"    if not {low} <= value <= {high}:\n        sys.exit(1)\n"
+    )
