@@ -93,3 +93,15 @@ def test_divergent_refutes_an_easy_row_without_a_model(runner: SandboxRunner) ->
     result = STRATEGIES["divergent"].attempt(TASKS["R19"], 0, Context(runner=runner, search_seconds=30.0))
     assert result.verdict.status is Status.SUCCESS, result.verdict
     assert result.trace[0]["found"] and result.verdict.input
+
+
+def test_the_search_gives_the_validators_rejections_as_a_count(runner: SandboxRunner) -> None:
+    # They differ only when n > 10, which the validator forbids: no valid input tells them apart.
+    wrong = Source("n = int(input())\nprint(n if n <= 10 else -n)\n", PYTHON, "wrong")
+    correct = Source("print(int(input()))\n", PYTHON, "correct")
+    validator = Source("n = int(input())\nassert 1 <= n <= 10, 'n out of range'\n", PYTHON, "validator")
+    found = runner.search(wrong, correct, examples=["3\n"], validator=validator, seconds=3.0, timeout=2.0,
+                          memory_mb=256)
+    assert found.input is None
+    note = next(note for note in found.notes if "never counterexamples" in note)
+    assert found.rejected > 0 and f"rejected {found.rejected} input(s)" in note

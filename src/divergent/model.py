@@ -352,6 +352,9 @@ class Report:
     llm: Mapping[str, Any] | None = None
     #: the engines' cumulative counts over the search, oldest first (thinned to a few hundred points)
     timeline: tuple[TimelinePoint, ...] = ()
+    #: inputs never run because a precondition (annotations, ``require``) or the whole programs'
+    #: validator rejected them (the notes say the same for people, with the validator's first reason)
+    rejected: int = 0
 
     @property
     def divergent(self) -> bool:

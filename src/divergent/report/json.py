@@ -110,6 +110,8 @@ def report_json(report: Report, function_name: str = "f", *, input_file: str | N
         "seconds": report.seconds,
         "executions": report.executions,
         "inputs": report.inputs,
+        # inputs never run: a precondition or the validator rejected them
+        "rejected": report.rejected,
         "exit_reason": report.exit_reason.value,
         "implementations": list(labels),
         "engines": [

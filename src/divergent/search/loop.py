@@ -111,7 +111,8 @@ class Search:
         self.seen: set[str] = set()
         self.fingerprints: set[str] = set()
         self.inputs_run = 0
-        self.rejected = 0
+        #: inputs that failed a precondition (the validator counts its own rejections: :attr:`rejected`)
+        self.failed_preconditions = 0
         #: inputs where only timeouts set implementations apart (see EqualityPolicy.timeouts)
         self.inconclusive = 0
         #: the engines' counts after every round, thinned (Report.timeline)
@@ -165,6 +166,12 @@ class Search:
             )
         return engines
 
+    @property
+    def rejected(self) -> int:
+        """Inputs never run: a precondition or the validator rejected them (the validator's count
+        includes the inputs that model engines and shrinking asked it about)."""
+        return self.failed_preconditions + (self.programs.rejected() if self.programs is not None else 0)
+
     # -- budget -----------------------------------------------------------------------------------
 
     @property
@@ -197,7 +204,6 @@ class Search:
         if self.programs is None or not items:
             return list(items)
         verdicts = self.programs.admit(items)
-        self.rejected += len(items) - sum(verdicts)
         return [item for item, valid in zip(items, verdicts, strict=True) if valid]
 
     # -- one round --------------------------------------------------------------------------------
@@ -213,7 +219,7 @@ class Search:
                     continue
                 self.seen.add(item.key)
                 if not self.acceptable(item):
-                    self.rejected += 1
+                    self.failed_preconditions += 1
                     continue
                 fresh.append(item)
             fresh = self.admit(fresh)
@@ -423,6 +429,7 @@ class Search:
             filtered_out=tuple(partition.filtered_out),
             llm=self.llm_usage(),
             timeline=(*self.timeline, TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats())),
+            rejected=self.rejected,
         )
 
     def _program_notes(self) -> tuple[str, ...]:

@@ -223,6 +223,10 @@ class ProgramSupport:
             return [True] * len(items)
         return self.validator.verdicts([item for item in items if isinstance(item, TextInput)])
 
+    def rejected(self) -> int:
+        """Inputs the validator rejected during the search (0 without a validator)."""
+        return self.validator.rejected if self.validator is not None else 0
+
     def rejection_messages(self) -> list[str]:
         return list(self.validator.messages) if self.validator is not None else []
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import re
 import tempfile
 import threading
 from collections import OrderedDict
@@ -85,7 +84,7 @@ class SearchResult:
     """What divergent's search found: a valid input on which the programs differ, or None."""
 
     input: str | None
-    #: inputs tried, and how many of them the validator rejected
+    #: inputs run, and how many were never run because the validator rejected them (``Report.rejected``)
     inputs: int = 0
     rejected: int = 0
     seconds: float = 0.0
@@ -279,11 +278,10 @@ class SandboxRunner:
                 **helpers,
             )
         found = report.counterexample
-        rejected = next((int(m.group(1)) for note in report.notes if (m := _REJECTED.search(note))), 0)
         return SearchResult(
             input=getattr(found.input, "text", None) if found is not None else None,
             inputs=report.inputs,
-            rejected=rejected,
+            rejected=report.rejected,
             seconds=report.seconds,
             engine=found.engine if found is not None else "",
             notes=tuple(report.notes),
@@ -295,10 +293,6 @@ class SandboxRunner:
         for lock, service in services:
             with lock:
                 service.close()  # type: ignore[attr-defined]
-
-
-#: the search's note on the validator's rejections (D: "validator V rejected N input(s) ...")
-_REJECTED = re.compile(r"rejected (\d+) input")
 
 
 def _crashed(found: object) -> bool:
