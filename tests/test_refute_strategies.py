@@ -381,6 +381,8 @@ def test_the_run_command_refuses_bad_input_on_one_line(tmp_path: Path) -> None:
         (("--data", corpus, "--strategy", "guess"), "unknown guess"),
         (("--data", str(tmp_path / "none.jsonl")), "no such file"),
         (("--data", corpus, "--compat", "loose"), "--compat 'loose'"),
+        (("--data", corpus, "--html", str(tmp_path / "no such directory" / "r.html")), "--html"),
+        (("--data", corpus, "--json", str(tmp_path / "no such directory" / "r.json")), "--json"),
     ]:
         result = _divergent("bench", "refute", *args, home=tmp_path)
         assert result.returncode == 2, (args, result.stderr)

@@ -88,7 +88,10 @@ def refute(
         from divergent.bench.refute.evaluate import Rules
         from divergent.bench.refute.prompts import AuthorsPrompts, OurPrompts
         from divergent.bench.refute.strategies import parse_strategies
+        from divergent.cli.outputs import check_output_paths
         from divergent.errors import InvalidArgument
+
+        check_output_paths(("--json", as_json), ("--html", html))
 
         if data is None:
             raise InvalidArgument("--data: give the REFUTE rows (.jsonl, .json, .parquet or a directory)")
@@ -219,6 +222,9 @@ def report(
     from divergent.bench.refute.report import render_tables
 
     with input_errors(False):
+        from divergent.cli.outputs import check_output_paths
+
+        check_output_paths(("--html", html))
         documents = [read_results(path, "refute") for path in files]
     if not documents:
         raise typer.Exit(EXIT_ERROR)
