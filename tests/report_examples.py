@@ -37,6 +37,8 @@ class Example:
     counterexample: str
     #: the id of the page's section holding it
     section: str = "counterexample-section"
+    #: the page's kind when it is not the builder's name (a benchmark's page is a "bench" page)
+    page_kind: str = ""
 
 
 def check_example(directory: Path) -> Example:
@@ -210,9 +212,124 @@ def bench_example(directory: Path) -> Example:
     return Example("bench", render_html(page), "careful-model", "cuda-0")
 
 
+def _stored_results(directory: Path, kind: str, parameters: dict, results: list[tuple[str, dict]]) -> tuple:
+    """A benchmark run stored as the harness stores it (one unit per item), and the store."""
+    from divergent.bench.common import run_items
+    from divergent.store import Store
+
+    store = Store(directory / "store.db")
+    run, _ = run_items(store, kind, parameters, results, lambda result: result)
+    return store, run
+
+
+def _votes(right: bool, truth: bool, index: int) -> dict:
+    """A model's stored answer (one sample): right or wrong, read exactly, from the last sentences, or
+    (every eleventh) unreadable and decided by the seeded coin."""
+    source = "random" if index % 11 == 5 else ("sentences" if index % 3 else "exact")
+    prediction = truth if right else not truth
+    return {"prediction": prediction, "votes": [{"equivalent": prediction, "source": source}],
+            "unparseable": int(source == "random"), "tie": False, "answers": ["..."], "extractor_answers": [],
+            "usage": {"calls": 1, "cached_calls": 0, "prompt_tokens": 900 + 13 * index, "completion_tokens": 40,
+                      "cost": 0.0002, "seconds": 0.4, "retries": 0}}
+
+
+def equibench_document(directory: Path) -> dict:
+    """A stored EquiBench run of the hybrid judge (execution first, then a model) on made-up results
+    in the harness's format, summarized by the harness: OJ_A pairs the execution judge runs (witnesses
+    on inequivalent pairs, one on an equivalent pair), DCE pairs it runs and finds alike, CUDA pairs it
+    cannot run."""
+    from divergent.bench.equibench.data import Category
+    from divergent.bench.equibench.execution import ExecutionSettings
+    from divergent.bench.equibench.run import EquiBenchConfig, JudgeKind, summarize, summary_json
+
+    config = EquiBenchConfig(data=str(directory), categories=(Category.DCE, Category.CUDA, Category.OJ_A),
+                             judge=JudgeKind.HYBRID, execution=ExecutionSettings(budget=10))
+    results = []
+    for category, count in (("DCE", 10), ("CUDA", 8), ("OJ_A", 12)):
+        for i in range(count):
+            truth = i % 2 == 0
+            result: dict = {"category": category, "pair_id": str(i), "truth": truth}
+            if category == "CUDA":
+                result["execution"] = {"verdict": "not-executable", "reason": "CUDA kernels need a GPU and a launch "
+                                       "harness (not available here)", "witness": None, "inputs": 0, "seconds": 0.0,
+                                       "notes": []}
+            elif category == "OJ_A" and ((not truth and i != 7) or i == 4):
+                result["execution"] = {"verdict": "inequivalent", "reason": "found by mutation",
+                                       "witness": {"input": f"{i}\n{i * 7} 3\n", "outputs": [f"{i * 10}", "-1"]},
+                                       "inputs": 40 + i, "seconds": 1.5, "notes": []}
+            else:
+                result["execution"] = {"verdict": "no-difference-found", "reason": "800 inputs, budget-seconds",
+                                       "witness": None, "inputs": 800, "seconds": 10.0, "notes": []}
+            if result["execution"]["verdict"] == "inequivalent":
+                result.update(prediction=False, decided_by="execution")
+            else:
+                result["llm"] = _votes(right=(i + len(category)) % 4 != 0, truth=truth, index=i)
+                result.update(prediction=result["llm"]["prediction"], decided_by="llm")
+            results.append((f"{category}/{i}", result))
+    store, run = _stored_results(directory, "bench-equibench", config.parameters("scripted-judge", None), results)
+    with store:
+        return summary_json(summarize(store, run))
+
+
+def equibench_example(directory: Path) -> Example:
+    from divergent.bench.equibench.html import equibench_page
+    from divergent.report.html import render_html
+
+    document = equibench_document(directory)
+    wrong = next(item for item in document["items"] if item["prediction"] != item["truth"])
+    return Example("equibench", render_html(equibench_page(document)), "accurate on", wrong["key"],
+                   section="misjudged", page_kind="bench")
+
+
+def cetbench_document(directory: Path) -> dict:
+    """A stored CETBench run of a model (with the original pairs) on made-up results in the harness's
+    format, summarized by the harness."""
+    from divergent.bench.cetbench.run import CetConfig, summarize, summary_json
+    from divergent.bench.equibench.run import JudgeKind
+
+    kinds = ["if_else_swap", "for_while_swap", "if_condition_flip", "variable_renaming", "boolean_inversion",
+             "statement_reorder", "expression_reformat"]
+    config = CetConfig(pairs=str(directory / "pairs.jsonl"), judge=JudgeKind.LLM, originals=True, digest="0" * 16)
+    results = []
+    index = 0
+    for category in ("id", "fe", "ne", "di"):
+        for flag in ("np", "sp"):
+            for n in range(4):
+                index += 1
+                k = 1 + (index + n) % 5
+                truth = flag == "sp" and category in ("id", "fe")
+                pair_id = f"{category}-{flag}-{n}"
+                # a judge fooled more often as the perturbations pile up, and by breaking ones that look small
+                right = (index * 7 + k) % 10 >= k + (2 if flag == "np" else 0)
+                base = {"pair_id": pair_id, "category": category, "k": k,
+                        "kinds": sorted({kinds[(index + j) % 7] for j in range(k)})}
+                llm = _votes(right, truth, index)
+                results.append((pair_id, {**base, "original": False, "flag": flag, "truth": truth, "llm": llm,
+                                          "prediction": llm["prediction"], "decided_by": "llm"}))
+                original_truth = category in ("id", "fe")
+                llm = _votes(index % 5 != 0, original_truth, index + 1)
+                results.append((f"original/{pair_id}", {**base, "original": True, "flag": "", "k": 0, "kinds": [],
+                                                        "truth": original_truth, "llm": llm,
+                                                        "prediction": llm["prediction"], "decided_by": "llm"}))
+    store, run = _stored_results(directory, "bench-cetbench", config.parameters("scripted-judge"), results)
+    with store:
+        return summary_json(summarize(store, run))
+
+
+def cetbench_example(directory: Path) -> Example:
+    from divergent.bench.cetbench.html import cetbench_page
+    from divergent.report.html import render_html
+
+    document = cetbench_document(directory)
+    wrong = next(item for item in document["items"] if item["prediction"] != item["truth"] and not item["original"])
+    return Example("cetbench", render_html(cetbench_page(document)), "perturbed pairs", wrong["pair_id"],
+                   section="misjudged", page_kind="bench")
+
+
 BUILDERS: dict[str, Callable[[Path], Example]] = {
     "check": check_example, "cluster": cluster_example, "incoherence": incoherence_example,
-    "probegen": probegen_example, "bench": bench_example,
+    "probegen": probegen_example, "bench": bench_example, "equibench": equibench_example,
+    "cetbench": cetbench_example,
 }
 
 

@@ -50,7 +50,7 @@ def test_each_report_kind_shows_verdict_counterexample_and_a_chart_offline(kind:
     page.write_text(example.html, encoding="utf-8")
     dom, requests = dump_dom(page)
     assert requests == [], f"the page asked the network for {requests}"
-    assert f'data-report-kind="{kind}"' in dom
+    assert f'data-report-kind="{example.page_kind or kind}"' in dom
     assert example.verdict in element_text(dom, "verdict")
     assert example.counterexample in element_text(dom, example.section)
     pictures = re.findall(r'<figure class="block chart"[^>]*>\s*<svg', dom)

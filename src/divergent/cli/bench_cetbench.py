@@ -13,7 +13,17 @@ from rich.table import Table
 
 from divergent.cli.app import input_errors
 from divergent.cli.bench import bench_app
-from divergent.cli.bench_equibench import JsonOpt, StoreOpt, make_chat, open_store, progress_bar, usage_line
+from divergent.cli.bench_equibench import (
+    HtmlOpt,
+    JsonOpt,
+    StoreOpt,
+    check_outputs,
+    make_chat,
+    open_store,
+    progress_bar,
+    usage_line,
+    write_results_files,
+)
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
 
 cetbench_app = typer.Typer(help="CETBench: equivalence under simple perturbations (generate pairs, judge them).",
@@ -118,6 +128,7 @@ def run(
     budget: Annotated[float, typer.Option("--budget", min=0.1, help="Execution: seconds per pair.")] = 5.0,
     isolation: Annotated[str | None, typer.Option("--isolation")] = None,
     as_json: JsonOpt = None,
+    html: HtmlOpt = None,
     db: StoreOpt = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
@@ -134,6 +145,7 @@ def run(
     errors = Console(stderr=True)
     chat = None
     with input_errors(False), open_store(db) as store:
+        check_outputs(as_json, html)
         judge_kind = JudgeKind.parse(judge)
         config = CetConfig(pairs=str(pairs), judge=judge_kind, prompt=CetPrompt.parse(prompt), samples=samples,
                            temperature=temperature, max_tokens=max_tokens, seed=seed, limit=limit,
@@ -160,21 +172,24 @@ def run(
         summary = summarize(store, record)
     if bad_lines:
         errors.print(f"[yellow]{bad_lines} line(s) of {pairs} could not be used[/yellow]")
-    render_cetbench(console, summary, as_json, price_known=getattr(chat, "price_known", True))
+    with input_errors(False):
+        render_cetbench(console, summary, as_json, html, price_known=getattr(chat, "price_known", True))
 
 
 @cetbench_app.command("show")
 def show(
     run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
     as_json: JsonOpt = None,
+    html: HtmlOpt = None,
     db: StoreOpt = None,
 ) -> None:
     """Print a stored CETBench run again (nothing runs)."""
     from divergent.bench.cetbench.run import summarize
 
     with input_errors(False), open_store(db) as store:
+        check_outputs(as_json, html)
         summary = summarize(store, store.get_run(run_id))
-    render_cetbench(Console(), summary, as_json)
+        render_cetbench(Console(), summary, as_json, html)
 
 
 @cetbench_app.command("list")
@@ -200,8 +215,10 @@ def _pct(value: float | None) -> str:
     return percent(value)
 
 
-def render_cetbench(console: Console, summary: Any, as_json: Path | None, *, price_known: bool = True) -> None:
-    """The paper's Table 2 layout: accuracy per category and flag, then Avg, W-Avg and the F1 scores."""
+def render_cetbench(console: Console, summary: Any, as_json: Path | None, html: Path | None = None, *,
+                    price_known: bool = True) -> None:
+    """The paper's Table 2 layout: accuracy per category and flag, then Avg, W-Avg and the F1 scores;
+    the results file and the HTML page when asked."""
     from divergent.bench.cetbench.run import CATEGORY_ORDER, summary_json
 
     parameters = summary.run.parameters
@@ -244,6 +261,7 @@ def render_cetbench(console: Console, summary: Any, as_json: Path | None, *, pri
         console.print("usage: " + usage_line(perturbed.usage.as_dict(), price_known))
     if summary.errors:
         console.print(f"[yellow]{len(summary.errors)} item(s) failed (see --json)[/yellow]")
-    if as_json is not None:
-        as_json.write_text(json.dumps(summary_json(summary), indent=1, ensure_ascii=False))
-        console.print(f"results written to {as_json}")
+    if as_json is not None or html is not None:
+        from divergent.bench.cetbench.html import cetbench_page
+
+        write_results_files(console, summary_json(summary), as_json, html, cetbench_page, price_known=price_known)

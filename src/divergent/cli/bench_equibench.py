@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,10 +27,7 @@ StoreOpt = Annotated[
     Path | None, typer.Option("--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")
 ]
 JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")]
-
-#: the best accuracy any model reached per category in the EquiBench paper (Table 2, 0-shot), in %
-PAPER_BEST = {"DCE": "68.8", "CUDA": "59.0-62.3", "x86-64": "84.5", "OJ_A": "84.2", "OJ_V": "91.5", "OJ_VA": "83.2",
-              "overall": "78.0"}
+HtmlOpt = Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML report to this file.")]
 
 
 def open_store(db: Path | None) -> Any:
@@ -61,6 +57,26 @@ def progress_bar(console: Console, label: str) -> Iterator[Callable[[Any], None]
         yield update
     finally:
         bar.stop()
+
+
+def check_outputs(as_json: Path | None, html: Path | None) -> None:
+    """Before any work: the output files' directories exist (a typo costs no run)."""
+    from divergent.cli.outputs import check_output_paths
+
+    check_output_paths(("--json", as_json), ("--html", html))
+
+
+def write_results_files(console: Console, document: dict[str, Any], as_json: Path | None, html: Path | None,
+                        page: Callable[..., Any], *, price_known: bool = True) -> None:
+    """The ``--json`` file and the ``--html`` page of a results document (``page`` builds the page)."""
+    from divergent.bench.common import write_results
+    from divergent.cli.outputs import write_html_report
+
+    if as_json is not None:
+        write_results(as_json, document)
+        console.print(f"results written to {as_json}")
+    if html is not None:
+        write_html_report(page(document, price_known=price_known), html, Console(stderr=True))
 
 
 def usage_line(usage: dict[str, Any], price_known: bool = True) -> str:
@@ -104,6 +120,7 @@ def equibench(
     budget: Annotated[float, typer.Option("--budget", min=0.1, help="Execution: seconds of search per pair.")] = 10.0,
     isolation: Annotated[str | None, typer.Option("--isolation")] = None,
     as_json: JsonOpt = None,
+    html: HtmlOpt = None,
     db: StoreOpt = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
@@ -124,6 +141,7 @@ def equibench(
 
     chat = extractor = None
     with input_errors(False), open_store(db) as store:
+        check_outputs(as_json, html)
         if data is None:
             raise InvalidArgument("give --data DIR (EquiBench's DIR/<CATEGORY>/pairs.json), or a subcommand: "
                                   "show, list")
@@ -161,7 +179,8 @@ def equibench(
         summary = summarize(store, run)
     if progress.resumed:
         errors.print(f"[dim]{progress.resumed} pair(s) from the stored run {run.short_id} (resumed)[/dim]")
-    render_equibench(console, summary, as_json, price_known=getattr(chat, "price_known", True))
+    with input_errors(False):
+        render_equibench(console, summary, as_json, html, price_known=getattr(chat, "price_known", True))
     for message in progress.messages[:10]:
         errors.print(f"[yellow]  {message}[/yellow]", soft_wrap=True)
 
@@ -170,14 +189,16 @@ def equibench(
 def equibench_show(
     run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
     as_json: JsonOpt = None,
+    html: HtmlOpt = None,
     db: StoreOpt = None,
 ) -> None:
     """Print a stored EquiBench run again (nothing runs)."""
     from divergent.bench.equibench.run import summarize
 
     with input_errors(False), open_store(db) as store:
+        check_outputs(as_json, html)
         summary = summarize(store, store.get_run(run))
-    render_equibench(Console(), summary, as_json)
+        render_equibench(Console(), summary, as_json, html)
 
 
 @equibench_app.command("list")
@@ -203,9 +224,11 @@ def _pct(value: float | None) -> str:
     return percent(value)
 
 
-def render_equibench(console: Console, summary: Any, as_json: Path | None, *, price_known: bool = True) -> None:
-    """The accuracy table (with the paper's best model beside ours), the bias and confusion figures."""
-    from divergent.bench.equibench.run import summary_json
+def render_equibench(console: Console, summary: Any, as_json: Path | None, html: Path | None = None, *,
+                     price_known: bool = True) -> None:
+    """The accuracy table (with the paper's best model beside ours), the bias and confusion figures;
+    the results file and the HTML page when asked."""
+    from divergent.bench.equibench.run import PAPER_BEST, summary_json
 
     parameters = summary.run.parameters
     judge = parameters.get("judge", "llm")
@@ -245,6 +268,7 @@ def render_equibench(console: Console, summary: Any, as_json: Path | None, *, pr
         console.print("usage: " + usage_line(summary.overall.usage.as_dict(), price_known))
     if summary.errors:
         console.print(f"[yellow]{len(summary.errors)} pair(s) failed (see --json)[/yellow]")
-    if as_json is not None:
-        as_json.write_text(json.dumps(summary_json(summary), indent=1, ensure_ascii=False))
-        console.print(f"results written to {as_json}")
+    if as_json is not None or html is not None:
+        from divergent.bench.equibench.html import equibench_page
+
+        write_results_files(console, summary_json(summary), as_json, html, equibench_page, price_known=price_known)

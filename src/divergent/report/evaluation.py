@@ -109,11 +109,12 @@ def confusion_matrix(
                          xlabel="predicted", ylabel="true")
 
 
-def bias_table(judgements: Sequence[Judgement], *, positive: str, title: str = "") -> Table:
+def bias_table(judgements: Sequence[Judgement], *, positive: str, title: str = "", column: str = "judge") -> Table:
     """Per judge: how often it answers ``positive`` against how often that is the truth.
 
     ``bias`` = predicted share − true share of ``positive``: above 0 the judge leans to ``positive``
-    (e.g. calls too many pairs equivalent), below 0 away from it."""
+    (e.g. calls too many pairs equivalent), below 0 away from it. ``column`` heads the first column
+    (a harness with one judge may put a category in ``Judgement.judge`` for a row per category)."""
     rows = []
     for judge in judges_of(judgements):
         mine = [j for j in judgements if j.judge == judge]
@@ -126,7 +127,7 @@ def bias_table(judgements: Sequence[Judgement], *, positive: str, title: str = "
             sum(j.predicted is None for j in mine), predicted_share, true_share, predicted_share - true_share,
         ))
     return Table.of(
-        ["judge", "items", "accuracy", f"accuracy when {positive}", f"accuracy when not {positive}",
+        [column, "items", "accuracy", f"accuracy when {positive}", f"accuracy when not {positive}",
          "no answer", f"says {positive}", f"is {positive}", "bias"],
         rows,
         caption=title or f"bias toward “{positive}”: the share of answers saying it minus the share where it is true",

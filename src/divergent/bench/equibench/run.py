@@ -32,9 +32,13 @@ from divergent.errors import InvalidArgument, LLMError
 from divergent.llm.chat import ChatModel, Usage
 from divergent.store import RunRecord, Store
 
-__all__ = ["KIND", "EquiBenchConfig", "JudgeKind", "run_equibench", "summarize", "summary_json"]
+__all__ = ["KIND", "PAPER_BEST", "EquiBenchConfig", "JudgeKind", "run_equibench", "summarize", "summary_json"]
 
 KIND = "bench-equibench"
+
+#: the best accuracy any model reached per category in the EquiBench paper (Table 2, 0-shot), in %
+PAPER_BEST = {"DCE": "68.8", "CUDA": "59.0-62.3", "x86-64": "84.5", "OJ_A": "84.2", "OJ_V": "91.5", "OJ_VA": "83.2",
+              "overall": "78.0"}
 
 
 class JudgeKind(StrEnum):
