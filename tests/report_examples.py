@@ -326,10 +326,46 @@ def cetbench_example(directory: Path) -> Example:
                    section="misjudged", page_kind="bench")
 
 
+def refute_documents() -> list[dict]:
+    """Two models' REFUTE results documents (their ``summary``, as the harness summarizes stored
+    attempts) on made-up attempts: six problems, three strategies each."""
+    from divergent.bench.refute.report import overlap, summarize_strategy
+
+    problems = [f"R0{i}" for i in range(1, 7)]
+    outcomes = {"zero-shot": ["success", "validation-failed", "no-difference", "success",
+                              "unparseable-answer", "no-difference"],
+                "divergent": ["success", "success", "success", "no-difference", "success",
+                              "no-difference"],
+                "hybrid": ["success", "success", "success", "success", "success", "validation-failed"]}
+    documents = []
+    for model, lucky in (("model-a", 0), ("model-b", 1)):
+        strategies = []
+        for name, statuses in outcomes.items():
+            units = [{"problem_id": pid, "attempt": 0,
+                      "verdict": {"status": "success" if name == "zero-shot" and i == lucky else status},
+                      "usage": {} if name == "divergent" else {"prompt_tokens": 1500, "completion_tokens": 300,
+                                                               "cost": 0.002, "calls": 1},
+                      "seconds": 3.0 + i} for i, (pid, status) in enumerate(zip(problems, statuses, strict=True))]
+            strategies.append(summarize_strategy(name, units, problems, 1))
+        summary = {"model": model, "problems": problems, "strategies": strategies,
+                   "skipped": [{"problem_id": "R07", "reason": "no validator (--no-validator takes every input)"}],
+                   "overlap": overlap({entry["name"]: entry["solved"] for entry in strategies})}
+        documents.append({"benchmark": "refute", "format": 1, "parameters": {}, "summary": summary})
+    return documents
+
+
+def refute_example(directory: Path) -> Example:
+    from divergent.bench.refute.html import refute_page
+    from divergent.report.html import render_html
+
+    return Example("refute", render_html(refute_page(refute_documents())), "refutes 5 of 6 problems",
+                   "validation-failed", section="statuses", page_kind="bench")
+
+
 BUILDERS: dict[str, Callable[[Path], Example]] = {
     "check": check_example, "cluster": cluster_example, "incoherence": incoherence_example,
     "probegen": probegen_example, "bench": bench_example, "equibench": equibench_example,
-    "cetbench": cetbench_example,
+    "cetbench": cetbench_example, "refute": refute_example,
 }
 
 

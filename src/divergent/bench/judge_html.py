@@ -96,7 +96,7 @@ def bias_and_confusion(judgements: Sequence[Judgement], *, rows: Callable[[Judge
         regrouped += [Judgement(j.item, j.category, j.truth, j.predicted, judge=overall) for j in answered]
         blocks.append(bias_table(regrouped, positive=EQUIVALENT, column=column,
                                  title="accuracy on equivalent and on inequivalent pairs (the items that got a "
-                                 "prediction); bias: the share of answers saying equivalent minus the share that is"))
+                                 "prediction); bias: the share of answers saying equivalent minus the share of pairs that are"))
     else:
         blocks.append(Paragraph("No pair got a prediction.", tone="warn"))
     if judgements:
