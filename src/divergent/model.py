@@ -30,7 +30,10 @@ class Input:
 
     @cached_property
     def key(self) -> str:
-        """A canonical text identifying the input, for de-duplication."""
+        """A canonical text identifying the input, for de-duplication (within one process)."""
+        quick = _scalar_key(self.args, self.kwargs)
+        if quick is not None:
+            return quick
         from divergent.values import canonical_key
 
         return canonical_key((self.args, dict(self.kwargs)))
@@ -45,6 +48,24 @@ class Input:
 
         parts = [render(a) for a in self.args] + [f"{k}={render(v)}" for k, v in self.kwargs.items()]
         return f"{function_name}({', '.join(parts)})"
+
+
+#: types whose repr identifies a value exactly (repr tells 1 from True and 1.0, -0.0 from 0.0)
+_EXACT_REPR_TYPES = frozenset({type(None), bool, int, float, complex, str, bytes})
+
+
+def _scalar_key(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str | None:
+    """The key of a call made of scalars only, from their reprs (far cheaper than the canonical
+    encoding, on the engines' hot path); None for anything else."""
+    for value in args:
+        if type(value) not in _EXACT_REPR_TYPES or (type(value) is int and value.bit_length() > 4000):
+            return None
+    if kwargs:
+        for value in kwargs.values():
+            if type(value) not in _EXACT_REPR_TYPES or (type(value) is int and value.bit_length() > 4000):
+                return None
+        return "r:" + repr((args, sorted(kwargs.items())))
+    return "r:" + repr(args)
 
 
 class OutcomeKind(enum.StrEnum):
@@ -82,6 +103,10 @@ class Outcome:
     #: for TIMEOUT and CRASH: what happened, e.g. "killed by signal SIGSEGV", "exceeded 2.0 s"
     detail: str = ""
     seconds: float = 0.0
+    #: TIMEOUT only: the call ran past the escalated limit (``Limits.hang_factor`` times the slowest
+    #: time another implementation needed on the input, at least ``Limits.timeout``) where others
+    #: finished: a hang, which the default timeout rule counts as a behaviour of its own
+    hang: bool = False
 
     def describe(self) -> str:
         """A one-line, human-readable account (used in reports and JSON ``value``)."""
@@ -189,11 +214,15 @@ class FilterVerdict:
 class Verdict(enum.StrEnum):
     DIVERGENT = "divergent"
     NO_DIFFERENCE_FOUND = "no-difference-found"
+    #: the symbolic engine explored every path of the implementations without a difference, for
+    #: types and operations it models exactly (see :class:`Proof` for what was proven)
+    PROVEN_EQUIVALENT = "proven-equivalent"
     ERROR = "error"
 
 
 class ExitReason(enum.StrEnum):
     FOUND = "found"  # a confirmed counterexample
+    PROVEN = "proven"  # the implementations were proven equivalent
     BUDGET_SECONDS = "budget-seconds"
     BUDGET_EXECUTIONS = "budget-executions"
     EXHAUSTED = "exhausted"  # every engine ran out of new inputs
@@ -212,6 +241,18 @@ class EngineStats:
     divergences: int = 0
     #: why the engine stopped early, if it did ("exhausted: ...", "unsupported: ...", "failed: ...")
     stopped: str = ""
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What a proof of equivalence covers: which engine proved it, over how many paths, and the
+    limits of the claim (the policy it holds under, the inputs it covers)."""
+
+    engine: str
+    #: execution paths explored, each a set of inputs (symbolic values) treated alike
+    paths: int
+    #: the claim's limits, one sentence each (shown with the verdict)
+    limits: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -257,7 +298,13 @@ class Report:
     #: the language model's name and usage in this run ({"model", "calls", "cached_calls",
     #: "prompt_tokens", "completion_tokens", "cost", "seconds", "retries"}), None without a model
     llm: Mapping[str, Any] | None = None
+    #: with the verdict ``proven-equivalent``: what was proven and the limits of the claim
+    proof: Proof | None = None
 
     @property
     def divergent(self) -> bool:
         return self.verdict is Verdict.DIVERGENT
+
+    @property
+    def proven(self) -> bool:
+        return self.verdict is Verdict.PROVEN_EQUIVALENT

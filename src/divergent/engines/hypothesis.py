@@ -22,6 +22,7 @@ import copy
 import os
 import pickle
 import random
+import sys
 import tempfile
 import typing
 from collections import deque
@@ -224,6 +225,30 @@ def storage_outside_working_directory() -> Iterator[None]:
         set_hypothesis_home_dir(previous)
 
 
+def skip_scanning_loaded_modules() -> None:
+    """Tell Hypothesis that every module loaded so far was already scanned for constants.
+
+    Hypothesis mixes constants from the *local* modules loaded in its process into its draws, and
+    scans every newly loaded one (parsing its source) whenever ``sys.modules`` grows. Here that
+    process is divergent's own: the programs under test never load in it, their constants are
+    harvested by divergent itself (:mod:`divergent.engines.constants`), and the scan would parse
+    divergent's own source (about a second, again after every lazy import). Hypothesis has no
+    setting for this; where its internals differ (another version), nothing is changed.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:
+        return
+    seen = getattr(providers, "_seen_modules", None)
+    if not isinstance(seen, set) or not hasattr(providers, "_sys_modules_len"):
+        return
+    modules = list(sys.modules.values())
+    if providers._sys_modules_len == len(modules):
+        return
+    seen.update(id(module) for module in modules)
+    providers._sys_modules_len = len(modules)
+
+
 # ---------------------------------------------------------------------------------------------
 # The engine.
 
@@ -232,6 +257,7 @@ class HypothesisEngine(Engine):
     """Draws inputs from strategies built from the annotations (or the seeds' shapes)."""
 
     name = "hypothesis"
+    checks_preconditions = True
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
@@ -365,6 +391,7 @@ class HypothesisEngine(Engine):
         def collect(call: Input) -> None:
             drawn.append(call)
 
+        skip_scanning_loaded_modules()
         try:
             with storage_outside_working_directory():
                 collect()

@@ -56,6 +56,7 @@ class MutationEngine(Engine):
     """Type-aware mutation of a pool of inputs that grows with the inputs that show new behaviour."""
 
     name = "mutation"
+    checks_preconditions = True
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
@@ -325,7 +326,7 @@ class MutationEngine(Engine):
     # -- feedback ----------------------------------------------------------------------------
 
     def observe(self, observations: Sequence[Observation]) -> None:
-        signature = self.context.signature
+        # Every observed input met the preconditions (the search runs no other).
         for observation in observations:
             input = observation.input
             self._seen.add(input.key)
@@ -335,7 +336,7 @@ class MutationEngine(Engine):
             new_kind = kind_of_behaviour not in self._kinds_of_behaviour
             self._behaviours.add(behaviour)
             self._kinds_of_behaviour.add(kind_of_behaviour)
-            if not (new_behaviour or observation.divergent) or not preconditions.conforms(input, signature):
+            if not (new_behaviour or observation.divergent):
                 continue
             self._add_to_pool(input)
             if observation.divergent or new_kind:

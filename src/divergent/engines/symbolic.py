@@ -39,6 +39,7 @@ class SymbolicEngine(Engine):
     """Proposes the inputs CrossHair's symbolic search finds to split the implementations."""
 
     name = "symbolic"
+    checks_preconditions = True
     background = True
 
     def __init__(self, context: EngineContext) -> None:

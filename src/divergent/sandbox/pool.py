@@ -88,6 +88,8 @@ class WorkerPool:
         self.compare_mutation = compare_mutation
         self.executions = 0
         self.restarts = 0
+        #: the per-call limit of the batch being run
+        self._batch_timeout = limits.timeout
         #: numbers, strings and bytes the implementations computed when they loaded (decoded builtins)
         self.runtime_constants: list = []
         self._workers: list[WorkerProcess | None] = [None] * len(self.implementations)
@@ -150,14 +152,18 @@ class WorkerPool:
 
     # -- running --------------------------------------------------------------------------------
 
-    def run(self, inputs: Sequence[Input], *, deadline: float | None = None) -> list[tuple[Outcome, ...] | None]:
+    def run(
+        self, inputs: Sequence[Input], *, deadline: float | None = None, timeout: float | None = None
+    ) -> list[tuple[Outcome, ...] | None]:
         """Run every input on every implementation; one tuple of outcomes per input.
 
         With a ``deadline`` (a ``time.monotonic()`` value), no call starts after it; inputs that did
-        not run on every implementation get None instead of outcomes.
+        not run on every implementation get None instead of outcomes. ``timeout``: the per-call
+        limit of this batch (default: the pool's ``limits.timeout``).
         """
         if not inputs:
             return []
+        self._batch_timeout = self.limits.timeout if timeout is None else timeout
         blobs = [pickle.dumps((tuple(i.args), dict(i.kwargs)), protocol=pickle.HIGHEST_PROTOCOL) for i in inputs]
         count = len(self.implementations)
         results: list[list[Outcome | None]] = [[None] * count for _ in inputs]
@@ -175,8 +181,9 @@ class WorkerPool:
                 if not tasks:
                     break
                 now = time.monotonic()
-                deadline = min(t.last_progress for t in tasks.values() if t.in_flight) + self._patience()
-                for key, _ in selector.select(max(0.0, deadline - now)):
+                # (its own name: ``deadline`` is the caller's, still needed for the next dispatch)
+                wake = min(t.last_progress for t in tasks.values() if t.in_flight) + self._patience()
+                for key, _ in selector.select(max(0.0, wake - now)):
                     i = key.data
                     self._collect(i, tasks[i], results, selector)
                 now = time.monotonic()
@@ -188,7 +195,7 @@ class WorkerPool:
         return complete  # type: ignore[return-value]
 
     def _patience(self) -> float:
-        return self.limits.timeout + self.limits.grace
+        return self._batch_timeout + Limits.grace_for(self._batch_timeout)
 
     def _dispatch(self, i: int, task: _Task, blobs: list[bytes], selector: selectors.BaseSelector,
                   results: list[list[Outcome | None]], deadline: float | None) -> None:
@@ -205,6 +212,7 @@ class WorkerPool:
                     "indices": chunk,
                     "encode_args": self.compare_mutation,
                     "careful": task.careful,
+                    "timeout": self._batch_timeout,
                     "deadline": None if deadline is None else max(0.0, deadline - time.monotonic()),
                 },
             )

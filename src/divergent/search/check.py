@@ -3,7 +3,6 @@ for test suites."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,7 +16,7 @@ from divergent.model import (
     Split,
     Verdict,
 )
-from divergent.search.loop import Search
+from divergent.search.loop import RESERVE_SECONDS, Search
 from divergent.search.options import ImplementationSpec, SearchOptions
 from divergent.search.partition import Partition
 from divergent.search.prepare import prepare
@@ -67,6 +66,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             for position, (engine_name, observation) in enumerate(observations):
                 if not observation.divergent or partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
                     continue
+                search._report_progress("confirming")
                 confirmed, why = search.confirm(observation)
                 if confirmed is None:
                     note_unconfirmed(search, partition, observation, why)
@@ -88,13 +88,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
         engine_name, observation = found
         original = observation.input
         if shrink:
-            search._report_progress("shrinking")
-            try:
-                shrunk = search.shrink(observation, max(3.0, 0.25 * (search.budget.seconds or 20.0)))
-                if shrunk.input.key != observation.input.key:
-                    observation, verdict = _judged_shrunk(search, partition, engine_name, observation, shrunk, verdict)
-            except KeyboardInterrupt:
-                pass
+            observation, verdict = _shrunk(search, partition, engine_name, observation, verdict)
         partition.classes = observation.classes
         partition.splits.append(
             Split(input=observation.input, classes=observation.classes, outcomes=observation.outcomes,
@@ -110,16 +104,46 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             filter=verdict,
         )
         if count > 2 and len(partition.classes) < count and exit_reason is not ExitReason.INTERRUPTED:
-            # With N implementations, spend a little more to find every class, not just the first split.
+            # With N implementations, spend what is left of the budget to find every class, not
+            # just the first split.
             search._report_progress("refining classes")
-            extra = max(2.0, 0.25 * (search.budget.seconds or 20.0))
-            refine_partition(search, partition, deadline=time.monotonic() + extra, pending=leftover)
-    return search.report(
-        verdict=Verdict.DIVERGENT if counterexample else Verdict.NO_DIFFERENCE_FOUND,
-        counterexample=counterexample,
-        partition=partition,
-        exit_reason=exit_reason,
-    )
+            refine_partition(search, partition, deadline=search.deadline, pending=leftover)
+    if counterexample is not None:
+        result = Verdict.DIVERGENT
+    elif exit_reason is ExitReason.PROVEN:
+        result = Verdict.PROVEN_EQUIVALENT
+    else:
+        result = Verdict.NO_DIFFERENCE_FOUND
+    return search.report(verdict=result, counterexample=counterexample, partition=partition, exit_reason=exit_reason)
+
+
+#: shrinking gets at most this share of the budget, and at least this many seconds when the
+#: budget has them left
+_SHRINK_SHARE = 0.25
+_SHRINK_MINIMUM = 1.0
+
+
+def _shrunk(
+    search: Search, partition: Partition, engine_name: str, observation: Observation, verdict: FilterVerdict | None
+) -> tuple[Observation, FilterVerdict | None]:
+    """The found difference shrunk within what is left of the budget (the report's notes say when
+    the budget cut shrinking short, or left no time for it)."""
+    budget_seconds = search.budget.seconds
+    seconds = max(_SHRINK_MINIMUM, _SHRINK_SHARE * (budget_seconds or 20.0))
+    left = search.remaining() - RESERVE_SECONDS
+    if left < seconds:
+        seconds = left
+    if seconds <= 0.05:
+        search.notes.append("not shrunk: the budget left no time (the counterexample is as found)")
+        return observation, verdict
+    search._report_progress("shrinking")
+    try:
+        shrunk = search.shrink(observation, seconds)
+        if shrunk.input.key != observation.input.key:
+            return _judged_shrunk(search, partition, engine_name, observation, shrunk, verdict)
+    except KeyboardInterrupt:
+        pass
+    return observation, verdict
 
 
 def _judged_shrunk(

@@ -4,11 +4,17 @@ what differs.
 
 ::
 
-    portfolio ──▶ inputs ──▶ preconditions ──▶ sandbox ──▶ outcomes ──▶ policy ──▶ observation
-        ▲                                                                        │
-        └──────────────────────── observe (all engines) ◀────────────────────────┤
-                                                                                 ▼ divergent?
-                                     confirm on fresh workers ──▶ shrink ──▶ confirm ──▶ Report
+    portfolio ──▶ inputs ──▶ preconditions ──▶ sandbox (small, adaptive per-call limit) ──▶ outcomes
+        ▲                                                             │                      │
+        │                              slow on some: escalation lane ◀┘ (fresh workers,      ▼
+        │                              escalated limit, on its own thread) ──────────▶ policy ──▶ observation
+        └──────────────────────── observe (all engines) ◀────────────────────────────────────┤
+                                                                                             ▼ divergent?
+                               confirm on pre-started fresh workers ──▶ shrink ──▶ confirm ──▶ Report
+
+The budget's seconds count from ``SearchOptions.started`` (the CLI passes its own start, so start-up
+counts) and bound everything: the engines' turns, the re-runs of slow inputs, confirmation and
+shrinking (a phase the budget cut short says so in the notes).
 """
 
 from __future__ import annotations
@@ -16,13 +22,12 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from divergent.comparison import Comparison, behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
-from divergent.engines.portfolio import Portfolio
+from divergent.engines.portfolio import TURN_SECONDS, Portfolio
 from divergent.engines.registry import NEEDS_MODEL, engine_class
 from divergent.engines.settings import ModelAccess
 from divergent.errors import EngineCannotProceed, InvalidArgument, MissingExtra
@@ -35,17 +40,48 @@ from divergent.model import (
     Observation,
     Outcome,
     OutcomeKind,
+    Proof,
     Report,
     Verdict,
 )
+from divergent.policy import TimeoutRule
 from divergent.preconditions import conforms
 from divergent.programs import PythonFunction, Signature
 from divergent.sandbox.isolation import GUARANTEES, Isolation
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner, open_runner
+from divergent.search.escalation import AdaptiveLimit, Escalated, Escalator, Pending
+from divergent.search.fresh import Prestarted, SpareRunners
 from divergent.search.options import Progress, SearchOptions
 from divergent.search.partition import Partition
 from divergent.search.shrink import shrink as shrink_input
+
+#: a batch may run this many times its turn's target before the rest waits for the engine's next turn
+_SLICE_SLACK = 3.0
+#: seconds kept at the end of the budget for confirming, shrinking and reporting a difference
+RESERVE_SECONDS = 0.3
+
+
+def start_runner(implementations: Sequence[PythonFunction], options: SearchOptions) -> Prestarted:
+    """Start the search's main runner on a thread (the caller goes on loading meanwhile)."""
+    policy = options.policy
+    return Prestarted(
+        lambda: open_runner(
+            implementations, limits=options.limits, isolation=options.isolation,
+            record_arguments=policy.record_arguments,
+        )
+    )
+
+
+def _requested_classes(names: Sequence[str]) -> dict[str, type[Engine]]:
+    classes = {}
+    for name in names:
+        try:
+            classes[name] = engine_class(name)
+        except (MissingExtra, ImportError) as error:
+            # The caller named this engine: going on without it would answer another question.
+            raise InvalidArgument(f"engine {name!r} cannot run: {error}") from error
+    return classes
 
 
 class Search:
@@ -63,6 +99,7 @@ class Search:
         seeds: tuple[Input, ...] = (),
         requirement: Callable[[Input], bool] | None = None,
         notes: Sequence[str] = (),
+        runner: Prestarted | None = None,
     ) -> None:
         self.implementations = implementations
         self.signature = signature
@@ -71,13 +108,25 @@ class Search:
         self.seeds = seeds
         self.requirement = requirement
         self.notes: list[str] = list(notes)
-        self.started = time.monotonic()
-        self.runner: Runner = open_runner(
-            self.implementations,
-            limits=self.limits,
-            isolation=options.isolation,
-            record_arguments=self.policy.record_arguments,
-        )
+        self.started = options.started if options.started is not None else time.monotonic()
+        prestarted = runner if runner is not None else start_runner(implementations, options)
+        constants = Constants.harvest(impl.source for impl in self.implementations)
+        # Engines named by the caller are imported now (a missing one is an input error); the
+        # default portfolio's are imported when their first turn comes.
+        classes = _requested_classes(engine_names) if options.engines_requested else {}
+        try:
+            self.runner: Runner = prestarted.get()
+        except BaseException:
+            prestarted.discard()
+            raise
+        try:
+            self._set_up(constants, classes)
+        except BaseException:
+            self.runner.close()
+            raise
+
+    def _set_up(self, constants: Constants, classes: dict[str, type[Engine]]) -> None:
+        options = self.options
         level = self.runner.level
         if level is not Isolation.BUBBLEWRAP:
             self.notes.append(f"sandbox: {level.value} only — {GUARANTEES[level]}")
@@ -88,9 +137,7 @@ class Search:
             implementations=self.implementations,
             signature=self.signature,
             seeds=self.seeds,
-            constants=Constants.harvest(impl.source for impl in self.implementations).with_values(
-                self.runner.runtime_constants
-            ),
+            constants=constants.with_values(self.runner.runtime_constants),
             seed=self.seed,
             require=self.requirement,
             limits=self.limits,
@@ -100,14 +147,27 @@ class Search:
             model=model,
             settings=options.engine_settings,
         )
-        self.engines = self._start_engines()
-        self.portfolio = Portfolio(self.engines)
+        self.portfolio = self._start_engines(classes)
+        #: fresh runners for confirmation and re-runs, one started ahead of need
+        self.spares = SpareRunners(self._open_fresh)
         self.seen: set[str] = set()
         self.fingerprints: set[str] = set()
         self.inputs_run = 0
         self.rejected = 0
         #: inputs where only timeouts set implementations apart (see EqualityPolicy.timeouts)
         self.inconclusive = 0
+        rule = getattr(self.policy, "timeouts", TimeoutRule.HANG)
+        self.call_limit = AdaptiveLimit(self.limits, adaptive=rule is not TimeoutRule.DIFFER)
+        self.escalator = Escalator(
+            limits=self.limits, policy=self.policy, hangs_count=rule is TimeoutRule.HANG,
+            fresh_runner=self.spares.take, deadline=self.deadline, reserve=RESERVE_SECONDS,
+        )
+        #: inputs the escalation lane settled on fresh workers, by key (confirmation is then done)
+        self._escalated: dict[str, Escalated] = {}
+        #: inputs of an engine's turn that the slice did not leave time for, run at its next turn
+        self._owed: dict[str, list[Input]] = {}
+        #: the proof of equivalence, once the symbolic engine has one
+        self.proof: Proof | None = None
 
     # -- the options, by name ---------------------------------------------------------------------
 
@@ -139,21 +199,37 @@ class Search:
     def progress(self) -> Callable[[Progress], None] | None:
         return self.options.progress
 
-    def _start_engines(self) -> list[Engine]:
-        engines: list[Engine] = []
-        for name in self.engine_names:
-            try:
-                engines.append(engine_class(name)(self.context))
-            except (EngineCannotProceed, MissingExtra, ImportError) as error:
-                if self.options.engines_requested:
+    @property
+    def engines(self) -> list[Engine]:
+        """The engines started so far."""
+        return self.portfolio.engines
+
+    def _open_fresh(self) -> Runner:
+        return open_runner(
+            self.implementations, limits=self.limits, isolation=self.runner.level,
+            record_arguments=self.policy.record_arguments,
+        )
+
+    def _start_engines(self, classes: dict[str, type[Engine]]) -> Portfolio:
+        if classes:
+            engines: list[Engine] = []
+            for name, cls in classes.items():
+                try:
+                    engines.append(cls(self.context))
+                except (EngineCannotProceed, MissingExtra, ImportError) as error:
                     # The caller named this engine: going on without it would answer another question.
                     raise InvalidArgument(f"engine {name!r} cannot run: {error}") from error
-                self.notes.append(f"engine {name} not used: {error}")
-        if not engines:
-            raise InvalidArgument(
-                "no engine can run: " + "; ".join(self.notes) if self.notes else "no engines selected"
-            )
-        return engines
+            return Portfolio(engines)
+        if not self.engine_names:
+            raise InvalidArgument("no engines selected")
+
+        def factory(name: str) -> Callable[[], Engine]:
+            return lambda: engine_class(name)(self.context)
+
+        def failed(name: str, error: Exception) -> None:
+            self.notes.append(f"engine {name} not used: {error}")
+
+        return Portfolio(pending=[(name, factory(name)) for name in self.engine_names], on_start_failure=failed)
 
     # -- budget -----------------------------------------------------------------------------------
 
@@ -165,6 +241,16 @@ class Search:
     def executions(self) -> int:
         return self.runner.executions
 
+    @property
+    def deadline(self) -> float | None:
+        """When the search's time budget ends (``time.monotonic()``), if it has one."""
+        return None if self.budget.seconds is None else self.started + self.budget.seconds
+
+    def remaining(self) -> float:
+        """Seconds left in the budget (infinite without a time budget)."""
+        deadline = self.deadline
+        return float("inf") if deadline is None else deadline - time.monotonic()
+
     def out_of_budget(self) -> ExitReason | None:
         if self.budget.seconds is not None and self.elapsed >= self.budget.seconds:
             return ExitReason.BUDGET_SECONDS
@@ -173,7 +259,7 @@ class Search:
         return None
 
     def acceptable(self, item: Input) -> bool:
-        """The preconditions: annotations (typeguard) and the user's requirement."""
+        """The preconditions: annotations and the user's requirement."""
         if not conforms(item, self.signature):
             return False
         return self.requirement is None or self.requirement(item)
@@ -181,85 +267,140 @@ class Search:
     # -- one round --------------------------------------------------------------------------------
 
     def step(self) -> list[tuple[str, Observation]]:
-        """Ask the engines for inputs, run the new ones, share the results. Empty when idle."""
+        """Collect the re-runs, poll the background engines, give one engine its turn, run the new
+        inputs and share the results. Empty when idle."""
         observations: list[tuple[str, Observation]] = []
-        batches = self.portfolio.next_batches()
-        for engine, proposed in batches:
-            fresh = []
-            for item in proposed:
-                if item.key in self.seen:
-                    continue
-                self.seen.add(item.key)
-                if not self.acceptable(item):
-                    self.rejected += 1
-                    continue
-                fresh.append(item)
-            if self.budget.executions is not None:
-                room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
-                fresh = fresh[:room]
-            started = time.monotonic()
-            results = self.runner.run(fresh, deadline=self.deadline)
-            novel = divergences = 0
-            batch_observations = []
-            ran = 0
-            for item, outcomes in zip(fresh, results, strict=True):
-                if outcomes is None:
-                    self.seen.discard(item.key)  # the budget ran out before it ran everywhere
-                    continue
-                ran += 1
-                observation = self.policy.observe(item, outcomes)
-                fingerprint = behaviour_fingerprint(observation)
-                if fingerprint not in self.fingerprints:
-                    self.fingerprints.add(fingerprint)
-                    novel += 1
-                divergences += observation.divergent
-                if observation.inconclusive and len(observation.classes) > 1 and not observation.divergent:
-                    self._note_inconclusive(observation)
-                batch_observations.append(observation)
-                observations.append((engine.name, observation))
-            self.inputs_run += ran
-            self.portfolio.record(
-                engine,
-                inputs=ran,
-                executions=ran * len(self.implementations),
-                seconds=time.monotonic() - started,
-                novel=novel,
-                divergences=divergences,
-            )
-            for other in self.engines:
-                with contextlib.suppress(Exception):
-                    other.observe(batch_observations)
+        for result in self.escalator.results():
+            self._take_escalated(result, observations)
+        for engine, proposed in self.portfolio.poll_background():
+            self._run_batch(engine, proposed, observations, started=time.monotonic())
+        turn = self.portfolio.next_turn(extra=self._take_owed)
+        if turn is not None:
+            # (the portfolio counted the engine's time to propose; from here on, running and judging)
+            self._run_batch(*turn, observations, started=time.monotonic())
+        self._look_for_proof()
         self._report_progress()
         return observations
 
+    def _take_owed(self, name: str) -> list[Input]:
+        owed = self._owed.pop(name, [])
+        for item in owed:
+            self.seen.discard(item.key)
+        return owed
+
+    def _run_batch(
+        self, engine: Engine, proposed: list[Input], observations: list[tuple[str, Observation]], *, started: float
+    ) -> None:
+        checked = getattr(engine, "checks_preconditions", False)
+        fresh = []
+        seen = self.seen
+        for item in proposed:
+            key = item.key
+            if key in seen:
+                continue
+            seen.add(key)
+            if not checked and not self.acceptable(item):
+                self.rejected += 1
+                continue
+            fresh.append(item)
+        if self.budget.executions is not None:
+            room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
+            fresh = fresh[:room]
+        deadline = time.monotonic() + max(_SLICE_SLACK * TURN_SECONDS, 4 * self.call_limit.current)
+        if self.deadline is not None:
+            deadline = min(deadline, self.deadline)
+        results = self.runner.run(fresh, deadline=deadline, timeout=self.call_limit.current)
+        novel = divergences = 0
+        batch_observations = []
+        finished: list[tuple[Outcome, ...]] = []
+        owed = []
+        for item, outcomes in zip(fresh, results, strict=True):
+            if outcomes is None:
+                owed.append(item)  # the slice (or the budget) ran out before it ran everywhere
+                continue
+            finished.append(outcomes)
+            observation = self.policy.observe(item, outcomes)
+            fingerprint = behaviour_fingerprint(observation)
+            if fingerprint not in self.fingerprints:
+                self.fingerprints.add(fingerprint)
+                novel += 1
+            divergences += observation.divergent
+            if observation.inconclusive:
+                self._pend(engine.name, observation)
+            batch_observations.append(observation)
+            observations.append((engine.name, observation))
+        if owed and self.out_of_budget() is None:
+            self._owed.setdefault(engine.name, []).extend(owed)
+        else:
+            for item in owed:
+                seen.discard(item.key)
+        self.inputs_run += len(finished)
+        self.call_limit.record(finished)
+        self.portfolio.record(
+            engine,
+            inputs=len(finished),
+            executions=len(finished) * len(self.implementations),
+            seconds=time.monotonic() - started,
+            novel=novel,
+            divergences=divergences,
+        )
+        for other in self.engines:
+            with contextlib.suppress(Exception):
+                other.observe(batch_observations)
+
+    def _pend(self, engine: str, observation: Observation) -> None:
+        """An input some implementation ran past the per-call limit on: re-run it at the escalated
+        limit (where another finished) or at the full limit (where none did)."""
+        outcomes = observation.outcomes
+        finished = [o.seconds for o in outcomes if o.kind is not OutcomeKind.TIMEOUT]
+        self.escalator.submit(Pending(observation, engine, max(finished) if finished else 0.0))
+
+    def _take_escalated(self, result: Escalated, observations: list[tuple[str, Observation]]) -> None:
+        observation = result.observation
+        if result.confirmed or result.why:
+            self._escalated[observation.input.key] = result
+        if observation.inconclusive and len(observation.classes) > 1 and not observation.divergent:
+            self._note_inconclusive(observation, result.limit)
+        observations.append((result.pending.engine, observation))
+        for engine in self.engines:
+            with contextlib.suppress(Exception):
+                engine.observe([observation])
+
     def next_round(self, deadline: float | None = None) -> list[tuple[str, Observation]] | ExitReason:
-        """One :meth:`step`, or why the search must stop (budget, ``deadline``, engines exhausted)."""
+        """One :meth:`step`, or why the search must stop (budget, ``deadline``, a proof, engines exhausted)."""
+        if self.proof is not None:
+            return ExitReason.PROVEN
         reason = self.out_of_budget()
         if reason is not None:
             return reason
         if deadline is not None and time.monotonic() >= deadline:
             return ExitReason.BUDGET_SECONDS
-        if not self.portfolio.active:
+        if not self.portfolio.active and not self.escalator.busy:
             return ExitReason.EXHAUSTED
         observations = self.step()
-        if not observations and self.portfolio.waiting_on_background:
-            time.sleep(0.05)  # only a background engine is left: poll it, do not spin
+        if not observations and (self.portfolio.waiting_on_background or not self.portfolio.active):
+            time.sleep(0.02)  # only a background engine or the re-run lane is left: poll, do not spin
         return observations
 
-    def _note_inconclusive(self, observation: Observation) -> None:
+    def _note_inconclusive(self, observation: Observation, limit: float) -> None:
         self.inconclusive += 1
         if self.inconclusive == 1:
             slow = ", ".join(self.implementations[i].label for i in observation.inconclusive)
             call = observation.input.call(self.implementations[0].entry_point, max_length=60)
             self.notes.append(
-                f"inconclusive: {slow} timed out on {call} where others finished (a slow implementation "
-                "is not a different one; --timeouts differ counts this as a difference)"
+                f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a slow "
+                "implementation is not a different one; --timeouts hang counts a hang as a difference)"
             )
 
-    @property
-    def deadline(self) -> float | None:
-        """When the search's time budget ends (``time.monotonic()``), if it has one."""
-        return None if self.budget.seconds is None else self.started + self.budget.seconds
+    def _look_for_proof(self) -> None:
+        symbolic = self.portfolio.engine("symbolic")
+        proof = getattr(symbolic, "proof", None)
+        if proof is None:
+            return
+        found = proof()
+        if found is None or self.escalator.waiting():
+            return
+        self.proof = found
 
     def _report_progress(self, phase: str = "searching") -> None:
         if self.progress is not None:
@@ -276,17 +417,11 @@ class Search:
 
     # -- confirmation and shrinking -----------------------------------------------------------
 
-    def run_fresh(self, item: Input, *, timeout_factor: float = 1.0) -> tuple[Outcome, ...]:
+    def run_fresh(self, item: Input, *, timeout: float | None = None) -> tuple[Outcome, ...]:
         """Run one input on brand-new workers (no state left over from earlier calls)."""
-        limits = self.limits
-        if timeout_factor != 1.0:
-            limits = replace(limits, timeout=limits.timeout * timeout_factor)
-        fresh = open_runner(
-            self.implementations, limits=limits, isolation=self.runner.level,
-            record_arguments=self.policy.record_arguments,
-        )
+        fresh = self.spares.take()
         try:
-            outcomes = fresh.run([item])[0]
+            outcomes = fresh.run([item], timeout=timeout)[0]
         finally:
             fresh.close()
         assert outcomes is not None  # no deadline: every implementation ran
@@ -295,12 +430,16 @@ class Search:
     def confirm(self, observation: Observation) -> tuple[Observation | None, str]:
         """Re-run a divergent input on fresh workers; None (with why) if it does not hold.
 
-        When a timeout takes part in the difference (``--timeouts differ``), the re-run gives three
-        times the timeout, so a call that is merely slow on a loaded machine is not reported."""
+        An input the escalation lane re-ran on fresh workers is confirmed already. When a timeout
+        takes part in the difference (``--timeouts differ``), the re-run gives three times the
+        timeout, so a call that is merely slow on a loaded machine is not reported."""
+        settled = self._escalated.get(observation.input.key)
+        if settled is not None and settled.observation is observation:
+            return (observation, "") if settled.confirmed else (None, settled.why)
         timed_out = any(
             o.kind is OutcomeKind.TIMEOUT for i, o in enumerate(observation.outcomes) if i not in observation.inconclusive
         )
-        outcomes = self.run_fresh(observation.input, timeout_factor=3.0 if timed_out else 1.0)
+        outcomes = self.run_fresh(observation.input, timeout=self.limits.timeout * (3.0 if timed_out else 1.0))
         unstable = [
             self.implementations[i].label
             for i, (before, after) in enumerate(zip(observation.outcomes, outcomes, strict=True))
@@ -316,7 +455,7 @@ class Search:
 
     def shrink(self, observation: Observation, seconds: float) -> Observation:
         """A simpler input with the same classes and the same kind of difference, confirmed; the
-        original if none is found.
+        original if none is found (a note says so when the time ran out first).
 
         "The same kind": when the implementations differ in what they return or raise, a smaller
         input must too (not only in how they leave their arguments, or in what they print)."""
@@ -324,6 +463,9 @@ class Search:
         values_only = self.policy.essential()
         keep_values_apart = values_only.partition(observation.outcomes) == target
         deadline = time.monotonic() + seconds
+        # A difference that needed a longer limit (a hang, a slow call) is shrunk under that limit.
+        limit = max(self.call_limit.current, max(o.seconds for o in observation.outcomes) * 2)
+        limit = min(limit, self.limits.timeout)
 
         def same_difference(item: Input, outcomes: tuple[Outcome, ...] | None) -> bool:
             if outcomes is None:
@@ -335,7 +477,7 @@ class Search:
         kept: dict[str, tuple[Outcome, ...]] = {}
 
         def still_divergent(batch: Sequence[Input]) -> list[bool]:
-            results = self.runner.run(batch, deadline=deadline)
+            results = self.runner.run(batch, deadline=deadline, timeout=limit)
             verdicts = []
             for item, outcomes in zip(batch, results, strict=True):
                 verdicts.append(same_difference(item, outcomes))
@@ -346,6 +488,8 @@ class Search:
         smaller = shrink_input(
             observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds
         )
+        if time.monotonic() >= deadline:
+            self.notes.append("shrinking was cut short by the budget: the counterexample may not be the simplest")
         if smaller.key == observation.input.key:
             return observation
         confirmed, _ = self.confirm(self.policy.observe(smaller, kept[smaller.key]))
@@ -371,10 +515,28 @@ class Search:
             isolation=self.runner.level.value,
             policy=self.policy.describe(),
             seed=self.seed,
-            notes=tuple(self.notes) + self._model_engine_notes(),
+            notes=tuple(self.notes) + self._unsettled_notes() + self._model_engine_notes(),
             nondeterministic=tuple(partition.nondeterministic),
             filtered_out=tuple(partition.filtered_out),
             llm=self.llm_usage(),
+            proof=self.proof if verdict is Verdict.PROVEN_EQUIVALENT else None,
+        )
+
+    def _unsettled_notes(self) -> tuple[str, ...]:
+        """Inputs some implementation was slow on that the budget left no time to re-run."""
+        waiting = self.escalator.waiting()
+        if not waiting:
+            return ()
+        first = waiting[0].observation
+        slow = ", ".join(
+            self.implementations[i].label for i, o in enumerate(first.outcomes) if o.kind is OutcomeKind.TIMEOUT
+        )
+        call = first.input.call(self.implementations[0].entry_point, max_length=60)
+        more = f" (and {len(waiting) - 1} more input(s))" if len(waiting) > 1 else ""
+        return (
+            f"inconclusive: {slow} ran past {self.call_limit.current:g} s on {call} where others finished{more}; "
+            "the budget left no time to re-run it with the escalated limit (a larger --budget may tell a hang "
+            "from a slow call)",
         )
 
     def _model_engine_notes(self) -> tuple[str, ...]:
@@ -398,9 +560,9 @@ class Search:
         return {"model": self.llm.model, **self.llm.usage().as_dict()}
 
     def close(self) -> None:
+        self.escalator.close()
         for engine in self.engines:
             with contextlib.suppress(Exception):
                 engine.close()
+        self.spares.close()
         self.runner.close()
-
-

@@ -74,6 +74,9 @@ class SearchOptions:
     engine_settings: EngineSettings = field(default_factory=EngineSettings)
     #: called with a :class:`Progress` after every batch (live displays)
     progress: Callable[[Progress], None] | None = None
+    #: when the budget's seconds began (``time.monotonic()``), for one search; None: when the search
+    #: starts. The CLI passes its own start, so start-up counts against ``--budget``
+    started: float | None = None
 
     def __post_init__(self) -> None:
         budget: Any = self.budget

@@ -7,7 +7,8 @@ protocol (at worst it breaks its own results, which the parent sees as a crash).
 
 Started by :class:`divergent.sandbox.pool.WorkerProcess` as ``worker LIMITS PROGRESS_FILE``; speaks
 the kit's protocol. Commands: ``("load", implementation)`` answers ``{"ok": bool, ...}``;
-``("run", {...})`` answers with one or more ``{"results": [...], "done": bool}`` frames, flushed
+``("run", {...})`` (with an optional per-call ``"timeout"`` for the batch) answers with one or more
+``{"results": [...], "done": bool}`` frames, flushed
 every few milliseconds so the parent sees progress; ``("load_many", {"implementations": [...]})``
 and ``("run_cells", {...})`` do the same for several implementations in one worker (the
 implementation matrix); ``("ping", {})`` answers ``{"ok": true}``. Before each call the worker
@@ -210,6 +211,9 @@ class Worker:
         indices = payload["indices"]
         compare_mutation = payload["encode_args"]
         careful = payload["careful"]
+        # The batch's own per-call limit, when the caller sent one (a search starts small and
+        # adapts it); else the worker's limit.
+        timeout = payload.get("timeout")
         pending: list[dict] = []
         last_flush = received = self._monotonic()
         # Past the caller's deadline, stop between calls: the caller's budget is spent.
@@ -221,7 +225,7 @@ class Worker:
                 return
             self._progress[:] = PROGRESS_RECORD.pack(index)
             started = self._monotonic()
-            pending.append(self._call(blob, compare_mutation))
+            pending.append(self._call(blob, compare_mutation, timeout))
             now = self._monotonic()
             if careful or now - started > 0.005 or now - last_flush > 0.02:
                 self.send({"results": pending, "done": False})
