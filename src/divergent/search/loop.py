@@ -168,6 +168,8 @@ class Search:
         self._owed: dict[str, list[Input]] = {}
         #: the proof of equivalence, once the symbolic engine has one
         self.proof: Proof | None = None
+        #: inputs on which a program behaved differently when re-run (no proof then)
+        self._unstable = 0
 
     # -- the options, by name ---------------------------------------------------------------------
 
@@ -359,6 +361,8 @@ class Search:
         observation = result.observation
         if result.confirmed or result.why:
             self._escalated[observation.input.key] = result
+        if result.why:
+            self._unstable += 1
         if observation.inconclusive and len(observation.classes) > 1 and not observation.divergent:
             self._note_inconclusive(observation, result.limit)
         observations.append((result.pending.engine, observation))
@@ -393,12 +397,18 @@ class Search:
             )
 
     def _look_for_proof(self) -> None:
+        """Stop with the symbolic engine's proof of equivalence, once it has one (and nothing the
+        search saw contradicts it: a difference ends the search first; an input still being re-run,
+        or a program that behaved differently on a re-run, holds the proof back)."""
         symbolic = self.portfolio.engine("symbolic")
         proof = getattr(symbolic, "proof", None)
-        if proof is None:
+        if proof is None or self.proof is not None:
             return
         found = proof()
-        if found is None or self.escalator.waiting():
+        refusal = getattr(symbolic, "not_a_proof", "")
+        if refusal and refusal not in self.notes:
+            self.notes.append(refusal)
+        if found is None or self.escalator.waiting() or self._unstable:
             return
         self.proof = found
 
@@ -447,6 +457,7 @@ class Search:
             and OutcomeKind.TIMEOUT not in (before.kind, after.kind)
         ]
         if unstable:
+            self._unstable += 1
             return None, f"not deterministic: {', '.join(unstable)} behaved differently on a re-run"
         confirmed = self.policy.observe(observation.input, outcomes)
         if not confirmed.divergent:
