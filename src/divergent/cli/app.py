@@ -4,7 +4,9 @@ one-line input errors, the stderr console, the live progress line."""
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
@@ -23,6 +25,27 @@ app = typer.Typer(
 )
 
 EXIT_SAME, EXIT_DIVERGENT, EXIT_ERROR = 0, 1, 2
+
+#: when this module was imported (``time.monotonic()``): the start of the command when the
+#: process's own start cannot be read
+_IMPORTED = time.monotonic()
+
+
+def process_started() -> float:
+    """When this process started, as a ``time.monotonic()`` value: ``--budget`` counts from there,
+    so start-up and imports count too. Read from ``/proc`` (Linux); elsewhere, when the CLI loaded."""
+    try:
+        with open("/proc/self/stat", "rb") as stream:
+            fields = stream.read().rsplit(b")", 1)[1].split()
+        start_ticks = int(fields[19])  # field 22 of stat(5), counted from after the command name
+        with open("/proc/uptime", "rb") as stream:
+            uptime = float(stream.read().split()[0])
+        age = uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return _IMPORTED
+    if not 0 <= age < 60:
+        return _IMPORTED  # clocks that do not agree: count from the CLI's start
+    return time.monotonic() - age
 
 
 def fail(message: str, *, as_json: bool = False) -> typer.Exit:

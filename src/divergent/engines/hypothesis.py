@@ -41,7 +41,7 @@ from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
-from divergent.engines.shapes import FLOAT_SPECIALS, INT_BOUNDARIES, TRICKY_CHARACTERS
+from divergent.engines.shapes import FLOAT_SPECIALS, INT_BOUNDARIES, NEAR_POWERS, RUN_LENGTHS, TRICKY_CHARACTERS
 from divergent.errors import EngineCannotProceed
 from divergent.model import Input, Observation
 from divergent.programs import ParameterKind
@@ -84,7 +84,8 @@ class _Strategies:
         self.used_from_type = False
         # The harvested values first: Hypothesis' simplest pick from sampled_from is the first item.
         special_ints = tuple(dict.fromkeys((*constants.int_neighbourhood(), *INT_BOUNDARIES)))
-        self.int = st.integers() | st.sampled_from(special_ints)
+        # Values next to powers of two and ten (and their negatives), small ones first.
+        self.int = st.integers() | st.sampled_from(special_ints) | st.sampled_from(NEAR_POWERS)
         special_floats = dict.fromkeys(constants.floats)
         for value in constants.ints:
             try:
@@ -92,8 +93,13 @@ class _Strategies:
             except OverflowError:
                 continue
         special_floats.update(dict.fromkeys(FLOAT_SPECIALS))
-        self.float = st.floats() | st.sampled_from(tuple(special_floats))
-        self.str = st.text(_CHARACTERS) | st.text(alphabet=st.sampled_from(TRICKY_CHARACTERS), max_size=4)
+        powers = tuple(float(value) for value in NEAR_POWERS if abs(value) <= 2**80)
+        self.float = st.floats() | st.sampled_from(tuple(special_floats)) | st.sampled_from(powers)
+        self.str = (
+            st.text(_CHARACTERS)
+            | st.text(alphabet=st.sampled_from(TRICKY_CHARACTERS), max_size=4)
+            | _runs_of(st.characters(exclude_categories=("Cs",))).map("".join)
+        )
         if constants.strings:
             self.str = self.str | _variations_of(constants.strings, st.text(_CHARACTERS, max_size=2))
         # Strings whose length is a harvested number, made of harvested characters: code that checks
@@ -141,7 +147,8 @@ class _Strategies:
             origin, args = annotation, ()
         element = args[0] if args else Any
         if origin in SEQUENCE_ORIGINS:
-            return st.lists(self.build(element), max_size=_MAX_SIZE)
+            items = self.build(element)
+            return st.lists(items, max_size=_MAX_SIZE) | _runs_of(items)
         if origin in SET_ORIGINS:
             return st.sets(self._hashable(element), max_size=_MAX_SIZE)
         if origin is frozenset:
@@ -167,6 +174,13 @@ class _Strategies:
         if annotation is Any or annotation is None:
             return st.none() | st.booleans() | self.int | self.str
         return self.build(annotation)
+
+
+def _runs_of(items: st.SearchStrategy[Any]) -> st.SearchStrategy[list[Any]]:
+    """Lists of one item repeated 10 to 100 times (each a copy): buffer sizes, limits, quadratic code."""
+    return st.tuples(items, st.sampled_from(RUN_LENGTHS)).map(
+        lambda pair: [copy.deepcopy(pair[0]) for _ in range(pair[1])]
+    )
 
 
 def _variations_of(harvested: Sequence[Any], affix: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:

@@ -24,7 +24,7 @@ from divergent.engines.seeds import infer_annotation, parameter_values, satisfie
 from divergent.engines.settings import MutationOperators
 from divergent.engines.shapes import ANY_SHAPE, NONE_TYPE, CannotGenerate, minimal_value, shape_of
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.model import Input, Observation
+from divergent.model import Input, Observation, OutcomeKind
 from divergent.programs import Parameter, ParameterKind
 
 __all__ = ["MutationEngine"]
@@ -35,6 +35,11 @@ _MAX_FRUITLESS_ATTEMPTS = 3000
 _MAX_POOL = 5000
 _MAX_FAVOURED = 256
 _MAX_RECENT = 1000
+#: the size of new values at the start, its least, and its growth per 64 of the engine's inputs
+#: that ran within the per-call limit
+_FIRST_SIZE = 0.1
+_MIN_SIZE = 0.02
+_SIZE_STEP = 0.02
 
 
 #: types whose repr identifies the value exactly (floats included: repr tells -0.0 from 0.0)
@@ -71,6 +76,8 @@ class MutationEngine(Engine):
         if context.settings.mutation_operators is MutationOperators.TABLE6:
             self._mutator.allowed = TABLE6_OPERATORS
             self._gen_children = []
+        else:
+            self._mutator.size = _FIRST_SIZE
         signature = context.signature
         self._parameters = signature.parameters
         self._positional = signature.positional
@@ -327,8 +334,17 @@ class MutationEngine(Engine):
 
     def observe(self, observations: Sequence[Observation]) -> None:
         # Every observed input met the preconditions (the search runs no other).
+        own = slow = 0
         for observation in observations:
             input = observation.input
+            timed_out = any(outcome.kind is OutcomeKind.TIMEOUT for outcome in observation.outcomes)
+            if input.how_generated == self.name:
+                own += 1
+                slow += timed_out
+            if timed_out:
+                # A slow input makes slow children: never a parent (the search re-runs it itself).
+                self._seen.add(input.key)
+                continue
             self._seen.add(input.key)
             behaviour = behaviour_fingerprint(observation)
             kind_of_behaviour = behaviour_fingerprint(observation, with_values=False)
@@ -343,6 +359,17 @@ class MutationEngine(Engine):
                 self._favoured.append(input)
             # New parents may have new children: the search is no longer fruitless.
             self._fruitless = 0
+        self._adjust_size(own, slow)
+
+    def _adjust_size(self, own: int, slow: int) -> None:
+        """Grow new values while this engine's inputs run fast; halve their size when more than a
+        tenth ran past the search's per-call limit (small inputs first, as Hypothesis does)."""
+        if self._mutator.table6 or not own:
+            return
+        if slow > 0.1 * own:
+            self._mutator.size = max(_MIN_SIZE, self._mutator.size * 0.5)
+        else:
+            self._mutator.size = min(1.0, self._mutator.size + _SIZE_STEP * own / 64)
 
     def _add_to_pool(self, input: Input) -> None:
         if len(self._pool) < _MAX_POOL:

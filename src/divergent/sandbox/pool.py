@@ -90,6 +90,7 @@ class WorkerPool:
         self.restarts = 0
         #: the per-call limit of the batch being run
         self._batch_timeout = limits.timeout
+        self._closed = False
         #: numbers, strings and bytes the implementations computed when they loaded (decoded builtins)
         self.runtime_constants: list = []
         self._workers: list[WorkerProcess | None] = [None] * len(self.implementations)
@@ -125,6 +126,9 @@ class WorkerPool:
         old = self._workers[index]
         if old is not None:
             old.kill()
+        if self._closed:
+            # Closed (from another thread) while a run was in progress: the run ends here.
+            raise SandboxUnavailable("the worker pool was closed")
         self.restarts += 1
         worker = WorkerProcess(self.implementations[index], self.limits, self.level)
         self._workers[index] = worker
@@ -139,6 +143,7 @@ class WorkerPool:
             )
 
     def close(self) -> None:
+        self._closed = True
         for worker in self._workers:
             if worker is not None:
                 worker.kill()

@@ -197,8 +197,8 @@ class Escalator:
         if running is not None:
             with contextlib.suppress(Exception):
                 running.close()
-        if self._thread is not None:
-            self._thread.join(timeout=2.0)
+        # The thread is not waited for: a re-run whose runner was closed under it wakes up at its
+        # own limit, finds the pool closed and ends (a daemon thread; its workers are dead already).
         if self._slow_runner is not None:
             with contextlib.suppress(Exception):
                 self._slow_runner.close()
@@ -251,20 +251,21 @@ class Escalator:
             return None  # no time left to say more than the first run did
         item = pending.observation.input
         if one_sided:
-            runner = self._fresh_runner()
-            with self._lock:
-                self._running = runner
-                stopping = self._stopping
-            try:
-                results = [] if stopping else runner.run([item], timeout=limit)
-            finally:
-                with self._lock:
-                    self._running = None
-                runner.close()
+            runner = self._fresh_runner()  # fresh: what it shows is confirmed as it is shown
         else:
             if self._slow_runner is None:
                 self._slow_runner = self._fresh_runner()
-            results = self._slow_runner.run([item], timeout=limit)
+            runner = self._slow_runner
+        with self._lock:
+            self._running = runner
+            stopping = self._stopping
+        try:
+            results = [] if stopping else runner.run([item], timeout=limit)
+        finally:
+            with self._lock:
+                self._running = None
+            if one_sided:
+                runner.close()
         outcomes = results[0] if results else None
         if outcomes is None:
             return None

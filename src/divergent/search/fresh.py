@@ -45,7 +45,8 @@ class _HeldRunner:
 class Prestarted:
     """A runner being started on a thread; :meth:`get` waits for it (and raises what its start raised)."""
 
-    def __init__(self, start: Callable[[], Runner]) -> None:
+    def __init__(self, start: Callable[[], Runner], *, on_ready: Callable[[], None] | None = None) -> None:
+        self._on_ready = on_ready
         self._runner: Runner | None = None
         self._error: BaseException | None = None
         self._discarded = False
@@ -69,6 +70,8 @@ class Prestarted:
         self._ready.set()
         if discarded:
             held.close()  # nobody will use it any more
+        elif self._on_ready is not None:
+            self._on_ready()
         self._closed.wait()
 
     @property
@@ -96,41 +99,49 @@ class Prestarted:
 
 
 class SpareRunners:
-    """Fresh runners on demand, one always starting or ready in the background.
+    """Fresh runners on demand, ``count`` of them starting or ready in the background.
 
-    Thread-safe: the search's thread and its re-run lane both take runners. A taken runner belongs
-    to the caller (who closes it)."""
+    A found difference is confirmed on one, and its shrunk form on another, so two are kept; the
+    second starts once the first is ready (starting both at once would slow the first). Thread-safe:
+    the search's thread and its re-run lane both take runners. A taken runner belongs to the caller
+    (who closes it)."""
 
-    def __init__(self, start: Callable[[], Runner], *, start_now: bool = True) -> None:
+    def __init__(self, start: Callable[[], Runner], *, count: int = 2, start_now: bool = True) -> None:
         self._start = start
+        self._count = count
         self._lock = threading.Lock()
-        self._next: Prestarted | None = None
+        self._spares: list[Prestarted] = []
         self._closed = False
         if start_now:
             self.prepare()
 
     def prepare(self) -> None:
-        """Start the next spare if none is starting or ready."""
+        """Start a spare when fewer than ``count`` are starting or ready, and none is still starting."""
         with self._lock:
-            if self._next is None and not self._closed:
-                self._next = Prestarted(self._start)
+            if self._closed or len(self._spares) >= self._count:
+                return
+            if self._spares and not self._spares[-1].ready:
+                return  # the next one starts when this one is ready (see take and _started)
+            self._spares.append(Prestarted(self._start, on_ready=self.prepare))
 
     def take(self) -> Runner:
-        """A fresh runner (the ready spare, else one started now); the next spare starts at once."""
+        """A fresh runner (a ready spare, else the one starting, else one started now); the next
+        spare starts at once."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the spare runners are closed")
-            spare, self._next = self._next, None
+            ready = [spare for spare in self._spares if spare.ready]
+            spare = ready[0] if ready else (self._spares[0] if self._spares else None)
+            if spare is not None:
+                self._spares.remove(spare)
         if spare is None:
             spare = Prestarted(self._start)
-        try:
-            return spare.get()
-        finally:
-            self.prepare()
+        self.prepare()
+        return spare.get()
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            spare, self._next = self._next, None
-        if spare is not None:
+            spares, self._spares = self._spares, []
+        for spare in spares:
             spare.discard()

@@ -526,7 +526,10 @@ class Search:
             isolation=self.runner.level.value,
             policy=self.policy.describe(),
             seed=self.seed,
-            notes=tuple(self.notes) + self._unsettled_notes() + self._model_engine_notes(),
+            # (inputs still being re-run say nothing once a difference is reported)
+            notes=tuple(self.notes)
+            + (self._unsettled_notes() if verdict is not Verdict.DIVERGENT else ())
+            + self._model_engine_notes(),
             nondeterministic=tuple(partition.nondeterministic),
             filtered_out=tuple(partition.filtered_out),
             llm=self.llm_usage(),
