@@ -259,7 +259,9 @@ def _fast_checker_cached(annotation: Any) -> Callable[[Any], bool] | None:
             return None
         count = len(items)
         return lambda value: (
-            isinstance(value, tuple) and len(value) == count and all(check(v) for check, v in zip(items, value))  # type: ignore[misc]
+            isinstance(value, tuple)
+            and len(value) == count
+            and all(check(v) for check, v in zip(items, value, strict=True))  # type: ignore[misc]
         )
     return None
 

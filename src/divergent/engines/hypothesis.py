@@ -41,7 +41,13 @@ from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
-from divergent.engines.shapes import FLOAT_SPECIALS, INT_BOUNDARIES, NEAR_POWERS, RUN_LENGTHS, TRICKY_CHARACTERS
+from divergent.engines.shapes import (
+    FLOAT_SPECIALS,
+    INT_BOUNDARIES,
+    NEAR_POWERS,
+    RUN_LENGTHS,
+    TRICKY_CHARACTERS,
+)
 from divergent.errors import EngineCannotProceed
 from divergent.model import Input, Observation
 from divergent.programs import ParameterKind
