@@ -107,7 +107,12 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             # With N implementations, spend what is left of the budget to find every class, not
             # just the first split.
             search._report_progress("refining classes")
-            refine_partition(search, partition, deadline=search.deadline, pending=leftover)
+            stopped = refine_partition(search, partition, deadline=search.deadline, pending=leftover)
+            if stopped is ExitReason.BUDGET_SECONDS and len(partition.classes) < count:
+                search.notes.append(
+                    "refining the behaviour classes was cut short by the budget: some classes may hold "
+                    "implementations that differ"
+                )
     if counterexample is not None:
         result = Verdict.DIVERGENT
     elif exit_reason is ExitReason.PROVEN:
