@@ -38,10 +38,7 @@ from typing import Any
 from divergent.engines.constants import Constants
 from divergent.engines.shapes import (
     FLOAT_SPECIALS,
-    INT_BOUNDARIES,
-    NEAR_POWERS,
     NONE_TYPE,
-    RUN_LENGTHS,
     TRICKY_CHARACTERS,
     CannotGenerate,
     Shape,
@@ -51,6 +48,7 @@ from divergent.engines.shapes import (
     runtime_shape,
     shape_of,
 )
+from divergent.engines.sizes import boundary_within, near_power_within, run_length_within
 
 __all__ = ["TABLE6_OPERATORS", "Mutator"]
 
@@ -64,7 +62,6 @@ TABLE6_OPERATORS = frozenset({
     "duplicate-entry", "insert-entry", "delete-entry", "mutate-element", "mutate-key", "mutate-value",
 })  # fmt: skip
 _ASCII = string.printable
-_NEAR_POWER_MAGNITUDES = [abs(value) for value in NEAR_POWERS]
 #: an operator whose children are all duplicates still runs this often, relative to a fresh one
 _MIN_OPERATOR_WEIGHT = 0.05
 #: containers are generated empty past this depth, so recursive annotations terminate
@@ -192,7 +189,7 @@ class Mutator:
             if not self.table6 and self.constants.strings and rng.random() < 0.25:
                 return rng.choice(self.constants.strings)
             if not self.table6 and rng.random() < 0.05:
-                return self._random_char() * self._run_length()  # one character, repeated
+                return self._random_char() * run_length_within(self.rng, self.size)  # one character, repeated
             return "".join(self._random_char() for _ in range(rng.randint(0, 8)))
         if family in ("bytes", "bytearray"):
             if not self.table6 and self.constants.bytes_ and rng.random() < 0.25:
@@ -233,25 +230,6 @@ class Mutator:
         """The largest magnitude of new ints, in bits, at the current size."""
         return 8 + int(120 * self.size)
 
-    def _boundary(self) -> int:
-        """A boundary value no larger than the current size allows (the largest ones at full size)."""
-        limit = 1 << self.max_bits if self.size < 1.0 else None
-        for _ in range(8):
-            value = self.rng.choice(INT_BOUNDARIES)
-            if limit is None or abs(value) <= limit:
-                return value
-        return self.rng.choice((0, 1, -1, 127, 128, 255, 256))
-
-    def _near_power(self) -> int:
-        """A value next to a power of two or ten (or its negative), within the current size."""
-        limit = 1 << self.max_bits
-        end = bisect.bisect_right(_NEAR_POWER_MAGNITUDES, limit)
-        return NEAR_POWERS[self.rng.randrange(max(1, end))]
-
-    def _run_length(self) -> int:
-        longest = 10 + int(90 * self.size)
-        return self.rng.choice([n for n in RUN_LENGTHS if n <= longest])
-
     def _random_int(self) -> int:
         rng = self.rng
         if self.table6:
@@ -262,9 +240,9 @@ class Mutator:
         if roll < 0.37 and self.neighbourhood:
             return rng.choice(self.neighbourhood)
         if roll < 0.45:
-            return self._boundary()
+            return boundary_within(self.rng, None if self.size >= 1.0 else self.max_bits)
         if roll < 0.55:
-            return self._near_power()
+            return near_power_within(self.rng, self.max_bits)
         if roll < 0.75:
             spread = 10 + int(990 * self.size)
             return rng.randint(-spread, spread)
@@ -318,9 +296,9 @@ class Mutator:
             # Table 6 *adds* a random number in Gen(d); the search jumps to one.
             return value + self._random_int() if self.table6 else self._random_int()
         if operator == "boundary":
-            return self._boundary()
+            return boundary_within(self.rng, None if self.size >= 1.0 else self.max_bits)
         if operator == "near-power":
-            return self._near_power()
+            return near_power_within(self.rng, self.max_bits)
         if operator == "special-int":
             return rng.choice((0, 1, -1))
         if operator == "negate":
@@ -362,7 +340,7 @@ class Mutator:
             return float(math.trunc(value)) if math.isfinite(value) else value
         if operator == "near-power":
             # A power of two or ten as a float, or the float next to it.
-            base = float(self._near_power())
+            base = float(near_power_within(self.rng, self.max_bits))
             return math.nextafter(base, rng.choice((math.inf, -math.inf))) if rng.random() < 0.3 else base
         return rng.choice(self.harvested_floats)
 
@@ -419,7 +397,7 @@ class Mutator:
             # One character (of the value, or a new one) repeated 10 to 100 times.
             at = rng.randint(0, length)
             unit = value[at - 1 : at] if at and rng.random() < 0.5 else random_unit()
-            return value[:at] + unit * self._run_length() + value[at:]
+            return value[:at] + unit * run_length_within(self.rng, self.size) + value[at:]
         if operator == "harvested-string":
             return rng.choice(harvested)
         if operator == "empty":
@@ -482,7 +460,7 @@ class Mutator:
             # One element (of the list, or a new one) repeated 10 to 100 times, each a copy.
             unit = rng.choice(items) if items and rng.random() < 0.5 else self._new_element(items, element, depth)
             at = rng.randint(0, len(items))
-            items[at:at] = [copy.deepcopy(unit) for _ in range(self._run_length())]
+            items[at:at] = [copy.deepcopy(unit) for _ in range(run_length_within(self.rng, self.size))]
         elif operator == "delete-element":
             del items[rng.randrange(len(items))]
         elif operator == "duplicate-element":
