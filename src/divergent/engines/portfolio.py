@@ -94,15 +94,17 @@ class Portfolio:
         *,
         pending: Sequence[tuple[str, Callable[[], Engine]]] = (),
         on_start_failure: Callable[[str, Exception], None] | None = None,
+        order: Sequence[str] = (),
     ) -> None:
         """``engines`` are running already; ``pending`` are (name, factory) pairs built at their first
         turn, in order. A factory that raises (an optional library missing, say) stops that engine;
-        ``on_start_failure`` hears about it."""
-        self._arms: dict[str, _Arm] = {}
-        for engine in engines:
-            self._arms[engine.name] = _Arm(engine.name, None, engine)
-        for name, factory in pending:
-            self._arms[name] = _Arm(name, factory)
+        ``on_start_failure`` hears about it. ``order``: the engines' order in turns and statistics
+        (default: running ones first, then pending ones)."""
+        arms = [_Arm(engine.name, None, engine) for engine in engines]
+        arms += [_Arm(name, factory) for name, factory in pending]
+        rank = {name: position for position, name in enumerate(order)}
+        arms.sort(key=lambda arm: rank.get(arm.name, len(rank)))
+        self._arms: dict[str, _Arm] = {arm.name: arm for arm in arms}
         self._on_start_failure = on_start_failure
 
     @property

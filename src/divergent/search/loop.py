@@ -231,7 +231,17 @@ class Search:
         def failed(name: str, error: Exception) -> None:
             self.notes.append(f"engine {name} not used: {error}")
 
-        return Portfolio(pending=[(name, factory(name)) for name in self.engine_names], on_start_failure=failed)
+        # The engines that drive a model work on their own thread, mostly waiting on the network:
+        # they start at once (the others at their first turn, cheapest first).
+        at_once = []
+        for name in self.engine_names:
+            if name in NEEDS_MODEL:
+                try:
+                    at_once.append(engine_class(name)(self.context))
+                except (EngineCannotProceed, MissingExtra, ImportError) as error:
+                    failed(name, error)
+        later = [(name, factory(name)) for name in self.engine_names if name not in NEEDS_MODEL]
+        return Portfolio(at_once, pending=later, on_start_failure=failed, order=self.engine_names)
 
     # -- budget -----------------------------------------------------------------------------------
 
@@ -308,10 +318,13 @@ class Search:
         if self.budget.executions is not None:
             room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
             fresh = fresh[:room]
-        deadline = time.monotonic() + max(_SLICE_SLACK * TURN_SECONDS, 4 * self.call_limit.current)
+        limit = self.call_limit.current
+        deadline = time.monotonic() + max(_SLICE_SLACK * TURN_SECONDS, 4 * limit)
         if self.deadline is not None:
             deadline = min(deadline, self.deadline)
-        results = self.runner.run(fresh, deadline=deadline, timeout=self.call_limit.current)
+            # A call started just before the end of the budget must not run far past it.
+            limit = min(limit, max(0.01, self.deadline - time.monotonic()))
+        results = self.runner.run(fresh, deadline=deadline, timeout=limit)
         novel = divergences = 0
         batch_observations = []
         finished: list[tuple[Outcome, ...]] = []
