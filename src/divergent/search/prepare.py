@@ -3,16 +3,13 @@ implementations, merge their signatures, gather seeds, build the precondition, s
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from divergent import load
-from divergent.engines.registry import ENGINES, NEEDS_MODEL, parse_engine_list
+from divergent.engines.registry import NEEDS_MODEL, parse_engine_list
 from divergent.errors import InvalidArgument
 from divergent.model import Input
 from divergent.preconditions import conforms, make_requirement
@@ -106,20 +103,6 @@ def engine_names(options: SearchOptions) -> tuple[str, ...]:
     return names
 
 
-def warm_up_engines(names: Sequence[str]) -> None:
-    """Import the engines' modules on a thread (the first turn of an engine whose library is slow
-    to import, Hypothesis's, then costs the search nothing): imports are thread-safe, and the
-    search mostly waits for its workers meanwhile."""
-    modules = [ENGINES[name].partition(":")[0] for name in names if name in ENGINES]
-
-    def import_all() -> None:
-        for module in modules:
-            with contextlib.suppress(Exception):  # a missing extra is reported at the engine's turn
-                importlib.import_module(module)
-
-    threading.Thread(target=import_all, name="divergent-engine-imports", daemon=True).start()
-
-
 def prepare(
     implementations: Sequence[ImplementationSpec], options: SearchOptions | None = None, *, minimum: int = 2,
     **changes: Any,
@@ -133,10 +116,9 @@ def prepare(
         raise InvalidArgument(f"need at least {minimum} implementations to compare, got {len(impls)}")
     signature = load.common_signature(impls)
     names = engine_names(options)
-    # The workers start (and load the implementations) while the rest is read and checked, and the
-    # engines' libraries are imported while the workers start.
+    # The workers start (and load the implementations) while the rest is read and checked; the
+    # engines' libraries are imported only when an engine's first turn comes.
     runner = start_runner(impls, options)
-    warm_up_engines(names)
     try:
         seed_inputs, notes = gather_seeds(impls, signature, options.seeds)
         load.check_generatable(signature, seed_inputs)
