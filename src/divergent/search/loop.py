@@ -110,6 +110,8 @@ class Search:
         self.notes: list[str] = list(notes)
         self.started = options.started if options.started is not None else time.monotonic()
         prestarted = runner if runner is not None else start_runner(implementations, options)
+        #: fresh runners for confirmation and re-runs, the first starting beside the main one
+        self.spares = SpareRunners(self._open_fresh)
         constants = Constants.harvest(impl.source for impl in self.implementations)
         # Engines named by the caller are imported now (a missing one is an input error); the
         # default portfolio's are imported when their first turn comes.
@@ -118,10 +120,12 @@ class Search:
             self.runner: Runner = prestarted.get()
         except BaseException:
             prestarted.discard()
+            self.spares.close()
             raise
         try:
             self._set_up(constants, classes)
         except BaseException:
+            self.spares.close()
             self.runner.close()
             raise
 
@@ -148,8 +152,6 @@ class Search:
             settings=options.engine_settings,
         )
         self.portfolio = self._start_engines(classes)
-        #: fresh runners for confirmation and re-runs, one started ahead of need
-        self.spares = SpareRunners(self._open_fresh)
         self.seen: set[str] = set()
         self.fingerprints: set[str] = set()
         self.inputs_run = 0
@@ -208,7 +210,7 @@ class Search:
 
     def _open_fresh(self) -> Runner:
         return open_runner(
-            self.implementations, limits=self.limits, isolation=self.runner.level,
+            self.implementations, limits=self.limits, isolation=self.options.isolation,
             record_arguments=self.policy.record_arguments,
         )
 
@@ -477,9 +479,10 @@ class Search:
             return None, "the difference did not hold on fresh workers (a slow call or leftover state)"
         return confirmed, ""
 
-    def shrink(self, observation: Observation, seconds: float) -> Observation:
-        """A simpler input with the same classes and the same kind of difference, confirmed; the
-        original if none is found (a note says so when the time ran out first).
+    def shrink(self, observation: Observation, seconds: float, *, confirm: bool = True) -> Observation:
+        """A simpler input with the same classes and the same kind of difference, confirmed (unless
+        ``confirm`` is False: then as the search's workers saw it); the original if none is found
+        (a note says so when the time ran out first).
 
         "The same kind": when the implementations differ in what they return or raise, a smaller
         input must too (not only in how they leave their arguments, or in what they print)."""
@@ -516,7 +519,10 @@ class Search:
             self.notes.append("shrinking was cut short by the budget: the counterexample may not be the simplest")
         if smaller.key == observation.input.key:
             return observation
-        confirmed, _ = self.confirm(self.policy.observe(smaller, kept[smaller.key]))
+        seen = self.policy.observe(smaller, kept[smaller.key])
+        if not confirm:
+            return seen
+        confirmed, _ = self.confirm(seen)
         if confirmed is None or not same_difference(smaller, confirmed.outcomes):
             return observation
         return confirmed
