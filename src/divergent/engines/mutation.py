@@ -42,21 +42,6 @@ _MIN_SIZE = 0.02
 _SIZE_STEP = 0.02
 
 
-#: types whose repr identifies the value exactly (floats included: repr tells -0.0 from 0.0)
-_EXACT_REPR_TYPES = (type(None), bool, int, float, complex, str, bytes)
-
-
-def _quick_key(input: Input) -> str | None:
-    """A cheap identity for inputs made only of scalars (None for anything else: use the key)."""
-    for value in input.args:
-        if type(value) not in _EXACT_REPR_TYPES:
-            return None
-    for value in input.kwargs.values():
-        if type(value) not in _EXACT_REPR_TYPES:
-            return None
-    return repr((input.args, sorted(input.kwargs.items())))
-
-
 class MutationEngine(Engine):
     """Type-aware mutation of a pool of inputs that grows with the inputs that show new behaviour."""
 
@@ -80,13 +65,17 @@ class MutationEngine(Engine):
             self._mutator.size = _FIRST_SIZE
         signature = context.signature
         self._parameters = signature.parameters
+        #: whether a call can have another shape (optional parameters, *args): else no step tries it
+        self._shape_changes = any(
+            p.has_default or p.kind in (ParameterKind.VAR_POSITIONAL, ParameterKind.VAR_KEYWORD)
+            for p in signature.parameters
+        )
         self._positional = signature.positional
         self._var_positional = next(
             (p for p in self._parameters if p.kind is ParameterKind.VAR_POSITIONAL), None
         )
-        #: keys of every input tried or known (the canonical key) and quick keys of the children tried
+        #: keys of every input tried or known
         self._seen: set[str] = set()
-        self._tried: set[str] = set()
         self._behaviours: set[str] = set()
         self._kinds_of_behaviour: set[str] = set()
         self._pool: list[Input] = []
@@ -150,8 +139,10 @@ class MutationEngine(Engine):
             candidate = self._pending.pop(0)
             if self._acceptable(candidate):
                 batch.append(candidate)
+        made = 0
         while len(batch) < n and self._fruitless < _MAX_FRUITLESS_ATTEMPTS:
             child = self._child()
+            made += 1
             if self._acceptable(child):
                 batch.append(child)
                 self._recent.append(child)
@@ -161,6 +152,9 @@ class MutationEngine(Engine):
                 self._fruitless = 0
             else:
                 self._fruitless += 1
+        if made > 2 * len(batch) + 16 and not self._mutator.table6:
+            # Mostly repeats: the values this size allows are used up; go larger.
+            self._mutator.size = min(1.0, self._mutator.size + 0.1)
         if not batch and n > 0:
             raise EngineCannotProceed(
                 "exhausted",
@@ -205,12 +199,7 @@ class MutationEngine(Engine):
         return batch
 
     def _acceptable(self, candidate: Input) -> bool:
-        # Most rejected children are repeats of simple values: a repr is far cheaper than the key.
-        quick = _quick_key(candidate)
-        if quick is not None:
-            if quick in self._tried:
-                return False
-            self._tried.add(quick)
+        # Most rejected children are repeats of simple values, whose key is a cheap repr.
         key = candidate.key
         if key in self._seen:
             return False
@@ -245,7 +234,7 @@ class MutationEngine(Engine):
     def _mutation_step(self, args: list[Any], kwargs: dict[str, Any]) -> None:
         """Mutate one argument in place in ``args``/``kwargs``, or (rarely) the shape of the call."""
         table6 = self._mutator.table6  # Table 6 changes values, not calls
-        if not (args or kwargs) or (not table6 and self._rng.random() < 0.08):
+        if not (args or kwargs) or (not table6 and self._shape_changes and self._rng.random() < 0.08):
             self._change_call_shape(args, kwargs)
             return
         if not table6 and len(args) > 1 and self._rng.random() < 0.1 and self._copy_across(args):
@@ -362,8 +351,9 @@ class MutationEngine(Engine):
         self._adjust_size(own, slow)
 
     def _adjust_size(self, own: int, slow: int) -> None:
-        """Grow new values while this engine's inputs run fast; halve their size when more than a
-        tenth ran past the search's per-call limit (small inputs first, as Hypothesis does)."""
+        """Grow new values while this engine's inputs run fast (and faster when small values are
+        used up, see :meth:`propose`); halve their size when more than a tenth ran past the search's
+        per-call limit (small inputs first, as Hypothesis does)."""
         if self._mutator.table6 or not own:
             return
         if slow > 0.1 * own:

@@ -169,6 +169,11 @@ class Portfolio:
             if proposed:
                 return arm.engine, proposed
 
+    def next_is_first_turn(self) -> bool:
+        """Whether the next turn goes to an engine not built yet (building may import a library)."""
+        arm = self._choose(set())
+        return arm is not None and arm.engine is None
+
     def _build(self, arm: _Arm) -> bool:
         assert arm.start is not None
         factory, arm.start = arm.start, None

@@ -50,11 +50,12 @@ from divergent.programs import PythonFunction, Signature
 from divergent.sandbox.isolation import GUARANTEES, Isolation
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner, open_runner
+from divergent.search.confirmation import Confirmer
 from divergent.search.escalation import AdaptiveLimit, Escalated, Escalator, Pending
 from divergent.search.fresh import Prestarted, SpareRunners
 from divergent.search.options import Progress, SearchOptions
 from divergent.search.partition import Partition
-from divergent.search.shrink import shrink as shrink_input
+from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
 
 #: a batch may run this many times its turn's target before the rest waits for the engine's next turn
 _SLICE_SLACK = 3.0
@@ -117,15 +118,22 @@ class Search:
         # default portfolio's are imported when their first turn comes.
         classes = _requested_classes(engine_names) if options.engines_requested else {}
         try:
-            self.runner: Runner = prestarted.get()
+            raw_runner = prestarted.get()
         except BaseException:
             prestarted.discard()
             self.spares.close()
             raise
+        #: runs one batch in the background while the search proposes and judges (see step)
+        self.pipeline = Pipeline(raw_runner)
+        #: the runner for everyone else: its ``run`` first settles the batch in flight
+        self.runner: Runner = ExclusiveRunner(raw_runner, self.settle)  # type: ignore[assignment]
+        #: observations of a batch settled outside a step, handed out by the next step
+        self._settled: list[tuple[str, Observation]] = []
         try:
             self._set_up(constants, classes)
         except BaseException:
             self.spares.close()
+            self.pipeline.close()
             self.runner.close()
             raise
 
@@ -164,14 +172,14 @@ class Search:
             limits=self.limits, policy=self.policy, hangs_count=rule is TimeoutRule.HANG,
             fresh_runner=self.spares.take, deadline=self.deadline, reserve=RESERVE_SECONDS,
         )
-        #: inputs the escalation lane settled on fresh workers, by key (confirmation is then done)
-        self._escalated: dict[str, Escalated] = {}
+        self.confirmer = Confirmer(
+            implementations=self.implementations, policy=self.policy, limits=self.limits,
+            fresh_runner=self.spares.take, runner=self.runner, acceptable=self.acceptable, notes=self.notes,
+        )
         #: inputs of an engine's turn that the slice did not leave time for, run at its next turn
         self._owed: dict[str, list[Input]] = {}
         #: the proof of equivalence, once the symbolic engine has one
         self.proof: Proof | None = None
-        #: inputs on which a program behaved differently when re-run (no proof then)
-        self._unstable = 0
 
     # -- the options, by name ---------------------------------------------------------------------
 
@@ -281,20 +289,47 @@ class Search:
     # -- one round --------------------------------------------------------------------------------
 
     def step(self) -> list[tuple[str, Observation]]:
-        """Collect the re-runs, poll the background engines, give one engine its turn, run the new
-        inputs and share the results. Empty when idle."""
-        observations: list[tuple[str, Observation]] = []
+        """Collect the re-runs, poll the background engines, give one engine its turn and run its
+        inputs, and share the results. Empty when idle.
+
+        The batch of one turn runs in the background (:class:`~divergent.search.pipeline.Pipeline`)
+        while the next engine proposes and the last batch is judged, so a step returns the
+        observations of the batch before its own (and :meth:`settle` those of the one in flight)."""
+        observations: list[tuple[str, Observation]] = self._settled
+        self._settled = []
         for result in self.escalator.results():
             self._take_escalated(result, observations)
-        for engine, proposed in self.portfolio.poll_background():
-            self._run_batch(engine, proposed, observations, started=time.monotonic())
+        background = self.portfolio.poll_background()
+        if background:
+            self.settle(observations)
+            for engine, proposed in background:
+                self._start_batch(engine, proposed)
+                self.settle(observations)
+        if self.pipeline.done or (self.pipeline.busy and self.portfolio.next_is_first_turn()):
+            # Ran already (or the next turn builds an engine, importing its library): judged first,
+            # so a difference is acted upon before anyone proposes more.
+            self.settle(observations)
+            if any(observation.divergent for _, observation in observations):
+                return self._stepped(observations)
         turn = self.portfolio.next_turn(extra=self._take_owed)
+        finished = self.pipeline.take()
         if turn is not None:
-            # (the portfolio counted the engine's time to propose; from here on, running and judging)
-            self._run_batch(*turn, observations, started=time.monotonic())
+            self._start_batch(*turn)
+        if finished is not None:
+            self._judge_batch(*finished, observations)
+        return self._stepped(observations)
+
+    def _stepped(self, observations: list[tuple[str, Observation]]) -> list[tuple[str, Observation]]:
         self._look_for_proof()
         self._report_progress()
         return observations
+
+    def settle(self, observations: list[tuple[str, Observation]] | None = None) -> None:
+        """Wait for the batch in flight and judge it; its observations go to ``observations``, or
+        to the next step."""
+        finished = self.pipeline.take()
+        if finished is not None:
+            self._judge_batch(*finished, self._settled if observations is None else observations)
 
     def _take_owed(self, name: str) -> list[Input]:
         owed = self._owed.pop(name, [])
@@ -302,9 +337,7 @@ class Search:
             self.seen.discard(item.key)
         return owed
 
-    def _run_batch(
-        self, engine: Engine, proposed: list[Input], observations: list[tuple[str, Observation]], *, started: float
-    ) -> None:
+    def _start_batch(self, engine: Engine, proposed: list[Input]) -> None:
         checked = getattr(engine, "checks_preconditions", False)
         fresh = []
         seen = self.seen
@@ -326,12 +359,19 @@ class Search:
             deadline = min(deadline, self.deadline)
             # A call started just before the end of the budget must not run far past it.
             limit = min(limit, max(0.01, self.deadline - time.monotonic()))
-        results = self.runner.run(fresh, deadline=deadline, timeout=limit)
+        self.pipeline.start(engine, fresh, deadline=deadline, limit=limit)
+
+    def _judge_batch(
+        self, batch: Batch, results: list[tuple[Outcome, ...] | None], waited: float,
+        observations: list[tuple[str, Observation]],
+    ) -> None:
+        started = time.monotonic()
+        engine = batch.engine
         novel = divergences = 0
         batch_observations = []
         finished: list[tuple[Outcome, ...]] = []
         owed = []
-        for item, outcomes in zip(fresh, results, strict=True):
+        for item, outcomes in zip(batch.inputs, results, strict=True):
             if outcomes is None:
                 owed.append(item)  # the slice (or the budget) ran out before it ran everywhere
                 continue
@@ -350,20 +390,22 @@ class Search:
             self._owed.setdefault(engine.name, []).extend(owed)
         else:
             for item in owed:
-                seen.discard(item.key)
+                self.seen.discard(item.key)
         self.inputs_run += len(finished)
         self.call_limit.record(finished)
+        for other in self.engines:
+            with contextlib.suppress(Exception):
+                other.observe(batch_observations)
+        # The engine's time: waiting for its batch and judging it (the run itself overlapped
+        # other work, counted where it was done).
         self.portfolio.record(
             engine,
             inputs=len(finished),
             executions=len(finished) * len(self.implementations),
-            seconds=time.monotonic() - started,
+            seconds=waited + time.monotonic() - started,
             novel=novel,
             divergences=divergences,
         )
-        for other in self.engines:
-            with contextlib.suppress(Exception):
-                other.observe(batch_observations)
 
     def _pend(self, engine: str, observation: Observation) -> None:
         """An input some implementation ran past the per-call limit on: re-run it at the escalated
@@ -375,9 +417,9 @@ class Search:
     def _take_escalated(self, result: Escalated, observations: list[tuple[str, Observation]]) -> None:
         observation = result.observation
         if result.confirmed or result.why:
-            self._escalated[observation.input.key] = result
+            self.confirmer.escalated[observation.input.key] = result
         if result.why:
-            self._unstable += 1
+            self.confirmer.unstable += 1
         if observation.inconclusive and len(observation.classes) > 1 and not observation.divergent:
             self._note_inconclusive(observation, result.limit)
         observations.append((result.pending.engine, observation))
@@ -386,7 +428,21 @@ class Search:
                 engine.observe([observation])
 
     def next_round(self, deadline: float | None = None) -> list[tuple[str, Observation]] | ExitReason:
-        """One :meth:`step`, or why the search must stop (budget, ``deadline``, a proof, engines exhausted)."""
+        """One :meth:`step`, or why the search must stop (budget, ``deadline``, a proof, engines
+        exhausted); the batch in flight is judged first (its observations come before the reason)."""
+        reason = self._stop_reason(deadline)
+        if reason is not None:
+            self.settle()
+            if self._settled:
+                observations, self._settled = self._settled, []
+                return observations
+            return reason
+        observations = self.step()
+        if not observations and (self.portfolio.waiting_on_background or not self.portfolio.active):
+            time.sleep(0.02)  # only a background engine or the re-run lane is left: poll, do not spin
+        return observations
+
+    def _stop_reason(self, deadline: float | None) -> ExitReason | None:
         if self.proof is not None:
             return ExitReason.PROVEN
         reason = self.out_of_budget()
@@ -394,12 +450,9 @@ class Search:
             return reason
         if deadline is not None and time.monotonic() >= deadline:
             return ExitReason.BUDGET_SECONDS
-        if not self.portfolio.active and not self.escalator.busy:
+        if not self.portfolio.active and not self.escalator.busy and not self.pipeline.busy:
             return ExitReason.EXHAUSTED
-        observations = self.step()
-        if not observations and (self.portfolio.waiting_on_background or not self.portfolio.active):
-            time.sleep(0.02)  # only a background engine or the re-run lane is left: poll, do not spin
-        return observations
+        return None
 
     def _note_inconclusive(self, observation: Observation, limit: float) -> None:
         self.inconclusive += 1
@@ -423,7 +476,7 @@ class Search:
         refusal = getattr(symbolic, "not_a_proof", "")
         if refusal and refusal not in self.notes:
             self.notes.append(refusal)
-        if found is None or self.escalator.waiting() or self._unstable:
+        if found is None or self.escalator.waiting() or self.confirmer.unstable:
             return
         self.proof = found
 
@@ -444,88 +497,17 @@ class Search:
 
     def run_fresh(self, item: Input, *, timeout: float | None = None) -> tuple[Outcome, ...]:
         """Run one input on brand-new workers (no state left over from earlier calls)."""
-        fresh = self.spares.take()
-        try:
-            outcomes = fresh.run([item], timeout=timeout)[0]
-        finally:
-            fresh.close()
-        assert outcomes is not None  # no deadline: every implementation ran
-        return outcomes
+        return self.confirmer.run_fresh(item, timeout=timeout)
 
     def confirm(self, observation: Observation) -> tuple[Observation | None, str]:
-        """Re-run a divergent input on fresh workers; None (with why) if it does not hold.
-
-        An input the escalation lane re-ran on fresh workers is confirmed already. When a timeout
-        takes part in the difference (``--timeouts differ``), the re-run gives three times the
-        timeout, so a call that is merely slow on a loaded machine is not reported."""
-        settled = self._escalated.get(observation.input.key)
-        if settled is not None and settled.observation is observation:
-            return (observation, "") if settled.confirmed else (None, settled.why)
-        timed_out = any(
-            o.kind is OutcomeKind.TIMEOUT for i, o in enumerate(observation.outcomes) if i not in observation.inconclusive
-        )
-        outcomes = self.run_fresh(observation.input, timeout=self.limits.timeout * (3.0 if timed_out else 1.0))
-        unstable = [
-            self.implementations[i].label
-            for i, (before, after) in enumerate(zip(observation.outcomes, outcomes, strict=True))
-            if not self.policy.outcomes_equal(before, after)
-            and OutcomeKind.TIMEOUT not in (before.kind, after.kind)
-        ]
-        if unstable:
-            self._unstable += 1
-            return None, f"not deterministic: {', '.join(unstable)} behaved differently on a re-run"
-        confirmed = self.policy.observe(observation.input, outcomes)
-        if not confirmed.divergent:
-            return None, "the difference did not hold on fresh workers (a slow call or leftover state)"
-        return confirmed, ""
+        """Re-run a divergent input on fresh workers; None (with why) if it does not hold
+        (:meth:`Confirmer.confirm`)."""
+        return self.confirmer.confirm(observation)
 
     def shrink(self, observation: Observation, seconds: float, *, confirm: bool = True) -> Observation:
-        """A simpler input with the same classes and the same kind of difference, confirmed (unless
-        ``confirm`` is False: then as the search's workers saw it); the original if none is found
-        (a note says so when the time ran out first).
-
-        "The same kind": when the implementations differ in what they return or raise, a smaller
-        input must too (not only in how they leave their arguments, or in what they print)."""
-        target = observation.classes
-        values_only = self.policy.essential()
-        keep_values_apart = values_only.partition(observation.outcomes) == target
-        deadline = time.monotonic() + seconds
-        # A difference that needed a longer limit (a hang, a slow call) is shrunk under that limit.
-        limit = max(self.call_limit.current, max(o.seconds for o in observation.outcomes) * 2)
-        limit = min(limit, self.limits.timeout)
-
-        def same_difference(item: Input, outcomes: tuple[Outcome, ...] | None) -> bool:
-            if outcomes is None:
-                return False
-            if self.policy.partition(outcomes) != target or not self.policy.observe(item, outcomes).divergent:
-                return False
-            return not keep_values_apart or values_only.partition(outcomes) == target
-
-        kept: dict[str, tuple[Outcome, ...]] = {}
-
-        def still_divergent(batch: Sequence[Input]) -> list[bool]:
-            results = self.runner.run(batch, deadline=deadline, timeout=limit)
-            verdicts = []
-            for item, outcomes in zip(batch, results, strict=True):
-                verdicts.append(same_difference(item, outcomes))
-                if verdicts[-1]:
-                    kept[item.key] = outcomes  # type: ignore[assignment]
-            return verdicts
-
-        smaller = shrink_input(
-            observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds
-        )
-        if time.monotonic() >= deadline:
-            self.notes.append("shrinking was cut short by the budget: the counterexample may not be the simplest")
-        if smaller.key == observation.input.key:
-            return observation
-        seen = self.policy.observe(smaller, kept[smaller.key])
-        if not confirm:
-            return seen
-        confirmed, _ = self.confirm(seen)
-        if confirmed is None or not same_difference(smaller, confirmed.outcomes):
-            return observation
-        return confirmed
+        """A simpler input with the same classes and the same kind of difference
+        (:meth:`Confirmer.shrink`), run under the search's current per-call limit at least."""
+        return self.confirmer.shrink(observation, seconds, limit=self.call_limit.current, confirm=confirm)
 
     def report(
         self, *, verdict: Verdict, counterexample: Counterexample | None, partition: Partition,
@@ -594,6 +576,7 @@ class Search:
 
     def close(self) -> None:
         self.escalator.close()
+        self.pipeline.close()
         for engine in self.engines:
             with contextlib.suppress(Exception):
                 engine.close()
