@@ -59,7 +59,7 @@ class MutationEngine(Engine):
         #: instead of drifting away along a chain of mutants of mutants
         self._gen_children: list[Input] | None = None
         if context.settings.mutation_operators is MutationOperators.TABLE6:
-            self._mutator.allowed = TABLE6_OPERATORS
+            self._mutator.restrict(TABLE6_OPERATORS)
             self._gen_children = []
         else:
             self._mutator.size = _FIRST_SIZE
@@ -239,7 +239,8 @@ class MutationEngine(Engine):
             return
         if not table6 and len(args) > 1 and self._rng.random() < 0.1 and self._copy_across(args):
             return
-        slot = self._rng.randrange(len(args) + len(kwargs))
+        slots = len(args) + len(kwargs)
+        slot = self._rng.randrange(slots) if slots > 1 else 0
         if slot < len(args):
             args[slot] = self._mutator.mutate(args[slot], self._annotation_at(slot), 0)
         else:

@@ -62,6 +62,16 @@ TABLE6_OPERATORS = frozenset({
     "duplicate-entry", "insert-entry", "delete-entry", "mutate-element", "mutate-key", "mutate-value",
 })  # fmt: skip
 _ASCII = string.printable
+#: the int operators, by (the value can be squared, there are harvested constants)
+_INT_OPERATORS = {
+    (squares, harvested): (
+        "plus-minus-one", "plus-minus-ten", "random-number", "boundary", "special-int", "negate", "near-power",
+        *(("square",) if squares else ()),
+        *(("harvested-constant", "constant-neighbour") if harvested else ()),
+    )
+    for squares in (False, True)
+    for harvested in (False, True)
+}
 #: an operator whose children are all duplicates still runs this often, relative to a fresh one
 _MIN_OPERATOR_WEIGHT = 0.05
 #: containers are generated empty past this depth, so recursive annotations terminate
@@ -79,8 +89,10 @@ class Mutator:
         self.successes: Counter[str] = Counter()
         #: the operators applied to the child being built
         self.applied: list[str] = []
-        #: when set, only these operators are used (where a value's type has any of them)
+        #: when set (:meth:`restrict`), only these operators are used (where a value's type has any)
         self.allowed: frozenset[str] | None = None
+        #: restricted to the incoherence paper's Table 6 (Gen(d)), not searching
+        self.table6 = False
         #: how large new values may be, from 0 (small) to 1 (up to 128-bit ints, runs of 100): the
         #: engine grows it while inputs run fast and cuts it when they run past the time limit, so
         #: cheap small inputs come first and code that is slow on large values is still probed
@@ -103,10 +115,9 @@ class Mutator:
                 continue
         self.harvested_floats = tuple(floats)
 
-    @property
-    def table6(self) -> bool:
-        """Restricted to the incoherence paper's Table 6 (Gen(d)), not searching."""
-        return self.allowed is not None
+    def restrict(self, operators: frozenset[str]) -> None:
+        """Only these operators from now on (the incoherence paper's Table 6)."""
+        self.allowed, self.table6 = operators, True
 
     def record(self, operator: str) -> None:
         """Count ``operator`` (``"family:name"``) and note it among those applied to the current child."""
@@ -127,7 +138,7 @@ class Mutator:
             operator = self.rng.choice(operators)
             self.record(f"{family}:{operator}")
             return operator
-        key = (family, tuple(operators))
+        key = (family, operators if type(operators) is tuple else tuple(operators))
         cached = self._weights.get(key)
         if cached is None or cached[2] <= 0:
             # Success rates move slowly: recomputing the weights every few dozen picks is enough.
@@ -279,15 +290,9 @@ class Mutator:
         return not value
 
     def _mutate_int(self, value: int, shape: Shape, depth: int) -> int:
-        operators = [
-            "plus-minus-one", "plus-minus-ten", "random-number", "boundary", "special-int", "negate", "near-power",
-        ]  # fmt: skip
-        if abs(value) > 1 and value.bit_length() <= 512:
-            operators.append("square")
-        if self.neighbourhood:
-            operators += ["harvested-constant", "constant-neighbour"]
+        squares = abs(value) > 1 and value.bit_length() <= 512
+        operator = self._pick("int", _INT_OPERATORS[squares, bool(self.neighbourhood)])
         rng = self.rng
-        operator = self._pick("int", operators)
         if operator == "plus-minus-one":
             return value + rng.choice((1, -1))
         if operator == "plus-minus-ten":

@@ -37,7 +37,7 @@ MAX_BATCH = 4096
 #: seconds one turn aims at (a batch is sized to take about this long)
 TURN_SECONDS = 0.1
 #: every live engine is owed at least this share of the time, divided among them
-_FLOOR = 0.3
+_FLOOR = 0.2
 #: how much the last turns count against earlier ones in an engine's finds per second
 _DECAY = 0.7
 
@@ -75,11 +75,12 @@ class _Arm:
             stopped=self.stopped,
         )
 
-    def batch_size(self) -> int:
+    def batch_size(self, seconds_left: float | None = None) -> int:
         if self.inputs == 0:
             return FIRST_TURN_BATCH
         per_input = max(self.seconds / self.inputs, 1e-6)
-        return max(8, min(MAX_BATCH, int(TURN_SECONDS / per_input)))
+        seconds = TURN_SECONDS if seconds_left is None else max(0.0, min(TURN_SECONDS, seconds_left))
+        return max(1, min(MAX_BATCH, int(seconds / per_input)))
 
     def finds_per_second(self) -> float:
         return (self.recent_finds + 1.0) / (self.recent_seconds + 0.05)
@@ -144,9 +145,12 @@ class Portfolio:
                     batches.append((arm.engine, proposed))
         return batches
 
-    def next_turn(self, extra: Callable[[str], list[Input]] | None = None) -> tuple[Engine, list[Input]] | None:
+    def next_turn(
+        self, extra: Callable[[str], list[Input]] | None = None, *, seconds_left: float | None = None
+    ) -> tuple[Engine, list[Input]] | None:
         """The engine whose turn it is and its batch (``extra(name)``, inputs owed to it from an
-        earlier turn, come first); None when no scheduled engine has anything to propose."""
+        earlier turn, come first); None when no scheduled engine has anything to propose.
+        ``seconds_left``: the time the search has left (a turn near the end is made shorter)."""
         tried: set[str] = set()
         while True:
             arm = self._choose(tried)
@@ -158,7 +162,7 @@ class Portfolio:
             if arm.background:
                 continue  # it turned out to work on its own: polled from now on
             assert arm.engine is not None
-            size = arm.batch_size()
+            size = arm.batch_size(seconds_left)
             owed = extra(arm.name) if extra is not None else []
             started = time.monotonic()
             proposed = owed + (self._propose(arm, size - len(owed)) if len(owed) < size else [])

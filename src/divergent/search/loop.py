@@ -61,6 +61,9 @@ from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
 _SLICE_SLACK = 3.0
 #: seconds kept at the end of the budget for confirming, shrinking and reporting a difference
 RESERVE_SECONDS = 0.3
+#: seconds before the end of the budget at which a search that found nothing stops: the report, the
+#: clean-up (killing the workers) and the interpreter's exit take about this long
+EXIT_RESERVE_SECONDS = 0.1
 
 
 def start_runner(implementations: Sequence[PythonFunction], options: SearchOptions) -> Prestarted:
@@ -265,8 +268,11 @@ class Search:
 
     @property
     def deadline(self) -> float | None:
-        """When the search's time budget ends (``time.monotonic()``), if it has one."""
-        return None if self.budget.seconds is None else self.started + self.budget.seconds
+        """When the search's time budget ends (``time.monotonic()``), if it has one: a moment
+        before the budget itself, left for the report and the clean-up."""
+        if self.budget.seconds is None:
+            return None
+        return self.started + max(self.budget.seconds - EXIT_RESERVE_SECONDS, 0.5 * self.budget.seconds)
 
     def remaining(self) -> float:
         """Seconds left in the budget (infinite without a time budget)."""
@@ -274,7 +280,8 @@ class Search:
         return float("inf") if deadline is None else deadline - time.monotonic()
 
     def out_of_budget(self) -> ExitReason | None:
-        if self.budget.seconds is not None and self.elapsed >= self.budget.seconds:
+        deadline = self.deadline
+        if deadline is not None and time.monotonic() >= deadline:
             return ExitReason.BUDGET_SECONDS
         if self.budget.executions is not None and self.executions >= self.budget.executions:
             return ExitReason.BUDGET_EXECUTIONS
@@ -311,7 +318,7 @@ class Search:
             self.settle(observations)
             if any(observation.divergent for _, observation in observations):
                 return self._stepped(observations)
-        turn = self.portfolio.next_turn(extra=self._take_owed)
+        turn = self.portfolio.next_turn(extra=self._take_owed, seconds_left=self.remaining())
         finished = self.pipeline.take()
         if turn is not None:
             self._start_batch(*turn)
