@@ -298,8 +298,15 @@ FAST_SUM = "def f(n: int) -> int:\n    return n * (n - 1) // 2 if n > 0 else 0\n
 
 def test_a_slow_implementation_is_not_a_different_one(tmp_path: Path) -> None:
     slow, fast = write(tmp_path, "slow.py", SLOW), write(tmp_path, "fast.py", FAST_SUM)
+    # Large n runs past the search's first, small per-call limit; re-run with the escalated one, the
+    # slow implementation finishes with the same value: no difference.
+    report = divergent.check([slow, fast], engines="seeds,mutation", budget=Budget(seconds=4),
+                             require="n < 2 * 10**6")
+    assert not report.divergent
     limits = divergent.Limits(timeout=0.5)
-    report = divergent.check([slow, fast], engines="seeds,mutation", budget=Budget(seconds=3), limits=limits)
+    inconclusive = divergent.EqualityPolicy(timeouts="inconclusive")
+    report = divergent.check([slow, fast], engines="seeds,mutation", budget=Budget(seconds=3), limits=limits,
+                             policy=inconclusive)
     assert not report.divergent
     assert any(note.startswith("inconclusive:") for note in report.notes)
     assert report.seconds < 3 + 0.5 + 5  # a call running at the deadline may finish; nothing more
@@ -308,6 +315,24 @@ def test_a_slow_implementation_is_not_a_different_one(tmp_path: Path) -> None:
                              policy=differ)
     assert report.divergent and report.counterexample is not None
     assert [o.kind for o in report.counterexample.outcomes] == [OutcomeKind.TIMEOUT, OutcomeKind.RETURNED]
+
+
+def test_a_hang_where_the_other_returns_is_a_difference(tmp_path: Path) -> None:
+    returns = write(tmp_path, "returns.py", "def f(n: int) -> int:\n    return n\n")
+    hangs = write(tmp_path, "hangs.py", "def f(n: int) -> int:\n    while n < 0:\n        pass\n    return n\n")
+    report = divergent.check([returns, hangs], engines="seeds,mutation", budget=Budget(seconds=4),
+                             limits=divergent.Limits(timeout=0.5))
+    assert report.divergent and report.counterexample is not None
+    assert report.counterexample.input.args[0] < 0
+    hang = report.counterexample.outcomes[1]
+    assert hang.kind is OutcomeKind.TIMEOUT and hang.hang and "0.5 s" in hang.detail
+    assert report.seconds < 4 + 0.5
+    # The old rule: a timeout is never a difference.
+    report = divergent.check([returns, hangs], engines="seeds,mutation", budget=Budget(seconds=2),
+                             limits=divergent.Limits(timeout=0.5),
+                             policy=divergent.EqualityPolicy(timeouts="inconclusive"))
+    assert not report.divergent
+    assert any(note.startswith("inconclusive:") for note in report.notes)
 
 
 def test_shrinking_keeps_a_difference_in_values(tmp_path: Path) -> None:

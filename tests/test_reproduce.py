@@ -4,6 +4,7 @@ agree, and names them by paths relative to itself."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -52,7 +53,8 @@ def test_the_emitted_test_fails_with_the_counterexample_and_passes_once_they_agr
     assert "'../src/old.py'" in text and "'../src/new.py'" in text
     failing = pytest_on(test)
     assert failing.returncode == 1, failing.stdout
-    assert "new.py:normalize did ('returned', '\\n'" in failing.stdout, failing.stdout
+    # (the shrunk input is a lone line-ending character, which new.py keeps and old.py strips)
+    assert re.search(r"new\.py:normalize did \('returned', '\\[rn]'", failing.stdout), failing.stdout
     # swap in an implementation that agrees with old.py
     Path(new).write_text(Path(old).read_text())
     passing = pytest_on(test)

@@ -57,20 +57,31 @@ class Comparison(Protocol):
 def behaviour_fingerprint(observation: Observation, *, with_values: bool = True) -> str:
     """A text identifying exactly what the programs did on an input (for novelty, not for equality):
     the partition into classes and, per program, the outcome kind and the returned value
-    (``with_values``) or exception type."""
-    parts: list[Any] = [[list(c) for c in observation.classes]]
+    (``with_values``) or exception type.
+
+    Computed once per observation and kind (the search and several engines ask for it): values are
+    in the safe encoding (JSON types only), whose repr identifies them exactly."""
+    cache_name = "_fingerprint" if with_values else "_kind_fingerprint"
+    cached = observation.__dict__.get(cache_name)
+    if cached is not None:
+        return cached
+    parts: list[Any] = [observation.classes]
     for outcome in observation.outcomes:
-        if outcome.kind is OutcomeKind.RETURNED:
-            parts.append(["returned", outcome.value] if with_values else ["returned"])
-        elif outcome.kind is OutcomeKind.RAISED:
-            parts.append(["raised", outcome.exception.type_name if outcome.exception else ""])
-        elif outcome.kind is OutcomeKind.OK:
+        kind = outcome.kind
+        if kind is OutcomeKind.RETURNED:
+            parts.append(("returned", outcome.value) if with_values else "returned")
+        elif kind is OutcomeKind.RAISED:
+            parts.append(("raised", outcome.exception.type_name if outcome.exception else ""))
+        elif kind is OutcomeKind.OK:
             # a whole program's output (hashed: outputs may be long)
-            parts.append(["ok", hashlib.blake2b(outcome.stdout.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()]
-                         if with_values else ["ok"])
+            digest = hashlib.blake2b(outcome.stdout.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+            parts.append(("ok", digest) if with_values else "ok")
         else:
-            parts.append([outcome.kind.value])
+            parts.append(kind.value)
     try:
-        return canonical_text(parts)
-    except (TypeError, ValueError):
-        return repr(parts)
+        text = repr(parts)
+    except (RecursionError, ValueError):  # a deeply nested value: its canonical text has limits
+        text = canonical_text([list(map(list, observation.classes))])
+    # The record is frozen; its __dict__ is a cache like Input.key's.
+    observation.__dict__[cache_name] = text
+    return text

@@ -30,7 +30,10 @@ class Input:
 
     @cached_property
     def key(self) -> str:
-        """A canonical text identifying the input, for de-duplication."""
+        """A canonical text identifying the input, for de-duplication (within one process)."""
+        quick = _scalar_key(self.args, self.kwargs)
+        if quick is not None:
+            return quick
         from divergent.values import canonical_key
 
         return canonical_key((self.args, dict(self.kwargs)))
@@ -80,6 +83,24 @@ class TextInput:
 
 #: any input an engine proposes: a call's arguments or a program's stdin
 AnyInput = Input | TextInput
+
+
+#: types whose repr identifies a value exactly (repr tells 1 from True and 1.0, -0.0 from 0.0)
+_EXACT_REPR_TYPES = frozenset({type(None), bool, int, float, complex, str, bytes})
+
+
+def _scalar_key(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str | None:
+    """The key of a call made of scalars only, from their reprs (far cheaper than the canonical
+    encoding, on the engines' hot path); None for anything else."""
+    for value in args:
+        if type(value) not in _EXACT_REPR_TYPES or (type(value) is int and value.bit_length() > 4000):
+            return None
+    if kwargs:
+        for value in kwargs.values():
+            if type(value) not in _EXACT_REPR_TYPES or (type(value) is int and value.bit_length() > 4000):
+                return None
+        return "r:" + repr((args, sorted(kwargs.items())))
+    return "r:" + repr(args)
 
 
 class OutcomeKind(enum.StrEnum):
@@ -147,6 +168,10 @@ class Outcome:
     #: with a checker (``--checker``): the index of the program whose output the checker accepted
     #: this one against (the representative of its class); None without a checker
     accepted_with: int | None = None
+    #: TIMEOUT only: the call ran past the escalated limit (``Limits.hang_factor`` times the slowest
+    #: time another implementation needed on the input, at least ``Limits.timeout``) where others
+    #: finished: a hang, which the default timeout rule counts as a behaviour of its own
+    hang: bool = False
 
     def describe(self) -> str:
         """A one-line, human-readable account (used in reports and JSON ``value``)."""
@@ -274,11 +299,15 @@ class FilterVerdict:
 class Verdict(enum.StrEnum):
     DIVERGENT = "divergent"
     NO_DIFFERENCE_FOUND = "no-difference-found"
+    #: the symbolic engine explored every path of the implementations without a difference, for
+    #: types and operations it models exactly (see :class:`Proof` for what was proven)
+    PROVEN_EQUIVALENT = "proven-equivalent"
     ERROR = "error"
 
 
 class ExitReason(enum.StrEnum):
     FOUND = "found"  # a confirmed counterexample
+    PROVEN = "proven"  # the implementations were proven equivalent
     BUDGET_SECONDS = "budget-seconds"
     BUDGET_EXECUTIONS = "budget-executions"
     EXHAUSTED = "exhausted"  # every engine ran out of new inputs
@@ -305,6 +334,18 @@ class TimelinePoint:
 
     seconds: float
     engines: tuple[EngineStats, ...]
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What a proof of equivalence covers: which engine proved it, over how many paths, and the
+    limits of the claim (the policy it holds under, the inputs it covers)."""
+
+    engine: str
+    #: execution paths explored, each a set of inputs (symbolic values) treated alike
+    paths: int
+    #: the claim's limits, one sentence each (shown with the verdict)
+    limits: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -355,7 +396,13 @@ class Report:
     #: inputs never run because a precondition (annotations, ``require``) or the whole programs'
     #: validator rejected them (the notes say the same for people, with the validator's first reason)
     rejected: int = 0
+    #: with the verdict ``proven-equivalent``: what was proven and the limits of the claim
+    proof: Proof | None = None
 
     @property
     def divergent(self) -> bool:
         return self.verdict is Verdict.DIVERGENT
+
+    @property
+    def proven(self) -> bool:
+        return self.verdict is Verdict.PROVEN_EQUIVALENT

@@ -39,10 +39,16 @@ from divergent.values import NotBuiltin, canonical_text, decode_builtin
 
 
 class TimeoutRule(enum.StrEnum):
+    #: a hang is a behaviour of its own: a call that runs past the escalated limit
+    #: (``Limits.hang_factor`` times the slowest other implementation's time on the input, at least
+    #: ``Limits.timeout``) where others finish is a difference; a call that is only slow (it times
+    #: out at a smaller limit, or finishes when given longer) is not
+    HANG = "hang"
     #: a timeout says nothing about the value: an input where some implementations time out and
     #: others do not is inconclusive (reported in the notes, never as a difference)
     INCONCLUSIVE = "inconclusive"
-    #: a timeout is a behaviour of its own: timing out where another returns is a difference
+    #: a timeout is a behaviour of its own: timing out (at ``Limits.timeout``) where another
+    #: returns is a difference
     DIFFER = "differ"
 
 
@@ -213,8 +219,9 @@ class EqualityPolicy:
     iterable_limit: int = 1_000
     #: a list and a tuple with equal items are equal (Python says they are not)
     list_equals_tuple: bool = False
-    #: whether a timeout where another implementation finishes is a difference
-    timeouts: TimeoutRule = TimeoutRule.INCONCLUSIVE
+    #: whether a timeout where another implementation finishes is a difference (by default only
+    #: a hang is: see :class:`TimeoutRule`)
+    timeouts: TimeoutRule = TimeoutRule.HANG
     #: a user comparison of two return values (receives live builtins when the values are builtins,
     #: else their encoded form); replaces the value rule when given
     compare: Callable[[Any, Any], bool] | None = field(default=None, compare=False)
@@ -307,11 +314,17 @@ class EqualityPolicy:
         return tuple(tuple(members) for members in classes)
 
     def inconclusive(self, outcomes: Sequence[Outcome]) -> tuple[int, ...]:
-        """Indices whose outcome does not count toward a difference (timeouts, unless they differ)."""
+        """Indices whose outcome does not count toward a difference: timeouts, unless timeouts
+        differ (``DIFFER``) or the timeout is a hang (``HANG``)."""
         if self.timeouts is TimeoutRule.DIFFER:
             return ()
-        timed_out = tuple(i for i, o in enumerate(outcomes) if o.kind is OutcomeKind.TIMEOUT)
-        return () if len(timed_out) == len(outcomes) else timed_out
+        hangs_count = self.timeouts is TimeoutRule.HANG
+        timed_out = tuple(
+            i for i, o in enumerate(outcomes) if o.kind is OutcomeKind.TIMEOUT and not (hangs_count and o.hang)
+        )
+        if len(timed_out) == len(outcomes):
+            return ()
+        return timed_out
 
     def observe(self, item: Input, outcomes: tuple[Outcome, ...]) -> Observation:
         """The observation of one input: classes, and which outcomes are inconclusive."""

@@ -2,8 +2,8 @@
 
 - :func:`bind_arguments`: parameter name → value for a call, or None when the call would not bind.
 - :func:`conforms` (and :func:`nonconformity`, which says why not): the arguments fit the signature's
-  arity and every annotated parameter's annotation, checked with typeguard over all items of every
-  collection. Annotations are preconditions: a value of the wrong type is never a counterexample.
+  arity and every annotated parameter's annotation, over all items of every collection: builtin
+  shapes by plain checks compiled once per annotation, anything else by typeguard (imported then). Annotations are preconditions: a value of the wrong type is never a counterexample.
   ``bool`` never passes for ``int``/``float``/``complex`` (typeguard's isinstance would let it).
 - :func:`make_requirement`: the user's own predicate (``--require 'n >= 0'``), compiled once.
 """
@@ -18,8 +18,6 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-from typeguard import CollectionCheckStrategy, ForwardRefPolicy, TypeCheckError, check_type
 
 from divergent.errors import InvalidArgument
 from divergent.model import Input
@@ -206,10 +204,78 @@ _PLAIN_SCALARS: dict[Any, Callable[[Any], bool]] = {
 }
 
 
-def _type_problem(value: Any, annotation: Any) -> str | None:
-    plain = _PLAIN_SCALARS.get(annotation) if isinstance(annotation, type) else None
-    if plain is not None and plain(value):
-        return None  # a mismatch goes on to typeguard, for its message
+_NOT_COMPILED = object()
+
+
+def _fast_checker(annotation: Any) -> Callable[[Any], bool] | None:
+    """A plain function checking ``annotation`` as typeguard would (with strict numbers), for the
+    builtin shapes the engines generate; None for anything else (typeguard checks it)."""
+    try:
+        return _fast_checker_cached(annotation)
+    except TypeError:  # unhashable annotation
+        return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _fast_checker_cached(annotation: Any) -> Callable[[Any], bool] | None:
+    if annotation is typing.Any or annotation is object:
+        return lambda value: True
+    if isinstance(annotation, type) and annotation in _PLAIN_SCALARS:
+        return _PLAIN_SCALARS[annotation]
+    if annotation in (list, tuple, dict, set, frozenset):
+        return lambda value: isinstance(value, annotation)
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in _UNION_ORIGINS:
+        members = [_fast_checker_cached(member) for member in args]
+        if any(member is None for member in members):
+            return None
+        return lambda value: any(check(value) for check in members)  # type: ignore[misc]
+    if origin is typing.Literal:
+        if not all(type(item) in (int, str, bytes, bool, type(None)) for item in args):
+            return None
+        literals = tuple(args)
+        return lambda value: any(type(value) is type(item) and value == item for item in literals)
+    if origin in (list, set, frozenset) and len(args) == 1:
+        item = _fast_checker_cached(args[0])
+        if item is None:
+            return None
+        return lambda value: isinstance(value, origin) and all(item(element) for element in value)
+    if origin is dict and len(args) == 2:
+        key, item = _fast_checker_cached(args[0]), _fast_checker_cached(args[1])
+        if key is None or item is None:
+            return None
+        return lambda value: isinstance(value, dict) and all(key(k) and item(v) for k, v in value.items())
+    if origin is tuple and args:
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _fast_checker_cached(args[0])
+            if item is None:
+                return None
+            return lambda value: isinstance(value, tuple) and all(item(element) for element in value)
+        if args == ((),):
+            return lambda value: value == ()
+        items = [_fast_checker_cached(arg) for arg in args]
+        if any(check is None for check in items):
+            return None
+        count = len(items)
+        return lambda value: (
+            isinstance(value, tuple)
+            and len(value) == count
+            and all(check(v) for check, v in zip(items, value, strict=True))  # type: ignore[misc]
+        )
+    return None
+
+
+def _type_problem(value: Any, annotation: Any, *, explain: bool = True) -> str | None:
+    fast = _fast_checker(annotation)
+    if fast is not None:
+        if fast(value):
+            return None
+        if not explain:
+            return "does not match"
+        # a mismatch goes on to typeguard, for its message
+    from typeguard import CollectionCheckStrategy, ForwardRefPolicy, TypeCheckError, check_type
+
     try:
         check_type(
             value,
@@ -225,7 +291,7 @@ def _type_problem(value: Any, annotation: Any) -> str | None:
     return None
 
 
-def _parameter_problem(parameter: Parameter, value: Any) -> str | None:
+def _parameter_problem(parameter: Parameter, value: Any, *, explain: bool = True) -> str | None:
     annotation = parameter.annotation
     if annotation is None and parameter.annotated:
         annotation = type(None)  # written `x: None`
@@ -234,27 +300,30 @@ def _parameter_problem(parameter: Parameter, value: Any) -> str | None:
     if parameter.kind is ParameterKind.VAR_POSITIONAL:
         # ``*args: int`` annotates each extra argument.
         for index, item in enumerate(value):
-            if problem := _type_problem(item, annotation):
+            if problem := _type_problem(item, annotation, explain=explain):
                 return f"*{parameter.name}[{index}]: {problem}"
         return None
     if parameter.kind is ParameterKind.VAR_KEYWORD:
         for name, item in value.items():
-            if problem := _type_problem(item, annotation):
+            if problem := _type_problem(item, annotation, explain=explain):
                 return f"**{parameter.name}[{name!r}]: {problem}"
         return None
-    if problem := _type_problem(value, annotation):
+    if problem := _type_problem(value, annotation, explain=explain):
         return f"argument {parameter.name}: {problem}"
     return None
 
 
-def nonconformity(input: Input, signature: Signature) -> str | None:
-    """Why ``input`` is not a valid call for ``signature`` (arity or an annotation), or None if it is."""
+def nonconformity(input: Input, signature: Signature, *, explain: bool = True) -> str | None:
+    """Why ``input`` is not a valid call for ``signature`` (arity or an annotation), or None if it is.
+
+    ``explain=False``: any text for a mismatch (cheaper: typeguard is asked only for annotations
+    the plain checks do not cover)."""
     binding, problem = _bind(input, signature)
     if problem:
         return problem
     by_name = _layout(signature).by_name
     for name, value in binding.items():
-        if problem := _parameter_problem(by_name[name], value):
+        if problem := _parameter_problem(by_name[name], value, explain=explain):
             return problem
     return None
 
@@ -265,7 +334,7 @@ def conforms(input: Input, signature: Signature) -> bool:
     Unannotated and ``Any`` parameters accept anything; ``bool`` is not accepted for ``int``,
     ``float`` or ``complex`` unless the annotation names ``bool`` too.
     """
-    return nonconformity(input, signature) is None
+    return nonconformity(input, signature, explain=False) is None
 
 
 # ---------------------------------------------------------------------------------------------

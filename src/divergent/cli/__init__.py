@@ -24,10 +24,11 @@ from divergent.cli import (  # noqa: F401 - registers the commands
     report,
     sandbox,
 )
-from divergent.cli.app import app, run_app
+from divergent.cli.app import app, enter_program, run_app
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
+    enter_program()
     sys.exit(run_app())

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -32,6 +34,40 @@ EXIT_INTERRUPTED = 130
 
 #: whether the running command prints JSON (then an internal error is a JSON object too)
 _json_output = False
+
+#: when this module was imported (``time.monotonic()``): the start of the command when the
+#: process's own start cannot be read
+_IMPORTED = time.monotonic()
+
+
+#: whether this process is the ``divergent`` program (``main``), not a host that runs commands in
+#: process (a test's CliRunner, a notebook): only then does the budget count from the process's start
+_PROGRAM = {"entered": False}
+
+
+def enter_program() -> None:
+    """Called by the program's entry point: from now on ``--budget`` counts from the process's start."""
+    _PROGRAM["entered"] = True
+
+
+def process_started() -> float:
+    """When the command's time began, as a ``time.monotonic()`` value: for the ``divergent`` program
+    the process's start, so start-up and imports count against ``--budget`` too (read from
+    ``/proc`` on Linux; elsewhere, when the CLI loaded); for commands run in process, now."""
+    if not _PROGRAM["entered"]:
+        return time.monotonic()
+    try:
+        with open("/proc/self/stat", "rb") as stream:
+            fields = stream.read().rsplit(b")", 1)[1].split()
+        start_ticks = int(fields[19])  # field 22 of stat(5), counted from after the command name
+        with open("/proc/uptime", "rb") as stream:
+            uptime = float(stream.read().split()[0])
+        age = uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return _IMPORTED
+    if not 0 <= age < 60:
+        return _IMPORTED  # clocks that do not agree: count from the CLI's start
+    return time.monotonic() - age
 
 
 def fail(message: str, *, as_json: bool = False) -> typer.Exit:

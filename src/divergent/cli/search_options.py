@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from divergent.cli.app import input_errors, live_progress, stderr_console
+from divergent.cli.app import input_errors, live_progress, process_started, stderr_console
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
 from divergent.engines.settings import ProbeGenSettings
 from divergent.errors import InvalidArgument
@@ -44,7 +44,10 @@ RequireOpt = Annotated[str | None, typer.Option("--require", help="Precondition 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object (the documented contract).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the result.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed: runs are reproducible for a seed.")]
-TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds per call before it is a timeout.", min=0.001)]
+TimeoutOpt = Annotated[
+    float, typer.Option("--timeout", help="Seconds a call may run before it is a timeout (and the least a hang "
+                        "needs); the search starts with far smaller limits and re-runs slow inputs.", min=0.001)
+]
 MemoryOpt = Annotated[int, typer.Option("--memory", help="Address-space limit per worker, MiB.", min=64)]
 IsolationOpt = Annotated[
     str | None, typer.Option("--isolation", help="auto, bubblewrap, unshare or rlimits (see docs/sandbox.md).")
@@ -67,7 +70,9 @@ CompareOpt = Annotated[
     typer.Option("--compare", help="Your own comparison of return values: file.py:function or module:function."),
 ]
 TimeoutsOpt = Annotated[
-    str, typer.Option("--timeouts", help="A timeout where others finish: inconclusive (default) or differ.")
+    str,
+    typer.Option("--timeouts", help="A timeout where others finish: hang (default: a difference once it runs past "
+                 "100x the others' time, at least --timeout), inconclusive (never) or differ (always)."),
 ]
 _PROGRAM_PANEL = "Whole programs (stdin to stdout)"
 StdinFlagOpt = Annotated[
@@ -263,6 +268,7 @@ class SearchArguments:
             engine_settings=settings,
             progress=progress,
             programs=self.program_options(),
+            started=process_started(),
         )
         chat = chat_model_from_options(self.model, self.base_url, self.api_key_env, self.llm_config, self.replay)
         if chat is None:

@@ -108,6 +108,10 @@ class Engine(abc.ABC):
     name: ClassVar[str]
     #: True for engines that work on their own in a subprocess and are polled (symbolic)
     background: ClassVar[bool] = False
+    #: True for engines that propose only inputs meeting the preconditions (the annotations, as
+    #: :func:`divergent.preconditions.conforms` checks them, and the user's requirement): the
+    #: search then does not check them a second time
+    checks_preconditions: ClassVar[bool] = False
 
     def __init__(self, context: EngineContext) -> None:
         self.context = context

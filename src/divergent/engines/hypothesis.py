@@ -22,6 +22,7 @@ import copy
 import os
 import pickle
 import random
+import sys
 import tempfile
 import typing
 from collections import deque
@@ -40,7 +41,13 @@ from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
-from divergent.engines.shapes import FLOAT_SPECIALS, INT_BOUNDARIES, TRICKY_CHARACTERS
+from divergent.engines.shapes import (
+    FLOAT_SPECIALS,
+    INT_BOUNDARIES,
+    NEAR_POWERS,
+    RUN_LENGTHS,
+    TRICKY_CHARACTERS,
+)
 from divergent.errors import EngineCannotProceed
 from divergent.model import Input, Observation
 from divergent.programs import ParameterKind
@@ -83,7 +90,8 @@ class _Strategies:
         self.used_from_type = False
         # The harvested values first: Hypothesis' simplest pick from sampled_from is the first item.
         special_ints = tuple(dict.fromkeys((*constants.int_neighbourhood(), *INT_BOUNDARIES)))
-        self.int = st.integers() | st.sampled_from(special_ints)
+        # Values next to powers of two and ten (and their negatives), small ones first.
+        self.int = st.integers() | st.sampled_from(special_ints) | st.sampled_from(NEAR_POWERS)
         special_floats = dict.fromkeys(constants.floats)
         for value in constants.ints:
             try:
@@ -91,8 +99,13 @@ class _Strategies:
             except OverflowError:
                 continue
         special_floats.update(dict.fromkeys(FLOAT_SPECIALS))
-        self.float = st.floats() | st.sampled_from(tuple(special_floats))
-        self.str = st.text(_CHARACTERS) | st.text(alphabet=st.sampled_from(TRICKY_CHARACTERS), max_size=4)
+        powers = tuple(float(value) for value in NEAR_POWERS if abs(value) <= 2**80)
+        self.float = st.floats() | st.sampled_from(tuple(special_floats)) | st.sampled_from(powers)
+        self.str = (
+            st.text(_CHARACTERS)
+            | st.text(alphabet=st.sampled_from(TRICKY_CHARACTERS), max_size=4)
+            | _runs_of(st.characters(exclude_categories=("Cs",))).map("".join)
+        )
         if constants.strings:
             self.str = self.str | _variations_of(constants.strings, st.text(_CHARACTERS, max_size=2))
         # Strings whose length is a harvested number, made of harvested characters: code that checks
@@ -140,7 +153,8 @@ class _Strategies:
             origin, args = annotation, ()
         element = args[0] if args else Any
         if origin in SEQUENCE_ORIGINS:
-            return st.lists(self.build(element), max_size=_MAX_SIZE)
+            items = self.build(element)
+            return st.lists(items, max_size=_MAX_SIZE) | _runs_of(items)
         if origin in SET_ORIGINS:
             return st.sets(self._hashable(element), max_size=_MAX_SIZE)
         if origin is frozenset:
@@ -166,6 +180,13 @@ class _Strategies:
         if annotation is Any or annotation is None:
             return st.none() | st.booleans() | self.int | self.str
         return self.build(annotation)
+
+
+def _runs_of(items: st.SearchStrategy[Any]) -> st.SearchStrategy[list[Any]]:
+    """Lists of one item repeated 10 to 100 times (each a copy): buffer sizes, limits, quadratic code."""
+    return st.tuples(items, st.sampled_from(RUN_LENGTHS)).map(
+        lambda pair: [copy.deepcopy(pair[0]) for _ in range(pair[1])]
+    )
 
 
 def _variations_of(harvested: Sequence[Any], affix: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -224,6 +245,30 @@ def storage_outside_working_directory() -> Iterator[None]:
         set_hypothesis_home_dir(previous)
 
 
+def skip_scanning_loaded_modules() -> None:
+    """Tell Hypothesis that every module loaded so far was already scanned for constants.
+
+    Hypothesis mixes constants from the *local* modules loaded in its process into its draws, and
+    scans every newly loaded one (parsing its source) whenever ``sys.modules`` grows. Here that
+    process is divergent's own: the programs under test never load in it, their constants are
+    harvested by divergent itself (:mod:`divergent.engines.constants`), and the scan would parse
+    divergent's own source (about a second, again after every lazy import). Hypothesis has no
+    setting for this; where its internals differ (another version), nothing is changed.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:
+        return
+    seen = getattr(providers, "_seen_modules", None)
+    if not isinstance(seen, set) or not hasattr(providers, "_sys_modules_len"):
+        return
+    modules = list(sys.modules.values())
+    if providers._sys_modules_len == len(modules):
+        return
+    seen.update(id(module) for module in modules)
+    providers._sys_modules_len = len(modules)
+
+
 # ---------------------------------------------------------------------------------------------
 # The engine.
 
@@ -232,6 +277,7 @@ class HypothesisEngine(Engine):
     """Draws inputs from strategies built from the annotations (or the seeds' shapes)."""
 
     name = "hypothesis"
+    checks_preconditions = True
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
@@ -365,6 +411,7 @@ class HypothesisEngine(Engine):
         def collect(call: Input) -> None:
             drawn.append(call)
 
+        skip_scanning_loaded_modules()
         try:
             with storage_outside_working_directory():
                 collect()

@@ -24,7 +24,7 @@ from divergent.engines.seeds import infer_annotation, parameter_values, satisfie
 from divergent.engines.settings import MutationOperators
 from divergent.engines.shapes import ANY_SHAPE, NONE_TYPE, CannotGenerate, minimal_value, shape_of
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.model import Input, Observation
+from divergent.model import Input, Observation, OutcomeKind
 from divergent.programs import Parameter, ParameterKind
 
 __all__ = ["MutationEngine"]
@@ -35,27 +35,18 @@ _MAX_FRUITLESS_ATTEMPTS = 3000
 _MAX_POOL = 5000
 _MAX_FAVOURED = 256
 _MAX_RECENT = 1000
-
-
-#: types whose repr identifies the value exactly (floats included: repr tells -0.0 from 0.0)
-_EXACT_REPR_TYPES = (type(None), bool, int, float, complex, str, bytes)
-
-
-def _quick_key(input: Input) -> str | None:
-    """A cheap identity for inputs made only of scalars (None for anything else: use the key)."""
-    for value in input.args:
-        if type(value) not in _EXACT_REPR_TYPES:
-            return None
-    for value in input.kwargs.values():
-        if type(value) not in _EXACT_REPR_TYPES:
-            return None
-    return repr((input.args, sorted(input.kwargs.items())))
+#: the size of new values at the start, its least, and its growth per 64 of the engine's inputs
+#: that ran within the per-call limit
+_FIRST_SIZE = 0.1
+_MIN_SIZE = 0.02
+_SIZE_STEP = 0.02
 
 
 class MutationEngine(Engine):
     """Type-aware mutation of a pool of inputs that grows with the inputs that show new behaviour."""
 
     name = "mutation"
+    checks_preconditions = True
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
@@ -68,17 +59,23 @@ class MutationEngine(Engine):
         #: instead of drifting away along a chain of mutants of mutants
         self._gen_children: list[Input] | None = None
         if context.settings.mutation_operators is MutationOperators.TABLE6:
-            self._mutator.allowed = TABLE6_OPERATORS
+            self._mutator.restrict(TABLE6_OPERATORS)
             self._gen_children = []
+        else:
+            self._mutator.size = _FIRST_SIZE
         signature = context.signature
         self._parameters = signature.parameters
+        #: whether a call can have another shape (optional parameters, *args): else no step tries it
+        self._shape_changes = any(
+            p.has_default or p.kind in (ParameterKind.VAR_POSITIONAL, ParameterKind.VAR_KEYWORD)
+            for p in signature.parameters
+        )
         self._positional = signature.positional
         self._var_positional = next(
             (p for p in self._parameters if p.kind is ParameterKind.VAR_POSITIONAL), None
         )
-        #: keys of every input tried or known (the canonical key) and quick keys of the children tried
+        #: keys of every input tried or known
         self._seen: set[str] = set()
-        self._tried: set[str] = set()
         self._behaviours: set[str] = set()
         self._kinds_of_behaviour: set[str] = set()
         self._pool: list[Input] = []
@@ -142,8 +139,10 @@ class MutationEngine(Engine):
             candidate = self._pending.pop(0)
             if self._acceptable(candidate):
                 batch.append(candidate)
+        made = 0
         while len(batch) < n and self._fruitless < _MAX_FRUITLESS_ATTEMPTS:
             child = self._child()
+            made += 1
             if self._acceptable(child):
                 batch.append(child)
                 self._recent.append(child)
@@ -153,6 +152,9 @@ class MutationEngine(Engine):
                 self._fruitless = 0
             else:
                 self._fruitless += 1
+        if made > 2 * len(batch) + 16 and not self._mutator.table6:
+            # Mostly repeats: the values this size allows are used up; go larger.
+            self._mutator.size = min(1.0, self._mutator.size + 0.1)
         if not batch and n > 0:
             raise EngineCannotProceed(
                 "exhausted",
@@ -197,12 +199,7 @@ class MutationEngine(Engine):
         return batch
 
     def _acceptable(self, candidate: Input) -> bool:
-        # Most rejected children are repeats of simple values: a repr is far cheaper than the key.
-        quick = _quick_key(candidate)
-        if quick is not None:
-            if quick in self._tried:
-                return False
-            self._tried.add(quick)
+        # Most rejected children are repeats of simple values, whose key is a cheap repr.
         key = candidate.key
         if key in self._seen:
             return False
@@ -237,12 +234,13 @@ class MutationEngine(Engine):
     def _mutation_step(self, args: list[Any], kwargs: dict[str, Any]) -> None:
         """Mutate one argument in place in ``args``/``kwargs``, or (rarely) the shape of the call."""
         table6 = self._mutator.table6  # Table 6 changes values, not calls
-        if not (args or kwargs) or (not table6 and self._rng.random() < 0.08):
+        if not (args or kwargs) or (not table6 and self._shape_changes and self._rng.random() < 0.08):
             self._change_call_shape(args, kwargs)
             return
         if not table6 and len(args) > 1 and self._rng.random() < 0.1 and self._copy_across(args):
             return
-        slot = self._rng.randrange(len(args) + len(kwargs))
+        slots = len(args) + len(kwargs)
+        slot = self._rng.randrange(slots) if slots > 1 else 0
         if slot < len(args):
             args[slot] = self._mutator.mutate(args[slot], self._annotation_at(slot), 0)
         else:
@@ -325,9 +323,18 @@ class MutationEngine(Engine):
     # -- feedback ----------------------------------------------------------------------------
 
     def observe(self, observations: Sequence[Observation]) -> None:
-        signature = self.context.signature
+        # Every observed input met the preconditions (the search runs no other).
+        own = slow = 0
         for observation in observations:
             input = observation.input
+            timed_out = any(outcome.kind is OutcomeKind.TIMEOUT for outcome in observation.outcomes)
+            if input.how_generated == self.name:
+                own += 1
+                slow += timed_out
+            if timed_out:
+                # A slow input makes slow children: never a parent (the search re-runs it itself).
+                self._seen.add(input.key)
+                continue
             self._seen.add(input.key)
             behaviour = behaviour_fingerprint(observation)
             kind_of_behaviour = behaviour_fingerprint(observation, with_values=False)
@@ -335,13 +342,25 @@ class MutationEngine(Engine):
             new_kind = kind_of_behaviour not in self._kinds_of_behaviour
             self._behaviours.add(behaviour)
             self._kinds_of_behaviour.add(kind_of_behaviour)
-            if not (new_behaviour or observation.divergent) or not preconditions.conforms(input, signature):
+            if not (new_behaviour or observation.divergent):
                 continue
             self._add_to_pool(input)
             if observation.divergent or new_kind:
                 self._favoured.append(input)
             # New parents may have new children: the search is no longer fruitless.
             self._fruitless = 0
+        self._adjust_size(own, slow)
+
+    def _adjust_size(self, own: int, slow: int) -> None:
+        """Grow new values while this engine's inputs run fast (and faster when small values are
+        used up, see :meth:`propose`); halve their size when more than a tenth ran past the search's
+        per-call limit (small inputs first, as Hypothesis does)."""
+        if self._mutator.table6 or not own:
+            return
+        if slow > 0.1 * own:
+            self._mutator.size = max(_MIN_SIZE, self._mutator.size * 0.5)
+        else:
+            self._mutator.size = min(1.0, self._mutator.size + _SIZE_STEP * own / 64)
 
     def _add_to_pool(self, input: Input) -> None:
         if len(self._pool) < _MAX_POOL:

@@ -5,18 +5,21 @@ Mutations follow the parameter's annotation when there is one, otherwise the sha
 show (:func:`~divergent.engines.seeds.infer_annotation`), and fall back to the value's runtime type:
 
 ==========  ================================================================================
-int         ±1, ±10, random, harvested constants and their neighbours, boundaries, 0/±1, negate
-float       ±1, ±10, ×2, /2, negate, next float, random, specials (nan, ±inf, -0.0, tiny...), harvested
+int         ±1, ±10, random, harvested constants and their neighbours, boundaries, 0/±1, negate,
+            next to a power of two or ten (±)
+float       ±1, ±10, ×2, /2, negate, next float, random, specials (nan, ±inf, -0.0, tiny...), harvested,
+            a power of two or ten (or the float next to it)
 bool        flip
 str/bytes   insert/delete/replace a char (ASCII and tricky Unicode), truncate, extend and duplicate a
-            substring, swap case, harvested strings (whole or spliced in), empty
+            substring, swap case, harvested strings (whole or spliced in), a run of one char (10-100), empty
 list/tuple  insert a random or dummy element, delete, swap, duplicate, mutate an element, sort,
-            reverse, empty (fixed-length tuples: mutate an element only)
+            reverse, a run of one element (10-100), empty (fixed-length tuples: mutate an element only)
 set         insert a random or dummy element, delete, mutate an element, empty
 dict        insert, delete, duplicate an entry, mutate a key or a value, empty
 Optional    to None, and from None to a value; other unions: switch member; Literal: another value
 ==========  ================================================================================
 
+New values grow with the engine's :attr:`Mutator.size` (small first; see the mutation engine).
 User-defined objects are left unchanged.
 """
 
@@ -35,7 +38,6 @@ from typing import Any
 from divergent.engines.constants import Constants
 from divergent.engines.shapes import (
     FLOAT_SPECIALS,
-    INT_BOUNDARIES,
     NONE_TYPE,
     TRICKY_CHARACTERS,
     CannotGenerate,
@@ -46,6 +48,7 @@ from divergent.engines.shapes import (
     runtime_shape,
     shape_of,
 )
+from divergent.engines.sizes import boundary_within, near_power_within, run_length_within
 
 __all__ = ["TABLE6_OPERATORS", "Mutator"]
 
@@ -59,6 +62,16 @@ TABLE6_OPERATORS = frozenset({
     "duplicate-entry", "insert-entry", "delete-entry", "mutate-element", "mutate-key", "mutate-value",
 })  # fmt: skip
 _ASCII = string.printable
+#: the int operators, by (the value can be squared, there are harvested constants)
+_INT_OPERATORS = {
+    (squares, harvested): (
+        "plus-minus-one", "plus-minus-ten", "random-number", "boundary", "special-int", "negate", "near-power",
+        *(("square",) if squares else ()),
+        *(("harvested-constant", "constant-neighbour") if harvested else ()),
+    )
+    for squares in (False, True)
+    for harvested in (False, True)
+}
 #: an operator whose children are all duplicates still runs this often, relative to a fresh one
 _MIN_OPERATOR_WEIGHT = 0.05
 #: containers are generated empty past this depth, so recursive annotations terminate
@@ -76,8 +89,14 @@ class Mutator:
         self.successes: Counter[str] = Counter()
         #: the operators applied to the child being built
         self.applied: list[str] = []
-        #: when set, only these operators are used (where a value's type has any of them)
+        #: when set (:meth:`restrict`), only these operators are used (where a value's type has any)
         self.allowed: frozenset[str] | None = None
+        #: restricted to the incoherence paper's Table 6 (Gen(d)), not searching
+        self.table6 = False
+        #: how large new values may be, from 0 (small) to 1 (up to 128-bit ints, runs of 100): the
+        #: engine grows it while inputs run fast and cuts it when they run past the time limit, so
+        #: cheap small inputs come first and code that is slow on large values is still probed
+        self.size = 1.0
         self._by_family: dict[str, Callable[[Any, Shape, int], Any]] = {
             family: getattr(self, "_mutate_" + family.replace("-", "_"))
             for family in (
@@ -96,10 +115,9 @@ class Mutator:
                 continue
         self.harvested_floats = tuple(floats)
 
-    @property
-    def table6(self) -> bool:
-        """Restricted to the incoherence paper's Table 6 (Gen(d)), not searching."""
-        return self.allowed is not None
+    def restrict(self, operators: frozenset[str]) -> None:
+        """Only these operators from now on (the incoherence paper's Table 6)."""
+        self.allowed, self.table6 = operators, True
 
     def record(self, operator: str) -> None:
         """Count ``operator`` (``"family:name"``) and note it among those applied to the current child."""
@@ -120,7 +138,7 @@ class Mutator:
             operator = self.rng.choice(operators)
             self.record(f"{family}:{operator}")
             return operator
-        key = (family, tuple(operators))
+        key = (family, operators if type(operators) is tuple else tuple(operators))
         cached = self._weights.get(key)
         if cached is None or cached[2] <= 0:
             # Success rates move slowly: recomputing the weights every few dozen picks is enough.
@@ -181,6 +199,8 @@ class Mutator:
             # (Gen(d), with the Table 6 operators only, draws no harvested constants)
             if not self.table6 and self.constants.strings and rng.random() < 0.25:
                 return rng.choice(self.constants.strings)
+            if not self.table6 and rng.random() < 0.05:
+                return self._random_char() * run_length_within(self.rng, self.size)  # one character, repeated
             return "".join(self._random_char() for _ in range(rng.randint(0, 8)))
         if family in ("bytes", "bytearray"):
             if not self.table6 and self.constants.bytes_ and rng.random() < 0.25:
@@ -216,6 +236,11 @@ class Mutator:
 
     # -- scalars ---------------------------------------------------------------------------
 
+    @property
+    def max_bits(self) -> int:
+        """The largest magnitude of new ints, in bits, at the current size."""
+        return 8 + int(120 * self.size)
+
     def _random_int(self) -> int:
         rng = self.rng
         if self.table6:
@@ -223,14 +248,17 @@ class Mutator:
         roll = rng.random()
         if roll < 0.25:
             return rng.randint(-10, 10)
-        if roll < 0.4 and self.neighbourhood:
+        if roll < 0.37 and self.neighbourhood:
             return rng.choice(self.neighbourhood)
-        if roll < 0.5:
-            return rng.choice(INT_BOUNDARIES)
+        if roll < 0.45:
+            return boundary_within(self.rng, None if self.size >= 1.0 else self.max_bits)
+        if roll < 0.55:
+            return near_power_within(self.rng, self.max_bits)
         if roll < 0.75:
-            return rng.randint(-1000, 1000)
-        # Log-uniform magnitude: every size from a few bits to 64 is as likely.
-        magnitude = rng.getrandbits(rng.randint(1, 64))
+            spread = 10 + int(990 * self.size)
+            return rng.randint(-spread, spread)
+        # Log-uniform magnitude: every size from a few bits to 64 (at full size) is as likely.
+        magnitude = rng.getrandbits(rng.randint(1, max(4, int(64 * self.size))))
         return -magnitude if rng.random() < 0.5 else magnitude
 
     def _random_float(self) -> float:
@@ -262,13 +290,9 @@ class Mutator:
         return not value
 
     def _mutate_int(self, value: int, shape: Shape, depth: int) -> int:
-        operators = ["plus-minus-one", "plus-minus-ten", "random-number", "boundary", "special-int", "negate"]
-        if abs(value) > 1 and value.bit_length() <= 512:
-            operators.append("square")
-        if self.neighbourhood:
-            operators += ["harvested-constant", "constant-neighbour"]
+        squares = abs(value) > 1 and value.bit_length() <= 512
+        operator = self._pick("int", _INT_OPERATORS[squares, bool(self.neighbourhood)])
         rng = self.rng
-        operator = self._pick("int", operators)
         if operator == "plus-minus-one":
             return value + rng.choice((1, -1))
         if operator == "plus-minus-ten":
@@ -277,7 +301,9 @@ class Mutator:
             # Table 6 *adds* a random number in Gen(d); the search jumps to one.
             return value + self._random_int() if self.table6 else self._random_int()
         if operator == "boundary":
-            return rng.choice(INT_BOUNDARIES)
+            return boundary_within(self.rng, None if self.size >= 1.0 else self.max_bits)
+        if operator == "near-power":
+            return near_power_within(self.rng, self.max_bits)
         if operator == "special-int":
             return rng.choice((0, 1, -1))
         if operator == "negate":
@@ -293,7 +319,7 @@ class Mutator:
         value = float(value)
         operators = [
             "plus-minus-one", "plus-minus-ten", "double", "halve", "negate", "next-float",
-            "random-number", "special-float", "truncate",
+            "random-number", "special-float", "truncate", "near-power",
         ]  # fmt: skip
         if self.harvested_floats:
             operators.append("harvested-constant")
@@ -317,6 +343,10 @@ class Mutator:
             return rng.choice(FLOAT_SPECIALS)
         if operator == "truncate":
             return float(math.trunc(value)) if math.isfinite(value) else value
+        if operator == "near-power":
+            # A power of two or ten as a float, or the float next to it.
+            base = float(near_power_within(self.rng, self.max_bits))
+            return math.nextafter(base, rng.choice((math.inf, -math.inf))) if rng.random() < 0.3 else base
         return rng.choice(self.harvested_floats)
 
     def _mutate_complex(self, value: complex, shape: Shape, depth: int) -> complex:
@@ -348,7 +378,7 @@ class Mutator:
         """Table 6's string mutations, shared by str and bytes (``random_unit`` draws one char/byte)."""
         rng = self.rng
         empty = value[:0]
-        operators = ["insert-char", "extend-substring", "harvested-splice" if harvested else "insert-char"]
+        operators = ["insert-char", "extend-substring", "harvested-splice" if harvested else "insert-char", "repeat-run"]
         if value:
             operators += [
                 "delete-char", "replace-char", "truncate-substring", "duplicate-substring", "swap-case", "empty",
@@ -368,6 +398,11 @@ class Mutator:
         if operator == "harvested-splice":
             at = rng.randint(0, length)
             return value[:at] + rng.choice(harvested) + value[at:]
+        if operator == "repeat-run":
+            # One character (of the value, or a new one) repeated 10 to 100 times.
+            at = rng.randint(0, length)
+            unit = value[at - 1 : at] if at and rng.random() < 0.5 else random_unit()
+            return value[:at] + unit * run_length_within(self.rng, self.size) + value[at:]
         if operator == "harvested-string":
             return rng.choice(harvested)
         if operator == "empty":
@@ -416,7 +451,7 @@ class Mutator:
     def _mutate_sequence(self, value: Sequence[Any], element: Any, depth: int, family: str) -> Any:
         rng = self.rng
         items = list(value)
-        operators = ["insert-random-element", "insert-dummy-element"]
+        operators = ["insert-random-element", "insert-dummy-element", "repeat-element"]
         if items:
             operators += ["delete-element", "duplicate-element", "mutate-element", "mutate-element", "empty"]
         if len(items) >= 2:
@@ -426,6 +461,11 @@ class Mutator:
             items.insert(rng.randint(0, len(items)), self._new_element(items, element, depth))
         elif operator == "insert-dummy-element":
             items.insert(rng.randint(0, len(items)), self._dummy_element(items, element))
+        elif operator == "repeat-element":
+            # One element (of the list, or a new one) repeated 10 to 100 times, each a copy.
+            unit = rng.choice(items) if items and rng.random() < 0.5 else self._new_element(items, element, depth)
+            at = rng.randint(0, len(items))
+            items[at:at] = [copy.deepcopy(unit) for _ in range(run_length_within(self.rng, self.size))]
         elif operator == "delete-element":
             del items[rng.randrange(len(items))]
         elif operator == "duplicate-element":

@@ -1,48 +1,72 @@
-"""The scheduler that shares one budget among the engines.
+"""The scheduler that shares one budget among the engines: by time, cheapest first.
 
-Every engine gets a quick first round (a small batch each, in registry order, so cheap engines
-speak first). After that, each turn goes to the engine with the best upper confidence bound on its
-*novelty rate*: the share of its inputs that revealed a behaviour not seen before (a new tuple of
-outcomes across the implementations). Engines that keep finding new behaviours get more turns;
-engines that only repeat themselves still get an occasional turn, because a bug may sit behind
-the next rare input. Batch sizes grow while an engine stays unproductive (cheaper per input) and
-reset when it finds something.
+Every engine gets a quick first turn (a small batch each, in registry order, so the cheap engines
+speak first; an engine is only built, and its libraries imported, when its first turn comes). After
+that, turns share the *time*: each engine is owed a share of the seconds spent so far, and the turn
+goes to the engine furthest behind its share. An engine's share is a floor (every engine keeps
+getting turns, however unproductive, because a bug may sit behind the next rare input) plus a part
+proportional to what it finds per second: behaviours not seen before (a new tuple of outcomes
+across the implementations) and divergences, in recent turns. A fast engine that finds as much per
+input as a slow one therefore gets more inputs through, and an engine whose inputs are slow (a
+quadratic implementation on large values) gets less of the time, never all of it.
 
-Background engines (symbolic execution in its own process) are not scheduled: they are polled on
-every turn and whatever they found runs in the next batch.
+A turn's batch is sized to take about :data:`TURN_SECONDS` at the engine's measured cost per input
+(the search cuts a batch that runs long at the end of its slice, and gives the rest back at the
+engine's next turn).
 
-The score counts inputs, not seconds, so a run is reproducible for a given seed.
+Background engines (symbolic execution in its own process, a language model on its own thread) are
+not scheduled: they are polled on every turn and whatever they found runs in the next batch.
+
+Because turns follow measured seconds, the order in which engines' inputs run depends on the
+machine's speed; each engine's own sequence of inputs is reproducible for a seed.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from divergent.engines.base import Engine
-from divergent.errors import EngineCannotProceed
+from divergent.errors import EngineCannotProceed, MissingExtra
 from divergent.model import EngineStats, Input
 
-FIRST_ROUND_BATCH = 32
-MAX_BATCH = 512
+#: inputs of an engine's first turn: enough to see its cost, few enough to answer fast
+FIRST_TURN_BATCH = 16
+MAX_BATCH = 4096
+#: seconds one turn aims at (a batch is sized to take about this long)
+TURN_SECONDS = 0.1
+#: every live engine is owed at least this share of the time, divided among them
+_FLOOR = 0.2
+#: how much the last turns count against earlier ones in an engine's finds per second
+_DECAY = 0.7
 
 
 @dataclass
 class _Arm:
-    engine: Engine
+    name: str
+    #: builds the engine when its first turn comes (None once built)
+    start: Callable[[], Engine] | None
+    engine: Engine | None = None
     inputs: int = 0
     executions: int = 0
+    #: seconds of its turns: proposing, running and judging its inputs
     seconds: float = 0.0
     novel: int = 0
     divergences: int = 0
     turns: int = 0
-    batch: int = FIRST_ROUND_BATCH
     stopped: str = ""
+    #: decayed finds and seconds of recent turns (finds per second = their ratio)
+    recent_finds: float = 0.0
+    recent_seconds: float = 0.0
+
+    @property
+    def background(self) -> bool:
+        return self.engine is not None and self.engine.background
 
     def stats(self) -> EngineStats:
         return EngineStats(
-            name=self.engine.name,
+            name=self.name,
             inputs=self.inputs,
             executions=self.executions,
             seconds=round(self.seconds, 3),
@@ -51,10 +75,47 @@ class _Arm:
             stopped=self.stopped,
         )
 
+    def batch_size(self, seconds_left: float | None = None) -> int:
+        if self.inputs == 0:
+            return FIRST_TURN_BATCH
+        per_input = max(self.seconds / self.inputs, 1e-6)
+        seconds = TURN_SECONDS if seconds_left is None else max(0.0, min(TURN_SECONDS, seconds_left))
+        return max(1, min(MAX_BATCH, int(seconds / per_input)))
+
+    def finds_per_second(self) -> float:
+        return (self.recent_finds + 1.0) / (self.recent_seconds + 0.05)
+
 
 class Portfolio:
-    def __init__(self, engines: Sequence[Engine]) -> None:
-        self._arms = {engine.name: _Arm(engine) for engine in engines}
+    """Engines (built, or to be built at their first turn) and their shares of the time."""
+
+    def __init__(
+        self,
+        engines: Sequence[Engine] = (),
+        *,
+        pending: Sequence[tuple[str, Callable[[], Engine]]] = (),
+        on_start_failure: Callable[[str, Exception], None] | None = None,
+        order: Sequence[str] = (),
+    ) -> None:
+        """``engines`` are running already; ``pending`` are (name, factory) pairs built at their first
+        turn, in order. A factory that raises (an optional library missing, say) stops that engine;
+        ``on_start_failure`` hears about it. ``order``: the engines' order in turns and statistics
+        (default: running ones first, then pending ones)."""
+        arms = [_Arm(engine.name, None, engine) for engine in engines]
+        arms += [_Arm(name, factory) for name, factory in pending]
+        rank = {name: position for position, name in enumerate(order)}
+        arms.sort(key=lambda arm: rank.get(arm.name, len(rank)))
+        self._arms: dict[str, _Arm] = {arm.name: arm for arm in arms}
+        self._on_start_failure = on_start_failure
+
+    @property
+    def engines(self) -> list[Engine]:
+        """The engines built so far."""
+        return [arm.engine for arm in self._arms.values() if arm.engine is not None]
+
+    def engine(self, name: str) -> Engine | None:
+        arm = self._arms.get(name)
+        return arm.engine if arm is not None else None
 
     @property
     def active(self) -> bool:
@@ -65,7 +126,7 @@ class Portfolio:
     def waiting_on_background(self) -> bool:
         """Only background engines are left (the loop should poll them, not spin)."""
         live = [arm for arm in self._arms.values() if not arm.stopped]
-        return bool(live) and all(arm.engine.background for arm in live)
+        return bool(live) and all(arm.background for arm in live)
 
     def stats(self) -> tuple[EngineStats, ...]:
         return tuple(arm.stats() for arm in self._arms.values())
@@ -73,29 +134,67 @@ class Portfolio:
     def stop(self, name: str, reason: str) -> None:
         self._arms[name].stopped = reason
 
-    def next_batches(self) -> list[tuple[Engine, list[Input]]]:
-        """Inputs from the background engines (non-blocking) and from the scheduled engine."""
+    def poll_background(self) -> list[tuple[Engine, list[Input]]]:
+        """What the background engines found since the last poll (non-blocking)."""
         batches = []
         for arm in self._arms.values():
-            if arm.engine.background and not arm.stopped:
+            if arm.background and not arm.stopped:
+                assert arm.engine is not None
                 proposed = self._propose(arm, MAX_BATCH)
                 if proposed:
                     batches.append((arm.engine, proposed))
-        while True:
-            arm = self._choose()
-            if arm is None:
-                break
-            proposed = self._propose(arm, arm.batch)
-            arm.turns += 1
-            if proposed:
-                batches.append((arm.engine, proposed))
-                break
-            if arm.stopped:
-                continue
-            break
         return batches
 
+    def next_turn(
+        self, extra: Callable[[str], list[Input]] | None = None, *, seconds_left: float | None = None
+    ) -> tuple[Engine, list[Input]] | None:
+        """The engine whose turn it is and its batch (``extra(name)``, inputs owed to it from an
+        earlier turn, come first); None when no scheduled engine has anything to propose.
+        ``seconds_left``: the time the search has left (a turn near the end is made shorter)."""
+        tried: set[str] = set()
+        while True:
+            arm = self._choose(tried)
+            if arm is None:
+                return None
+            tried.add(arm.name)
+            if arm.engine is None and not self._build(arm):
+                continue
+            if arm.background:
+                continue  # it turned out to work on its own: polled from now on
+            assert arm.engine is not None
+            size = arm.batch_size(seconds_left)
+            owed = extra(arm.name) if extra is not None else []
+            started = time.monotonic()
+            proposed = owed + (self._propose(arm, size - len(owed)) if len(owed) < size else [])
+            spent = time.monotonic() - started
+            arm.seconds += spent
+            arm.recent_seconds += spent
+            arm.turns += 1
+            if proposed:
+                return arm.engine, proposed
+
+    def next_is_first_turn(self) -> bool:
+        """Whether the next turn goes to an engine not built yet (building may import a library)."""
+        arm = self._choose(set())
+        return arm is not None and arm.engine is None
+
+    def _build(self, arm: _Arm) -> bool:
+        assert arm.start is not None
+        factory, arm.start = arm.start, None
+        started = time.monotonic()
+        try:
+            arm.engine = factory()
+        except (EngineCannotProceed, MissingExtra, ImportError) as error:
+            arm.stopped = f"unsupported: {error}" if not isinstance(error, EngineCannotProceed) else str(error)
+            if self._on_start_failure is not None:
+                self._on_start_failure(arm.name, error)
+            return False
+        finally:
+            arm.seconds += time.monotonic() - started
+        return True
+
     def _propose(self, arm: _Arm, n: int) -> list[Input]:
+        assert arm.engine is not None
         try:
             return arm.engine.propose(n)
         except EngineCannotProceed as stop:
@@ -104,29 +203,31 @@ class Portfolio:
             arm.stopped = f"failed: {type(error).__name__}: {error}"
         return []
 
-    def _choose(self) -> _Arm | None:
-        live = [arm for arm in self._arms.values() if not arm.stopped and not arm.engine.background]
+    def _choose(self, tried: set[str]) -> _Arm | None:
+        live = [arm for arm in self._arms.values() if not arm.stopped and not arm.background and arm.name not in tried]
         if not live:
             return None
         fresh = [arm for arm in live if arm.turns == 0]
         if fresh:
             return fresh[0]
-        total = sum(arm.inputs for arm in live) + 1
+        rates = {arm.name: arm.finds_per_second() for arm in live}
+        total = sum(rates.values())
+        floor = _FLOOR / len(live)
 
-        def bound(arm: _Arm) -> float:
-            rate = (arm.novel + arm.divergences + 1) / (arm.inputs + 2)
-            return rate + math.sqrt(2 * math.log(total) / (arm.inputs + 1))
+        def behind(arm: _Arm) -> float:
+            share = floor + (1.0 - _FLOOR) * rates[arm.name] / total
+            return arm.seconds / share
 
-        return max(live, key=bound)
+        return min(live, key=behind)
 
     def record(self, engine: Engine, *, inputs: int, executions: int, seconds: float, novel: int,
                divergences: int) -> None:
+        """What one batch of ``engine``'s inputs gave, and the seconds it took to run and judge."""
         arm = self._arms[engine.name]
         arm.inputs += inputs
         arm.executions += executions
         arm.seconds += seconds
         arm.novel += novel
         arm.divergences += divergences
-        if engine.background:
-            return
-        arm.batch = FIRST_ROUND_BATCH if novel or divergences else min(MAX_BATCH, arm.batch * 2)
+        arm.recent_finds = arm.recent_finds * _DECAY + novel + 10 * divergences
+        arm.recent_seconds = arm.recent_seconds * _DECAY + seconds

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 
 from divergent.engines.base import Engine
-from divergent.errors import EngineCannotProceed, InvalidArgument
+from divergent.errors import EngineCannotProceed, InvalidArgument, MissingExtra
 
 #: the names the CLI's ``--engines`` accepts, in the order the portfolio starts them
 ENGINES: dict[str, str] = {
@@ -52,6 +53,18 @@ def engine_class(name: str, *, text: bool = False) -> type[Engine]:
         dotted = ENGINES[name]
     module_name, _, attribute = dotted.partition(":")
     return getattr(importlib.import_module(module_name), attribute)
+
+
+def requested_engine_classes(names: Sequence[str], *, text: bool = False) -> dict[str, type[Engine]]:
+    """The classes of the engines a caller named, imported now: one that cannot run is an input
+    error (going on without it would answer another question)."""
+    classes = {}
+    for name in names:
+        try:
+            classes[name] = engine_class(name, text=text)
+        except (EngineCannotProceed, MissingExtra, ImportError) as error:
+            raise InvalidArgument(f"engine {name!r} cannot run: {error}") from error
+    return classes
 
 
 def parse_engine_list(text: str | None) -> tuple[str, ...]:

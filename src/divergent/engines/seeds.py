@@ -103,6 +103,7 @@ class SeedEngine(Engine):
     """Proposes the seed inputs that meet the preconditions, in order, each once."""
 
     name = "seeds"
+    checks_preconditions = True
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)

@@ -21,7 +21,9 @@ __all__ = [
     "ANY_SHAPE",
     "FLOAT_SPECIALS",
     "INT_BOUNDARIES",
+    "NEAR_POWERS",
     "NONE_TYPE",
+    "RUN_LENGTHS",
     "TRICKY_CHARACTERS",
     "CannotGenerate",
     "Shape",
@@ -40,6 +42,23 @@ INT_BOUNDARIES: tuple[int, ...] = (
     2**53, 2**53 + 1, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64 - 1, 2**64,
     2**1024, -(2**1024),  # beyond the float range: int(math.sqrt(n)) and float(n) overflow here
 )  # fmt: skip
+
+
+def _near_powers() -> tuple[int, ...]:
+    """Values next to powers of two (to 2**128) and of ten (to 10**30), and their negatives: where
+    fixed widths wrap, digit counts change and thresholds sit."""
+    values: dict[int, None] = {}
+    for base in ([2**k for k in range(1, 129)] + [10**k for k in range(1, 31)]):
+        for value in (base - 1, base, base + 1):
+            values[value] = None
+            values[-value] = None
+    return tuple(values)
+
+
+#: ints next to powers of two and ten, positive and negative (drawn by size: small ones first)
+NEAR_POWERS: tuple[int, ...] = tuple(sorted(_near_powers(), key=lambda value: (abs(value), value < 0)))
+#: run lengths for strings and lists made of one repeated element (buffers, limits, quadratic code)
+RUN_LENGTHS: tuple[int, ...] = (10, 15, 16, 17, 20, 31, 32, 33, 50, 63, 64, 65, 99, 100)
 #: floats that break comparisons, rounding and formatting
 FLOAT_SPECIALS: tuple[float, ...] = (
     0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 0.1, 1e-9, 1e16, 2.0**53, 1.5, 2.5,

@@ -22,8 +22,9 @@ from collections import deque
 from collections.abc import Callable
 
 from divergent.engines.base import Engine, EngineContext
+from divergent.engines.proofs import proof_limits, proof_problem
 from divergent.errors import DivergentError, EngineCannotProceed, StopReason
-from divergent.model import Input
+from divergent.model import Input, Proof
 from divergent.programs import Signature
 from divergent.sandbox.isolation import choose_level
 from divergent.sandbox.limits import Limits
@@ -39,6 +40,7 @@ class SymbolicEngine(Engine):
     """Proposes the inputs CrossHair's symbolic search finds to split the implementations."""
 
     name = "symbolic"
+    checks_preconditions = True
     background = True
 
     def __init__(self, context: EngineContext) -> None:
@@ -51,6 +53,9 @@ class SymbolicEngine(Engine):
         self._rejected = 0
         self._undecodable = 0
         self._preconditions: Callable[[Input], bool] | None = None
+        self._proof: Proof | None = None
+        #: why an exploration of every path is not a proof here (floats, say), once there was one
+        self.not_a_proof = ""
 
     @property
     def runner_pid(self) -> int | None:
@@ -75,6 +80,32 @@ class SymbolicEngine(Engine):
         batch = [self._ready.popleft() for _ in range(min(n, len(self._ready)))]
         self._proposed += len(batch)
         return batch
+
+    def proof(self) -> Proof | None:
+        """A proof of equivalence, once the runner has explored every path without a difference
+        and the types and operations involved are modelled exactly (:mod:`divergent.engines.proofs`);
+        None until then, or when the exploration is no proof (then :attr:`not_a_proof` says why)."""
+        if self._proof is not None or self._process is None:
+            return self._proof
+        summary = self._process.summary
+        if summary is None or not summary["complete"] or self.not_a_proof:
+            return None
+        if self._proposed or self._rejected or self._undecodable or summary["diffs"] != 0:
+            return None
+        context = self.context
+        problem = proof_problem(context.implementations, context.signature, context.policy)
+        if problem is not None:
+            self.not_a_proof = (
+                f"CrossHair explored every path ({summary['paths']}) without a difference, but that is no proof "
+                f"here: {problem}"
+            )
+            return None
+        self._proof = Proof(
+            engine=self.name,
+            paths=summary["paths"],
+            limits=proof_limits(context.signature, requirement=context.require is not None),
+        )
+        return self._proof
 
     def close(self) -> None:
         """Kill the runner and everything it started (it may be looping in an implementation)."""

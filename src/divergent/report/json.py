@@ -17,6 +17,8 @@ from divergent.values import encode, json_safe
 
 def outcome_json(label: str, outcome: Outcome) -> dict[str, Any]:
     data: dict[str, Any] = {"impl": label, "kind": outcome.kind.value, "value": outcome.describe()}
+    if outcome.hang:
+        data["hang"] = True
     if outcome.exception is not None:
         data["exception"] = {"type": outcome.exception.type_name, "message": outcome.exception.message}
     if outcome.stdout:
@@ -128,6 +130,12 @@ def report_json(report: Report, function_name: str = "f", *, input_file: str | N
         "nondeterministic": [i.call("f") for i in report.nondeterministic],
         # the model and its usage: calls, cached_calls, prompt/completion tokens, cost, seconds, retries
         "llm": dict(report.llm) if report.llm is not None else None,
+        # with "proven-equivalent": what was proven and the limits of the claim
+        "proof": (
+            {"engine": report.proof.engine, "paths": report.proof.paths, "limits": list(report.proof.limits)}
+            if report.proof is not None
+            else None
+        ),
         "error": report.error or None,
         "timeline": timeline_json(report),
     }

@@ -90,12 +90,25 @@ def llm_usage_text(llm: Mapping[str, Any]) -> str:
     )
 
 
+def proof_text(report: Report) -> str:
+    """``proven equivalent (symbolic, 6 paths)``."""
+    proof = report.proof
+    assert proof is not None
+    return f"proven equivalent ({proof.engine}, {proof.paths} paths)"
+
+
 def plain_report(report: Report) -> str:
     """The report as plain text (used in AssertionErrors and ``--quiet`` failures)."""
     if is_program_report(report):
         return plain_program_report(report)
     lines = []
-    if report.counterexample is None:
+    if report.proven and report.proof is not None:
+        lines.append(
+            f"{proof_text(report)}: {len(report.implementations)} implementations "
+            f"({report.inputs} inputs also run, {report.seconds:.1f} s)"
+        )
+        lines.extend(f"  {limit}" for limit in report.proof.limits)
+    elif report.counterexample is None:
         relevant = " relevant" if report.filtered_out else ""
         lines.append(
             f"no{relevant} difference found among {len(report.implementations)} implementations "
@@ -144,7 +157,22 @@ def render_report(
 def _render_report(
     report: Report, console: Console, implementations: Sequence[PythonFunction], *, test: str | None
 ) -> None:
-    if report.counterexample is None:
+    if report.proven and report.proof is not None:
+        console.print(
+            Panel(
+                Group(
+                    Text.assemble(
+                        (proof_text(report).capitalize(), "bold green"),
+                        f": {len(report.implementations)} implementations behave the same on every input, "
+                        f"not only the {report.inputs:,} that were run ({report.seconds:.1f} s).",
+                    ),
+                    Text("The claim holds:", style="bold"),
+                    *(Text(f"  • {limit}") for limit in report.proof.limits),
+                ),
+                border_style="green",
+            )
+        )
+    elif report.counterexample is None:
         console.print(
             Panel(
                 Text.assemble(

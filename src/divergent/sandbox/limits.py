@@ -18,8 +18,16 @@ from divergent.errors import InvalidArgument
 class Limits:
     """Resource limits for one sandboxed worker."""
 
-    #: seconds per call (the in-worker timer; the parent kills the worker a grace period later)
+    #: seconds a call may run before its outcome is a timeout (the in-worker timer; the parent
+    #: kills the worker a grace period later). A search starts with a far smaller, adaptive limit
+    #: (``first_timeout``) and re-runs an input past it only where it matters (see the search loop)
     timeout: float = 2.0
+    #: the search's first per-call limit, before the calls' observed times scale it (never above
+    #: ``timeout``): a slow input costs this much, not ``timeout``, until it is re-run
+    first_timeout: float = 0.05
+    #: a call that times out where another implementation returns is re-run with this many times
+    #: the other's time (at least ``timeout``); past that it is a hang
+    hang_factor: float = 100.0
     #: seconds for loading an implementation (its module's top-level code)
     load_timeout: float = 10.0
     memory_mb: int = 2048
@@ -38,6 +46,10 @@ class Limits:
     def __post_init__(self) -> None:
         if self.timeout <= 0:
             raise InvalidArgument(f"timeout={self.timeout!r} must be > 0 seconds")
+        if self.first_timeout <= 0:
+            raise InvalidArgument(f"first_timeout={self.first_timeout!r} must be > 0 seconds")
+        if self.hang_factor < 1:
+            raise InvalidArgument(f"hang_factor={self.hang_factor!r} must be >= 1")
         if self.memory_mb < 64:
             raise InvalidArgument(f"memory_mb={self.memory_mb!r} must be at least 64")
         if self.disk_mb < 1:
@@ -46,7 +58,17 @@ class Limits:
     @property
     def grace(self) -> float:
         """How long past the in-worker timer the parent waits before it kills the worker."""
-        return max(0.5, self.timeout * 0.5)
+        return self.grace_for(self.timeout)
+
+    @staticmethod
+    def grace_for(timeout: float) -> float:
+        """The grace period past a per-call limit of ``timeout`` seconds."""
+        return max(0.5, timeout * 0.5)
+
+    def hang_limit(self, slowest_other: float) -> float:
+        """The per-call limit past which a call is a hang, where another implementation took
+        ``slowest_other`` seconds on the same input."""
+        return max(self.timeout, self.hang_factor * slowest_other)
 
     def child_settings(self) -> dict[str, float | int]:
         """The limits a child applies itself, as it receives them when it starts (JSON types only)."""

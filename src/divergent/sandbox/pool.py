@@ -137,6 +137,9 @@ class WorkerPool:
         self.compare_mutation = compare_mutation
         self.executions = 0
         self.restarts = 0
+        #: the per-call limit of the batch being run
+        self._batch_timeout = limits.timeout
+        self._closed = False
         #: numbers, strings and bytes the implementations computed when they loaded (decoded builtins)
         self.runtime_constants: list = []
         self._workers: list[WorkerProcess | None] = [None] * len(self.implementations)
@@ -175,6 +178,9 @@ class WorkerPool:
         old = self._workers[index]
         if old is not None:
             old.kill()
+        if self._closed:
+            # Closed (from another thread) while a run was in progress: the run ends here.
+            raise SandboxUnavailable("the worker pool was closed")
         self.restarts += 1
         worker = WorkerProcess(self.implementations[index], self.limits, self.level)
         self._workers[index] = worker
@@ -189,6 +195,7 @@ class WorkerPool:
             )
 
     def close(self) -> None:
+        self._closed = True
         for worker in self._workers:
             if worker is not None:
                 worker.kill()
@@ -202,14 +209,18 @@ class WorkerPool:
 
     # -- running --------------------------------------------------------------------------------
 
-    def run(self, inputs: Sequence[Input], *, deadline: float | None = None) -> list[tuple[Outcome, ...] | None]:
+    def run(
+        self, inputs: Sequence[Input], *, deadline: float | None = None, timeout: float | None = None
+    ) -> list[tuple[Outcome, ...] | None]:
         """Run every input on every implementation; one tuple of outcomes per input.
 
         With a ``deadline`` (a ``time.monotonic()`` value), no call starts after it; inputs that did
-        not run on every implementation get None instead of outcomes.
+        not run on every implementation get None instead of outcomes. ``timeout``: the per-call
+        limit of this batch (default: the pool's ``limits.timeout``).
         """
         if not inputs:
             return []
+        self._batch_timeout = self.limits.timeout if timeout is None else timeout
         blobs = [pickle.dumps((tuple(i.args), dict(i.kwargs)), protocol=pickle.HIGHEST_PROTOCOL) for i in inputs]
         count = len(self.implementations)
         results: list[list[Outcome | None]] = [[None] * count for _ in inputs]
@@ -244,8 +255,9 @@ class WorkerPool:
         return complete  # type: ignore[return-value]
 
     def _patience(self) -> float:
-        """How long the parent waits for a worker (which waits timeout + grace for its call child)."""
-        return self.limits.timeout + self.limits.grace + REPORT_MARGIN
+        """How long the parent waits for a worker (which waits the batch's per-call limit plus its
+        grace for its call child)."""
+        return self._batch_timeout + Limits.grace_for(self._batch_timeout) + REPORT_MARGIN
 
     def _dispatch(self, i: int, task: _Task, blobs: list[bytes], selector: selectors.BaseSelector,
                   results: list[list[Outcome | None]], deadline: float | None) -> None:
@@ -263,6 +275,7 @@ class WorkerPool:
                     "indices": chunk,
                     "encode_args": self.compare_mutation,
                     "careful": task.careful,
+                    "timeout": self._batch_timeout,
                     "deadline": None if deadline is None else max(0.0, deadline - time.monotonic()),
                 },
             )
@@ -284,7 +297,7 @@ class WorkerPool:
                 stdout_chars = self.limits.stdout_bytes
                 for raw in raw_results:
                     outcome = checked_outcome(raw, stdout_chars, self._arguments, task.in_flight[task.reported])
-                    if outcome.kind is OutcomeKind.TIMEOUT and outcome.seconds < self.limits.timeout - _SLACK:
+                    if outcome.kind is OutcomeKind.TIMEOUT and outcome.seconds < self._batch_timeout - _SLACK:
                         raise ProtocolViolation("a timeout before the time was up")
                     task.claimed += outcome.seconds
                     results[task.in_flight[task.reported]][i] = outcome
@@ -342,7 +355,7 @@ class WorkerPool:
         elif unreported:
             culprit = started if started in unreported else unreported[0]
             if hung:
-                outcome = Outcome(kind=OutcomeKind.TIMEOUT, detail=how, seconds=self.limits.timeout + self.limits.grace)
+                outcome = Outcome(kind=OutcomeKind.TIMEOUT, detail=how, seconds=self._batch_timeout + Limits.grace_for(self._batch_timeout))
             else:
                 outcome = Outcome(kind=OutcomeKind.CRASH, detail=how)
             results[culprit][i] = outcome

@@ -182,9 +182,12 @@ class ProcessRunner:
 
     # -- running ------------------------------------------------------------------------------
 
-    def run(self, inputs: Sequence[TextInput], *, deadline: float | None = None) -> list[tuple[Outcome, ...] | None]:
+    def run(
+        self, inputs: Sequence[TextInput], *, deadline: float | None = None, timeout: float | None = None
+    ) -> list[tuple[Outcome, ...] | None]:
         """Every input on every program; one tuple of outcomes per input (None: not run everywhere
-        before ``deadline``, a ``time.monotonic()`` value)."""
+        before ``deadline``, a ``time.monotonic()`` value). ``timeout`` is not used: a whole
+        program's time limit is the judge's, fixed when the runner starts (``ProgramLimits``)."""
         if not inputs:
             return []
         jobs = [Job(stdin=item.text.encode("utf-8", "surrogateescape")) for item in inputs]

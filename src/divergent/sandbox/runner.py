@@ -33,9 +33,13 @@ class Runner(Protocol):
     #: numbers, strings and bytes the programs computed when they loaded (material for engines)
     runtime_constants: list[Any]
 
-    def run(self, inputs: Sequence[AnyInput], *, deadline: float | None = None) -> list[tuple[Outcome, ...] | None]:
+    def run(
+        self, inputs: Sequence[AnyInput], *, deadline: float | None = None, timeout: float | None = None
+    ) -> list[tuple[Outcome, ...] | None]:
         """One tuple of outcomes (one per program, in order) per input; None for an input that did
-        not run on every program before ``deadline`` (a ``time.monotonic()`` value)."""
+        not run on every program before ``deadline`` (a ``time.monotonic()`` value). ``timeout``
+        is the per-call (per-run) limit of this batch in seconds (default: the runner's
+        ``Limits.timeout``); the search sends small, adaptive limits and re-runs slow inputs."""
         ...
 
     def close(self) -> None:

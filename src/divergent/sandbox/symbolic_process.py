@@ -53,6 +53,9 @@ class SymbolicProcess:
         self.verdict: tuple[str, str] | None = None
         #: what the user should know (pairs dropped, paths cut)
         self.notes: list[str] = []
+        #: the runner's closing account: paths explored, whether every path of every pair was
+        #: explored and compared (``complete``), diffs reported; None until it says "done"
+        self.summary: dict | None = None
         self.deadline = time.monotonic() + seconds + _START_AND_STOP_GRACE
         self._ended = False
         process = start_child(
@@ -110,6 +113,13 @@ class SymbolicProcess:
                 self.notes.append(text)
             elif event in ("unsupported", "failed", "done"):
                 self.verdict = (event, text)
+                if event == "done":
+                    self.summary = {
+                        "paths": message.get("paths") if type(message.get("paths")) is int else 0,
+                        "complete": message.get("complete") is True,
+                        "diffs": message.get("diffs") if type(message.get("diffs")) is int else None,
+                        "strategy": str(message.get("strategy", "")),
+                    }
         return diffs
 
     def finished(self) -> bool:

@@ -3,7 +3,7 @@ for test suites."""
 
 from __future__ import annotations
 
-import time
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,7 +21,7 @@ from divergent.model import (
     Verdict,
 )
 from divergent.sandbox.runner import open_runner
-from divergent.search.loop import Search
+from divergent.search.loop import RESERVE_SECONDS, Search
 from divergent.search.options import ImplementationSpec, SearchOptions
 from divergent.search.partition import Partition
 from divergent.search.prepare import prepare, resolve_implementations
@@ -71,17 +71,30 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             for position, (engine_name, observation) in enumerate(observations):
                 if not observation.divergent or partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
                     continue
-                confirmed, why = search.confirm(observation)
-                if confirmed is None:
-                    note_unconfirmed(search, partition, observation, why)
-                    continue
-                # Judged before shrinking: a spurious difference costs no shrinking time, and the
-                # found input is the one the engine meant (shrinking heads for edge cases such as
-                # empty or negative values, which break implicit preconditions more often).
-                verdict = assess_relevance(search, partition, engine_name, confirmed)
-                if verdict is not None and not verdict.relevant:
-                    continue  # kept in partition.filtered_out; the search goes on
-                found = (engine_name, confirmed)
+                if shrink and search.spurious_filter is None and not _is_hang(observation):
+                    # Shrunk first, then confirmed: one fresh runner for the reported input, and a
+                    # second only when the smaller one does not hold.
+                    established = _shrunk_then_confirmed(search, partition, observation)
+                    if established is None:
+                        continue
+                    found = (engine_name, established[0])
+                    original = established[1]
+                else:
+                    search._report_progress("confirming")
+                    confirmed, why = search.confirm(observation)
+                    if confirmed is None:
+                        note_unconfirmed(search, partition, observation, why)
+                        continue
+                    # Judged before shrinking: a spurious difference costs no shrinking time, and
+                    # the found input is the one the engine meant (shrinking heads for edge cases
+                    # such as empty or negative values, which break implicit preconditions more often).
+                    verdict = assess_relevance(search, partition, engine_name, confirmed)
+                    if verdict is not None and not verdict.relevant:
+                        continue  # kept in partition.filtered_out; the search goes on
+                    original = confirmed.input
+                    if shrink and not _is_hang(confirmed):
+                        confirmed, verdict = _shrunk(search, partition, engine_name, confirmed, verdict)
+                    found = (engine_name, confirmed)
                 leftover = observations[position + 1 :]
                 exit_reason = ExitReason.FOUND
                 break
@@ -90,15 +103,6 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
     counterexample = None
     if found is not None:
         engine_name, observation = found
-        original = observation.input
-        if shrink:
-            search._report_progress("shrinking")
-            try:
-                shrunk = search.shrink(observation, max(3.0, 0.25 * (search.budget.seconds or 20.0)))
-                if shrunk.input.key != observation.input.key:
-                    observation, verdict = _judged_shrunk(search, partition, engine_name, observation, shrunk, verdict)
-            except KeyboardInterrupt:
-                pass
         partition.classes = observation.classes
         partition.splits.append(
             Split(input=observation.input, classes=observation.classes, outcomes=observation.outcomes,
@@ -115,16 +119,85 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             shrink_steps=search.shrink_steps if observation.input.key != original.key else (),
         )
         if count > 2 and len(partition.classes) < count and exit_reason is not ExitReason.INTERRUPTED:
-            # With N implementations, spend a little more to find every class, not just the first split.
+            # With N implementations, spend what is left of the budget to find every class, not
+            # just the first split.
             search._report_progress("refining classes")
-            extra = max(2.0, 0.25 * (search.budget.seconds or 20.0))
-            refine_partition(search, partition, deadline=time.monotonic() + extra, pending=leftover)
-    return search.report(
-        verdict=Verdict.DIVERGENT if counterexample else Verdict.NO_DIFFERENCE_FOUND,
-        counterexample=counterexample,
-        partition=partition,
-        exit_reason=exit_reason,
-    )
+            stopped = refine_partition(search, partition, deadline=search.deadline, pending=leftover)
+            if stopped is ExitReason.BUDGET_SECONDS and len(partition.classes) < count:
+                search.notes.append(
+                    "refining the behaviour classes was cut short by the budget: some classes may hold "
+                    "implementations that differ"
+                )
+    if counterexample is not None:
+        result = Verdict.DIVERGENT
+    elif exit_reason is ExitReason.PROVEN:
+        result = Verdict.PROVEN_EQUIVALENT
+    else:
+        result = Verdict.NO_DIFFERENCE_FOUND
+    return search.report(verdict=result, counterexample=counterexample, partition=partition, exit_reason=exit_reason)
+
+
+#: shrinking gets at most this share of the budget, and at least this many seconds when the
+#: budget has them left
+_SHRINK_SHARE = 0.25
+_SHRINK_MINIMUM = 1.0
+
+
+def _is_hang(observation: Observation) -> bool:
+    # A hang is not shrunk: every smaller input that still hangs would cost the whole escalated limit.
+    return any(outcome.hang for outcome in observation.outcomes)
+
+
+def _shrink_seconds(search: Search) -> float:
+    """Seconds for shrinking: a share of the budget, within what it has left (0: none left, noted)."""
+    budget_seconds = search.budget.seconds
+    seconds = min(max(_SHRINK_MINIMUM, _SHRINK_SHARE * (budget_seconds or 20.0)), search.remaining() - RESERVE_SECONDS)
+    if seconds <= 0.05:
+        search.notes.append("not shrunk: the budget left no time (the counterexample is as found)")
+        return 0.0
+    return seconds
+
+
+def _shrunk_then_confirmed(
+    search: Search, partition: Partition, observation: Observation
+) -> tuple[Observation, Input] | None:
+    """The difference shrunk (on the search's workers) and confirmed on fresh ones, with the input
+    as found; the found input confirmed when the smaller one does not hold; None (noted) when
+    neither does."""
+    seconds = _shrink_seconds(search)
+    smaller = observation
+    if seconds > 0:
+        search._report_progress("shrinking")
+        with contextlib.suppress(KeyboardInterrupt):
+            smaller = search.shrink(observation, seconds, confirm=False)
+    search._report_progress("confirming")
+    if smaller.input.key != observation.input.key:
+        confirmed, _ = search.confirm(smaller)
+        if confirmed is not None:
+            return confirmed, observation.input
+    confirmed, why = search.confirm(observation)
+    if confirmed is None:
+        note_unconfirmed(search, partition, observation, why)
+        return None
+    return confirmed, observation.input
+
+
+def _shrunk(
+    search: Search, partition: Partition, engine_name: str, observation: Observation, verdict: FilterVerdict | None
+) -> tuple[Observation, FilterVerdict | None]:
+    """The confirmed difference shrunk within what is left of the budget (the report's notes say
+    when the budget cut shrinking short, or left no time for it), confirmed and judged again."""
+    seconds = _shrink_seconds(search)
+    if seconds <= 0:
+        return observation, verdict
+    search._report_progress("shrinking")
+    try:
+        shrunk = search.shrink(observation, seconds)
+        if shrunk.input.key != observation.input.key:
+            return _judged_shrunk(search, partition, engine_name, observation, shrunk, verdict)
+    except KeyboardInterrupt:
+        pass
+    return observation, verdict
 
 
 def _judged_shrunk(

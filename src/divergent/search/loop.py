@@ -4,11 +4,17 @@ what differs.
 
 ::
 
-    portfolio ──▶ inputs ──▶ preconditions ──▶ sandbox ──▶ outcomes ──▶ policy ──▶ observation
-        ▲                                                                        │
-        └──────────────────────── observe (all engines) ◀────────────────────────┤
-                                                                                 ▼ divergent?
-                                     confirm on fresh workers ──▶ shrink ──▶ confirm ──▶ Report
+    portfolio ──▶ inputs ──▶ preconditions ──▶ sandbox (small, adaptive per-call limit) ──▶ outcomes
+        ▲                                                             │                      │
+        │                              slow on some: escalation lane ◀┘ (fresh workers,      ▼
+        │                              escalated limit, on its own thread) ──────────▶ policy ──▶ observation
+        └──────────────────────── observe (all engines) ◀────────────────────────────────────┤
+                                                                                             ▼ divergent?
+                               confirm on pre-started fresh workers ──▶ shrink ──▶ confirm ──▶ Report
+
+The budget's seconds count from ``SearchOptions.started`` (the CLI passes its own start, so start-up
+counts) and bound everything: the engines' turns, the re-runs of slow inputs, confirmation and
+shrinking (a phase the budget cut short says so in the notes).
 """
 
 from __future__ import annotations
@@ -16,14 +22,13 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from divergent.comparison import Comparison, behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext, WholePrograms
 from divergent.engines.constants import Constants
-from divergent.engines.portfolio import Portfolio
-from divergent.engines.registry import NEEDS_MODEL, engine_class
+from divergent.engines.portfolio import TURN_SECONDS, Portfolio
+from divergent.engines.registry import NEEDS_MODEL, engine_class, requested_engine_classes
 from divergent.engines.settings import ModelAccess
 from divergent.errors import EngineCannotProceed, InvalidArgument, MissingExtra
 from divergent.llm.chat import ChatModel
@@ -36,21 +41,33 @@ from divergent.model import (
     Observation,
     Outcome,
     OutcomeKind,
+    Proof,
     Report,
     TextInput,
     TimelinePoint,
     Verdict,
 )
+from divergent.policy import TimeoutRule
 from divergent.preconditions import conforms
 from divergent.programs import Program, Signature
 from divergent.sandbox.isolation import GUARANTEES, Isolation
 from divergent.sandbox.limits import Limits
-from divergent.sandbox.runner import Runner, open_runner
+from divergent.sandbox.runner import Runner
+from divergent.search.confirmation import Confirmer
+from divergent.search.escalation import AdaptiveLimit, Escalated, Escalator, Pending
+from divergent.search.fresh import Prestarted, SpareRunners, open_search_runner, start_runner
+from divergent.search.notes import model_engine_notes, program_notes, unsettled_notes
 from divergent.search.options import Progress, SearchOptions
 from divergent.search.partition import Partition
-from divergent.search.shrink import shrink as shrink_input
-from divergent.search.text_shrink import shrink_text
+from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
 
+#: a batch may run this many times its turn's target before the rest waits for the engine's next turn
+_SLICE_SLACK = 3.0
+#: seconds kept at the end of the budget for confirming, shrinking and reporting a difference
+RESERVE_SECONDS = 0.3
+#: seconds before the end of the budget at which a search that found nothing stops: the report, the
+#: clean-up (killing the workers) and the interpreter's exit take about this long
+EXIT_RESERVE_SECONDS = 0.1
 #: about how many points of the engines' history a report keeps (between this and twice this)
 TIMELINE_POINTS = 150
 
@@ -71,6 +88,7 @@ class Search:
         requirement: Callable[[Input], bool] | None = None,
         notes: Sequence[str] = (),
         programs: WholePrograms | None = None,
+        runner: Prestarted | None = None,
     ) -> None:
         self.implementations = implementations
         self.signature = signature
@@ -81,8 +99,36 @@ class Search:
         self.notes: list[str] = list(notes)
         #: what whole programs add (validator, generator, checker, run limits); None for functions
         self.programs = programs
-        self.started = time.monotonic()
-        self.runner: Runner = self._open_runner(options.isolation)
+        self.started = options.started if options.started is not None else time.monotonic()
+        prestarted = runner if runner is not None else start_runner(implementations, options, programs)
+        #: fresh runners for confirmation and re-runs, the first starting beside the main one
+        self.spares = SpareRunners(self._open_fresh)
+        constants = Constants.harvest(impl.source for impl in self.implementations)
+        # Engines named by the caller are imported now (a missing one is an input error); the
+        # default portfolio's are imported when their first turn comes.
+        classes = requested_engine_classes(engine_names, text=programs is not None) if options.engines_requested else {}
+        try:
+            raw_runner = prestarted.get()
+        except BaseException:
+            prestarted.discard()
+            self.spares.close()
+            raise
+        #: runs one batch in the background while the search proposes and judges (see step)
+        self.pipeline = Pipeline(raw_runner)
+        #: the runner for everyone else: its ``run`` first settles the batch in flight
+        self.runner: Runner = ExclusiveRunner(raw_runner, self.settle)  # type: ignore[assignment]
+        #: observations of a batch settled outside a step, handed out by the next step
+        self._settled: list[tuple[str, Observation]] = []
+        try:
+            self._set_up(constants, classes)
+        except BaseException:
+            self.spares.close()
+            self.pipeline.close()
+            self.runner.close()
+            raise
+
+    def _set_up(self, constants: Constants, classes: dict[str, type[Engine]]) -> None:
+        options = self.options
         level = self.runner.level
         if level is not Isolation.BUBBLEWRAP:
             self.notes.append(f"sandbox: {level.value} only — {GUARANTEES[level]}")
@@ -93,9 +139,7 @@ class Search:
             implementations=self.implementations,
             signature=self.signature,
             seeds=self.seeds,
-            constants=Constants.harvest(impl.source for impl in self.implementations).with_values(
-                self.runner.runtime_constants
-            ),
+            constants=constants.with_values(self.runner.runtime_constants),
             seed=self.seed,
             require=self.requirement,
             limits=self.limits,
@@ -104,10 +148,9 @@ class Search:
             policy=self.policy,
             model=model,
             settings=options.engine_settings,
-            programs=programs,
+            programs=self.programs,
         )
-        self.engines = self._start_engines()
-        self.portfolio = Portfolio(self.engines)
+        self.portfolio = self._start_engines(classes)
         self.seen: set[str] = set()
         self.fingerprints: set[str] = set()
         self.inputs_run = 0
@@ -117,8 +160,25 @@ class Search:
         self.inconclusive = 0
         #: the engines' counts after every round, thinned (Report.timeline)
         self.timeline: list[TimelinePoint] = []
-        #: the inputs the last successful :meth:`shrink` moved through (Counterexample.shrink_steps)
-        self.shrink_steps: tuple[AnyInput, ...] = ()
+        rule = getattr(self.policy, "timeouts", TimeoutRule.HANG)
+        # A whole program's time limit is the judge's (--time-limit): its runs are not given
+        # smaller, adaptive limits, and its timeouts are not re-run longer (docs/programs.md).
+        self.call_limit = AdaptiveLimit(
+            self.limits, adaptive=rule is not TimeoutRule.DIFFER and self.programs is None
+        )
+        self.escalator = Escalator(
+            limits=self.limits, policy=self.policy, hangs_count=rule is TimeoutRule.HANG,
+            fresh_runner=self.spares.take, deadline=self.deadline, reserve=RESERVE_SECONDS,
+        )
+        self.confirmer = Confirmer(
+            implementations=self.implementations, policy=self.policy, limits=self.limits,
+            fresh_runner=self.spares.take, runner=self.runner, acceptable=self.acceptable, notes=self.notes,
+            admit=self.admit, scaled_runner=self._open_scaled if self.programs is not None else None,
+        )
+        #: inputs of an engine's turn that the slice did not leave time for, run at its next turn
+        self._owed: dict[str, list[AnyInput]] = {}
+        #: the proof of equivalence, once the symbolic engine has one
+        self.proof: Proof | None = None
 
     # -- the options, by name ---------------------------------------------------------------------
 
@@ -150,21 +210,51 @@ class Search:
     def progress(self) -> Callable[[Progress], None] | None:
         return self.options.progress
 
-    def _start_engines(self) -> list[Engine]:
-        engines: list[Engine] = []
-        for name in self.engine_names:
-            try:
-                engines.append(engine_class(name, text=self.programs is not None)(self.context))
-            except (EngineCannotProceed, MissingExtra, ImportError) as error:
-                if self.options.engines_requested:
+    @property
+    def engines(self) -> list[Engine]:
+        """The engines started so far."""
+        return self.portfolio.engines
+
+    def _open_fresh(self) -> Runner:
+        return open_search_runner(self.implementations, self.options, self.programs)
+
+    def _open_scaled(self, timeout_factor: float) -> Runner:
+        """A fresh runner whose programs get ``timeout_factor`` times their time limit (a whole
+        program's limits are fixed when its runner starts)."""
+        return open_search_runner(self.implementations, self.options, self.programs, timeout_factor=timeout_factor)
+
+    def _start_engines(self, classes: dict[str, type[Engine]]) -> Portfolio:
+        if classes:
+            engines: list[Engine] = []
+            for name, cls in classes.items():
+                try:
+                    engines.append(cls(self.context))
+                except (EngineCannotProceed, MissingExtra, ImportError) as error:
                     # The caller named this engine: going on without it would answer another question.
                     raise InvalidArgument(f"engine {name!r} cannot run: {error}") from error
-                self.notes.append(f"engine {name} not used: {error}")
-        if not engines:
-            raise InvalidArgument(
-                "no engine can run: " + "; ".join(self.notes) if self.notes else "no engines selected"
-            )
-        return engines
+            return Portfolio(engines)
+        if not self.engine_names:
+            raise InvalidArgument("no engines selected")
+
+        text = self.programs is not None
+
+        def factory(name: str) -> Callable[[], Engine]:
+            return lambda: engine_class(name, text=text)(self.context)
+
+        def failed(name: str, error: Exception) -> None:
+            self.notes.append(f"engine {name} not used: {error}")
+
+        # The engines that drive a model work on their own thread, mostly waiting on the network:
+        # they start at once (the others at their first turn, cheapest first).
+        at_once = []
+        for name in self.engine_names:
+            if name in NEEDS_MODEL:
+                try:
+                    at_once.append(engine_class(name, text=text)(self.context))
+                except (EngineCannotProceed, MissingExtra, ImportError) as error:
+                    failed(name, error)
+        later = [(name, factory(name)) for name in self.engine_names if name not in NEEDS_MODEL]
+        return Portfolio(at_once, pending=later, on_start_failure=failed, order=self.engine_names)
 
     @property
     def rejected(self) -> int:
@@ -182,16 +272,30 @@ class Search:
     def executions(self) -> int:
         return self.runner.executions
 
+    @property
+    def deadline(self) -> float | None:
+        """When the search's time budget ends (``time.monotonic()``), if it has one: a moment
+        before the budget itself, left for the report and the clean-up."""
+        if self.budget.seconds is None:
+            return None
+        return self.started + max(self.budget.seconds - EXIT_RESERVE_SECONDS, 0.5 * self.budget.seconds)
+
+    def remaining(self) -> float:
+        """Seconds left in the budget (infinite without a time budget)."""
+        deadline = self.deadline
+        return float("inf") if deadline is None else deadline - time.monotonic()
+
     def out_of_budget(self) -> ExitReason | None:
-        if self.budget.seconds is not None and self.elapsed >= self.budget.seconds:
+        deadline = self.deadline
+        if deadline is not None and time.monotonic() >= deadline:
             return ExitReason.BUDGET_SECONDS
         if self.budget.executions is not None and self.executions >= self.budget.executions:
             return ExitReason.BUDGET_EXECUTIONS
         return None
 
     def acceptable(self, item: AnyInput) -> bool:
-        """The preconditions: annotations (typeguard) and the user's requirement (a whole program's
-        text input has neither: its validator judges batches, :meth:`admit`)."""
+        """The preconditions: annotations and the user's requirement (a whole program's text input
+        has neither: its validator judges batches, :meth:`admit`)."""
         if isinstance(item, TextInput):
             return True
         if not conforms(item, self.signature):
@@ -209,56 +313,39 @@ class Search:
     # -- one round --------------------------------------------------------------------------------
 
     def step(self) -> list[tuple[str, Observation]]:
-        """Ask the engines for inputs, run the new ones, share the results. Empty when idle."""
-        observations: list[tuple[str, Observation]] = []
-        batches = self.portfolio.next_batches()
-        for engine, proposed in batches:
-            fresh = []
-            for item in proposed:
-                if item.key in self.seen:
-                    continue
-                self.seen.add(item.key)
-                if not self.acceptable(item):
-                    self.failed_preconditions += 1
-                    continue
-                fresh.append(item)
-            fresh = self.admit(fresh)
-            if self.budget.executions is not None:
-                room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
-                fresh = fresh[:room]
-            started = time.monotonic()
-            results = self.runner.run(fresh, deadline=self.deadline)
-            novel = divergences = 0
-            batch_observations = []
-            ran = 0
-            for item, outcomes in zip(fresh, results, strict=True):
-                if outcomes is None:
-                    self.seen.discard(item.key)  # the budget ran out before it ran everywhere
-                    continue
-                ran += 1
-                observation = self.policy.observe(item, outcomes)
-                fingerprint = behaviour_fingerprint(observation)
-                if fingerprint not in self.fingerprints:
-                    self.fingerprints.add(fingerprint)
-                    novel += 1
-                divergences += observation.divergent
-                if observation.inconclusive and len(observation.classes) > 1 and not observation.divergent:
-                    self._note_inconclusive(observation)
-                batch_observations.append(observation)
-                observations.append((engine.name, observation))
-            self.inputs_run += ran
-            self.portfolio.record(
-                engine,
-                inputs=ran,
-                executions=ran * len(self.implementations),
-                seconds=time.monotonic() - started,
-                novel=novel,
-                divergences=divergences,
-            )
-            for other in self.engines:
-                with contextlib.suppress(Exception):
-                    other.observe(batch_observations)
-        if batches:
+        """Collect the re-runs, poll the background engines, give one engine its turn and run its
+        inputs, and share the results. Empty when idle.
+
+        The batch of one turn runs in the background (:class:`~divergent.search.pipeline.Pipeline`)
+        while the next engine proposes and the last batch is judged, so a step returns the
+        observations of the batch before its own (and :meth:`settle` those of the one in flight)."""
+        observations: list[tuple[str, Observation]] = self._settled
+        self._settled = []
+        for result in self.escalator.results():
+            self._take_escalated(result, observations)
+        background = self.portfolio.poll_background()
+        if background:
+            self.settle(observations)
+            for engine, proposed in background:
+                self._start_batch(engine, proposed)
+                self.settle(observations)
+        if self.pipeline.done or (self.pipeline.busy and self.portfolio.next_is_first_turn()):
+            # Ran already (or the next turn builds an engine, importing its library): judged first,
+            # so a difference is acted upon before anyone proposes more.
+            self.settle(observations)
+            if any(observation.divergent for _, observation in observations):
+                return self._stepped(observations)
+        turn = self.portfolio.next_turn(extra=self._take_owed, seconds_left=self.remaining())
+        finished = self.pipeline.take()
+        if turn is not None:
+            self._start_batch(*turn)
+        if finished is not None:
+            self._judge_batch(*finished, observations)
+        return self._stepped(observations)
+
+    def _stepped(self, observations: list[tuple[str, Observation]]) -> list[tuple[str, Observation]]:
+        self._look_for_proof()
+        if observations:
             self._record_timeline()
         self._report_progress()
         return observations
@@ -270,34 +357,165 @@ class Search:
         if len(self.timeline) > 2 * TIMELINE_POINTS:
             self.timeline = [*self.timeline[:-1:2], self.timeline[-1]]
 
+    def settle(self, observations: list[tuple[str, Observation]] | None = None) -> None:
+        """Wait for the batch in flight and judge it; its observations go to ``observations``, or
+        to the next step."""
+        finished = self.pipeline.take()
+        if finished is not None:
+            self._judge_batch(*finished, self._settled if observations is None else observations)
+
+    def _take_owed(self, name: str) -> list[AnyInput]:
+        owed = self._owed.pop(name, [])
+        for item in owed:
+            self.seen.discard(item.key)
+        return owed
+
+    def _start_batch(self, engine: Engine, proposed: list[AnyInput]) -> None:
+        checked = getattr(engine, "checks_preconditions", False)
+        fresh = []
+        seen = self.seen
+        for item in proposed:
+            key = item.key
+            if key in seen:
+                continue
+            seen.add(key)
+            if not checked and not self.acceptable(item):
+                self.failed_preconditions += 1
+                continue
+            fresh.append(item)
+        fresh = self.admit(fresh)
+        if self.budget.executions is not None:
+            room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
+            fresh = fresh[:room]
+        limit = self.call_limit.current
+        deadline = time.monotonic() + max(_SLICE_SLACK * TURN_SECONDS, 4 * limit)
+        if self.deadline is not None:
+            deadline = min(deadline, self.deadline)
+            # A call started just before the end of the budget must not run far past it.
+            limit = min(limit, max(0.01, self.deadline - time.monotonic()))
+        self.pipeline.start(engine, fresh, deadline=deadline, limit=limit)
+
+    def _judge_batch(
+        self, batch: Batch, results: list[tuple[Outcome, ...] | None], waited: float,
+        observations: list[tuple[str, Observation]],
+    ) -> None:
+        started = time.monotonic()
+        engine = batch.engine
+        novel = divergences = 0
+        batch_observations = []
+        finished: list[tuple[Outcome, ...]] = []
+        owed = []
+        for item, outcomes in zip(batch.inputs, results, strict=True):
+            if outcomes is None:
+                owed.append(item)  # the slice (or the budget) ran out before it ran everywhere
+                continue
+            finished.append(outcomes)
+            observation = self.policy.observe(item, outcomes)
+            fingerprint = behaviour_fingerprint(observation)
+            if fingerprint not in self.fingerprints:
+                self.fingerprints.add(fingerprint)
+                novel += 1
+            divergences += observation.divergent
+            if observation.inconclusive:
+                if self.programs is None:
+                    self._pend(engine.name, observation)
+                elif len(observation.classes) > 1 and not observation.divergent:
+                    self._note_inconclusive(observation, self.programs.runner_options()["program_limits"].time_limit)
+            batch_observations.append(observation)
+            observations.append((engine.name, observation))
+        if owed and self.out_of_budget() is None:
+            self._owed.setdefault(engine.name, []).extend(owed)
+        else:
+            for item in owed:
+                self.seen.discard(item.key)
+        self.inputs_run += len(finished)
+        self.call_limit.record(finished)
+        for other in self.engines:
+            with contextlib.suppress(Exception):
+                other.observe(batch_observations)
+        # The engine's time: waiting for its batch and judging it (the run itself overlapped
+        # other work, counted where it was done).
+        self.portfolio.record(
+            engine,
+            inputs=len(finished),
+            executions=len(finished) * len(self.implementations),
+            seconds=waited + time.monotonic() - started,
+            novel=novel,
+            divergences=divergences,
+        )
+
+    def _pend(self, engine: str, observation: Observation) -> None:
+        """An input some implementation ran past the per-call limit on: re-run it at the escalated
+        limit (where another finished) or at the full limit (where none did)."""
+        outcomes = observation.outcomes
+        finished = [o.seconds for o in outcomes if o.kind is not OutcomeKind.TIMEOUT]
+        self.escalator.submit(Pending(observation, engine, max(finished) if finished else 0.0))
+
+    def _take_escalated(self, result: Escalated, observations: list[tuple[str, Observation]]) -> None:
+        observation = result.observation
+        if result.confirmed or result.why:
+            self.confirmer.escalated[observation.input.key] = result
+        if result.why:
+            self.confirmer.unstable += 1
+        if observation.inconclusive and len(observation.classes) > 1 and not observation.divergent:
+            self._note_inconclusive(observation, result.limit)
+        observations.append((result.pending.engine, observation))
+        for engine in self.engines:
+            with contextlib.suppress(Exception):
+                engine.observe([observation])
+
     def next_round(self, deadline: float | None = None) -> list[tuple[str, Observation]] | ExitReason:
-        """One :meth:`step`, or why the search must stop (budget, ``deadline``, engines exhausted)."""
+        """One :meth:`step`, or why the search must stop (budget, ``deadline``, a proof, engines
+        exhausted); the batch in flight is judged first (its observations come before the reason)."""
+        reason = self._stop_reason(deadline)
+        if reason is not None:
+            self.settle()
+            if self._settled:
+                observations, self._settled = self._settled, []
+                return observations
+            return reason
+        observations = self.step()
+        if not observations and (self.portfolio.waiting_on_background or not self.portfolio.active):
+            time.sleep(0.02)  # only a background engine or the re-run lane is left: poll, do not spin
+        return observations
+
+    def _stop_reason(self, deadline: float | None) -> ExitReason | None:
+        if self.proof is not None:
+            return ExitReason.PROVEN
         reason = self.out_of_budget()
         if reason is not None:
             return reason
         if deadline is not None and time.monotonic() >= deadline:
             return ExitReason.BUDGET_SECONDS
-        if not self.portfolio.active:
+        if not self.portfolio.active and not self.escalator.busy and not self.pipeline.busy:
             return ExitReason.EXHAUSTED
-        observations = self.step()
-        if not observations and self.portfolio.waiting_on_background:
-            time.sleep(0.05)  # only a background engine is left: poll it, do not spin
-        return observations
+        return None
 
-    def _note_inconclusive(self, observation: Observation) -> None:
+    def _note_inconclusive(self, observation: Observation, limit: float) -> None:
         self.inconclusive += 1
         if self.inconclusive == 1:
             slow = ", ".join(self.implementations[i].label for i in observation.inconclusive)
             call = observation.input.call(self.implementations[0].display_name, max_length=60)
             self.notes.append(
-                f"inconclusive: {slow} timed out on {call} where others finished (a slow implementation "
-                "is not a different one; --timeouts differ counts this as a difference)"
+                f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a slow "
+                "implementation is not a different one; --timeouts hang counts a hang as a difference)"
             )
 
-    @property
-    def deadline(self) -> float | None:
-        """When the search's time budget ends (``time.monotonic()``), if it has one."""
-        return None if self.budget.seconds is None else self.started + self.budget.seconds
+    def _look_for_proof(self) -> None:
+        """Stop with the symbolic engine's proof of equivalence, once it has one (and nothing the
+        search saw contradicts it: a difference ends the search first; an input still being re-run,
+        or a program that behaved differently on a re-run, holds the proof back)."""
+        symbolic = self.portfolio.engine("symbolic")
+        proof = getattr(symbolic, "proof", None)
+        if proof is None or self.proof is not None:
+            return
+        found = proof()
+        refusal = getattr(symbolic, "not_a_proof", "")
+        if refusal and refusal not in self.notes:
+            self.notes.append(refusal)
+        if found is None or self.escalator.waiting() or self.confirmer.unstable:
+            return
+        self.proof = found
 
     def _report_progress(self, phase: str = "searching") -> None:
         if self.progress is not None:
@@ -314,97 +532,24 @@ class Search:
 
     # -- confirmation and shrinking -----------------------------------------------------------
 
-    def _open_runner(self, isolation: str | Isolation | None, timeout_factor: float = 1.0) -> Runner:
-        limits = self.limits
-        if timeout_factor != 1.0:
-            limits = replace(limits, timeout=limits.timeout * timeout_factor)
-        extra = self.programs.runner_options(timeout_factor) if self.programs is not None else {}
-        return open_runner(
-            self.implementations, limits=limits, isolation=isolation,
-            record_arguments=self.policy.record_arguments, **extra,
-        )
-
-    def run_fresh(self, item: AnyInput, *, timeout_factor: float = 1.0) -> tuple[Outcome, ...]:
+    def run_fresh(self, item: AnyInput, *, timeout: float | None = None) -> tuple[Outcome, ...]:
         """Run one input on brand-new workers (no state left over from earlier calls)."""
-        fresh = self._open_runner(self.runner.level, timeout_factor)
-        try:
-            outcomes = fresh.run([item])[0]
-        finally:
-            fresh.close()
-        assert outcomes is not None  # no deadline: every implementation ran
-        return outcomes
+        return self.confirmer.run_fresh(item, timeout=timeout)
 
     def confirm(self, observation: Observation) -> tuple[Observation | None, str]:
-        """Re-run a divergent input on fresh workers; None (with why) if it does not hold.
+        """Re-run a divergent input on fresh workers; None (with why) if it does not hold
+        (:meth:`Confirmer.confirm`)."""
+        return self.confirmer.confirm(observation)
 
-        When a timeout takes part in the difference (``--timeouts differ``), the re-run gives three
-        times the timeout, so a call that is merely slow on a loaded machine is not reported."""
-        timed_out = any(
-            o.kind is OutcomeKind.TIMEOUT for i, o in enumerate(observation.outcomes) if i not in observation.inconclusive
-        )
-        outcomes = self.run_fresh(observation.input, timeout_factor=3.0 if timed_out else 1.0)
-        unstable = [
-            self.implementations[i].label
-            for i, (before, after) in enumerate(zip(observation.outcomes, outcomes, strict=True))
-            if not self.policy.outcomes_equal(before, after)
-            and OutcomeKind.TIMEOUT not in (before.kind, after.kind)
-        ]
-        if unstable:
-            return None, f"not deterministic: {', '.join(unstable)} behaved differently on a re-run"
-        confirmed = self.policy.observe(observation.input, outcomes)
-        if not confirmed.divergent:
-            return None, "the difference did not hold on fresh workers (a slow call or leftover state)"
-        return confirmed, ""
+    def shrink(self, observation: Observation, seconds: float, *, confirm: bool = True) -> Observation:
+        """A simpler input with the same classes and the same kind of difference
+        (:meth:`Confirmer.shrink`), run under the search's current per-call limit at least."""
+        return self.confirmer.shrink(observation, seconds, limit=self.call_limit.current, confirm=confirm)
 
-    def shrink(self, observation: Observation, seconds: float) -> Observation:
-        """A simpler input with the same classes and the same kind of difference, confirmed; the
-        original if none is found.
-
-        "The same kind": when the implementations differ in what they return or raise, a smaller
-        input must too (not only in how they leave their arguments, or in what they print)."""
-        target = observation.classes
-        values_only = self.policy.essential()
-        keep_values_apart = values_only.partition(observation.outcomes) == target
-        deadline = time.monotonic() + seconds
-
-        def same_difference(item: AnyInput, outcomes: tuple[Outcome, ...] | None) -> bool:
-            if outcomes is None:
-                return False
-            if self.policy.partition(outcomes) != target or not self.policy.observe(item, outcomes).divergent:
-                return False
-            return not keep_values_apart or values_only.partition(outcomes) == target
-
-        kept: dict[str, tuple[Outcome, ...]] = {}
-
-        def still_divergent(batch: Sequence[AnyInput]) -> list[bool]:
-            admitted = {item.key for item in self.admit(batch)}
-            runnable = [item for item in batch if item.key in admitted]
-            ran = dict(zip((item.key for item in runnable), self.runner.run(runnable, deadline=deadline), strict=True))
-            verdicts = []
-            for item in batch:
-                outcomes = ran.get(item.key)
-                verdicts.append(same_difference(item, outcomes))
-                if verdicts[-1]:
-                    kept[item.key] = outcomes  # type: ignore[assignment]
-            return verdicts
-
-        steps: list[AnyInput] = []
-        if isinstance(observation.input, TextInput):
-            smaller = shrink_text(observation.input, still_divergent=still_divergent, seconds=seconds,
-                                  on_step=steps.append)
-        else:
-            smaller = shrink_input(
-                observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds,
-                on_step=steps.append,
-            )
-        self.shrink_steps = ()
-        if smaller.key == observation.input.key:
-            return observation
-        confirmed, _ = self.confirm(self.policy.observe(smaller, kept[smaller.key]))
-        if confirmed is None or not same_difference(smaller, confirmed.outcomes):
-            return observation
-        self.shrink_steps = tuple(steps)
-        return confirmed
+    @property
+    def shrink_steps(self) -> tuple[AnyInput, ...]:
+        """The inputs the last successful :meth:`shrink` moved through (Counterexample.shrink_steps)."""
+        return self.confirmer.shrink_steps
 
     def report(
         self, *, verdict: Verdict, counterexample: Counterexample | None, partition: Partition,
@@ -424,33 +569,18 @@ class Search:
             isolation=self.runner.level.value,
             policy=self.policy.describe(),
             seed=self.seed,
-            notes=tuple(self.notes) + self._model_engine_notes() + self._program_notes(),
+            # (inputs still being re-run say nothing once a difference is reported)
+            notes=tuple(self.notes)
+            + (unsettled_notes(self.escalator.waiting(), self.implementations, self.call_limit.current) if verdict is not Verdict.DIVERGENT else ())
+            + model_engine_notes(self.engines, self.portfolio.stats())
+            + program_notes(self.programs, self.runner),
             nondeterministic=tuple(partition.nondeterministic),
             filtered_out=tuple(partition.filtered_out),
             llm=self.llm_usage(),
             timeline=(*self.timeline, TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats())),
             rejected=self.rejected,
+            proof=self.proof if verdict is Verdict.PROVEN_EQUIVALENT else None,
         )
-
-    def _program_notes(self) -> tuple[str, ...]:
-        """What whole programs' helpers have to say (the validator's rejections, a failing checker)."""
-        if self.programs is None:
-            return ()
-        return (*self.programs.notes(), *getattr(self.runner, "notes", ()))
-
-    def _model_engine_notes(self) -> tuple[str, ...]:
-        """A model engine that failed (endpoint down, no code...) is told apart from the run's result."""
-        notes = []
-        for engine in self.engines:
-            if engine.name not in NEEDS_MODEL:
-                continue
-            stopped = next((s.stopped for s in self.portfolio.stats() if s.name == engine.name), "")
-            if not stopped.startswith(("failed", "unsupported")):
-                # It may have failed after the run's last poll of it.
-                stopped = getattr(engine, "failure_note", lambda: None)() or ""
-            if stopped:
-                notes.append(f"engine {engine.name} stopped — {stopped}; the other engines' results stand")
-        return tuple(notes)
 
     def llm_usage(self) -> dict[str, Any] | None:
         """The model's name and what its calls cost in this run (None without a model)."""
@@ -459,11 +589,12 @@ class Search:
         return {"model": self.llm.model, **self.llm.usage().as_dict()}
 
     def close(self) -> None:
+        self.escalator.close()
+        self.pipeline.close()
         for engine in self.engines:
             with contextlib.suppress(Exception):
                 engine.close()
+        self.spares.close()
         self.runner.close()
         if self.programs is not None:
             self.programs.close()
-
-

@@ -79,6 +79,9 @@ class SearchOptions:
     #: whole programs (stdin to stdout): examples, validator, generator, checker, output mode,
     #: limits, build flags (its fields are also accepted as keywords: ``stdin=True``, ``examples=``)
     programs: ProgramOptions = field(default_factory=ProgramOptions)
+    #: when the budget's seconds began (``time.monotonic()``), for one search; None: when the search
+    #: starts. The CLI passes its own start, so start-up counts against ``--budget``
+    started: float | None = None
 
     def __post_init__(self) -> None:
         budget: Any = self.budget

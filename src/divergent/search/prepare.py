@@ -14,6 +14,7 @@ from divergent.errors import InvalidArgument
 from divergent.model import Input
 from divergent.preconditions import conforms, make_requirement
 from divergent.programs import Program, PythonFunction, Signature
+from divergent.search.fresh import start_runner
 from divergent.search.loop import Search
 from divergent.search.options import ImplementationSpec, SearchOptions, SeedSpec
 
@@ -129,14 +130,23 @@ def prepare(
     if len(impls) < minimum:
         raise InvalidArgument(f"need at least {minimum} implementations to compare, got {len(impls)}")
     signature = load.common_signature(impls)
-    seed_inputs, notes = gather_seeds(impls, signature, options.seeds)
-    load.check_generatable(signature, seed_inputs)
-    return Search(
-        implementations=tuple(impls),
-        signature=signature,
-        options=options,
-        engine_names=engine_names(options),
-        seeds=tuple(seed_inputs),
-        requirement=requirement_predicate(options.require, signature),
-        notes=notes,
-    )
+    names = engine_names(options)
+    # The workers start (and load the implementations) while the rest is read and checked; the
+    # engines' libraries are imported only when an engine's first turn comes.
+    runner = start_runner(impls, options)
+    try:
+        seed_inputs, notes = gather_seeds(impls, signature, options.seeds)
+        load.check_generatable(signature, seed_inputs)
+        return Search(
+            implementations=tuple(impls),
+            signature=signature,
+            options=options,
+            engine_names=names,
+            seeds=tuple(seed_inputs),
+            requirement=requirement_predicate(options.require, signature),
+            notes=notes,
+            runner=runner,
+        )
+    except BaseException:
+        runner.discard()
+        raise

@@ -214,6 +214,9 @@ class CallServer:
         indices = payload["indices"]
         compare_mutation = payload["encode_args"]
         careful = payload["careful"]
+        # The batch's own per-call limit, when the caller sent one (a search starts small and
+        # adapts it); else the worker's limit.
+        timeout = payload.get("timeout")
         pending: list[dict] = []
         last_flush = received = self._monotonic()
         # Past the caller's deadline, stop between calls: the caller's budget is spent.
@@ -225,7 +228,7 @@ class CallServer:
                 return
             self._progress[:] = PROGRESS_RECORD.pack(index)
             started = self._monotonic()
-            pending.append(self._call(blob, compare_mutation))
+            pending.append(self._call(blob, compare_mutation, timeout))
             now = self._monotonic()
             if careful or now - started > 0.005 or now - last_flush > 0.02:
                 self.send({"results": pending, "done": False})

@@ -18,7 +18,9 @@ Answers, one frame each, written whole and at once (the parent polls)::
     {"event": "note", "text": "..."}            something the user should know (a pair dropped)
     {"event": "unsupported", "text": "..."}     CrossHair cannot work on these implementations
     {"event": "failed", "text": "..."}          the runner itself went wrong
-    {"event": "done", "text": "...", "paths": n, "exhausted": bool, "strategy": "..."}
+    {"event": "done", "text": "...", "paths": n, "exhausted": bool, "strategy": "...", "diffs": n,
+     "complete": bool}                          complete: every path of every ordering explored, run
+                                                on both sides and compared, none dropped or cut
 
 The runner ends by itself when the time is up, when CrossHair has exhausted every pair's paths, or
 after reporting too many diffs. A path that loops on concrete values (where CrossHair's own path
@@ -227,6 +229,7 @@ def _search(
             except BaseException as error:  # noqa: BLE001 - CrossHair gave up on this turn (its internal
                 # errors are BaseExceptions); the pair gets another chance from a fresh tree
                 ordering.failures += 1
+                ordering.failures_seen += 1
                 ordering.search_root = None  # the tree may be half-updated: start this pair afresh
                 if ordering.failures >= _MAX_FAILURES:
                     channel.send({
@@ -313,7 +316,23 @@ def _run(request: dict, load_timeout: float, channel: Channel, alarm: RunAlarm) 
         text = f"stopped after {found} diffs ({explorer.paths} paths)"
     else:
         text = f"time is up ({explorer.paths} paths, {found} diffs)"
-    channel.send({"event": "done", "text": text, "paths": explorer.paths, "exhausted": exhausted, "strategy": strategy})
+    channel.send({
+        "event": "done", "text": text, "paths": explorer.paths, "exhausted": exhausted, "strategy": strategy,
+        "diffs": found,
+        # Every ordering of every pair explored to the end, each path ran both implementations and
+        # compared them, none was dropped, cut or nondeterministic: the parent may call it a proof.
+        "complete": exhausted and _complete(explorer, reporter, orderings, len(request["pairs"])),
+    })
+
+
+def _complete(
+    explorer: PathsExplorer | DiffBehaviorExplorer, reporter: Reporter, orderings: list[Ordering], pairs: int
+) -> bool:
+    if not isinstance(explorer, PathsExplorer) or reporter.seen or reporter.unencodable:
+        return False
+    if explorer.incomplete or explorer.nondeterministic or explorer.watchdog.fired:
+        return False
+    return len(orderings) == 2 * pairs and not any(ordering.failures_seen for ordering in orderings)
 
 
 

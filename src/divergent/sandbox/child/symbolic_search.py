@@ -67,7 +67,9 @@ class Ordering:
     signature: inspect.Signature
     search_root: Any = None
     exhausted: bool = False
+    #: failures in a row (the pair is dropped after a few) and in all
     failures: int = 0
+    failures_seen: int = 0
 
 
 def describe(error: BaseException) -> str:
@@ -225,6 +227,9 @@ class PathsExplorer:
         self.per_path_timeout = per_path_timeout
         self.paths = 0
         self.nondeterministic = 0
+        #: paths that did not run both implementations to the end and compare them (CrossHair
+        #: dropped them, or they ran out of time): exhausting the tree proves nothing past them
+        self.incomplete = 0
         self._explore_paths = explore_paths
         self._defaults = DEFAULT_OPTIONS
         self._takes_nondeterminism = "on_nondeterminism" in inspect.signature(explore_paths).parameters
@@ -292,9 +297,14 @@ class PathsExplorer:
             record.clear()
             with NoTracing():
                 watchdog.start()  # stopped once the path's outcomes are compared
-            bound_second = copy.deepcopy(bound)  # symbolic copy: both calls see the same inputs
-            record["first"] = behave(first, bound)
-            record["second"] = behave(second, bound_second)
+            try:
+                bound_second = copy.deepcopy(bound)  # symbolic copy: both calls see the same inputs
+                record["first"] = behave(first, bound)
+                record["second"] = behave(second, bound_second)
+            except BaseException:
+                with NoTracing():
+                    self.incomplete += 1
+                raise
             record["bound_second"] = bound_second
 
         def same_exception(a: BaseException | None, b: BaseException | None) -> bool:
@@ -311,7 +321,9 @@ class PathsExplorer:
             space: Any, pre_args: inspect.BoundArguments, bound: inspect.BoundArguments, *rest: Any
         ) -> bool:
             if "bound_second" not in record:
+                # CrossHair swallowed the reason this path stopped short (an ignored attempt).
                 watchdog.stop()
+                self.incomplete += 1
                 return past_wall_end()
             (value_a, error_a), (value_b, error_b) = record["first"], record["second"]
             try:

@@ -157,6 +157,8 @@ class Worker:
         self.timeout = float(settings["timeout"])
         self.load_timeout = float(settings["load_timeout"])
         self.grace = max(0.5, self.timeout * 0.5)
+        #: how long the call child may take to answer the current command before it is killed
+        self.patience = self.timeout + self.grace
         self.stdout_chars = int(settings["stdout_bytes"])
         self.own_namespace = in_own_pid_namespace(settings)
         self.child: CallChild | None = None
@@ -211,7 +213,7 @@ class Worker:
         (started,) = PROGRESS_RECORD.unpack(self.progress[: PROGRESS_RECORD.size])
         how = self._end_child()
         if error.kind == "timeout":
-            detail = error.detail or f"no answer within {self.timeout + self.grace:g} s; killed"
+            detail = error.detail or f"no answer within {self.patience:g} s; killed"
         else:
             detail = error.detail or f"worker died: {how}"
         return {"kind": error.kind, "detail": detail, "started": None if started == NO_PROGRESS else started}
@@ -299,6 +301,10 @@ class Worker:
         patience = self.timeout + self.grace
         if cells and payload.get("timeouts"):
             patience = max(payload["timeouts"]) + self.grace
+        elif not cells and payload.get("timeout"):
+            # the batch's own per-call limit (a search sends small, adaptive ones), its own grace
+            patience = payload["timeout"] + max(0.5, payload["timeout"] * 0.5)
+        self.patience = patience
         command = FRAME_HEADER.pack(len(body)) + body + _SYNC_COMMAND
         self.child.write(command, time.monotonic() + patience + len(body) / 1e7)
         last: bytes | None = None

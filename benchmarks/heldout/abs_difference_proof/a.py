@@ -1,0 +1,2 @@
+def distance(a: int, b: int) -> int:
+    return abs(a - b)

@@ -1,0 +1,2 @@
+def clamp(x: int, low: int, high: int) -> int:
+    return max(low, min(x, high))

@@ -1,0 +1,2 @@
+def digit_count(n: int) -> int:
+    return len(str(abs(n)))

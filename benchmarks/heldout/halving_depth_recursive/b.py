@@ -1,0 +1,2 @@
+def depth(n: int) -> int:
+    return max(n, 0) // 2

@@ -1,0 +1,2 @@
+def sign(x: int) -> int:
+    return (x > 0) - (x < 0)

@@ -1,0 +1,314 @@
+"""divergent beside CrossHair, Hypothesis and a plain random loop, on the same pairs, same machine, same run.
+
+For every pair of ``pairs/`` and ``heldout/`` (see ``suite.py``) and every tool, the tool runs as a
+command of its own (end to end: interpreter start, imports, search, report), the pair staged as
+``pair_a.py``/``pair_b.py`` in a fresh directory, killed at ``budget + grace`` wall seconds:
+
+* ``divergent``: ``divergent check pair_a.py pair_b.py --function F --budget B --json`` (the
+  default engines);
+* ``crosshair``: ``crosshair diffbehavior pair_a.F pair_b.F --per_condition_timeout=B
+  --exception_equivalence=SAME_TYPE`` (it prints its differences when its time is spent or its
+  paths are exhausted);
+* ``hypothesis``: a hand-written-style property test, arguments from ``st.from_type`` of the
+  annotations (``property_runner.py``);
+* ``random``: a plain loop of random arguments of the annotated types (``property_runner.py``).
+
+A reported difference counts when re-running both sides on the reported input (``compare_call.py``)
+shows one; on an equivalent pair, a reported difference is a false claim (and a proof on a pair
+that differs would be a false proof). The seconds are the tool's whole run, which is the time to
+counterexample when it found one.
+
+Then, for divergent alone: judged inputs per second in a 5-second ``check`` of ``x + 1`` against
+``1 + x`` with the engines that need no solver (seeds, mutation, hypothesis), the end-to-end latency
+of ``abs(x)`` against ``x`` (median of ``--latency-runs``), and the budget overrun (wall seconds past
+``--budget``) on the runs that used their whole budget.
+
+Results: ``results/side_by_side.jsonl`` (one line per pair and tool; ``--summary-only`` reprints the
+tables), figures printed as markdown tables.
+
+    python benchmarks/side_by_side.py [--budget 10] [--grace 5] [--tools divergent,crosshair,hypothesis,random]
+                                      [--pairs a,b] [--suite all] [--latency-runs 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from baselines import parse_crosshair_inputs
+from suite import BENCHMARKS_DIR, SUITES, Pair, compare_on_call, load_pairs, parse_pair_names, stage_pair
+
+RESULTS = BENCHMARKS_DIR / "results" / "side_by_side.jsonl"
+ROOT = BENCHMARKS_DIR.parent
+PYTHON = sys.executable
+TOOLS = ("divergent", "crosshair", "hypothesis", "random")
+
+
+def run_command(command: list[str], cwd: Path, limit: float, env: dict[str, str] | None = None) -> tuple[int | None, str, str, float]:
+    """Run ``command`` in its own process group; (exit code or None when killed, stdout, stderr, wall seconds)."""
+    environment = dict(os.environ, PYTHONPATH=f"{ROOT / 'src'}:{cwd}", PYTHONHASHSEED="0", NO_COLOR="1", **(env or {}))
+    started = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(command, cwd=cwd, env=environment, stdout=out, stderr=err, start_new_session=True)
+        try:
+            code: int | None = process.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            code = None
+        seconds = time.perf_counter() - started
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait()
+        out.seek(0)
+        err.seek(0)
+        return code, out.read(), err.read(), seconds
+
+
+def tool_divergent(pair: Pair, staged: Path, budget: float, grace: float) -> dict[str, Any]:
+    command = [PYTHON, "-m", "divergent", "check", "pair_a.py", "pair_b.py", "--function", pair.function,
+               "--budget", f"{budget:g}", "--json"]
+    code, out, err, seconds = run_command(command, staged, budget + grace)
+    record: dict[str, Any] = {"seconds": round(seconds, 3), "killed": code is None}
+    try:
+        report = json.loads(out)
+    except json.JSONDecodeError:
+        return {**record, "reported": False, "detail": f"exit {code}: {err.strip()[-300:]}"}
+    counterexample = report.get("counterexample")
+    return {
+        **record,
+        "reported": report["verdict"] == "divergent",
+        "proven": report["verdict"] == "proven-equivalent",
+        "input": counterexample["call"] if counterexample else None,
+        "engine": report.get("engine"),
+        "search_seconds": report.get("seconds"),
+        "inputs": report.get("inputs"),
+        "detail": "; ".join(report.get("notes", []))[:300],
+    }
+
+
+def tool_crosshair(pair: Pair, staged: Path, budget: float, grace: float) -> dict[str, Any]:
+    binary = Path(PYTHON).parent / "crosshair"
+    command = [str(binary) if binary.exists() else "crosshair", "diffbehavior", pair.qualified_a, pair.qualified_b,
+               f"--per_condition_timeout={budget:g}", "--exception_equivalence=SAME_TYPE"]
+    code, out, err, seconds = run_command(command, staged, budget + grace)
+    inputs = parse_crosshair_inputs(out, pair.function)
+    return {
+        "seconds": round(seconds, 3), "killed": code is None, "reported": code == 1 and bool(inputs),
+        # CrossHair's own word when it ran out of paths ("functions are likely the same")
+        "proven": code == 0 and "All paths exhausted" in out,
+        "input": inputs[0] if inputs else None, "detail": (out.strip().splitlines() or [err.strip()[-200:]])[-1][:200],
+    }
+
+
+def tool_property(mode: str) -> Callable[[Pair, Path, float, float], dict[str, Any]]:
+    def run(pair: Pair, staged: Path, budget: float, grace: float) -> dict[str, Any]:
+        command = [PYTHON, str(BENCHMARKS_DIR / "property_runner.py"), str(staged), pair.function, mode]
+        code, out, err, seconds = run_command(command, staged, budget)
+        record: dict[str, Any] = {"seconds": round(seconds, 3), "killed": code is None}
+        lines = out.strip().splitlines()
+        if code is None or not lines:
+            return {**record, "reported": False, "detail": "budget spent" if code is None else err.strip()[-200:]}
+        answer = json.loads(lines[-1])
+        return {**record, "reported": bool(answer["found"]), "input": answer.get("call"),
+                "detail": f"{answer.get('examples')} examples"}
+
+    return run
+
+
+RUNNERS: dict[str, Callable[[Pair, Path, float, float], dict[str, Any]]] = {
+    "divergent": tool_divergent,
+    "crosshair": tool_crosshair,
+    "hypothesis": tool_property("hypothesis"),
+    "random": tool_property("random"),
+}
+
+
+def measure(pair: Pair, suite: str, tool: str, budget: float, grace: float) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix=f"divergent-sbs-{tool}-") as directory:
+        staged = Path(directory)
+        stage_pair(pair, staged)
+        record = RUNNERS[tool](pair, staged, budget, grace)
+    confirmed = None
+    if record.get("reported") and record.get("input"):
+        verdict = compare_on_call(pair, record["input"])
+        confirmed = verdict.get("differs")
+        if confirmed is False:
+            record["detail"] = f"{record.get('detail', '')} | re-run shows no difference: {verdict.get('a')} / {verdict.get('b')}"
+    reported = bool(record.get("reported"))
+    return {
+        "pair": pair.name, "suite": suite, "tool": tool, "equivalent": pair.equivalent, "category": pair.category,
+        **record,
+        "confirmed": confirmed,
+        "found": reported and not pair.equivalent and confirmed is not False,
+        "false_claim": reported and pair.equivalent,
+        "false_proof": bool(record.get("proven")) and not pair.equivalent,
+        "budget": budget,
+    }
+
+
+# -- divergent's own figures ---------------------------------------------------------------------
+
+TRIVIAL = {"a.py": "def f(x: int) -> int:\n    return x + 1\n", "b.py": "def f(x: int) -> int:\n    return 1 + x\n"}
+ABS = {"a.py": "def f(x: int) -> int:\n    return abs(x)\n", "b.py": "def f(x: int) -> int:\n    return x\n"}
+
+
+def divergent_figures(latency_runs: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="divergent-sbs-own-") as directory:
+        where = Path(directory)
+        for name, source in {**{f"inc_{k}": v for k, v in TRIVIAL.items()}, **{f"abs_{k}": v for k, v in ABS.items()}}.items():
+            (where / name).write_text(source)
+        throughput = []
+        for _ in range(3):
+            _, out, _, seconds = run_command(
+                [PYTHON, "-m", "divergent", "check", "inc_a.py", "inc_b.py", "--budget", "5", "--json",
+                 "--engines", "seeds,mutation,hypothesis"], where, 30)
+            report = json.loads(out)
+            throughput.append({"inputs": report["inputs"], "search_seconds": report["seconds"], "wall": round(seconds, 3),
+                               "inputs_per_second": round(report["inputs"] / report["seconds"]),
+                               "engines": {e["name"]: e["inputs"] for e in report["engines"]}})
+        latencies = []
+        for _ in range(latency_runs):
+            _, out, _, seconds = run_command(
+                [PYTHON, "-m", "divergent", "check", "abs_a.py", "abs_b.py", "--json"], where, 60)
+            report = json.loads(out)
+            latencies.append({"wall": round(seconds, 3), "search_seconds": report["seconds"],
+                              "call": report["counterexample"]["call"] if report["counterexample"] else None})
+    return {"throughput": throughput, "latency": latencies}
+
+
+# -- summary --------------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
+
+
+def summarize(records: list[dict[str, Any]], tools: list[str], own: dict[str, Any] | None) -> str:
+    by_key = {(r["pair"], r["tool"]): r for r in records}
+    pairs = sorted({(r["suite"], r["pair"]) for r in records})
+    equivalent = {r["pair"]: r["equivalent"] for r in records}
+    lines = ["| suite | pair | truth | " + " | ".join(tools) + " |", "|---|---|---|" + "---|" * len(tools)]
+    for suite, name in pairs:
+        cells = []
+        for tool in tools:
+            r = by_key.get((name, tool))
+            if r is None:
+                cells.append("-")
+            elif r["equivalent"]:
+                cells.append("FALSE CLAIM" if r["false_claim"] else ("proven" if r.get("proven") else "ok") + f" {r['seconds']:.1f}s")
+            elif r["found"]:
+                cells.append(f"{r['seconds']:.2f}s")
+            else:
+                cells.append("FALSE PROOF" if r.get("false_proof") else "missed")
+        lines.append(f"| {suite} | {name} | {'equivalent' if equivalent[name] else 'differs'} | " + " | ".join(cells) + " |")
+    differing = [name for _, name in pairs if not equivalent[name]]
+    equivalents = [name for _, name in pairs if equivalent[name]]
+    lines += ["", "| tool | found | median s | p90 s | false claims | proofs | false proofs |", "|---|---|---|---|---|---|---|"]
+    for tool in tools:
+        found = [by_key[(n, tool)] for n in differing if by_key.get((n, tool), {}).get("found")]
+        times = [r["seconds"] for r in found]
+        ran = sum((n, tool) in by_key for n in differing)
+        false = [n for n in equivalents if by_key.get((n, tool), {}).get("false_claim")]
+        proofs = sum(bool(by_key.get((n, tool), {}).get("proven")) for n in equivalents)
+        false_proofs = sum(bool(by_key.get((n, tool), {}).get("false_proof")) for n in differing)
+        median = f"{statistics.median(times):.2f}" if times else "-"
+        p90 = f"{percentile(times, 0.9):.2f}" if times else "-"
+        ran_equivalent = sum((n, tool) in by_key for n in equivalents)
+        lines.append(f"| {tool} | {len(found)}/{ran} | {median} | {p90} | {len(false)}/{ran_equivalent}"
+                     f"{' (' + ', '.join(false) + ')' if false else ''} | {proofs} | {false_proofs} |")
+    others = [t for t in tools if t != "divergent"]
+    if "divergent" in tools and others:
+        union = {n for n in differing for t in others if by_key.get((n, t), {}).get("found")}
+        ours = {n for n in differing if by_key.get((n, "divergent"), {}).get("found")}
+        slower = []
+        for n in sorted(ours):
+            fastest = [by_key[(n, t)]["seconds"] for t in others if by_key.get((n, t), {}).get("found")]
+            if fastest and by_key[(n, "divergent")]["seconds"] > min(fastest):
+                slower.append(f"{n} ({by_key[(n, 'divergent')]['seconds']:.2f}s vs {min(fastest):.2f}s)")
+        lines += [
+            "",
+            f"found by another tool: {len(union)}; by divergent: {len(ours)}; "
+            f"found by another tool but missed by divergent: {sorted(union - ours) or 'none'}",
+            f"pairs where divergent was not the fastest to a counterexample ({len(slower)} of {len(ours & union)} "
+            f"found by both): {', '.join(slower) or 'none'}",
+        ]
+        overruns = [r["seconds"] - r["budget"] for r in records if r["tool"] == "divergent" and not r.get("found")
+                    and not r.get("proven") and not r.get("false_claim")]
+        if overruns:
+            lines.append(f"divergent budget overrun on runs that used the whole budget ({len(overruns)}): median "
+                         f"{statistics.median(overruns):+.2f} s, max {max(overruns):+.2f} s (wall, start-up and report included)")
+    if own:
+        rates = [t["inputs_per_second"] for t in own["throughput"]]
+        walls = [t["wall"] for t in own["latency"]]
+        lines += [
+            "",
+            f"throughput (x + 1 vs 1 + x, seeds,mutation,hypothesis, 5 s): {statistics.median(rates):,.0f} judged inputs/s "
+            f"(runs: {', '.join(f'{r:,}' for r in rates)})",
+            f"latency (abs(x) vs x, CLI end to end, {len(walls)} runs): median {statistics.median(walls):.3f} s, "
+            f"p90 {percentile(walls, 0.9):.3f} s, min {min(walls):.3f} s",
+        ]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budget", type=float, default=10.0)
+    parser.add_argument("--grace", type=float, default=10.0,
+                        help="wall seconds past the budget before divergent or CrossHair is killed (CrossHair "
+                             "overruns its own limit)")
+    parser.add_argument("--tools", default=",".join(TOOLS))
+    parser.add_argument("--pairs", default=None)
+    parser.add_argument("--suite", choices=[*SUITES, "all"], default="all")
+    parser.add_argument("--latency-runs", type=int, default=10)
+    parser.add_argument("--fresh", action="store_true", help="forget earlier results")
+    parser.add_argument("--summary-only", action="store_true")
+    options = parser.parse_args()
+    tools = [t for t in options.tools.split(",") if t]
+    RESULTS.parent.mkdir(exist_ok=True)
+    own_path = RESULTS.with_name("side_by_side_divergent.json")
+    if options.fresh:
+        RESULTS.unlink(missing_ok=True)
+        own_path.unlink(missing_ok=True)
+    records = [json.loads(line) for line in RESULTS.read_text().splitlines()] if RESULTS.exists() else []
+    if not options.summary_only:
+        done = {(r["pair"], r["tool"]) for r in records}
+        suites = tuple(SUITES) if options.suite == "all" else (options.suite,)
+        names = parse_pair_names(options.pairs)
+        for suite in suites:
+            for pair in load_pairs(None, (suite,)):
+                if names is not None and pair.name not in names:
+                    continue
+                for tool in tools:
+                    if (pair.name, tool) in done:
+                        continue
+                    record = measure(pair, suite, tool, options.budget, options.grace)
+                    records.append(record)
+                    with RESULTS.open("a") as stream:
+                        stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    mark = "FALSE CLAIM" if record["false_claim"] else "found" if record["found"] else (
+                        "proven" if record.get("proven") else "-")
+                    print(f"{suite:8} {pair.name:32} {tool:10} {mark:11} {record['seconds']:6.2f}s", flush=True)
+        if options.latency_runs and "divergent" in tools:
+            own_path.write_text(json.dumps(divergent_figures(options.latency_runs), indent=1))
+    own = json.loads(own_path.read_text()) if own_path.exists() else None
+    print()
+    print(summarize(records, tools, own))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""Confirming and shrinking a difference: it counts only when it holds on brand-new workers, and is
+reported in the simplest form that still differs the same way."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from divergent.comparison import Comparison
+from divergent.model import AnyInput, Observation, Outcome, OutcomeKind, TextInput
+from divergent.programs import Program
+from divergent.sandbox.limits import Limits
+from divergent.sandbox.runner import Runner
+from divergent.search.escalation import Escalated
+from divergent.search.shrink import shrink as shrink_input
+from divergent.search.text_shrink import shrink_text
+
+
+class Confirmer:
+    """Confirmation on fresh runners and shrinking on the search's runner, for one search."""
+
+    def __init__(
+        self,
+        *,
+        implementations: Sequence[Program],
+        policy: Comparison,
+        limits: Limits,
+        fresh_runner: Callable[[], Runner],
+        runner: Runner,
+        acceptable: Callable[[AnyInput], bool],
+        notes: list[str],
+        admit: Callable[[Sequence[AnyInput]], list[AnyInput]] | None = None,
+        scaled_runner: Callable[[float], Runner] | None = None,
+    ) -> None:
+        """``admit``: the inputs of a batch the validator accepts (whole programs); ``scaled_runner``:
+        a fresh runner whose limits are the given factor of the usual ones, for runners whose
+        per-call limit is fixed when they start (whole programs); without one, a longer limit is
+        sent with the batch."""
+        self.implementations = implementations
+        self.policy = policy
+        self.limits = limits
+        self._fresh_runner = fresh_runner
+        self.runner = runner
+        self.acceptable = acceptable
+        self.notes = notes
+        self.admit = admit if admit is not None else list
+        self._scaled_runner = scaled_runner
+        #: the inputs the last successful :meth:`shrink` moved through (Counterexample.shrink_steps)
+        self.shrink_steps: tuple[AnyInput, ...] = ()
+        #: inputs the escalation lane settled on fresh workers, by key (confirmation is then done)
+        self.escalated: dict[str, Escalated] = {}
+        #: inputs on which a program behaved differently when re-run
+        self.unstable = 0
+
+    def run_fresh(self, item: AnyInput, *, timeout: float | None = None) -> tuple[Outcome, ...]:
+        """Run one input on brand-new workers (no state left over from earlier calls)."""
+        if self._scaled_runner is not None and timeout is not None and timeout > self.limits.timeout:
+            fresh = self._scaled_runner(timeout / self.limits.timeout)
+        else:
+            fresh = self._fresh_runner()
+        try:
+            outcomes = fresh.run([item], timeout=timeout)[0]
+        finally:
+            fresh.close()
+        assert outcomes is not None  # no deadline: every implementation ran
+        return outcomes
+
+    def confirm(self, observation: Observation) -> tuple[Observation | None, str]:
+        """Re-run a divergent input on fresh workers; None (with why) if it does not hold.
+
+        An input the escalation lane re-ran on fresh workers is confirmed already. When a timeout
+        takes part in the difference (``--timeouts differ``), the re-run gives three times the
+        timeout, so a call that is merely slow on a loaded machine is not reported."""
+        settled = self.escalated.get(observation.input.key)
+        if settled is not None and settled.observation is observation:
+            return (observation, "") if settled.confirmed else (None, settled.why)
+        timed_out = any(
+            o.kind is OutcomeKind.TIMEOUT for i, o in enumerate(observation.outcomes) if i not in observation.inconclusive
+        )
+        outcomes = self.run_fresh(observation.input, timeout=self.limits.timeout * (3.0 if timed_out else 1.0))
+        unstable = [
+            self.implementations[i].label
+            for i, (before, after) in enumerate(zip(observation.outcomes, outcomes, strict=True))
+            if not self.policy.outcomes_equal(before, after)
+            and OutcomeKind.TIMEOUT not in (before.kind, after.kind)
+        ]
+        if unstable:
+            self.unstable += 1
+            return None, f"not deterministic: {', '.join(unstable)} behaved differently on a re-run"
+        confirmed = self.policy.observe(observation.input, outcomes)
+        if not confirmed.divergent:
+            return None, "the difference did not hold on fresh workers (a slow call or leftover state)"
+        return confirmed, ""
+
+    def shrink(self, observation: Observation, seconds: float, *, limit: float, confirm: bool = True) -> Observation:
+        """A simpler input with the same classes and the same kind of difference, confirmed (unless
+        ``confirm`` is False: then as the search's workers saw it); the original if none is found
+        (a note says so when the time ran out first). ``limit``: the least per-call limit.
+
+        "The same kind": when the implementations differ in what they return or raise, a smaller
+        input must too (not only in how they leave their arguments, or in what they print)."""
+        target = observation.classes
+        values_only = self.policy.essential()
+        keep_values_apart = values_only.partition(observation.outcomes) == target
+        deadline = time.monotonic() + seconds
+        # A difference that needed a longer limit (a slow call) is shrunk under that limit.
+        limit = min(max(limit, max(o.seconds for o in observation.outcomes) * 2), self.limits.timeout)
+
+        def same_difference(item: AnyInput, outcomes: tuple[Outcome, ...] | None) -> bool:
+            if outcomes is None:
+                return False
+            if self.policy.partition(outcomes) != target or not self.policy.observe(item, outcomes).divergent:
+                return False
+            return not keep_values_apart or values_only.partition(outcomes) == target
+
+        kept: dict[str, tuple[Outcome, ...]] = {}
+
+        def still_divergent(batch: Sequence[AnyInput]) -> list[bool]:
+            admitted = {item.key for item in self.admit(batch)}
+            runnable = [item for item in batch if item.key in admitted]
+            results = self.runner.run(runnable, deadline=deadline, timeout=limit) if runnable else []
+            ran = dict(zip((item.key for item in runnable), results, strict=True))
+            verdicts = []
+            for item in batch:
+                outcomes = ran.get(item.key)
+                verdicts.append(same_difference(item, outcomes))
+                if verdicts[-1]:
+                    kept[item.key] = outcomes  # type: ignore[assignment]
+            return verdicts
+
+        steps: list[AnyInput] = []
+        if isinstance(observation.input, TextInput):
+            smaller = shrink_text(observation.input, still_divergent=still_divergent, seconds=seconds,
+                                  on_step=steps.append)
+        else:
+            smaller = shrink_input(
+                observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds,
+                on_step=steps.append,
+            )
+        self.shrink_steps = ()
+        if time.monotonic() >= deadline:
+            self.notes.append("shrinking was cut short by the budget: the counterexample may not be the simplest")
+        if smaller.key == observation.input.key:
+            return observation
+        seen = self.policy.observe(smaller, kept[smaller.key])
+        if not confirm:
+            self.shrink_steps = tuple(steps)
+            return seen
+        confirmed, _ = self.confirm(seen)
+        if confirmed is None or not same_difference(smaller, confirmed.outcomes):
+            return observation
+        self.shrink_steps = tuple(steps)
+        return confirmed

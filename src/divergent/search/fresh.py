@@ -1,0 +1,175 @@
+"""Runners started ahead of need: the search's main runner while the rest is set up, and spare fresh
+runners for confirmation and re-runs.
+
+A difference counts only when it holds on brand-new workers (no state left over from earlier calls),
+and starting workers costs a sizeable part of a quick answer (a process per program, each importing
+its program). :class:`Prestarted` starts a runner on a thread (the start waits on the child
+processes, which does not hold the interpreter), so the caller goes on meanwhile; :class:`SpareRunners`
+keeps one such fresh runner ready, hands it out, and starts the next.
+
+The starting thread lives as long as the runner: the sandbox asks the kernel to kill a worker when
+the thread that started it ends (bubblewrap's ``--die-with-parent`` is tied to the starting thread),
+so the thread waits until the runner is closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from divergent.engines.base import WholePrograms
+from divergent.programs import Program
+from divergent.sandbox.isolation import Isolation
+from divergent.sandbox.runner import Runner, open_runner
+from divergent.search.options import SearchOptions
+
+
+class _HeldRunner:
+    """A runner whose starting thread waits until it is closed (see the module's docstring)."""
+
+    def __init__(self, runner: Runner, closed: threading.Event) -> None:
+        self._runner = runner
+        self._closed = closed
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._runner, name)
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        return self._runner.run(*args, **kwargs)
+
+    def close(self) -> None:
+        try:
+            self._runner.close()
+        finally:
+            self._closed.set()
+
+
+class Prestarted:
+    """A runner being started on a thread; :meth:`get` waits for it (and raises what its start raised)."""
+
+    def __init__(self, start: Callable[[], Runner], *, on_ready: Callable[[], None] | None = None) -> None:
+        self._on_ready = on_ready
+        self._runner: Runner | None = None
+        self._error: BaseException | None = None
+        self._discarded = False
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(start,), name="divergent-runner", daemon=True)
+        self._thread.start()
+
+    def _run(self, start: Callable[[], Runner]) -> None:
+        try:
+            runner = start()
+        except BaseException as error:  # noqa: BLE001 - handed to whoever waits for the runner
+            self._error = error
+            self._ready.set()
+            return
+        held = _HeldRunner(runner, self._closed)
+        with self._lock:
+            self._runner = held  # type: ignore[assignment]
+            discarded = self._discarded
+        self._ready.set()
+        if discarded:
+            held.close()  # nobody will use it any more
+        elif self._on_ready is not None:
+            self._on_ready()
+        self._closed.wait()
+
+    @property
+    def ready(self) -> bool:
+        return self._ready.is_set()
+
+    def get(self) -> Runner:
+        """The started runner (waits for it); once only. Closing it lets the starting thread end."""
+        self._ready.wait()
+        if self._error is not None:
+            raise self._error
+        with self._lock:
+            runner = self._runner
+        assert runner is not None
+        return runner
+
+    def discard(self) -> None:
+        """Close the runner, now or as soon as it has started."""
+        with self._lock:
+            runner, self._runner = self._runner, None
+            self._discarded = True
+        if runner is not None:
+            with contextlib.suppress(Exception):
+                runner.close()
+
+
+class SpareRunners:
+    """Fresh runners on demand, ``count`` of them starting or ready in the background.
+
+    A found difference is confirmed on one, and its shrunk form on another, so two are kept; the
+    second starts once the first is ready (starting both at once would slow the first). Thread-safe:
+    the search's thread and its re-run lane both take runners. A taken runner belongs to the caller
+    (who closes it)."""
+
+    def __init__(self, start: Callable[[], Runner], *, count: int = 2, start_now: bool = True) -> None:
+        self._start = start
+        self._count = count
+        self._lock = threading.Lock()
+        self._spares: list[Prestarted] = []
+        self._closed = False
+        if start_now:
+            self.prepare()
+
+    def prepare(self) -> None:
+        """Start a spare when fewer than ``count`` are starting or ready, and none is still starting."""
+        with self._lock:
+            if self._closed or len(self._spares) >= self._count:
+                return
+            if self._spares and not self._spares[-1].ready:
+                return  # the next one starts when this one is ready (see take and _started)
+            self._spares.append(Prestarted(self._start, on_ready=self.prepare))
+
+    def take(self) -> Runner:
+        """A fresh runner (a ready spare, else the one starting, else one started now); the next
+        spare starts at once."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the spare runners are closed")
+            ready = [spare for spare in self._spares if spare.ready]
+            spare = ready[0] if ready else (self._spares[0] if self._spares else None)
+            if spare is not None:
+                self._spares.remove(spare)
+        if spare is None:
+            spare = Prestarted(self._start)
+        self.prepare()
+        return spare.get()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            spares, self._spares = self._spares, []
+        for spare in spares:
+            spare.discard()
+
+
+def start_runner(
+    implementations: Sequence[Program], options: SearchOptions, programs: WholePrograms | None = None
+) -> Prestarted:
+    """Start the search's main runner on a thread (the caller goes on loading meanwhile)."""
+    return Prestarted(lambda: open_search_runner(implementations, options, programs))
+
+
+def open_search_runner(
+    implementations: Sequence[Program], options: SearchOptions, programs: WholePrograms | None = None,
+    *, isolation: str | Isolation | None = None, timeout_factor: float = 1.0,
+) -> Runner:
+    """A runner of the search's programs under its options (whole programs: with their run limits,
+    scaled by ``timeout_factor``, and their checker)."""
+    limits = options.limits
+    if timeout_factor != 1.0:
+        limits = replace(limits, timeout=limits.timeout * timeout_factor)
+    extra = programs.runner_options(timeout_factor) if programs is not None else {}
+    return open_runner(
+        implementations, limits=limits, isolation=options.isolation if isolation is None else isolation,
+        record_arguments=options.policy.record_arguments, **extra,
+    )
