@@ -272,3 +272,22 @@ def test_unknown_extensions_are_load_errors(tmp_path):
     (tmp_path / "a.rs").write_text("fn main() {}\n")
     with pytest.raises(LoadError, match="extension"):
         load_program(str(tmp_path / "a.rs"))
+
+
+def test_a_runner_closed_under_a_run_ends_the_run(programs_dir, build_cache):
+    # The search runs a batch on a thread of its own and closes the runner when it is done with
+    # it: the batch in flight must end then (a thread spinning on would keep the process alive).
+    import threading
+    import time
+
+    slow = source(programs_dir, "slow.py", "import time\ntime.sleep(0.4)\nprint(input())\n")
+    program = load_program(slow, build=BuildOptions(cache_dir=build_cache))
+    runner = ProcessRunner([program], limits=ProgramLimits(time_limit=5.0))
+    rows: list = []
+    thread = threading.Thread(target=lambda: rows.extend(runner.run([TextInput(f"{i}\n") for i in range(50)])))
+    thread.start()
+    time.sleep(0.6)
+    runner.close()
+    thread.join(5.0)
+    assert not thread.is_alive(), "the run went on after close"
+    assert len(rows) == 50 and rows[-1] is None

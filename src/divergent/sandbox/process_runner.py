@@ -159,6 +159,8 @@ class ProcessRunner:
         self._checker_failures = 0
         self._launchers: list[LauncherProcess | None] = [None] * len(self.programs)
         self.checker: ProgramService | None = None
+        #: closed (perhaps from another thread, under a run: the run then ends, its rest not run)
+        self._closed = False
         try:
             self.built = self._build_all(checker)
             for index in range(len(self.programs)):
@@ -195,7 +197,7 @@ class ProcessRunner:
         results: list[list[Outcome | None]] = [[None] * count for _ in inputs]
         tasks = {i: _Task(todo=list(range(len(inputs)))) for i in range(count)}
         with selectors.DefaultSelector() as selector:
-            while tasks:
+            while tasks and not self._closed:
                 for i, task in list(tasks.items()):
                     if task.in_flight:
                         continue
@@ -213,7 +215,8 @@ class ProcessRunner:
                      if launcher is not None and launcher.batch is not None),
                     default=time.monotonic(),
                 )
-                for key, _ in selector.select(max(0.0, patience - time.monotonic())):
+                # (at most 0.1 s at a time: a close from another thread does not wake the selector)
+                for key, _ in selector.select(min(0.1, max(0.0, patience - time.monotonic()))):
                     self._collect(key.data, tasks[key.data], results, selector)
                 now = time.monotonic()
                 for i, task in tasks.items():
@@ -223,15 +226,17 @@ class ProcessRunner:
                         self._fail(i, task, results, selector, hung=True)
         complete = [None if None in row else tuple(row) for row in results]
         self.executions += sum(len(row) - row.count(None) for row in results)
-        if self.checker is not None:
+        if self.checker is not None and not self._closed:
             complete = self._judge(inputs, complete, deadline)
         return complete  # type: ignore[return-value]
 
     def _dispatch(self, i: int, task: _Task, jobs: list[Job], selector: selectors.BaseSelector,
                   results: list[list[Outcome | None]], deadline: float | None) -> None:
-        chunk, task.todo = task.todo[:_CHUNK], task.todo[_CHUNK:]
         launcher = self._launchers[i]
-        assert launcher is not None
+        if launcher is None:  # closed under the run
+            task.todo = []
+            return
+        chunk, task.todo = task.todo[:_CHUNK], task.todo[_CHUNK:]
         try:
             launcher.start([jobs[j] for j in chunk], chunk, deadline)
         except ChildGone:
@@ -245,7 +250,9 @@ class ProcessRunner:
     def _collect(self, i: int, task: _Task, results: list[list[Outcome | None]],
                  selector: selectors.BaseSelector) -> None:
         launcher = self._launchers[i]
-        assert launcher is not None
+        if launcher is None:  # closed under the run
+            task.in_flight = False
+            return
         try:
             found, done = launcher.collect()
         except ChildGone:
@@ -278,6 +285,8 @@ class ProcessRunner:
         old = self._launchers[i]
         if old is not None:
             old.close()
+        if self._closed:
+            raise SandboxUnavailable("the runner was closed")
         self.restarts += 1
         try:
             self._launchers[i] = start_launcher(self.built[i], self.limits, self.level)
@@ -320,6 +329,7 @@ class ProcessRunner:
                               "its verdict counts as a rejection")
 
     def close(self) -> None:
+        self._closed = True
         for launcher in self._launchers:
             if launcher is not None:
                 launcher.close()
