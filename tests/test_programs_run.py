@@ -291,3 +291,17 @@ def test_a_runner_closed_under_a_run_ends_the_run(programs_dir, build_cache):
     thread.join(5.0)
     assert not thread.is_alive(), "the run went on after close"
     assert len(rows) == 50 and rows[-1] is None
+
+
+def test_runs_past_the_deadline_are_stopped_and_the_runner_goes_on(programs_dir, build_cache):
+    import time
+
+    slow = source(programs_dir, "sleepy.py", "import time\nn = int(input())\ntime.sleep(n / 10)\nprint(n)\n")
+    program = load_program(slow, build=BuildOptions(cache_dir=build_cache))
+    with ProcessRunner([program], limits=ProgramLimits(time_limit=5.0)) as runner:
+        started = time.monotonic()
+        rows = runner.run([TextInput("0\n"), TextInput("30\n"), TextInput("0\n")], deadline=started + 0.5)
+        assert time.monotonic() - started < 1.5, "the 3-second run was not stopped at the deadline"
+        assert rows[0] is not None and rows[1] is None and rows[2] is None
+        (again,) = runner.run([TextInput("1\n")])
+        assert again is not None and again[0].stdout == "1\n"

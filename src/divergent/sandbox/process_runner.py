@@ -131,6 +131,10 @@ class ProgramService:
             self._pool = None
 
 
+#: seconds past a run's deadline after which the runs still going are stopped
+_DEADLINE_GRACE = 0.05
+
+
 @dataclass
 class _Task:
     """The work of one program within one :meth:`ProcessRunner.run`."""
@@ -219,6 +223,13 @@ class ProcessRunner:
                 for key, _ in selector.select(min(0.1, max(0.0, patience - time.monotonic()))):
                     self._collect(key.data, tasks[key.data], results, selector)
                 now = time.monotonic()
+                if deadline is not None and now >= deadline + _DEADLINE_GRACE:
+                    # A run started just before the deadline may take its whole time limit: it is
+                    # stopped (its launcher replaced at the next dispatch), so the budget is kept.
+                    for i, task in tasks.items():
+                        if task.in_flight:
+                            self._abandon(i, task, selector)
+                    break
                 for i, task in tasks.items():
                     launcher = self._launchers[i]
                     if task.in_flight and launcher is not None and launcher.batch is not None \
@@ -233,9 +244,13 @@ class ProcessRunner:
     def _dispatch(self, i: int, task: _Task, jobs: list[Job], selector: selectors.BaseSelector,
                   results: list[list[Outcome | None]], deadline: float | None) -> None:
         launcher = self._launchers[i]
-        if launcher is None:  # closed under the run
-            task.todo = []
-            return
+        if launcher is None:
+            if self._closed:  # closed under the run
+                task.todo = []
+                return
+            self._replace(i, "its last run was stopped at a deadline")
+            launcher = self._launchers[i]
+            assert launcher is not None
         chunk, task.todo = task.todo[:_CHUNK], task.todo[_CHUNK:]
         try:
             launcher.start([jobs[j] for j in chunk], chunk, deadline)
@@ -280,6 +295,17 @@ class ProcessRunner:
         task.todo = unreported + task.todo
         task.in_flight = False
         self._replace(i, how)
+
+    def _abandon(self, i: int, task: _Task, selector: selectors.BaseSelector) -> None:
+        """Stop the launcher's batch past the deadline: what it had not reported stays not run."""
+        launcher = self._launchers[i]
+        task.in_flight = False
+        if launcher is None:
+            return
+        with contextlib.suppress(KeyError, ValueError):
+            selector.unregister(launcher.fileno())
+        launcher.close()
+        self._launchers[i] = None
 
     def _replace(self, i: int, why: str) -> None:
         old = self._launchers[i]
