@@ -256,8 +256,9 @@ class ProcessRunner:
             launcher.start([jobs[j] for j in chunk], chunk, deadline)
         except ChildGone:
             launcher.batch = None
-            task.todo = chunk + task.todo
-            self._replace(i, f"{self.programs[i].label}: the launcher died")
+            task.todo = [] if self._closed else chunk + task.todo
+            if not self._closed:
+                self._replace(i, f"{self.programs[i].label}: the launcher died")
             return
         task.in_flight = True
         selector.register(launcher.fileno(), selectors.EVENT_READ, i)
@@ -282,7 +283,9 @@ class ProcessRunner:
     def _fail(self, i: int, task: _Task, results: list[list[Outcome | None]],
               selector: selectors.BaseSelector, *, hung: bool) -> None:
         launcher = self._launchers[i]
-        assert launcher is not None
+        if launcher is None or self._closed:  # closed under the run: what is left stays not run
+            task.in_flight, task.todo = False, []
+            return
         with contextlib.suppress(KeyError, ValueError):
             selector.unregister(launcher.fileno())
         unreported = launcher.unreported()
