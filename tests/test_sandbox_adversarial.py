@@ -9,6 +9,7 @@ literal is refused at once, the response store is private.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -607,3 +608,24 @@ def test_a_whole_programs_output_is_escaped_in_text_reports_too(tmp_path: Path) 
         for stream in (result.stdout, result.stderr):
             assert b"\x1b" not in stream, stream
         assert b"\\x1b]0;owned" in result.stdout  # shown, escaped
+
+
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/pids", os.W_OK), reason="no writable cgroup v1 controllers")
+def test_the_cgroups_of_a_killed_divergent_are_swept_away() -> None:
+    # A divergent process killed with SIGKILL cannot remove its cgroups; the next one does.
+    from divergent.sandbox import cgroups
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    left = Path("/sys/fs/cgroup/pids") / f"divergent-{gone.pid}-0123456789ab"
+    left.mkdir()
+    mine = Path("/sys/fs/cgroup/pids") / f"divergent-{os.getpid()}-ba9876543210"
+    mine.mkdir()
+    try:
+        assert cgroups.sweep_orphaned_cgroups() >= 1
+        assert not left.exists()
+        assert mine.exists(), "a live process's cgroup was taken"
+    finally:
+        for path in (left, mine):
+            with contextlib.suppress(OSError):
+                path.rmdir()

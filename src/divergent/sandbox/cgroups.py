@@ -3,7 +3,8 @@
 Made before the sandbox starts (its first process joins them before it execs anything, so every
 descendant is counted and killed with them), removed only once every process in them is gone:
 a cgroup that is still busy is retried at the next start and when divergent exits, so none is
-left behind.
+left behind; those of a divergent process that was killed (and could not clean up) are removed by
+the next divergent process at its first sandbox.
 """
 
 from __future__ import annotations
@@ -35,8 +36,41 @@ def process_cap() -> str:
 _PENDING_CGROUPS: list[Path] = []
 
 
+_SWEPT = {"done": False}
+
+
+def sweep_orphaned_cgroups() -> int:
+    """Remove the cgroups that divergent processes which are gone left behind (killed with SIGKILL,
+    they could not clean up), killing what still runs in them; how many were removed. Done once
+    per process, at its first sandbox."""
+    _SWEPT["done"] = True
+    removed = 0
+    for controller in ("pids", "memory"):
+        root = _CGROUP_ROOT / controller
+        if not os.access(root, os.W_OK):
+            continue
+        for path in root.glob("divergent-*-*"):
+            owner = path.name.split("-")[1]
+            if not owner.isdigit() or _alive(int(owner)):
+                continue
+            removed += _empty_and_remove(path, 0.5)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def make_cgroups(limits: Limits) -> list[Path]:
     """Per-sandbox v1 cgroups capping processes and memory (none where they are not writable)."""
+    if not _SWEPT["done"]:
+        sweep_orphaned_cgroups()
     made = []
     name = f"divergent-{os.getpid()}-{uuid.uuid4().hex[:12]}"
     settings = {
