@@ -20,6 +20,7 @@ from divergent.cli.bench_equibench import (
     check_outputs,
     make_chat,
     open_store,
+    print_runs,
     progress_bar,
     usage_line,
     write_results_files,
@@ -197,28 +198,22 @@ def list_runs(db: StoreOpt = None) -> None:
     """The stored CETBench runs."""
     from divergent.bench.cetbench.run import cetbench_runs
 
-    console = Console()
     with input_errors(False), open_store(db) as store:
-        table = Table(title=f"CETBench runs in {store.path}")
-        for column in ("run", "status", "created", "items", "judge", "model", "prompt", "pairs"):
-            table.add_column(column)
-        for record in cetbench_runs(store):
-            p = record.parameters
-            table.add_row(record.short_id, record.status, record.created, str(record.unit_count), str(p.get("judge")),
-                          str(p.get("model") or "-"), str(p.get("prompt") or "-"), str(p.get("pairs")))
-        console.print(table)
+        print_runs(
+            f"CETBench runs in {store.path}",
+            ("run", "status", "created", "items", "judge", "model", "prompt", "pairs"),
+            ((r.short_id, r.status, r.created, str(r.unit_count), str(r.parameters.get("judge")),
+              str(r.parameters.get("model") or "-"), str(r.parameters.get("prompt") or "-"),
+              str(r.parameters.get("pairs"))) for r in cetbench_runs(store)),
+        )
 
-
-def _pct(value: float | None) -> str:
-    from divergent.bench.binary import percent
-
-    return percent(value)
 
 
 def render_cetbench(console: Console, summary: Any, as_json: Path | None, html: Path | None = None, *,
                     price_known: bool = True) -> None:
     """The paper's Table 2 layout: accuracy per category and flag, then Avg, W-Avg and the F1 scores;
     the results file and the HTML page when asked."""
+    from divergent.bench.binary import percent
     from divergent.bench.cetbench.run import CATEGORY_ORDER, summary_json
 
     parameters = summary.run.parameters
@@ -241,19 +236,19 @@ def render_cetbench(console: Console, summary: Any, as_json: Path | None, html: 
                 matrix = breakdown.cells.get((category, ""))
             else:
                 matrix = breakdown.cells.get((category, flag))
-            values.append(_pct(matrix.accuracy) if matrix is not None else "-")
+            values.append(percent(matrix.accuracy) if matrix is not None else "-")
         overall = breakdown.overall
-        table.add_row(name, *values, _pct(overall.accuracy), _pct(overall.balanced_accuracy), _pct(overall.macro_f1),
-                      _pct(overall.micro_f1), _pct(overall.f1_positive), _pct(overall.f1_negative),
-                      _pct(breakdown.coverage))
+        table.add_row(name, *values, percent(overall.accuracy), percent(overall.balanced_accuracy), percent(overall.macro_f1),
+                      percent(overall.micro_f1), percent(overall.f1_positive), percent(overall.f1_negative),
+                      percent(breakdown.coverage))
     console.print(table, width=max(console.width, 150))
     perturbed = summary.perturbed
     if perturbed.by_k:
         console.print("by number of perturbations: " + ", ".join(
-            f"k={k}: {_pct(m.accuracy)}% ({m.total})" for k, m in perturbed.by_k.items()))
+            f"k={k}: {percent(m.accuracy)}% ({m.total})" for k, m in perturbed.by_k.items()))
     if perturbed.by_kind:
         console.print("by perturbation type: " + ", ".join(
-            f"{kind}: {_pct(m.accuracy)}% ({m.total})" for kind, m in perturbed.by_kind.items()))
+            f"{kind}: {percent(m.accuracy)}% ({m.total})" for kind, m in perturbed.by_kind.items()))
     if perturbed.execution:
         console.print("execution verdicts: " + ", ".join(f"{v}: {n}" for v, n in sorted(perturbed.execution.items())))
     if perturbed.samples:

@@ -30,6 +30,16 @@ JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write the results 
 HtmlOpt = Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML report to this file.")]
 
 
+def print_runs(title: str, columns: tuple[str, ...], rows: Iterator[tuple[str, ...]]) -> None:
+    """The table of a harness's stored runs."""
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+
+
 def open_store(db: Path | None) -> Any:
     from divergent.store import Store
 
@@ -206,28 +216,22 @@ def equibench_list(db: StoreOpt = None) -> None:
     """The stored EquiBench runs."""
     from divergent.bench.equibench.run import equibench_runs
 
-    console = Console()
     with input_errors(False), open_store(db) as store:
-        table = Table(title=f"EquiBench runs in {store.path}")
-        for column in ("run", "status", "created", "pairs", "judge", "model", "prompt", "categories"):
-            table.add_column(column)
-        for record in equibench_runs(store):
-            p = record.parameters
-            table.add_row(record.short_id, record.status, record.created, str(record.unit_count), str(p.get("judge")),
-                          str(p.get("model") or "-"), str(p.get("prompt") or "-"), ",".join(p.get("categories", [])))
-        console.print(table)
+        print_runs(
+            f"EquiBench runs in {store.path}",
+            ("run", "status", "created", "pairs", "judge", "model", "prompt", "categories"),
+            ((r.short_id, r.status, r.created, str(r.unit_count), str(r.parameters.get("judge")),
+              str(r.parameters.get("model") or "-"), str(r.parameters.get("prompt") or "-"),
+              ",".join(r.parameters.get("categories", []))) for r in equibench_runs(store)),
+        )
 
-
-def _pct(value: float | None) -> str:
-    from divergent.bench.binary import percent
-
-    return percent(value)
 
 
 def render_equibench(console: Console, summary: Any, as_json: Path | None, html: Path | None = None, *,
                      price_known: bool = True) -> None:
     """The accuracy table (with the paper's best model beside ours), the bias and confusion figures;
     the results file and the HTML page when asked."""
+    from divergent.bench.binary import percent
     from divergent.bench.equibench.run import PAPER_BEST, summary_json
 
     parameters = summary.run.parameters
@@ -244,8 +248,8 @@ def render_equibench(console: Console, summary: Any, as_json: Path | None, html:
     for column in columns:
         table.add_column(column, justify="left" if column == "category" else "right")
     for row in (*summary.categories, summary.overall):
-        cells = [row.category, str(row.pairs), _pct(row.confusion.accuracy), _pct(row.confusion.accuracy_equivalent),
-                 _pct(row.confusion.accuracy_inequivalent), _pct(row.coverage),
+        cells = [row.category, str(row.pairs), percent(row.confusion.accuracy), percent(row.confusion.accuracy_equivalent),
+                 percent(row.confusion.accuracy_inequivalent), percent(row.coverage),
                  f"{row.unparseable}/{row.samples}" if row.samples else "-"]
         if judge != "llm":
             cells += [str(row.execution.get("inequivalent", 0)), str(row.execution.get("no-difference-found", 0)),
@@ -257,7 +261,7 @@ def render_equibench(console: Console, summary: Any, as_json: Path | None, html:
     console.print(f"confusion (rows truth, columns prediction): equivalent → {confusion.tp} YES / {confusion.fn} NO; "
                   f"inequivalent → {confusion.fp} YES / {confusion.tn} NO")
     if summary.mean_category_accuracy is not None:
-        console.print(f"mean of the categories' accuracies: {_pct(summary.mean_category_accuracy)}%")
+        console.print(f"mean of the categories' accuracies: {percent(summary.mean_category_accuracy)}%")
     if judge != "llm":
         false_claims = summary.overall.false_witnesses
         console.print(f"witnesses on pairs labelled equivalent: {false_claims}"
