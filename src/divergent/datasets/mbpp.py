@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import ast
 import builtins
-import json
-import zlib
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +16,9 @@ from divergent.datasets.records import (
     DATA_DIR_ENV,
     BadRecord,
     LineProblem,
-    decode_object,
     default_data_dir,
     id_field,
-    json_lines,
-    open_binary,
+    json_records,
     text_field,
 )
 from divergent.datasets.tasks import Task, TaskSet, parse_or_none, signature_source_of
@@ -108,29 +104,6 @@ def _mbpp_task(record: dict[str, Any]) -> Task:
     )
 
 
-def _mbpp_records(file: Path, problems: list[LineProblem]) -> Iterator[tuple[int, dict[str, Any]]]:
-    if file.name.lower().endswith((".json", ".json.gz")):
-        # sanitized-mbpp.json is one JSON array: records are numbered by position
-        with open_binary(file) as stream:
-            try:
-                records = json.load(stream)
-            except (ValueError, OSError, EOFError, zlib.error) as error:
-                raise LoadError(f"{file}: not a JSON array of MBPP tasks: {error}") from None
-        if not isinstance(records, list):
-            raise LoadError(f"{file}: expected a JSON array of MBPP tasks, got {type(records).__name__}")
-        for position, record in enumerate(records, start=1):
-            if isinstance(record, dict):
-                yield position, record
-            else:
-                problems.append(LineProblem(file, position, "expected a JSON object"))
-        return
-    for number, raw in json_lines(file, problems):
-        try:
-            yield number, decode_object(raw)
-        except BadRecord as error:
-            problems.append(LineProblem(file, number, str(error)))
-
-
 def load_mbpp(path: Path | str | None = None, *, sanitized: bool = True) -> TaskSet:
     """The MBPP tasks, from ``sanitized-mbpp.json`` (default) or the original ``mbpp.jsonl``.
 
@@ -139,7 +112,7 @@ def load_mbpp(path: Path | str | None = None, *, sanitized: bool = True) -> Task
     """
     file = Path(path) if path is not None else _default_mbpp_file(sanitized)
     tasks = TaskSet()
-    for number, record in _mbpp_records(file, tasks.problems):
+    for number, record in json_records(file, tasks.problems, what="MBPP tasks"):
         try:
             tasks.append(_mbpp_task(record))
         except BadRecord as error:

@@ -109,6 +109,39 @@ def json_lines(path: Path, problems: list[LineProblem]) -> Iterator[tuple[int, b
             problems.append(LineProblem(path, number + 1, f"cannot read further: {error}"))
 
 
+def json_records(
+    path: Path, problems: list[LineProblem], *, what: str, sniff: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(number, object) of one file: a JSON array (numbered by position) or JSON lines (by line),
+    gzip allowed; what is not an object is a problem. The file is an array when its name ends in
+    ``.json``/``.json.gz`` or, with ``sniff``, when its text starts with ``[`` (``datasets`` exports
+    JSON lines under ``.json`` too). ``what`` names the rows in errors ("MBPP tasks")."""
+    if sniff:
+        with open_binary(path) as stream:
+            array = stream.read(64).lstrip().startswith(b"[")
+    else:
+        array = path.name.lower().endswith((".json", ".json.gz"))
+    if array:
+        try:
+            with open_binary(path) as stream:
+                rows = json.load(stream)
+        except (ValueError, OSError, EOFError, zlib.error) as error:
+            raise LoadError(f"{path}: not a JSON array of {what}: {error}") from None
+        if not isinstance(rows, list):
+            raise LoadError(f"{path}: expected a JSON array of {what}, got {type(rows).__name__}")
+        for position, row in enumerate(rows, start=1):
+            if isinstance(row, dict):
+                yield position, row
+            else:
+                problems.append(LineProblem(path, position, f"expected a JSON object, got {type(row).__name__}"))
+        return
+    for number, raw in json_lines(path, problems):
+        try:
+            yield number, decode_object(raw)
+        except BadRecord as error:
+            problems.append(LineProblem(path, number, str(error)))
+
+
 def decode_object(raw: bytes) -> dict[str, Any]:
     """One record: a JSON object (BadRecord for anything else)."""
     try:

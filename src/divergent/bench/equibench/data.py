@@ -19,16 +19,14 @@ The authors' few-shot exemplars (``fewshot_exemplars.jsonl``: ``exemplar_id`` in
 
 from __future__ import annotations
 
-import json
 import re
-import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from divergent.datasets.records import BadRecord, LineProblem, decode_object, json_lines, open_binary
+from divergent.datasets.records import BadRecord, LineProblem, json_records
 from divergent.errors import InvalidArgument, LoadError
 
 __all__ = [
@@ -214,33 +212,10 @@ def _category_file(directory: Path, category: Category) -> Path | None:
     return None
 
 
-def _rows(file: Path, problems: list[LineProblem]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(position, row) from a JSON array (``.json``) or JSON lines."""
-    if file.name.endswith((".json", ".json.gz")):
-        try:
-            with open_binary(file) as stream:
-                rows = json.load(stream)
-        except (ValueError, OSError, EOFError, zlib.error) as error:
-            raise LoadError(f"{file}: not a JSON array of EquiBench rows: {error}") from None
-        if not isinstance(rows, list):
-            raise LoadError(f"{file}: expected a JSON array of rows, got {type(rows).__name__}")
-        for position, row in enumerate(rows, start=1):
-            if isinstance(row, dict):
-                yield position, row
-            else:
-                problems.append(LineProblem(file, position, "expected a JSON object"))
-        return
-    for number, raw in json_lines(file, problems):
-        try:
-            yield number, decode_object(raw)
-        except BadRecord as error:
-            problems.append(LineProblem(file, number, str(error)))
-
-
 def load_category_file(file: Path, category: Category, data: EquiBenchData) -> None:
     """Add the rows of one category's file to ``data`` (duplicate pair ids are problems)."""
     seen: dict[str, int] = {}
-    for position, row in _rows(file, data.problems):
+    for position, row in json_records(file, data.problems, what="EquiBench rows"):
         try:
             pair = pair_from_record(row, category)
         except BadRecord as error:
@@ -292,7 +267,7 @@ def load_exemplars(path: Path | str) -> list[Pair]:
     Raises LoadError for an unreadable file, a bad row or a reference to a missing example."""
     file = Path(path)
     problems: list[LineProblem] = []
-    rows = list(_rows(file, problems))
+    rows = list(json_records(file, problems, what="EquiBench rows"))
     if problems:
         raise LoadError(str(problems[0]))
     pairs: list[Pair] = []

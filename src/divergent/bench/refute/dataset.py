@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from divergent.datasets.records import BadRecord, LineProblem, decode_object, json_lines, open_binary
+from divergent.datasets.records import BadRecord, LineProblem, json_records
 from divergent.errors import InvalidArgument, LoadError, MissingExtra
 
 __all__ = [
@@ -276,21 +276,7 @@ def _records(path: Path, problems: list[LineProblem]) -> Iterator[tuple[int, Any
     if name.endswith(".parquet"):
         yield from enumerate(_parquet_rows(path), start=1)
         return
-    with open_binary(path) as stream:
-        head = stream.read(64).lstrip()
-    if head.startswith(b"["):
-        with open_binary(path) as stream:
-            try:
-                document = json.load(stream)
-            except (ValueError, OSError, EOFError) as error:
-                raise LoadError(f"{path}: not a JSON array of rows: {error}") from None
-        yield from enumerate(document, start=1)
-        return
-    for number, raw in json_lines(path, problems):
-        try:
-            yield number, decode_object(raw)
-        except BadRecord as error:
-            problems.append(LineProblem(path, number, str(error)))
+    yield from json_records(path, problems, what="rows", sniff=True)
 
 
 def _parquet_rows(path: Path) -> list[dict[str, Any]]:
