@@ -35,7 +35,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from divergent.engines.base import Engine, EngineContext
@@ -143,22 +143,7 @@ class LLMProbeEngine(Engine):
                 return spurious_filter.assess(implementations, observation.input, observation.outcomes).relevant
 
         try:
-            session = ProbeGenSession(
-                context.implementations,
-                chat=self.chat,
-                signature=context.signature,
-                policy=context.policy,
-                spec=self.model.spec,
-                requirement=context.require,
-                accept=accept,
-                limits=context.limits,
-                isolation=context.isolation,
-                seed=context.seed,
-                should_stop=self._should_stop,
-                on_node=self._take,
-                store=self.model.store,
-                run_parameters={"strategy": str(self.strategy), "k": self.k, "d": self.d, "engine": self.name},
-            )
+            session = self._open_session(accept)
             self._session = session
             try:
                 self._result = session.search(strategy=self.strategy, k=self.k, d=self.d)
@@ -166,6 +151,26 @@ class LLMProbeEngine(Engine):
                 session.close()
         except Exception as error:  # noqa: BLE001 - the engine stops; the run goes on
             self._crash = f"{type(error).__name__}: {error}"
+
+    def _open_session(self, accept: Callable[[Observation], bool] | None) -> ProbeGenSession:
+        """The tree search this engine runs (``accept``: the spurious filter's say on a difference)."""
+        context = self.context
+        return ProbeGenSession(
+            context.implementations,
+            chat=self.chat,
+            signature=context.signature,
+            policy=context.policy,
+            spec=self.model.spec,
+            requirement=context.require,
+            accept=accept,
+            limits=context.limits,
+            isolation=context.isolation,
+            seed=context.seed,
+            should_stop=self._should_stop,
+            on_node=self._take,
+            store=self.model.store,
+            run_parameters={"strategy": str(self.strategy), "k": self.k, "d": self.d, "engine": self.name},
+        )
 
     def _should_stop(self) -> bool:
         if self._stop.is_set():

@@ -17,7 +17,7 @@ mode); the search loop runs, confirms and shrinks what these engines propose lik
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from divergent.engines.base import EngineContext
@@ -191,31 +191,15 @@ class TextProbeEngine(LLMProbeEngine):
             raise EngineCannotProceed("unsupported", "this is ProbeGen for whole programs")
         super().__init__(context)
 
-    def _search(self) -> None:
+    def _open_session(self, accept: Callable[[Observation], bool] | None) -> TextProbeGenSession:
         context = self.context
-        spurious_filter = self.model.spurious_filter
-        accept = None
-        if spurious_filter is not None:
-            implementations = context.implementations
-
-            def accept(observation: Observation) -> bool:
-                return spurious_filter.assess(implementations, observation.input, observation.outcomes).relevant
-
-        try:
-            session = TextProbeGenSession(
-                context, chat=self.chat, policy=context.policy, spec=self.model.spec, accept=accept,
-                limits=context.limits, isolation=context.isolation, seed=context.seed,
-                should_stop=self._should_stop, on_node=self._take, store=self.model.store,
-                run_parameters={"strategy": str(self.strategy), "k": self.k, "d": self.d, "engine": self.name,
-                                "inputs": "text"},
-            )
-            self._session = session
-            try:
-                self._result = session.search(strategy=self.strategy, k=self.k, d=self.d)
-            finally:
-                session.close()
-        except Exception as error:  # noqa: BLE001 - the engine stops; the run goes on
-            self._crash = f"{type(error).__name__}: {error}"
+        return TextProbeGenSession(
+            context, chat=self.chat, policy=context.policy, spec=self.model.spec, accept=accept,
+            limits=context.limits, isolation=context.isolation, seed=context.seed,
+            should_stop=self._should_stop, on_node=self._take, store=self.model.store,
+            run_parameters={"strategy": str(self.strategy), "k": self.k, "d": self.d, "engine": self.name,
+                            "inputs": "text"},
+        )
 
 
 class TextRandSearchEngine(RandSearchEngine):
