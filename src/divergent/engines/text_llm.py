@@ -29,7 +29,7 @@ from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
 from divergent.model import AnyInput, Observation, Outcome, OutcomeKind, TextInput
-from divergent.probegen.feedback import MAX_FEEDBACK_LINES, shorten
+from divergent.probegen.feedback import capped, shorten
 from divergent.probegen.session import ProbeGenSession
 from divergent.probegen.tree import ProbeNode, ProbeResult
 from divergent.programs import Signature
@@ -143,15 +143,6 @@ def _line(probe: ProbeResult) -> str:
     return f"- On input {probe.call}: {shown}"
 
 
-def _capped(lines: list[str], what: str) -> str:
-    if not lines:
-        return f"(no {what})"
-    text = "\n".join(lines[:MAX_FEEDBACK_LINES])
-    if len(lines) > MAX_FEEDBACK_LINES:
-        text += f"\n- ... and {len(lines) - MAX_FEEDBACK_LINES} more {what}"
-    return text
-
-
 def text_feedback(generated: GeneratedInputs, probes: list[ProbeResult], rejected: list[ProbeResult],
                   node: ProbeNode, *, function_name: str) -> str:
     """What the children of ``node`` are told about its generator's inputs."""
@@ -159,14 +150,14 @@ def text_feedback(generated: GeneratedInputs, probes: list[ProbeResult], rejecte
     different = [_line(p) for p in probes if p.differentiating]
     notes = []
     if rejected:
-        notes.append(f"{len(rejected)} input(s) were discarded:\n" + _capped(
+        notes.append(f"{len(rejected)} input(s) were discarded:\n" + capped(
             [f"- Input {p.call}: {p.rejected}" for p in rejected], "discarded inputs"))
     if generated.dropped:
         notes.append(f"{generated.dropped} yielded item(s) were not strings: {'; '.join(generated.drop_reasons)}")
     values = {
         "function_name": function_name,
-        "equal_lines": _capped(equal, "inputs on which they agreed"),
-        "different_lines": _capped(different, "inputs on which they differed"),
+        "equal_lines": capped(equal, "inputs on which they agreed"),
+        "different_lines": capped(different, "inputs on which they differed"),
         "problems": ("\n" + "\n\n".join(notes) + "\n") if notes else "",
     }
     if generated.error is not None:

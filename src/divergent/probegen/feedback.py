@@ -62,7 +62,8 @@ def _line(probe: ProbeResult) -> str:
     return f"- For input `{probe.call}` the outputs were different: {shown}"
 
 
-def _capped(lines: list[str], what: str) -> str:
+def capped(lines: list[str], what: str) -> str:
+    """Feedback lines, at most ``MAX_FEEDBACK_LINES`` of them, saying how many ``what`` were left out."""
     if not lines:
         return f"(no {what})"
     text = "\n".join(lines[:MAX_FEEDBACK_LINES])
@@ -78,7 +79,7 @@ def _problems(generated: GeneratedInputs, rejected: list[ProbeResult], function:
         notes.append(
             f"{len(rejected)} input(s) were discarded because they do not fit the signature "
             f"`{function}{signature}` or the task's preconditions:\n"
-            + _capped(lines, "discarded inputs")
+            + capped(lines, "discarded inputs")
         )
     if generated.dropped:
         reasons = "; ".join(generated.drop_reasons)
@@ -104,14 +105,14 @@ def feedback(
     values = {
         "function_name": function_name,
         "function": function,
-        "equal_lines": _capped(equal, "non-differentiating inputs"),
-        "different_lines": _capped(different, "differentiating inputs"),
+        "equal_lines": capped(equal, "non-differentiating inputs"),
+        "different_lines": capped(different, "differentiating inputs"),
         "problems": _problems(generated, rejected, function, signature),
     }
     if generated.error is not None:
         ran = [line for line in equal + different]
         produced = (
-            f"It produced {len(generated.inputs)} input(s) before that:\n" + _capped(ran, "inputs")
+            f"It produced {len(generated.inputs)} input(s) before that:\n" + capped(ran, "inputs")
             if generated.inputs else "It produced no inputs."
         )
         return render_prompt("probegen_feedback_error", **values, error=generated.error, produced=produced)

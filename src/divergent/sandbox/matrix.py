@@ -29,7 +29,13 @@ from divergent.sandbox.child.wire import Malformed, check_load_answer, check_res
 from divergent.sandbox.frames import ChildGone, ProtocolViolation, implementation_payload
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
-from divergent.sandbox.pool import REPORT_MARGIN, ArgumentEncodings, WorkerProcess, checked_outcome
+from divergent.sandbox.pool import (
+    REPORT_MARGIN,
+    ArgumentEncodings,
+    WorkerProcess,
+    account_of_failure,
+    checked_outcome,
+)
 
 #: cells sent in one message
 _CHUNK = 8192
@@ -236,18 +242,7 @@ class ImplementationMatrix:
         are run again."""
         worker = self._worker
         assert worker is not None
-        hung = suspect = False
-        if failure is not None:
-            started, how = failure["started"], failure["detail"]
-            hung, suspect = failure["kind"] == "timeout", failure["kind"] == "protocol"
-        else:
-            started = worker.progress()
-            ended = worker.kill()
-            if broke:
-                how, suspect = f"{broke}; killed", True
-            else:
-                how = "the worker stopped answering (stopped or broken by the program); killed" if silent else (
-                    f"worker died: {ended}")
+        started, how, hung, suspect = account_of_failure(worker, failure=failure, broke=broke, silent=silent)
         first = 0 if suspect else reported
         culprit = started if started is not None and first <= started < len(cells) else reported
         if suspect:

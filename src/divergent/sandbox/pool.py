@@ -337,17 +337,7 @@ class WorkerPool:
         with contextlib.suppress(KeyError, ValueError):
             selector.unregister(worker.fileno())
         unreported = task.in_flight[task.reported :]
-        hung = suspect = False
-        if failure is not None:
-            started, how = failure["started"], failure["detail"]
-            hung, suspect = failure["kind"] == "timeout", failure["kind"] == "protocol"
-        else:
-            started = worker.progress()
-            ended = worker.kill()
-            if broke:
-                how, suspect = f"{broke}; killed", True
-            else:
-                how = _SILENT_WORKER if silent else f"worker died: {ended}"
+        started, how, hung, suspect = account_of_failure(worker, failure=failure, broke=broke, silent=silent)
         if suspect:
             for index in task.in_flight:
                 results[index][i] = Outcome(kind=OutcomeKind.CRASH, detail=how)
@@ -367,6 +357,22 @@ class WorkerPool:
             self._replace(i)
         else:
             self.restarts += 1  # the worker started a fresh call child
+
+
+def account_of_failure(
+    worker: WorkerProcess, *, failure: dict | None, broke: str | None, silent: bool
+) -> tuple[int | None, str, bool, bool]:
+    """What went wrong under a batch: (the call that was running, how it ended, whether it hung,
+    whether the batch's answers are suspect). ``failure``: what the worker reported (it lives on);
+    without one the worker died, stopped answering (``silent``) or ``broke`` the protocol, and is
+    killed here."""
+    if failure is not None:
+        return failure["started"], failure["detail"], failure["kind"] == "timeout", failure["kind"] == "protocol"
+    started = worker.progress()
+    ended = worker.kill()
+    if broke:
+        return started, f"{broke}; killed", False, True
+    return started, _SILENT_WORKER if silent else f"worker died: {ended}", False, False
 
 
 _KINDS = {kind.value: kind for kind in OutcomeKind}
