@@ -26,6 +26,7 @@ from divergent.programs import Program, Signature, StdinProgram
 
 if TYPE_CHECKING:
     from divergent.engines.constants import Constants
+    from divergent.sandbox.launch import ProgramLimits
     from divergent.sandbox.limits import Limits
     from divergent.sandbox.process_runner import ProgramService
     from divergent.sandbox.runner import Runner
@@ -36,6 +37,8 @@ class WholePrograms(Protocol):
     (``divergent.search.programs.ProgramSupport``)."""
 
     programs: tuple[StdinProgram, ...]
+    #: the limits of each run (``--time-limit``: the judge's time limit)
+    limits: ProgramLimits
     #: the generator program (``--generator``: prints one input, its seed in argv[1]), or None
     generator: ProgramService | None
 

@@ -420,7 +420,7 @@ class Search:
                 if self.programs is None:
                     self._pend(engine.name, observation)
                 elif len(observation.classes) > 1 and not observation.divergent:
-                    self._note_inconclusive(observation, self.programs.runner_options()["program_limits"].time_limit)
+                    self._note_inconclusive(observation, self.programs.limits.time_limit)
             batch_observations.append(observation)
             observations.append((engine.name, observation))
         if owed and self.out_of_budget() is None:
@@ -496,10 +496,10 @@ class Search:
         if self.inconclusive == 1:
             slow = ", ".join(self.implementations[i].label for i in observation.inconclusive)
             call = observation.input.call(self.implementations[0].display_name, max_length=60)
-            self.notes.append(
-                f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a slow "
-                "implementation is not a different one; --timeouts hang counts a hang as a difference)"
-            )
+            # (a whole program's time limit is the judge's: there only --timeouts differ counts it)
+            rule = "differ counts such a timeout" if self.programs is not None else "hang counts a hang"
+            self.notes.append(f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a "
+                              f"slow implementation is not a different one; --timeouts {rule} as a difference)")
 
     def _look_for_proof(self) -> None:
         """Stop with the symbolic engine's proof of equivalence, once it has one (and nothing the
