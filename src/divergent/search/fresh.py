@@ -22,7 +22,6 @@ from typing import Any
 
 from divergent.engines.base import WholePrograms
 from divergent.programs import Program
-from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.runner import Runner, open_runner
 from divergent.search.options import SearchOptions
 
@@ -161,7 +160,7 @@ def start_runner(
 
 def open_search_runner(
     implementations: Sequence[Program], options: SearchOptions, programs: WholePrograms | None = None,
-    *, isolation: str | Isolation | None = None, timeout_factor: float = 1.0,
+    *, timeout_factor: float = 1.0,
 ) -> Runner:
     """A runner of the search's programs under its options (whole programs: with their run limits,
     scaled by ``timeout_factor``, and their checker)."""
@@ -170,6 +169,6 @@ def open_search_runner(
         limits = replace(limits, timeout=limits.timeout * timeout_factor)
     extra = programs.runner_options(timeout_factor) if programs is not None else {}
     return open_runner(
-        implementations, limits=limits, isolation=options.isolation if isolation is None else isolation,
+        implementations, limits=limits, isolation=options.isolation,
         record_arguments=options.policy.record_arguments, **extra,
     )
