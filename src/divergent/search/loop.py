@@ -532,10 +532,6 @@ class Search:
 
     # -- confirmation and shrinking -----------------------------------------------------------
 
-    def run_fresh(self, item: AnyInput, *, timeout: float | None = None) -> tuple[Outcome, ...]:
-        """Run one input on brand-new workers (no state left over from earlier calls)."""
-        return self.confirmer.run_fresh(item, timeout=timeout)
-
     def confirm(self, observation: Observation) -> tuple[Observation | None, str]:
         """Re-run a divergent input on fresh workers; None (with why) if it does not hold
         (:meth:`Confirmer.confirm`)."""
