@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import enum
 import os
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 
@@ -194,5 +195,21 @@ class StdinProgram:
 
 #: any program under test
 Program = PythonFunction | StdinProgram
+
+
+def with_distinct_labels(programs: Sequence[Program]) -> list[Program]:
+    """The programs, those sharing a label numbered apart (``a.py#1``, ``a.py#2``: two specs such as
+    ``a.py`` and ``./a.py`` may name the same label), so reports can tell them apart."""
+    labels = [program.label for program in programs]
+    if len(set(labels)) == len(labels):
+        return list(programs)
+    seen: dict[str, int] = {}
+    renamed = []
+    for program in programs:
+        seen[program.label] = seen.get(program.label, 0) + 1
+        if labels.count(program.label) > 1:
+            program = replace(program, label=f"{program.label}#{seen[program.label]}")
+        renamed.append(program)
+    return renamed
 #: the public name of the Python-function kind in divergent 0.1 (``divergent.Implementation``)
 Implementation = PythonFunction

@@ -4,7 +4,6 @@ implementations, merge their signatures, gather seeds, build the precondition, s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ from divergent.engines.registry import NEEDS_MODEL, TEXT_ONLY, parse_engine_list
 from divergent.errors import InvalidArgument
 from divergent.model import Input
 from divergent.preconditions import conforms, make_requirement
-from divergent.programs import Program, PythonFunction, Signature
+from divergent.programs import Program, PythonFunction, Signature, with_distinct_labels
 from divergent.search.fresh import start_runner
 from divergent.search.loop import Search
 from divergent.search.options import ImplementationSpec, SearchOptions, SeedSpec
@@ -39,18 +38,7 @@ def resolve_implementations(
             impls.append(load.load_callable(spec))
         else:
             raise InvalidArgument(f"implementation {spec!r}: expected a spec string, a function or a PythonFunction")
-    labels = [impl.label for impl in impls]
-    if len(set(labels)) != len(labels):
-        # Two specs may name the same label (e.g. a.py and ./a.py); keep them apart in reports.
-        seen: dict[str, int] = {}
-        renamed = []
-        for impl in impls:
-            seen[impl.label] = seen.get(impl.label, 0) + 1
-            if labels.count(impl.label) > 1:
-                impl = replace(impl, label=f"{impl.label}#{seen[impl.label]}")
-            renamed.append(impl)
-        impls = renamed
-    return impls
+    return with_distinct_labels(impls)
 
 
 def gather_seeds(

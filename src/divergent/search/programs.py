@@ -24,7 +24,7 @@ from divergent.errors import InvalidArgument, LoadError
 from divergent.load.programs import load_program, names_whole_program
 from divergent.model import AnyInput, Outcome, TextInput
 from divergent.policy import EqualityPolicy
-from divergent.programs import BuildOptions, PythonFunction, Signature, StdinProgram
+from divergent.programs import BuildOptions, PythonFunction, Signature, StdinProgram, with_distinct_labels
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.launch import Job, ProgramLimits
 from divergent.sandbox.process_runner import ProgramService, build_all
@@ -73,17 +73,7 @@ def resolve_programs(specs: Sequence[ImplementationSpec], build: BuildOptions) -
             programs.append(load_program(spec, build=build))
         else:
             raise InvalidArgument(f"implementation {spec!r}: expected a path, exec:PATH or a StdinProgram")
-    labels = [p.label for p in programs]
-    if len(set(labels)) != len(labels):
-        seen: dict[str, int] = {}
-        renamed = []
-        for program in programs:
-            seen[program.label] = seen.get(program.label, 0) + 1
-            if labels.count(program.label) > 1:
-                program = replace(program, label=f"{program.label}#{seen[program.label]}")
-            renamed.append(program)
-        programs = renamed
-    return programs
+    return with_distinct_labels(programs)  # type: ignore[return-value]
 
 
 def read_input_file(path: Path, what: str) -> TextInput:
