@@ -398,6 +398,9 @@ class Report:
     rejected: int = 0
     #: with the verdict ``proven-equivalent``: what was proven and the limits of the claim
     proof: Proof | None = None
+    #: what was inferred about the inputs from the code, per parameter (regexes, date formats,
+    #: literals, keys, grammars: ``divergent.structure``); None when nothing was
+    inferred_inputs: Mapping[str, Any] | None = None
 
     @property
     def divergent(self) -> bool:

@@ -41,6 +41,10 @@ SeedsOpt = Annotated[
     list[str] | None, typer.Option("--seeds", help="File of seed inputs (calls, argument tuples or assert lines).")
 ]
 RequireOpt = Annotated[str | None, typer.Option("--require", help="Precondition on inputs, e.g. 'n >= 0'.")]
+InputRegexOpt = Annotated[
+    list[str] | None,
+    typer.Option("--input-regex", help="ARG=PATTERN: inputs of parameter ARG follow this regex (repeatable)."),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object (the documented contract).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the result.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed: runs are reproducible for a seed.")]
@@ -224,6 +228,7 @@ class SearchArguments:
     html: Path | None = None
     store: bool = False
     db: Path | None = None
+    input_regex: list[str] | None = None
 
     def program_options(self) -> Any:
         from divergent.search.program_options import ProgramOptions
@@ -260,6 +265,7 @@ class SearchArguments:
             engines=self.engines,
             seeds=tuple(self.seeds or ()),
             require=self.require,
+            input_regexes=tuple(self.input_regex or ()),
             policy=self.policy(),
             limits=Limits(timeout=self.timeout, memory_mb=self.memory),
             isolation=self.isolation,
@@ -383,6 +389,7 @@ def _shared_search_options(
     html: HtmlOpt = None,
     store: KeepOpt = False,
     db: DbOpt = None,
+    input_regex: InputRegexOpt = None,
 ) -> None:
     """The template whose parameters become every searching command's options."""
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from divergent.sandbox.limits import Limits
     from divergent.sandbox.process_runner import ProgramService
     from divergent.sandbox.runner import Runner
+    from divergent.structure.inputs import ShapedInputs
 
 
 class WholePrograms(Protocol):
@@ -95,6 +96,9 @@ class EngineContext:
     settings: EngineSettings = field(default_factory=EngineSettings)
     #: whole programs (text inputs): the validator, the generator, a runner; None for functions
     programs: WholePrograms | None = None
+    #: values shaped like the code expects, per parameter (regexes, formats, literals, keys it
+    #: uses: :mod:`divergent.structure`); None when nothing was mined
+    shaped: ShapedInputs | None = None
 
     @property
     def text_seeds(self) -> tuple[TextInput, ...]:

@@ -1,7 +1,10 @@
 """The seed engine, and what the other engines learn from seeds.
 
 :class:`SeedEngine` proposes the context's seed inputs (from files, doctests, asserts, ``--seeds``)
-in order, skipping those that break the preconditions, then stops as "exhausted".
+in order, skipping those that break the preconditions, then the calls shaped by the code's
+structure (:func:`~divergent.engines.shaped_calls.shaped_calls`: the seeds with one argument
+replaced by a value built from a regex, a date format, a literal or a grammar the code uses), then
+stops as "exhausted".
 
 :func:`infer_annotation` reads the shape of an unannotated parameter from the values the seeds
 give it (``[1, 2]`` and ``[]`` → ``list[int]``), so generators can follow it.
@@ -111,11 +114,25 @@ class SeedEngine(Engine):
         self._seen: set[str] = set()
         self._proposed = 0
         self._rejected = 0
+        #: the shaped calls, made once the user's seeds are used up (None: not yet)
+        self._shaped: list[Input] | None = None
+
+    def _all_seeds(self) -> tuple[Input, ...]:
+        seeds = self.context.seeds
+        if self._next < len(seeds) or self.context.shaped is None:
+            return seeds
+        if self._shaped is None:
+            from divergent.engines.shaped_calls import shaped_calls
+
+            self._shaped = shaped_calls(self.context, [s for s in seeds if isinstance(s, Input)])
+        return (*seeds, *self._shaped)
 
     def propose(self, n: int) -> list[Input]:
-        seeds = self.context.seeds
         batch: list[Input] = []
-        while self._next < len(seeds) and len(batch) < n:
+        while len(batch) < n:
+            seeds = self._all_seeds()
+            if self._next >= len(seeds):
+                break
             seed = seeds[self._next]
             self._next += 1
             if seed.key in self._seen:
@@ -130,10 +147,11 @@ class SeedEngine(Engine):
                 seed if seed.how_generated else Input(seed.args, seed.kwargs, how_generated=self.name)
             )
         self._proposed += len(batch)
-        if not batch and self._next >= len(seeds):
+        if not batch and self._next >= len(self._all_seeds()):
+            shaped = f" and {len(self._shaped)} shaped by the code" if self._shaped else ""
             raise EngineCannotProceed(
                 "exhausted",
-                f"all {len(seeds)} seed inputs used ({self._proposed} proposed, "
+                f"all {len(self.context.seeds)} seed inputs{shaped} used ({self._proposed} proposed, "
                 f"{self._rejected} not meeting the preconditions, the rest duplicates)",
             )
         return batch

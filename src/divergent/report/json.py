@@ -137,6 +137,8 @@ def report_json(report: Report, function_name: str = "f", *, input_file: str | N
             else None
         ),
         "error": report.error or None,
+        # per parameter, what the inputs were shaped from: regexes, date formats, literals, keys, grammars
+        "inferred_inputs": dict(report.inferred_inputs) if report.inferred_inputs else None,
         "timeline": timeline_json(report),
     }
 

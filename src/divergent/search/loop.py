@@ -60,6 +60,7 @@ from divergent.search.notes import model_engine_notes, program_notes, unsettled_
 from divergent.search.options import Progress, SearchOptions
 from divergent.search.partition import Partition
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
+from divergent.structure.inputs import ShapedInputs
 
 #: a batch may run this many times its turn's target before the rest waits for the engine's next turn
 _SLICE_SLACK = 3.0
@@ -89,6 +90,7 @@ class Search:
         notes: Sequence[str] = (),
         programs: WholePrograms | None = None,
         runner: Prestarted | None = None,
+        shaped: ShapedInputs | None = None,
     ) -> None:
         self.implementations = implementations
         self.signature = signature
@@ -104,6 +106,7 @@ class Search:
         #: fresh runners for confirmation and re-runs, the first starting beside the main one
         self.spares = SpareRunners(self._open_fresh)
         constants = Constants.harvest(impl.source for impl in self.implementations)
+        self.shaped = shaped  # values shaped like the code expects (prepare mines them), for the engines
         # Engines named by the caller are imported now (a missing one is an input error); the
         # default portfolio's are imported when their first turn comes.
         classes = requested_engine_classes(engine_names, text=programs is not None) if options.engines_requested else {}
@@ -149,6 +152,7 @@ class Search:
             model=model,
             settings=options.engine_settings,
             programs=self.programs,
+            shaped=self.shaped,
         )
         self.portfolio = self._start_engines(classes)
         self.seen: set[str] = set()
@@ -572,7 +576,7 @@ class Search:
             + program_notes(self.programs, self.runner),
             nondeterministic=tuple(partition.nondeterministic),
             filtered_out=tuple(partition.filtered_out),
-            llm=self.llm_usage(),
+            llm=self.llm_usage(), inferred_inputs=self.shaped.summary() if self.shaped is not None else None,
             timeline=(*self.timeline, TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats())),
             rejected=self.rejected,
             proof=self.proof if verdict is Verdict.PROVEN_EQUIVALENT else None,

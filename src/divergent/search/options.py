@@ -61,6 +61,8 @@ class SearchOptions:
     seeds: tuple[SeedSpec, ...] = ()
     #: a precondition on inputs: a Python expression over the parameters, or a predicate
     require: str | Callable[..., bool] | None = None
+    #: regular expressions the inputs of a parameter follow, as ``ARG=PATTERN`` (``--input-regex``)
+    input_regexes: tuple[str, ...] = ()
     policy: EqualityPolicy = DEFAULT_POLICY
     limits: Limits = field(default_factory=Limits)
     #: the sandbox level ("bubblewrap", "unshare", "rlimits"); None: the strongest available
@@ -98,6 +100,10 @@ class SearchOptions:
                 if name not in ENGINES:
                     raise InvalidArgument(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
             object.__setattr__(self, "engines", names)
+        if isinstance(self.input_regexes, str):
+            object.__setattr__(self, "input_regexes", (self.input_regexes,))
+        elif isinstance(self.input_regexes, dict):
+            object.__setattr__(self, "input_regexes", tuple(f"{k}={v}" for k, v in self.input_regexes.items()))
         seeds: Any = self.seeds
         if seeds is None:
             object.__setattr__(self, "seeds", ())

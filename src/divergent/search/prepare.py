@@ -16,6 +16,8 @@ from divergent.programs import Program, PythonFunction, Signature, with_distinct
 from divergent.search.fresh import start_runner
 from divergent.search.loop import Search
 from divergent.search.options import ImplementationSpec, SearchOptions, SeedSpec
+from divergent.structure import mine_structure, parse_input_regexes
+from divergent.structure.inputs import ShapedInputs
 
 
 def resolve_implementations(
@@ -124,7 +126,12 @@ def prepare(
     runner = start_runner(impls, options)
     try:
         seed_inputs, notes = gather_seeds(impls, signature, options.seeds)
-        load.check_generatable(signature, seed_inputs)
+        structure = mine_structure(impls, signature, parse_input_regexes(options.input_regexes, signature))
+        inferred = [p.name for p in signature.parameters if structure.of(p.name).kind in ("str", "bytes", "dict")]
+        load.check_generatable(signature, seed_inputs, inferred)
+        shaped = None if structure.empty else ShapedInputs(structure, seed=options.seed)
+        if shaped is not None:  # drawn while the workers start
+            shaped.build_in_background([p.name for p in signature.parameters])
         return Search(
             implementations=tuple(impls),
             signature=signature,
@@ -132,8 +139,9 @@ def prepare(
             engine_names=names,
             seeds=tuple(seed_inputs),
             requirement=requirement_predicate(options.require, signature),
-            notes=notes,
+            notes=[*notes, *structure.notes()],
             runner=runner,
+            shaped=shaped,
         )
     except BaseException:
         runner.discard()

@@ -1,0 +1,276 @@
+"""Values shaped like the code expects, per parameter, for every engine to draw from.
+
+:class:`ShapedInputs` turns a :class:`~divergent.structure.records.CodeStructure` into a bank of
+values for each parameter, built the first time an engine asks (and kept): strings drawn from the
+regular expressions applied to it (full, partial and near-miss matches, matches glued together),
+dates in its formats and their neighbours, strings built around its literals (a prefix it tests, a
+separator it splits on), examples of the grammars it points to, and dicts with the keys it reads.
+The bank interleaves these sources, most telling first, so that the first few dozen values cover
+each of them; :meth:`ShapedInputs.draw` picks by source with fixed weights. :meth:`ShapedInputs.edit`
+changes a string by its parts (:func:`divergent.grammars.edits.reshape`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import zlib
+from collections.abc import Sequence
+from random import Random
+from typing import Any
+
+from divergent.grammars.catalog import Grammar, grammar
+from divergent.grammars.dates import date_strings
+from divergent.grammars.edits import reshape
+from divergent.grammars.regex import sample_regex
+from divergent.grammars.units import with_units
+from divergent.structure.records import UNTARGETED, CodeStructure, ParameterStructure, RegexUse
+
+__all__ = ["ShapedInputs"]
+
+#: how often each source is drawn from, relative to the others (when it has values)
+SOURCE_WEIGHTS = {
+    "given": 5.0, "regex": 3.0, "format": 3.0, "dict": 3.0, "literal": 2.0, "regex-near": 1.5, "grammar": 1.5,
+    "regex-partial": 1.0, "regex-glued": 0.7, "elsewhere": 0.7,
+}  # fmt: skip
+#: seconds all regular expressions of one search may take to sample (Hypothesis draws a few ms each)
+SAMPLING_SECONDS = 1.5
+#: regular expressions sampled per parameter at most (the user's, then the mined ones, then the rest)
+_MAX_PATTERNS = 12
+_MAX_ELSEWHERE_PATTERNS = 4
+#: values of one source kept at most
+_MAX_PER_SOURCE = 120
+_DICT_VALUES: tuple[Any, ...] = (0, 1, -1, 42, 1000, 2.5, "", "x", "abc", None, True, False, [], "10", {}, "a b")
+
+
+def literal_strings(literals: Sequence[tuple[str, str]]) -> list[str]:
+    """Strings built around the literals the code uses, as each use suggests: a prefix before a
+    word, a separator between pieces (doubled, leading, trailing), characters around a word..."""
+    found: dict[str, None] = {}
+    for literal, how in literals:
+        if how in ("==", "one-of"):
+            variants = (literal, literal.upper(), literal.lower(), f" {literal}", f"{literal} ", literal + literal[-1:])
+        elif how in ("startswith", "removeprefix"):
+            variants = (literal, f"{literal}abc", f"{literal}/x/y", f"x{literal}", literal[:-1], f"{literal}{literal}")
+        elif how in ("endswith", "removesuffix"):
+            variants = (literal, f"abc{literal}", f"a.b{literal}", f"{literal}x", literal[1:], f"{literal}{literal}")
+        elif how in ("split", "rsplit", "partition", "rpartition"):
+            variants = (f"a{literal}b", f"a{literal}b{literal}c", f"{literal}a", f"a{literal}", f"a{literal}{literal}b",
+                        literal, "ab", f" a {literal} b ")  # fmt: skip
+        elif how in ("strip", "lstrip", "rstrip"):
+            variants = (f"{literal}a{literal}", f"{literal}{literal}a b", literal, f"a{literal}b", f" {literal}a ")
+        else:  # replace, find, count, in: the literal inside a text, at its ends, twice
+            variants = (literal, f"a{literal}b", f"{literal}x", f"x{literal}", f"{literal}{literal}", f"x{literal}y{literal}z")
+        found.update(dict.fromkeys(v for v in variants if v is not None))
+    return list(found)
+
+
+def _interleave(sources: dict[str, list[Any]]) -> list[Any]:
+    """The sources' values taken in turns, heavier sources more often, duplicates removed."""
+    order: list[Any] = []
+    seen: set[str] = set()
+    positions = dict.fromkeys(sources, 0)
+    credit = dict.fromkeys(sources, 0.0)
+    while any(positions[s] < len(v) for s, v in sources.items()):
+        for source, values in sources.items():
+            credit[source] += SOURCE_WEIGHTS.get(source, 1.0)
+            while credit[source] >= 1.0 and positions[source] < len(values):
+                credit[source] -= 1.0
+                value = values[positions[source]]
+                positions[source] += 1
+                key = repr(value)
+                if key not in seen:
+                    seen.add(key)
+                    order.append(value)
+    return order
+
+
+class ShapedInputs:
+    """Per-parameter banks of values shaped by the code (built on first use, thread-safe)."""
+
+    def __init__(self, structure: CodeStructure, *, seed: int = 0, sampling_seconds: float = SAMPLING_SECONDS) -> None:
+        self.structure = structure
+        self.seed = seed
+        self._lock = threading.Lock()
+        self._sources: dict[str, dict[str, list[Any]]] = {}
+        self._banks: dict[str, tuple[Any, ...]] = {}
+        self._sampling_left = sampling_seconds
+        #: patterns Hypothesis could not draw from, and why
+        self.problems: dict[str, str] = {}
+        #: the patterns Hypothesis drew full matches from
+        self._drawable: set[tuple[Any, int]] = set()
+
+    # -- what the engines ask --------------------------------------------------------------------
+
+    def parameter(self, name: str) -> ParameterStructure:
+        return self.structure.of(name)
+
+    def kind(self, name: str) -> str | None:
+        """The kind of value the code's uses suggest (``str``, ``bytes``, ``dict``...), or None."""
+        return self.structure.of(name).kind
+
+    def values(self, name: str) -> tuple[Any, ...]:
+        """The bank of ``name``: its shaped values, the sources interleaved, most telling first."""
+        with self._lock:
+            if name not in self._banks:
+                try:
+                    self._sources[name] = self._build(name)
+                except Exception as error:  # noqa: BLE001 - a bank that cannot be built is empty, the search goes on
+                    self.problems[f"parameter {name}"] = f"{type(error).__name__}: {error}"
+                    self._sources[name] = {}
+                self._banks[name] = tuple(_interleave(self._sources[name]))
+            return self._banks[name]
+
+    def build_in_background(self, names: Sequence[str]) -> threading.Thread:
+        """Build the banks of ``names`` on a thread (while the sandboxed workers start): an engine
+        asking for a bank meanwhile waits for it."""
+        thread = threading.Thread(target=lambda: [self.values(n) for n in names], name="divergent-shaped", daemon=True)
+        thread.start()
+        return thread
+
+    def draw(self, name: str, rng: Random) -> tuple[Any, str] | None:
+        """(a value of ``name``'s bank, its source), the source picked by weight; None if empty."""
+        if not self.values(name):
+            return None
+        sources = [(s, v) for s, v in self._sources[name].items() if v]
+        total = sum(SOURCE_WEIGHTS.get(s, 1.0) for s, _ in sources)
+        roll = rng.random() * total
+        for source, values in sources:
+            roll -= SOURCE_WEIGHTS.get(source, 1.0)
+            if roll <= 0:
+                return rng.choice(values), source
+        source, values = sources[-1]
+        return rng.choice(values), source
+
+    def regexes(self, name: str) -> tuple[RegexUse, ...]:
+        """The patterns applied to ``name`` (the user's first), for generators that sample regexes themselves."""
+        return self.structure.of(name).regexes
+
+    def sampled_regexes(self, name: str) -> tuple[RegexUse, ...]:
+        """The patterns applied to ``name`` that Hypothesis drew matches from (the bank is built first)."""
+        self.values(name)
+        return tuple(r for r in self.structure.of(name).regexes if (r.pattern, r.flags) in self._drawable)
+
+    def grammars(self, name: str) -> list[Grammar]:
+        return [g for g in (grammar(n) for n in self.structure.of(name).grammars) if g is not None]
+
+    def edit(self, value: str, name: str, rng: Random) -> tuple[str, str]:
+        """(``value`` changed by one of its parts, the edit's name)."""
+        bank = [v for v in self.values(name) if isinstance(v, str)]
+        words = tuple(literal for literal, _ in self.structure.of(name).literals if literal.strip())
+        return reshape(value, rng, grammars=self.grammars(name), donors=bank[:64], words=words)
+
+    def summary(self) -> dict[str, Any]:
+        """What was inferred, for ``--json`` (``inferred_inputs``)."""
+        summary = self.structure.to_json()
+        if self.problems:
+            summary["(regexes not sampled)"] = dict(self.problems)
+        return summary
+
+    # -- building a bank -----------------------------------------------------------------------
+
+    def _build(self, name: str) -> dict[str, list[Any]]:
+        parameter = self.structure.of(name)
+        elsewhere = self.structure.of(UNTARGETED)
+        kind = self.kind(name)
+        if kind == "dict":
+            return {"dict": self._dicts(parameter)}
+        if kind not in (None, "str", "bytes"):
+            return {}
+        sources: dict[str, list[Any]] = {}
+        given = [r for r in parameter.regexes if r.user]
+        mined = [r for r in parameter.regexes if not r.user]
+        for use in given:
+            samples = self._sample(use, 32)
+            if samples is not None:
+                sources.setdefault("given", []).extend((*samples.full, *samples.partial, *samples.near))
+        fulls: list[list[Any]] = []
+        for use in mined[:_MAX_PATTERNS]:
+            samples = self._sample(use, 16)
+            if samples is None:
+                continue
+            fulls.append(list(samples.full))
+            sources.setdefault("regex", []).extend(samples.full)
+            sources.setdefault("regex-partial", []).extend(samples.partial)
+            sources.setdefault("regex-near", []).extend(samples.near)
+        sources["regex-glued"] = _glued(fulls, Random(f"{self.seed}:glue:{name}"))
+        formats = list(dict.fromkeys(f for use in parameter.formats for f in (use.group or (use.format,))))
+        if not formats and "date" in parameter.grammars and elsewhere.formats:
+            formats = list(dict.fromkeys(f.format for f in elsewhere.formats))[:24]
+        sources["format"] = date_strings(formats) if formats else []
+        sources["literal"] = literal_strings(parameter.literals)
+        sources["grammar"] = self._grammar_values(parameter)
+        if kind == "str" or parameter.regexes or parameter.formats:
+            sources["elsewhere"] = self._elsewhere(elsewhere, bool(formats))
+        if kind == "bytes":
+            sources = {s: [v.encode("utf-8", "replace") if isinstance(v, str) else v for v in vs] for s, vs in sources.items()}
+        return {s: list(dict.fromkeys(vs))[:_MAX_PER_SOURCE] for s, vs in sources.items() if vs}
+
+    def _sample(self, use: RegexUse, count: int):
+        if self._sampling_left <= 0:
+            self.problems[use.describe()] = "the time for sampling regular expressions was spent"
+            return None
+        started = time.monotonic()
+        seed = zlib.crc32(f"{self.seed}:{use.pattern!r}".encode())
+        samples = sample_regex(use.pattern, use.flags, count=count, seed=seed, deadline=started + self._sampling_left)
+        self._sampling_left -= time.monotonic() - started
+        if samples.problem and not samples.full:
+            self.problems[use.describe()] = samples.problem
+        if samples.ascii_drawable:
+            self._drawable.add((use.pattern, use.flags))
+        return samples
+
+    def _grammar_values(self, parameter: ParameterStructure) -> list[Any]:
+        values: list[Any] = []
+        rng = Random(f"{self.seed}:grammar:{parameter.name}")
+        for name in parameter.grammars:
+            found = grammar(name)
+            if found is None:
+                continue
+            values.extend(found.examples[:40])
+            values.extend(found.generate(rng) for _ in range(10))
+        units = [literal for literal, _ in parameter.literals]
+        for use in parameter.regexes:
+            pattern = use.pattern if isinstance(use.pattern, str) else use.pattern.decode("latin-1")
+            units.extend(part for part in pattern.replace("(", "|").replace(")", "|").split("|") if part.isalpha())
+        if "filesize" in parameter.grammars or "duration" in parameter.grammars:
+            values.extend(with_units(units))
+        return values
+
+    def _elsewhere(self, elsewhere: ParameterStructure, have_formats: bool) -> list[Any]:
+        """Shapes the code has but applies to no parameter in particular (a module's patterns)."""
+        values: list[Any] = []
+        for use in elsewhere.regexes[:_MAX_ELSEWHERE_PATTERNS]:
+            samples = self._sample(use, 6)
+            if samples is not None:
+                values.extend(samples.full)
+        if not have_formats and elsewhere.formats:
+            values.extend(date_strings([f.format for f in elsewhere.formats][:12], neighbours=False)[:40])
+        return values
+
+    def _dicts(self, parameter: ParameterStructure) -> list[Any]:
+        keys = [k for k in parameter.keys if isinstance(k, str | int | bytes | tuple)]
+        dicts: list[Any] = [{}]
+        pool = _DICT_VALUES + tuple(literal for literal, _ in parameter.literals[:6])
+        for i, key in enumerate(keys):
+            dicts.append({key: pool[i % len(pool)]})
+        for rotation in range(len(pool)):
+            dicts.append({key: pool[(rotation + i) % len(pool)] for i, key in enumerate(keys)})
+        if keys:
+            dicts.append(dict.fromkeys(keys))
+            dicts.append({key: str(key) for key in keys})
+            dicts.append({**dict.fromkeys(keys[1:], 1), "extra": 1})
+        return dicts
+
+
+def _glued(fulls: list[list[Any]], rng: Random) -> list[Any]:
+    """Matches glued in sequence: two patterns' matches end to end, one pattern's match twice."""
+    glued: list[Any] = []
+    texts = [[v for v in values if isinstance(v, str)] for values in fulls]
+    texts = [t for t in texts if t]
+    for _ in range(24 if texts else 0):
+        first = rng.choice(texts)
+        second = rng.choice(texts)
+        a, b = rng.choice(first), rng.choice(second)
+        glued.append(a + rng.choice(("", " ", "", ",", "\n")) + b)
+    return glued
