@@ -244,6 +244,8 @@ class HypothesisEngine(Engine):
         self._seen: set[str] = {seed.key for seed in context.seeds}
         self._problem: str | None = None
         self._strategies = _Strategies(context.constants)
+        #: whether the strategy holds the final shaped banks (else it is rebuilt once they are)
+        self._shaped_final = context.shaped is None or context.shaped.complete
         try:
             self._strategy = self._input_strategy()
         except _NoStrategy as error:
@@ -345,6 +347,13 @@ class HypothesisEngine(Engine):
     # -- proposing -------------------------------------------------------------------------
 
     def propose(self, n: int) -> list[Input]:
+        if not self._shaped_final and self.context.shaped is not None and self.context.shaped.complete:
+            self._shaped_final = True
+            try:
+                self._strategy = self._input_strategy()
+                self._problem = None
+            except _NoStrategy as error:
+                self._problem = str(error)
         if self._problem:
             raise EngineCannotProceed("unsupported", self._problem)
         batch: list[Input] = []

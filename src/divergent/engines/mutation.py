@@ -93,9 +93,11 @@ class MutationEngine(Engine):
         for seed in seeds:
             self._seen.add(seed.key)
         self._pool.extend(seeds)
-        # The calls shaped by the code's structure are parents from the start (the seed engine runs them).
+        # The calls shaped by the code's structure are parents from the start (the seed engine runs
+        # them); again once the regexes are sampled (``_refresh_shaped``).
         shaped = [] if self._gen_children is not None else shaped_calls(context, seeds, how=self.name)
         self._pool.extend(shaped)
+        self._shaped_final = context.shaped is None or context.shaped.complete or self._gen_children is not None
         self._seed_count = len(self._pool)
         seed_values = parameter_values(seeds or shaped, signature)
         self._annotations = {p.name: self._annotation_for(p, seed_values[p.name]) for p in self._parameters}
@@ -142,7 +144,19 @@ class MutationEngine(Engine):
 
     # -- proposing -------------------------------------------------------------------------
 
+    def _refresh_shaped(self) -> None:
+        """Once the shaped banks are final, their new calls join the pool as parents."""
+        if self._shaped_final or self.context.shaped is None or not self.context.shaped.complete:
+            return
+        self._shaped_final = True
+        seeds = [s for s in self.context.seeds if isinstance(s, Input) and preconditions.conforms(s, self.context.signature)]
+        known = {item.key for item in self._pool}
+        for call in shaped_calls(self.context, seeds, how=self.name):
+            if call.key not in known:
+                self._add_to_pool(call)
+
     def propose(self, n: int) -> list[Input]:
+        self._refresh_shaped()
         if self._problem:
             raise EngineCannotProceed("unsupported", self._problem)
         batch: list[Input] = []

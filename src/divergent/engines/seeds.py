@@ -114,17 +114,23 @@ class SeedEngine(Engine):
         self._seen: set[str] = set()
         self._proposed = 0
         self._rejected = 0
-        #: the shaped calls, made once the user's seeds are used up (None: not yet)
+        #: the shaped calls, made once the user's seeds are used up (None: not yet), and made
+        #: again once the banks are final (their regexes sampled)
         self._shaped: list[Input] | None = None
+        self._shaped_final = False
 
     def _all_seeds(self) -> tuple[Input, ...]:
         seeds = self.context.seeds
-        if self._next < len(seeds) or self.context.shaped is None:
+        shaped = self.context.shaped
+        if self._next < len(seeds) or shaped is None:
             return seeds
-        if self._shaped is None:
+        if self._shaped is None or (not self._shaped_final and shaped.complete):
             from divergent.engines.shaped_calls import shaped_calls
 
-            self._shaped = shaped_calls(self.context, [s for s in seeds if isinstance(s, Input)])
+            self._shaped_final = shaped.complete
+            made = shaped_calls(self.context, [s for s in seeds if isinstance(s, Input)])
+            known = {call.key for call in self._shaped or ()}
+            self._shaped = [*(self._shaped or ()), *(call for call in made if call.key not in known)]
         return (*seeds, *self._shaped)
 
     def propose(self, n: int) -> list[Input]:
@@ -147,7 +153,7 @@ class SeedEngine(Engine):
                 seed if seed.how_generated else Input(seed.args, seed.kwargs, how_generated=self.name)
             )
         self._proposed += len(batch)
-        if not batch and self._next >= len(self._all_seeds()):
+        if not batch and self._next >= len(self._all_seeds()) and (self._shaped_final or self.context.shaped is None):
             shaped = f" and {len(self._shaped)} shaped by the code" if self._shaped else ""
             raise EngineCannotProceed(
                 "exhausted",

@@ -14,7 +14,7 @@ import urllib.parse
 from collections.abc import Sequence
 from random import Random
 
-from divergent.grammars.catalog import Grammar, matching
+from divergent.grammars.catalog import GRAMMARS, Grammar, matching
 from divergent.grammars.words import with_word
 
 __all__ = ["EDITS", "reshape"]
@@ -53,7 +53,8 @@ def reshape(
     words_at = list(range(1, len(pieces), 2))
     edit = rng.choice(EDITS)
     if edit == "grammar":
-        candidates = [g for g in (*grammars, *matching(value)) if g.mutate is not None]
+        # the grammars the code points to, those the value looks written in, and numbers anywhere in it
+        candidates = [g for g in dict.fromkeys((*grammars, *matching(value), GRAMMARS["number"])) if g.mutate is not None]
         rng.shuffle(candidates)
         for candidate in candidates:
             assert candidate.mutate is not None

@@ -31,7 +31,7 @@ __all__ = ["ShapedInputs"]
 #: how often each source is drawn from, relative to the others (when it has values)
 SOURCE_WEIGHTS = {
     "given": 5.0, "regex": 3.0, "format": 3.0, "dict": 3.0, "literal": 2.0, "regex-near": 1.5, "grammar": 1.5,
-    "regex-partial": 1.0, "regex-glued": 0.7, "elsewhere": 0.7,
+    "regex-partial": 1.0, "regex-glued": 0.7, "elsewhere": 0.7, "elsewhere-regex": 0.7,
 }  # fmt: skip
 #: seconds all regular expressions of one search may take to sample (Hypothesis draws a few ms each)
 SAMPLING_SECONDS = 1.5
@@ -91,10 +91,15 @@ class ShapedInputs:
     def __init__(self, structure: CodeStructure, *, seed: int = 0, sampling_seconds: float = SAMPLING_SECONDS) -> None:
         self.structure = structure
         self.seed = seed
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._sources: dict[str, dict[str, list[Any]]] = {}
         self._banks: dict[str, tuple[Any, ...]] = {}
-        self._sampling_left = sampling_seconds
+        self._sampling_seconds = sampling_seconds
+        #: when sampling must stop (set when it starts: Hypothesis' import counts too)
+        self._deadline: float | None = None
+        #: parameters whose regexes were sampled (or are being)
+        self._sampled: set[str] = set()
+        self._background: threading.Thread | None = None
         #: patterns Hypothesis could not draw from, and why
         self.problems: dict[str, str] = {}
         #: the patterns Hypothesis drew full matches from
@@ -110,23 +115,53 @@ class ShapedInputs:
         return self.structure.of(name).kind
 
     def values(self, name: str) -> tuple[Any, ...]:
-        """The bank of ``name``: its shaped values, the sources interleaved, most telling first."""
+        """The bank of ``name``: its shaped values, the sources interleaved, most telling first.
+
+        While a background build runs (:meth:`build_in_background`) the bank holds what needs no
+        sampling (formats, literals, grammars, dicts) and grows once the regexes are sampled;
+        without one, the regexes are sampled here, on first use."""
         with self._lock:
-            if name not in self._banks:
-                try:
-                    self._sources[name] = self._build(name)
-                except Exception as error:  # noqa: BLE001 - a bank that cannot be built is empty, the search goes on
-                    self.problems[f"parameter {name}"] = f"{type(error).__name__}: {error}"
-                    self._sources[name] = {}
+            if name not in self._sources:
+                self._sources[name] = self._guarded(name, self._unsampled)
                 self._banks[name] = tuple(_interleave(self._sources[name]))
+            if self._background is None and name not in self._sampled:
+                self._add_sampled(name)
             return self._banks[name]
 
+    @property
+    def complete(self) -> bool:
+        """Whether every bank is final (no background build still sampling regexes)."""
+        return self._background is None or not self._background.is_alive()
+
     def build_in_background(self, names: Sequence[str]) -> threading.Thread:
-        """Build the banks of ``names`` on a thread (while the sandboxed workers start): an engine
-        asking for a bank meanwhile waits for it."""
-        thread = threading.Thread(target=lambda: [self.values(n) for n in names], name="divergent-shaped", daemon=True)
-        thread.start()
-        return thread
+        """Sample the regexes of ``names`` on a thread (while the sandboxed workers start); the
+        banks serve their other values meanwhile."""
+
+        def build() -> None:
+            for name in names:
+                self.values(name)
+                self._add_sampled(name)
+
+        self._background = threading.Thread(target=build, name="divergent-shaped", daemon=True)
+        self._background.start()
+        return self._background
+
+    def _add_sampled(self, name: str) -> None:
+        if name in self._sampled:
+            return
+        self._sampled.add(name)
+        sampled = self._guarded(name, self._regex_sources)
+        with self._lock:
+            self._sources[name] = {**sampled, **self._sources.get(name, {})}
+            self._banks[name] = tuple(_interleave(self._sources[name]))
+
+    def _guarded(self, name: str, build: Any) -> dict[str, list[Any]]:
+        try:
+            sources = build(name)
+            return {s: _distinct(vs)[:_MAX_PER_SOURCE] for s, vs in sources.items() if vs}
+        except Exception as error:  # noqa: BLE001 - a bank that cannot be built is empty, the search goes on
+            self.problems[f"parameter {name}"] = f"{type(error).__name__}: {error}"
+            return {}
 
     def draw(self, name: str, rng: Random) -> tuple[Any, str] | None:
         """(a value of ``name``'s bank, its source), the source picked by weight; None if empty."""
@@ -169,24 +204,47 @@ class ShapedInputs:
 
     # -- building a bank -----------------------------------------------------------------------
 
-    def _build(self, name: str) -> dict[str, list[Any]]:
+    def _text_kind(self, name: str) -> str | None:
+        """``str`` or ``bytes`` when ``name`` takes text (or nothing says otherwise), else None."""
+        kind = self.kind(name)
+        return "str" if kind is None else kind if kind in ("str", "bytes") else None
+
+    def _unsampled(self, name: str) -> dict[str, list[Any]]:
+        """The sources that need no sampling: dicts, dates, literals, grammars."""
         parameter = self.structure.of(name)
         elsewhere = self.structure.of(UNTARGETED)
-        kind = self.kind(name)
-        if kind == "dict":
+        if self.kind(name) == "dict":
             return {"dict": self._dicts(parameter)}
-        if kind not in (None, "str", "bytes"):
+        text = self._text_kind(name)
+        if text is None:
+            return {}
+        formats = list(dict.fromkeys(f for use in parameter.formats for f in (use.group or (use.format,))))
+        if not formats and "date" in parameter.grammars and elsewhere.formats:
+            formats = list(dict.fromkeys(f.format for f in elsewhere.formats))[:24]
+        sources = {
+            "format": date_strings(formats) if formats else [],
+            "literal": literal_strings(parameter.literals),
+            "grammar": self._grammar_values(parameter),
+        }
+        if not formats and elsewhere.formats and self.kind(name) == "str":
+            sources["elsewhere"] = date_strings([f.format for f in elsewhere.formats][:12], neighbours=False)[:40]
+        return _as_kind(sources, text)
+
+    def _regex_sources(self, name: str) -> dict[str, list[Any]]:
+        """The sources drawn from regular expressions: the user's, the mined ones (full, partial,
+        near-miss and glued matches), and (fewer) those applied to no parameter in particular."""
+        parameter = self.structure.of(name)
+        text = self._text_kind(name)
+        if text is None:
             return {}
         sources: dict[str, list[Any]] = {}
-        given = [r for r in parameter.regexes if r.user]
-        mined = [r for r in parameter.regexes if not r.user]
-        for use in given:
-            samples = self._sample(use, 32)
+        for use in (r for r in parameter.regexes if r.user):
+            samples = self._sample(use, 24)
             if samples is not None:
                 sources.setdefault("given", []).extend((*samples.full, *samples.partial, *samples.near))
         fulls: list[list[Any]] = []
-        for use in mined[:_MAX_PATTERNS]:
-            samples = self._sample(use, 16)
+        for use in [r for r in parameter.regexes if not r.user][:_MAX_PATTERNS]:
+            samples = self._sample(use, 12)
             if samples is None:
                 continue
             fulls.append(list(samples.full))
@@ -194,17 +252,12 @@ class ShapedInputs:
             sources.setdefault("regex-partial", []).extend(samples.partial)
             sources.setdefault("regex-near", []).extend(samples.near)
         sources["regex-glued"] = _glued(fulls, Random(f"{self.seed}:glue:{name}"))
-        formats = list(dict.fromkeys(f for use in parameter.formats for f in (use.group or (use.format,))))
-        if not formats and "date" in parameter.grammars and elsewhere.formats:
-            formats = list(dict.fromkeys(f.format for f in elsewhere.formats))[:24]
-        sources["format"] = date_strings(formats) if formats else []
-        sources["literal"] = literal_strings(parameter.literals)
-        sources["grammar"] = self._grammar_values(parameter)
-        if kind == "str" or parameter.regexes or parameter.formats:
-            sources["elsewhere"] = self._elsewhere(elsewhere, bool(formats))
-        if kind == "bytes":
-            sources = {s: [v.encode("utf-8", "replace") if isinstance(v, str) else v for v in vs] for s, vs in sources.items()}
-        return {s: list(dict.fromkeys(vs))[:_MAX_PER_SOURCE] for s, vs in sources.items() if vs}
+        if self.kind(name) == "str" or parameter.regexes or parameter.formats:
+            for use in self.structure.of(UNTARGETED).regexes[:_MAX_ELSEWHERE_PATTERNS]:
+                samples = self._sample(use, 6)
+                if samples is not None:
+                    sources.setdefault("elsewhere-regex", []).extend(samples.full)
+        return _as_kind(sources, text)
 
     def _sample(self, use: RegexUse, count: int):
         if self._sampling_left <= 0:
@@ -237,17 +290,6 @@ class ShapedInputs:
             values.extend(with_units(units))
         return values
 
-    def _elsewhere(self, elsewhere: ParameterStructure, have_formats: bool) -> list[Any]:
-        """Shapes the code has but applies to no parameter in particular (a module's patterns)."""
-        values: list[Any] = []
-        for use in elsewhere.regexes[:_MAX_ELSEWHERE_PATTERNS]:
-            samples = self._sample(use, 6)
-            if samples is not None:
-                values.extend(samples.full)
-        if not have_formats and elsewhere.formats:
-            values.extend(date_strings([f.format for f in elsewhere.formats][:12], neighbours=False)[:40])
-        return values
-
     def _dicts(self, parameter: ParameterStructure) -> list[Any]:
         keys = [k for k in parameter.keys if isinstance(k, str | int | bytes | tuple)]
         dicts: list[Any] = [{}]
@@ -261,6 +303,24 @@ class ShapedInputs:
             dicts.append({key: str(key) for key in keys})
             dicts.append({**dict.fromkeys(keys[1:], 1), "extra": 1})
         return dicts
+
+
+def _distinct(values: list[Any]) -> list[Any]:
+    """``values`` without repeats (by their repr: dicts are not hashable), in order."""
+    seen: set[str] = set()
+    found = []
+    for value in values:
+        key = f"{type(value).__name__}:{value!r}"
+        if key not in seen:
+            seen.add(key)
+            found.append(value)
+    return found
+
+
+def _as_kind(sources: dict[str, list[Any]], kind: str) -> dict[str, list[Any]]:
+    if kind != "bytes":
+        return sources
+    return {s: [v.encode("utf-8", "replace") if isinstance(v, str) else v for v in vs] for s, vs in sources.items()}
 
 
 def _glued(fulls: list[list[Any]], rng: Random) -> list[Any]:
