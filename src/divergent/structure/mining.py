@@ -97,6 +97,13 @@ class _Miner:
     def targets(self, node: ast.AST | None) -> frozenset[str]:
         return self.scope.origin(node)
 
+    def direct_targets(self, node: ast.AST | None) -> frozenset[str]:
+        """The parameters ``node`` is (a name, or a cleaned-up copy: ``s.strip()``), not merely
+        carries (``fmt % value`` carries both but is neither)."""
+        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("strip", "lower", "upper", "replace", "lstrip", "rstrip"):
+            node = node.func.value
+        return self.scope.origin(node) if isinstance(node, ast.Name) else frozenset()
+
     def run(self) -> dict[str, Collected]:
         function = self.scope.function
         called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
@@ -162,7 +169,7 @@ class _Miner:
                 self._method(node, method, targets)
             for grammar in call_hints(method):
                 for argument in node.args[:1]:
-                    for target in self.targets(argument):
+                    for target in self.direct_targets(argument):
                         self.at(target).grammars[grammar] = None
             return
         if not isinstance(callee, ast.Name):
@@ -175,11 +182,11 @@ class _Miner:
                         self.at(target).attributes[attribute] = None
             return
         if name in ("int", "float", "Decimal", "complex") and node.args:
-            for target in self.targets(node.args[0]):
+            for target in self.direct_targets(node.args[0]):
                 self.at(target).grammars["number"] = None
         for grammar in call_hints(name):
             for argument in node.args[:1]:
-                for target in self.targets(argument):
+                for target in self.direct_targets(argument):
                     self.at(target).grammars[grammar] = None
         if name in self.module.functions:
             self._helper(name, node)

@@ -157,11 +157,12 @@ class CodeStructure:
             if formats:
                 shown = ", ".join(repr(f) for f in formats[:3]) + (f" (+{len(formats) - 3} more)" if len(formats) > 3 else "")
                 parts.append(f"{len(formats)} date format{'s' if len(formats) > 1 else ''} {shown}")
-            if parameter.literals:
-                shown = ", ".join(repr(v) for v, _ in parameter.literals[:4])
-                more = f" (+{len(parameter.literals) - 4} more)" if len(parameter.literals) > 4 else ""
+            literals = list(dict.fromkeys(v for v, _ in parameter.literals))
+            if literals:
+                shown = ", ".join(repr(v) for v in literals[:4])
+                more = f" (+{len(literals) - 4} more)" if len(literals) > 4 else ""
                 parts.append(f"literals {shown}{more}")
-            if parameter.keys:
+            if parameter.keys and parameter.kind == "dict":
                 parts.append("keys " + ", ".join(repr(k) for k in parameter.keys[:4]))
             if parameter.attributes:
                 parts.append("attributes " + ", ".join(parameter.attributes[:4]))
