@@ -20,7 +20,8 @@ from divergent.grammars.words import with_word
 __all__ = ["EDITS", "reshape"]
 
 #: the edits, by the name the mutation engine counts them under
-EDITS = ("grammar", "swap-tokens", "repeat-token", "drop-token", "escape-token", "token-case", "add-word", "splice", "donor-token")
+EDITS = ("grammar", "swap-tokens", "repeat-token", "drop-token", "escape-token", "token-case", "add-word", "splice", "donor-token",
+         "double-separator")
 _TOKENS = re.compile(r"(\w+)", re.UNICODE)
 _DELIMITERS = "/:?#&=@.,;|- _<>\"'()[]{}"
 
@@ -83,6 +84,13 @@ def reshape(
     elif edit == "token-case":
         at = rng.choice(words_at)
         pieces[at] = pieces[at].upper() if not pieces[at].isupper() else pieces[at].lower()
+    elif edit == "double-separator" and len(pieces) > 1:
+        separators = [i for i in range(0, len(pieces), 2) if pieces[i]]
+        if not separators:
+            return with_word(value, rng, words), "add-word"
+        at = rng.choice(separators)
+        cut = rng.randrange(len(pieces[at]))
+        pieces[at] = pieces[at][: cut + 1] + pieces[at][cut:]  # one character of it doubled
     elif edit == "splice" and donors:
         donor = rng.choice(donors)
         shared = [c for c in _DELIMITERS if c in value and c in donor]

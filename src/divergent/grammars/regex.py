@@ -86,21 +86,27 @@ def sample_regex(pattern: str | bytes, flags: int = 0, *, count: int = 16, seed:
 def _pattern_characters(pattern: str | bytes) -> str:
     """The literal punctuation a pattern spells (``:``, ``/``, ``=``...): edits with them make near-misses."""
     text = pattern if isinstance(pattern, str) else pattern.decode("latin-1")
-    return "".join(sorted({c for c in text if c in string.punctuation and c not in "\\^$*+?()[]{}|"}))
+    return "".join(sorted({c for c in text if c in string.punctuation and c not in "\\^$*+?()[]{}|"} | ({"-"} if "-" in text else set())))
 
 
 def near_misses(matches: Sequence[str | bytes], rng: Random, extra: str = "") -> list[str | bytes]:
-    """One edit of each string (insert, delete, replace, swap two neighbours): most no longer match."""
-    alphabet = _EDIT_CHARACTERS + extra
+    """One edit of each string (insert, delete, replace, swap two neighbours, double a separator):
+    most no longer match. Inserted characters are often the pattern's own punctuation (``extra``)."""
     found: dict = {}
     for text in matches:
         is_bytes = isinstance(text, bytes)
         chars = list(text.decode("latin-1") if is_bytes else text)
-        for _ in range(2):
+        separators = [i for i, c in enumerate(chars) if not c.isalnum()]
+        for _ in range(3):
             edited = list(chars)
-            operation = rng.choice(("insert", "delete", "replace", "swap") if chars else ("insert",))
+            operations = ("insert", "delete", "replace", "swap", *(("double",) * 2 if separators else ())) if chars else ("insert",)
+            operation = rng.choice(operations)
             at = rng.randrange(len(chars)) if chars else 0
-            if operation == "insert":
+            alphabet = extra if extra and rng.random() < 0.5 else _EDIT_CHARACTERS
+            if operation == "double":  # a separator doubled: `a--b`, `a//b`, `1..2`
+                at = rng.choice(separators)
+                edited.insert(at, chars[at])
+            elif operation == "insert":
                 edited.insert(rng.randint(0, len(chars)), rng.choice(alphabet))
             elif operation == "delete":
                 del edited[at]
