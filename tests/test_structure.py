@@ -246,10 +246,19 @@ def test_mutation_tries_a_trailing_word_first_and_uses_the_banks() -> None:
     )
 
 
-def draw(engine: MutationEngine, count: int) -> list[Input]:
+def test_hypothesis_draws_from_the_banks_and_the_regexes() -> None:
+    from divergent.engines.hypothesis import HypothesisEngine
+
+    engine = HypothesisEngine(context_for("is_url"))  # unannotated, no seeds: the regex says text
+    values = [c.args[0] for c in draw(engine, 300)]
+    assert all(isinstance(v, str) for v in values)
+    assert sum(bool(re.match(r"^(?:https?:)?//", v, re.I)) for v in values) >= 20
+
+
+def draw(engine: object, count: int) -> list[Input]:
     found: list[Input] = []
     while len(found) < count:
-        found.extend(engine.propose(100))
+        found.extend(engine.propose(100))  # type: ignore[attr-defined]
     return found
 
 
