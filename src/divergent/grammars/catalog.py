@@ -2,7 +2,7 @@
 mutation of a text already in the grammar, a test of whether a text looks like it).
 
 Names: ``url``, ``markup`` (HTML/XML), ``json`` (and JavaScript object literals), ``number``,
-``date`` (common formats, when the code names none), ``duration``, ``filesize``, ``version``.
+``date`` (common formats, when the code names none), ``duration``, ``filesize``, ``version``, ``email``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from random import Random
 
-from divergent.grammars import jsonish, markup, numbers, units, urls, versions
+from divergent.grammars import emails, jsonish, markup, numbers, units, urls, versions
 from divergent.grammars.dates import COMMON_FORMATS, date_strings
 
 __all__ = ["GRAMMARS", "Grammar", "grammar", "matching"]
@@ -41,6 +41,7 @@ GRAMMARS: dict[str, Grammar] = {
     "duration": Grammar("duration", units.DURATIONS, units.generate_duration, numbers.mutate),
     "filesize": Grammar("filesize", units.FILESIZES, units.generate_filesize, numbers.mutate),
     "version": Grammar("version", versions.EXAMPLES, versions.generate, numbers.mutate),
+    "email": Grammar("email", emails.EXAMPLES, emails.generate, None, emails.looks_like),
 }
 
 

@@ -2,7 +2,7 @@
 (``'://'``, ``'&amp;'``), a regular expression (``https?://``), a parameter's name (``url``).
 
 Each function returns grammar names of :mod:`divergent.grammars.catalog` (``url``, ``markup``,
-``json``, ``number``, ``date``, ``duration``, ``filesize``, ``version``), most telling first.
+``json``, ``number``, ``date``, ``duration``, ``filesize``, ``version``, ``email``), most telling first.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ _NAMES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("size", "filesize", "bytes", "bitrate"), ("filesize",)),
     **dict.fromkeys(("num", "number", "count", "amount", "price", "int", "float", "digits", "quantity"), ("number",)),
     **dict.fromkeys(("version", "ver", "release", "semver"), ("version",)),
+    **dict.fromkeys(("email", "mail", "addr", "address", "recipient", "sender", "mailbox"), ("email",)),
 }
 _LITERALS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"://|^(?:https?|ftp|rtmp\w*|mms|rtsp|file|mailto|data):?$|^www\.|^//$"), "url"),
@@ -49,6 +50,7 @@ _LITERALS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:h|hours?|hrs?|m|mins?|minutes?|s|secs?|seconds?|ms|d|days?|w|weeks?)$|^PT?$|^\d+:\d+"), "duration"),
     (re.compile(r"^(?:inf|infinity|nan|[eE]|0x|0o|0b|[+-]|[.,_])$", re.IGNORECASE), "number"),
     (re.compile(r"^(?:a|b|rc|dev|post|alpha|beta|pre|v)$"), "version"),
+    (re.compile(r"^[@＠﹫]$|^mailto:"), "email"),
 )
 _REGEXES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"https?|://|\(\?:\[a-zA-Z\]|//"), "url"),

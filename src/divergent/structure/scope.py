@@ -228,6 +228,18 @@ class FunctionScope:
         self._defaults = _defaults(function)
         self._bindings = _Bindings()
         self._bindings.read(node for statement in function.body for node in ast.walk(statement))
+        # Functions defined inside this one see its arguments through their own parameters:
+        # each call binds them, as if assigned (`helper(email)` makes `text` carry `email`).
+        nested = {
+            node.name: node for statement in function.body for node in ast.walk(statement)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        }  # fmt: skip
+        self._nested = set(nested)
+        for statement in function.body:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in nested:
+                    for name, argument in zip(parameter_names(nested[node.func.id]), node.args, strict=False):
+                        self._bindings.assigned.setdefault(name, []).append(argument)
         self._locals = self._bindings.names() - set(self.parameters)
         self._folding: set[str] = set()
         self._origins: dict[str, frozenset[str]] = {}
@@ -288,7 +300,9 @@ class FunctionScope:
                 if callee.attr == "join" and node.args:
                     return self.origin(node.args[0])
                 return frozenset()
-            if isinstance(callee, ast.Name) and (callee.id in _CARRYING_CALLS or callee.id in self.module.functions):
+            if isinstance(callee, ast.Name) and (
+                callee.id in _CARRYING_CALLS or callee.id in self.module.functions or callee.id in self._nested
+            ):
                 found: frozenset[str] = frozenset()
                 for argument in node.args[:2]:
                     found |= self.origin(argument)
