@@ -14,6 +14,7 @@ it does not know.
 from __future__ import annotations
 
 import ast
+import codecs
 import itertools
 import re
 import string
@@ -52,6 +53,8 @@ _TEXT_METHODS = frozenset({
     "casefold", "capitalize", "swapcase", "removeprefix", "removesuffix", "encode", "decode", "join",
     "format", "startswith", "endswith", "zfill", "partition", "rpartition",
 })  # fmt: skip
+#: the byte-order marks of the ``codecs`` module
+_CODECS_CONSTANTS = {name: getattr(codecs, name) for name in dir(codecs) if name.startswith("BOM")}
 _ITERABLE_BUILDERS = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset, "sorted": sorted}
 #: functions of one value that ``map`` and a call may apply
 _FUNCTIONS_OF_ONE: dict[str, Callable[[Any], Any]] = {
@@ -157,6 +160,8 @@ class Folder:
                 return [_FLAGS[node.attr]]
             if node.value.id == "string" and node.attr in _STRING_CONSTANTS:
                 return [_STRING_CONSTANTS[node.attr]]
+            if node.value.id == "codecs" and node.attr in _CODECS_CONSTANTS:
+                return [_CODECS_CONSTANTS[node.attr]]
             if node.value.id == "re" and node.attr.startswith("RegexFlag"):
                 raise Unknown("flag class")
         if isinstance(node.value, ast.Attribute) and node.value.attr == "RegexFlag" and node.attr in _FLAGS:

@@ -320,7 +320,15 @@ def _distinct(values: list[Any]) -> list[Any]:
 def _as_kind(sources: dict[str, list[Any]], kind: str) -> dict[str, list[Any]]:
     if kind != "bytes":
         return sources
-    return {s: [v.encode("utf-8", "replace") if isinstance(v, str) else v for v in vs] for s, vs in sources.items()}
+    return {s: [_encoded(v) if isinstance(v, str) else v for v in vs] for s, vs in sources.items()}
+
+
+def _encoded(text: str) -> bytes:
+    """Text as bytes: byte for byte when it came from bytes (Latin-1), else UTF-8."""
+    try:
+        return text.encode("latin-1")
+    except UnicodeEncodeError:
+        return text.encode("utf-8")
 
 
 def _glued(fulls: list[list[Any]], rng: Random) -> list[Any]:

@@ -264,6 +264,8 @@ class _Miner:
                                 how = "==" if isinstance(operator, ast.Eq | ast.NotEq) else "one-of"
                                 for target in targets:
                                     self.at(target).literals[(_text(option), how)] = None
+                                if isinstance(option, bytes):
+                                    self._kind(targets, "bytes")
                             elif isinstance(option, int | float) and not isinstance(option, bool) and isinstance(operator, ast.Eq | ast.NotEq):
                                 self._kind(targets, "number")
                 elif isinstance(operator, ast.In | ast.NotIn) and a is right:
