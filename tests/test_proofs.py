@@ -41,7 +41,13 @@ def signature(annotation: object) -> Signature:
     ("source", "problem"),
     [
         ("def f(x: int) -> int:\n    return x // 2\n", None),
-        ("from functools import lru_cache\n@lru_cache\ndef f(x: int) -> int:\n    return x ** 2\n", None),
+        ("MOD = 10 ** 9 + 7\ndef g(v):\n    return v % MOD\ndef f(x: int) -> int:\n    return max(g(x), 0) ** 2\n", None),
+        ("from typing import Optional\ndef f(x: Optional[int]) -> int:\n    return 0 if x is None else x.bit_length()\n",
+         None),
+        ("def f(x: int) -> int:\n    seen = {}\n    for i in range(3):\n        seen[i] = seen.get(i, 0) + x\n"
+         "    return sum(seen.values())\n", None),
+        ("from functools import lru_cache\n@lru_cache\ndef f(x: int) -> int:\n    return x ** 2\n", "imports functools"),
+        ("def f(x: int) -> int:\n    return x ** 2\ndef g(x: int) -> int:\n    return f(x)\nf = g\n", "not a constant"),
         ("def f(x: int) -> float:\n    return x / 2\n", "divides"),
         ("def f(x: int) -> float:\n    return x * 0.5\n", "0.5"),
         ("def f(x: int) -> int:\n    return 2 ** x\n", "power"),
@@ -52,6 +58,19 @@ def signature(annotation: object) -> Signature:
         ("def f(x: int) -> int:\n    try:\n        return 1 // x\n    except Exception:\n        return 0\n", "broad except"),
         ("def f(x: int) -> int:\n    global n\n    return x\n", "state"),
         ("def f(x: int) -> int:\n    return hash(x)\n", "uses hash"),
+        # what reaches the runner's process: imports anywhere, attributes, frames, dunders, annotations
+        ("def f(x: int) -> int:\n    import os as o\n    return x\n", "imports a module inside a function"),
+        ("def g(x):\n    import sys\n    return x\ndef f(x: int) -> int:\n    return g(x)\n", "imports"),
+        ("def f(x: int) -> int:\n    return (i for i in range(x)).gi_frame\n", "attribute .gi_frame"),
+        ("def f(x: int) -> int:\n    return x.real\n", "attribute .real"),
+        ("def f(x: int) -> int:\n    return [0 for open in open('x')][0]\n", "uses open"),
+        ("def f(x: int) -> int:\n    return __builtins__\n", "__builtins__"),
+        ("def f(x: \"__import__('os')\") -> int:\n    return x\n", "annotation"),
+        ("def f(x: int, y=print) -> int:\n    return x\n", "default value"),
+        ("def f(x: int) -> int:\n    return (lambda: x)()\n", "lambda"),
+        ("class A:\n    pass\ndef f(x: int) -> int:\n    return x\n", "class"),
+        ("def f(x: int) -> bool:\n    return x is 5\n", "`is`"),
+        ("def f(x: int) -> int:\n    return x\nf.__code__ = None\n", "assignment to something other than a name"),
     ],
 )
 def test_which_sources_are_modelled_exactly(source: str, problem: str | None) -> None:

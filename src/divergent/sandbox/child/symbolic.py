@@ -21,6 +21,9 @@ Answers, one frame each, written whole and at once (the parent polls)::
     {"event": "done", "text": "...", "paths": n, "exhausted": bool, "strategy": "...", "diffs": n,
      "complete": bool}                          complete: every path of every ordering explored, run
                                                 on both sides and compared, none dropped or cut
+                                                (the programs run in this process and could write
+                                                this frame themselves: the parent reads "complete"
+                                                only for code it vetted, see engines/provable.py)
 
 The runner ends by itself when the time is up, when CrossHair has exhausted every pair's paths, or
 after reporting too many diffs. A path that loops on concrete values (where CrossHair's own path
@@ -45,6 +48,7 @@ from divergent.sandbox.child.kit import (
     Channel,
     Discard,
     TimeUp,
+    forbid_inspection,
     import_implementation,
     start_child,
 )
@@ -246,6 +250,8 @@ def _search(
 def main() -> None:
     started = time.monotonic()
     channel, limits, _ = start_child()
+    # No other process of this user may open this one's /proc entries (its descriptors, its memory).
+    forbid_inspection()
     real_stderr = sys.__stderr__
     # fd 2 goes to a file the parent reads when the runner crashes; what programs print is discarded.
     sys.stdout = Discard()
