@@ -284,3 +284,60 @@ def test_reprs_are_read_back_as_literals() -> None:
         literal_from_repr("<object at 0x1234>")
     with pytest.raises(ValueError):
         literal_from_repr("__import__('os').system('true')")
+
+
+# -- what the engine explored, and when it stops by itself ----------------------------------------
+
+LENGTH = """
+def f(s: str) -> int:
+    return len(s)
+"""
+COUNTED = """
+def f(s: str) -> int:
+    count = 0
+    for _ in s:
+        count += 1
+    return count
+"""
+
+
+@pytest.mark.slow
+def test_the_runner_stops_when_crosshair_has_nothing_new_to_try(tmp_path: Path) -> None:
+    text = Signature(parameters=(Parameter(name="s", annotation_source="str", annotation=str),))
+    engine = make_engine(write_impl(tmp_path, "mod_a", LENGTH, text), write_impl(tmp_path, "mod_b", COUNTED, text),
+                         seconds=60, signature=text)
+    started = time.monotonic()
+    try:
+        found, stop = poll(engine, until=50)
+    finally:
+        engine.close()
+    # strings have no end of paths: only CrossHair's own sense that it has seen everything stops it
+    assert found == [] and stop is not None and stop.reason == "exhausted", stop
+    assert "nothing new to try" in stop.message, stop.message
+    assert time.monotonic() - started < 45
+    paths = int(engine.explored.split()[1])
+    assert paths >= 10 and engine.explored.startswith("CrossHair: ") and "still exploring" not in engine.explored
+
+
+@pytest.mark.slow
+def test_the_engines_row_says_what_crosshair_explored_and_why_it_stopped(tmp_path: Path) -> None:
+    import divergent
+    from divergent.model import Budget
+    from divergent.report.json import report_json
+    from divergent.report.pages import engines_section
+    from divergent.report.text import engines_table
+
+    for name, source in (("a", RARE_CONSTANT), ("b", IDENTITY)):
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+    report = divergent.check([str(tmp_path / "a.py"), str(tmp_path / "b.py")], budget=Budget(seconds=20),
+                             engines="symbolic", shrink=False)
+    assert report.divergent and report.counterexample is not None and report.counterexample.engine == "symbolic"
+    (row,) = report.engines
+    assert row.inputs >= 1 and row.explored.startswith("CrossHair: ") and " paths in " in row.explored
+    assert int(row.explored.split()[1]) > 0
+    _, lines = engines_table(report.engines)
+    assert f"symbolic explored: {row.explored}" in lines
+    document = report_json(report)
+    assert document["engines"][0]["explored"] == row.explored
+    table = engines_section(document).blocks[0]
+    assert "explored on its own" in table.columns, table

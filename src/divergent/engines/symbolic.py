@@ -88,6 +88,17 @@ class SymbolicEngine(Engine):
         self._proposed += len(batch)
         return batch
 
+    @property
+    def explored(self) -> str:
+        """CrossHair's own work so far: paths and seconds, and whether it was still at it."""
+        if self._process is None:
+            return ""
+        progress = self._process.progress
+        text = f"CrossHair: {progress['paths']:,} paths in {progress['seconds']:.1f} s"
+        if self._process.summary is None and self._stop is None:
+            text += ", still exploring when the search ended"
+        return text
+
     def proof(self) -> Proof | None:
         """A proof of equivalence, once the runner has explored every path without a difference
         and the types and operations involved are modelled exactly (:mod:`divergent.engines.proofs`);

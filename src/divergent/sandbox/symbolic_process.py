@@ -126,12 +126,11 @@ class SymbolicProcess:
             elif event == "note":
                 self.notes.append(text)
             elif event == "progress":
-                paths, seconds = message.get("paths"), message.get("seconds")
-                if type(paths) is int and paths >= 0 and type(seconds) in (int, float) and 0 <= seconds < 1e7:
-                    self.progress = {"paths": paths, "seconds": float(seconds)}
+                self._take_progress(message)
             elif event in ("unsupported", "failed", "done"):
                 self.verdict = (event, text)
                 if event == "done":
+                    self._take_progress(message)
                     self.summary = {
                         "paths": message.get("paths") if type(message.get("paths")) is int else 0,
                         # Code that could reach the runner's descriptor could have written this
@@ -143,6 +142,11 @@ class SymbolicProcess:
                         "strategy": str(message.get("strategy", "")),
                     }
         return diffs
+
+    def _take_progress(self, message: dict) -> None:
+        paths, seconds = message.get("paths"), message.get("seconds")
+        if type(paths) is int and 0 <= paths < 2**53 and type(seconds) in (int, float) and 0 <= seconds < 1e7:
+            self.progress = {"paths": paths, "seconds": float(seconds)}
 
     def finished(self) -> bool:
         """Whether the runner has nothing more to say: it exited and was read to the end, or its

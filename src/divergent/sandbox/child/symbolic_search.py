@@ -40,6 +40,10 @@ from divergent.values import EncodeLimits, canonical_text, encode
 
 #: after this many diffs the runner stops: the parent has plenty to confirm and shrink
 MAX_REPORTED_DIFFS = 1000
+#: an ordering has nothing new to try once CrossHair's last paths reached no code location it had not
+#: reached before, for at least this many paths and this share of all its paths (CrossHair's own
+#: command line stops after 5 such paths; the share lets a long, fruitful exploration go on longer)
+PATIENCE = (10, 0.5)
 _TEXT_LIMIT = 200
 _ENCODE_LIMITS = EncodeLimits(max_nodes=20_000, max_string=20_000)
 
@@ -67,6 +71,10 @@ class Ordering:
     signature: inspect.Signature
     search_root: Any = None
     exhausted: bool = False
+    #: CrossHair has nothing new to try here: no new code reached for a long while (:data:`PATIENCE`)
+    saturated: bool = False
+    #: paths explored from the current search tree
+    root_paths: int = 0
     #: failures in a row (the pair is dropped after a few) and in all
     failures: int = 0
     failures_seen: int = 0
@@ -258,9 +266,13 @@ class PathsExplorer:
             )
         finally:
             self.watchdog.stop()
-        self.paths += options.stats.get("num_paths", 0)
+        explored = options.stats.get("num_paths", 0)
+        self.paths += explored
+        ordering.root_paths += explored
         if options.stats.get("exhaustion", 0):
             ordering.exhausted = True
+        elif _nothing_new(ordering):
+            ordering.saturated = True
 
     def _count_nondeterminism(self) -> None:
         self.nondeterministic += 1
@@ -371,6 +383,13 @@ class PathsExplorer:
 
 # ---------------------------------------------------------------------------------------------
 # Strategy "diff_behavior": CrossHair's public function; arguments come back as repr text.
+
+
+def _nothing_new(ordering: Ordering) -> bool:
+    """Whether CrossHair's coverage-guided search has gone :data:`PATIENCE` paths without new code."""
+    quiet = getattr(getattr(ordering.search_root, "pathing_oracle", None), "iters_since_discovery", None)
+    least, share = PATIENCE
+    return type(quiet) is int and quiet >= max(least, share * ordering.root_paths)
 
 
 class _ReprTooRich(ValueError):
