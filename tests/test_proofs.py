@@ -107,6 +107,7 @@ def test_every_path_of_integer_code_explored_is_a_proof(tmp_path: Path) -> None:
     assert report.exit_reason is ExitReason.PROVEN
     assert report.proof is not None and report.proof.engine == "symbolic" and report.proof.paths > 0
     assert any("x: int" in limit for limit in report.proof.limits)
+    assert any("nothing but compute" in limit for limit in report.proof.limits)  # which code qualifies
     assert report.seconds < 15  # it stops early, not at the end of the budget
 
     from divergent.report.text import plain_report

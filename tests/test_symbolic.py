@@ -341,3 +341,38 @@ def test_the_engines_row_says_what_crosshair_explored_and_why_it_stopped(tmp_pat
     assert document["engines"][0]["explored"] == row.explored
     table = engines_section(document).blocks[0]
     assert "explored on its own" in table.columns, table
+
+
+@pytest.mark.slow
+def test_a_vetted_runner_runs_the_source_text_never_the_file_or_its_pyc(tmp_path: Path) -> None:
+    """A stale or planted ``.pyc`` beside a file (its header matching the source's time and size)
+    is what a plain import would run; the runner of vetted code runs the text divergent read."""
+    import importlib.util
+    from importlib import _bootstrap_external
+
+    from divergent.sandbox.isolation import choose_level
+    from divergent.sandbox.limits import Limits
+    from divergent.sandbox.symbolic_process import SymbolicProcess
+
+    honest, twin = write_impl(tmp_path, "mod_a", IDENTITY), write_impl(tmp_path, "mod_b", IDENTITY)
+    source = Path(twin.path)
+    stat = source.stat()
+    planted = compile("def f(x: int) -> int:\n    return 0\n", str(source), "exec")
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    cached.parent.mkdir(exist_ok=True)
+    cached.write_bytes(_bootstrap_external._code_to_timestamp_pyc(planted, stat.st_mtime, stat.st_size))
+
+    def run(vetted: bool) -> tuple[SymbolicProcess, list[dict]]:
+        process = SymbolicProcess([honest, twin], limits=Limits(), level=choose_level(None), seconds=20, vetted=vetted)
+        diffs = []
+        while not process.finished():
+            diffs += process.poll()
+            time.sleep(0.02)
+        diffs += process.stop()
+        process.close()
+        return process, diffs
+
+    _, diffs = run(vetted=False)
+    assert diffs, "a plain import runs the planted .pyc, which differs"
+    vetted, diffs = run(vetted=True)
+    assert diffs == [] and vetted.summary is not None and vetted.summary["complete"], vetted.summary

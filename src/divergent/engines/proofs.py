@@ -72,7 +72,8 @@ def proof_limits(signature: Signature, requirement: bool) -> tuple[str, ...]:
         "under the default equality policy (return values, exceptions by type, arguments after the call)",
         "as Python's integers and booleans behave, modelled exactly by CrossHair; each path ran within "
         "CrossHair's per-path time limit and the sandbox's recursion and memory limits",
-        f"for {QUALIFYING_CODE} (checked before the exploration, on the sources the exploration ran)",
+        f"for {QUALIFYING_CODE} (an allow-list, checked on the source text the exploration then ran; "
+        "docs/cli.md, 'Which code may be proven')",
     ]
     if requirement:
         limits.append("the proof covers every such input, those --require rules out included")

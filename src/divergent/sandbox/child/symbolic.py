@@ -220,7 +220,6 @@ def _search(
     explorer: PathsExplorer | DiffBehaviorExplorer,
     end_of_run: float,
     channel: Channel,
-    started: float,
 ) -> None:
     """Round-robin over the orderings until time is up or none has anything left to try (each is
     exhausted, dropped or saturated); a progress frame after every turn."""
@@ -247,7 +246,7 @@ def _search(
                         "text": f"CrossHair stopped on {ordering.first.label} vs {ordering.second.label}: {describe(error)}",
                     })
                     ordering.exhausted = True
-            channel.send({"event": "progress", "paths": explorer.paths, "seconds": round(time.monotonic() - started, 2)})
+            explorer.reporter.progress(explorer.paths)
             if ordering.exhausted or ordering.saturated:
                 active.remove(ordering)
 
@@ -319,7 +318,7 @@ def _run(request: dict, load_timeout: float, channel: Channel, alarm: RunAlarm, 
     if not orderings:
         channel.send({"event": "failed", "text": "no pair of implementations could be loaded"})
         return
-    reporter = Reporter(channel)
+    reporter = Reporter(channel, started)
     per_path_timeout = float(request["per_path_timeout"])
     explorer: PathsExplorer | DiffBehaviorExplorer = (
         PathsExplorer(reporter, per_path_timeout, alarm.end_of_run)
@@ -328,7 +327,7 @@ def _run(request: dict, load_timeout: float, channel: Channel, alarm: RunAlarm, 
     )
     if isinstance(explorer, PathsExplorer):
         alarm.on_end_of_run = explorer.watchdog.interrupt
-    _search(orderings, explorer, alarm.end_of_run, channel, started)
+    _search(orderings, explorer, alarm.end_of_run, channel)
     exhausted = all(ordering.exhausted for ordering in orderings)
     found = len(reporter.seen)
     if isinstance(explorer, PathsExplorer) and explorer.watchdog.fired:

@@ -104,10 +104,16 @@ def _safe_repr(value: Any) -> str:
 class Reporter:
     """Sends each distinct diff to the parent once, its arguments encoded."""
 
-    def __init__(self, channel: Channel) -> None:
+    def __init__(self, channel: Channel, started: float | None = None) -> None:
         self.channel = channel
         self.seen: set[str] = set()
         self.unencodable = 0
+        #: when the runner started (its progress counts seconds from there)
+        self.started = time.monotonic() if started is None else started
+
+    def progress(self, paths: int) -> None:
+        """How far the runner has got (call it untraced: traced, the clock is a symbolic value)."""
+        self.channel.send({"event": "progress", "paths": paths, "seconds": round(time.monotonic() - self.started, 2)})
 
     @property
     def full(self) -> bool:
@@ -234,6 +240,8 @@ class PathsExplorer:
         self.reporter = reporter
         self.per_path_timeout = per_path_timeout
         self.paths = 0
+        #: the CrossHair counters of the turn in progress (its paths so far)
+        self._slice_stats: Counter = Counter()
         self.nondeterministic = 0
         #: paths that did not run both implementations to the end and compare them (CrossHair
         #: dropped them, or they ran out of time): exhausting the tree proves nothing past them
@@ -255,6 +263,7 @@ class PathsExplorer:
             per_path_timeout=self.per_path_timeout,
         )
         options.stats = Counter()
+        self._slice_stats = options.stats
         wall_end = time.monotonic() + seconds
         run_both, on_path_complete = self._callbacks(ordering, wall_end)
         extra: dict[str, Any] = {}
@@ -268,6 +277,7 @@ class PathsExplorer:
             self.watchdog.stop()
         explored = options.stats.get("num_paths", 0)
         self.paths += explored
+        self._slice_stats = Counter()
         ordering.root_paths += explored
         if options.stats.get("exhaustion", 0):
             ordering.exhausted = True
@@ -379,6 +389,8 @@ class PathsExplorer:
             args, kwargs = tuple(realized.args), dict(realized.kwargs)
             text = self.reporter.describe(ordering, _call_text(args, kwargs), shown[0], shown[1])
             self.reporter.report(ordering.pair, args, kwargs, text)
+            # The search may end on this diff before the turn does: say how far the runner got.
+            self.reporter.progress(self.paths + self._slice_stats.get("num_paths", 0))
 
 
 # ---------------------------------------------------------------------------------------------
