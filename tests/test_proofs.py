@@ -71,6 +71,15 @@ def signature(annotation: object) -> Signature:
         ("class A:\n    pass\ndef f(x: int) -> int:\n    return x\n", "class"),
         ("def f(x: int) -> bool:\n    return x is 5\n", "`is`"),
         ("def f(x: int) -> int:\n    return x\nf.__code__ = None\n", "assignment to something other than a name"),
+        ("def f(x: int) -> int:\n    try:\n        return 1 // x\n    except ZeroDivisionError as e:\n"
+         "        return e.__traceback__\n", "attribute .__traceback__"),
+        ("def f(x: int) -> int:\n    try:\n        return 1 // x\n    except ZeroDivisionError:\n        import os\n"
+         "        return 0\n", "imports"),
+        ("def f(x: int) -> int:\n    try:\n        return x\n    except (ValueError, __import__('os').error):\n"
+         "        return 0\n", "named exception"),
+        ("def f(x: int) -> int:\n    return sorted([x], key=print)[0]\n", "uses print"),
+        ("import typing\ndef f(x: typing.Optional[int]) -> int:\n    return typing.sys\n", "attribute .sys"),
+        ("def f(x: int) -> int:\n    return globals()['__builtins__']\n", "uses globals"),
     ],
 )
 def test_which_sources_are_modelled_exactly(source: str, problem: str | None) -> None:
@@ -79,6 +88,50 @@ def test_which_sources_are_modelled_exactly(source: str, problem: str | None) ->
         assert found is None
     else:
         assert found is not None and problem in found
+
+
+EVERY_ADMITTED_CONSTRUCT = """\
+'''A docstring.'''
+from __future__ import annotations
+from typing import Optional as O
+import typing
+A, B = 1, (2, "x")
+C: int = A + 3 * 10 ** 9
+
+
+def g(v: O[int] = None, *args: int, k: typing.Tuple[int, ...] = (), **kw: int) -> "int":
+    return 0 if v is None else v
+
+
+def f(x: int) -> int:
+    d = {i: i * i for i in range(3) if i}
+    s = {x, C}
+    t = [y for y in (x, B[0]) for _ in range(2)]
+    del t[0]
+    assert x or True, "message"
+    try:
+        q = divmod(x, 0)
+    except (ZeroDivisionError, ValueError) as error:
+        q = (0, 0)
+    finally:
+        pass
+    while x > 10:
+        x //= 2
+        if x == 5:
+            break
+    for i, j in enumerate(t):
+        d.setdefault(i, j)
+    *rest, last = t or [0]
+    t.sort(key=abs, reverse=True)
+    if x < -(2 ** 40):
+        raise ValueError("too small")
+    return (g(x, k=(1,)) + sum(d.values()) + len(s) + last + (n := 2) + q[0] + int(x > 0) + max(x, 0, key=abs)
+            - (-x if x else ~x) + x.bit_length() + t[1:2:1][0] + (x << 2 >> 1 & 7 | 1 ^ 3) % 5)
+"""
+
+
+def test_code_using_every_admitted_construct_qualifies() -> None:
+    assert proof_problem([impl(EVERY_ADMITTED_CONSTRUCT)], signature(int), DEFAULT_POLICY) is None
 
 
 @pytest.mark.parametrize(

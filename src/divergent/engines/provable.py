@@ -8,7 +8,8 @@ about such code can be trusted, and no reading of its outputs can tell. So the r
 for a proof only for code that this reading shows can do nothing but compute; for such code the
 runner's channel is out of reach (it can name nothing that leads to it), and that is what makes the
 runner's account trustworthy. The reading is an *allow-list*: a node type, a name or a method not
-listed here is refused, whatever it is.
+listed here is refused, whatever it is; and it fails closed: every node of code that runs (the module
+level, the reached functions whole) must have been examined by one of its rules, or it is refused.
 
 What qualifies (read with :mod:`ast`, never run):
 
@@ -75,6 +76,11 @@ _OPERATORS = (
     ast.BitAnd,
 )
 _LITERALS = (int, bool, str, bytes, type(None))
+#: the nodes that are code (operators and contexts are not): each must be examined, or it is refused
+_CODE_NODES = (
+    ast.stmt, ast.expr, ast.excepthandler, ast.comprehension, ast.keyword, ast.arg, ast.arguments, ast.alias,
+    ast.withitem, ast.match_case, ast.pattern,
+)
 
 #: what qualifies, in one line (a proof's limits)
 QUALIFYING_CODE = (
@@ -126,6 +132,8 @@ class _Reader:
     bindings: dict[str, str] = field(default_factory=dict)
     functions: dict[str, list[ast.FunctionDef]] = field(default_factory=dict)
     _reached: list[str] = field(default_factory=list)
+    #: the nodes this reading examined (by id): any other node of code that runs is refused
+    _seen: set[int] = field(default_factory=set)
 
     def read(self, entry_point: str) -> None:
         for statement in self.module.body:
@@ -141,6 +149,23 @@ class _Reader:
             done.add(name)
             for function in self.functions[name]:
                 self._function_body(function)
+        self._sweep(done)
+
+    def _sweep(self, reached: set[str]) -> None:
+        """Fail closed: every node of code that runs (the module level, the reached functions
+        whole, the headers of the others) must have been examined by a rule above."""
+        for statement in self.module.body:
+            roots: list[ast.AST] = [statement]
+            if isinstance(statement, ast.FunctionDef) and statement.name not in reached:
+                roots = [statement.args, *statement.decorator_list, *([statement.returns] if statement.returns else [])]
+            for root in roots:
+                for node in ast.walk(root):
+                    if isinstance(node, _CODE_NODES) and id(node) not in self._seen:
+                        where = f" on line {node.lineno}" if hasattr(node, "lineno") else ""
+                        raise _Refused(f"it uses {_what(node)}{where}, which the allow-list did not read")
+
+    def _mark(self, *nodes: ast.AST) -> None:
+        self._seen.update(id(node) for node in nodes)
 
     # -- module level ---------------------------------------------------------------------------
 
@@ -152,9 +177,13 @@ class _Reader:
         self.bindings[name] = kind
 
     def _module_statement(self, statement: ast.stmt) -> None:
+        self._mark(statement)
+        if isinstance(statement, ast.Import | ast.ImportFrom):
+            self._mark(*statement.names)
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
             if not isinstance(statement.value.value, str):
                 raise _Refused("a module-level expression")
+            self._mark(statement.value)
             return  # a docstring
         if isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module == "__future__":
             if any(alias.name != "annotations" or alias.asname for alias in statement.names):
@@ -193,12 +222,14 @@ class _Reader:
             targets = list(statement.targets)
         for target in targets:
             names = target.elts if isinstance(target, ast.Tuple) else [target]
+            self._mark(target, *names)
             for name in names:
                 if not isinstance(name, ast.Name):
                     raise _Refused("a module-level assignment to something other than a name")
                 self._bind(name.id, "constant")
 
     def _constant(self, node: ast.expr) -> bool:
+        self._mark(node)
         if isinstance(node, ast.Constant):
             return type(node.value) in _LITERALS
         if isinstance(node, ast.Name):
@@ -220,6 +251,7 @@ class _Reader:
         if getattr(function, "type_params", None):
             raise _Refused(f"type parameters on {function.name}")
         arguments = function.args
+        self._mark(arguments, *_arguments(arguments))
         for default in [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]:
             if not self._constant(default):
                 raise _Refused(f"a default value of {function.name} that is not a constant")
@@ -232,12 +264,14 @@ class _Reader:
 
     def _annotation(self, node: ast.expr, depth: int = 0) -> None:
         """A type expression (CrossHair evaluates annotations, strings included)."""
+        self._mark(node)
         if isinstance(node, ast.Name):
             if (node.id in _TYPE_NAMES and node.id not in self.bindings) or self.bindings.get(node.id) == "typing":
                 return
         elif isinstance(node, ast.Attribute):
             if (isinstance(node.value, ast.Name) and self.bindings.get(node.value.id) == "typing module"
                     and node.attr in TYPING_NAMES):
+                self._mark(node.value)
                 return
         elif isinstance(node, ast.Constant):
             if isinstance(node.value, str) and depth < 3:
@@ -271,6 +305,7 @@ class _Reader:
             self._statement(statement, scope)
 
     def _statement(self, node: ast.stmt, scope: _Scope) -> None:
+        self._mark(node)
         if isinstance(node, ast.Return):
             if node.value is not None:
                 self._expression(node.value, scope)
@@ -327,11 +362,13 @@ class _Reader:
             self._statement(node, scope)
 
     def _handler(self, handler: ast.ExceptHandler, scope: _Scope) -> None:
+        self._mark(handler)
         caught = handler.type
         names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+        self._mark(*(node for node in [caught, *names] if node is not None))
         for name in names:
             if not isinstance(name, ast.Name):
-                raise _Refused("a broad except could swallow an error of the symbolic model")
+                raise _Refused("it catches something other than a named exception")
             if name.id in _BROAD or name.id not in EXCEPTIONS:
                 why = "a broad except could swallow an error of the symbolic model" if name.id in _BROAD else (
                     f"it catches {name.id}")
@@ -339,8 +376,10 @@ class _Reader:
             self._name(name, scope)
         if handler.name is not None:
             _plain_name(handler.name)
+        self._statements(handler.body, scope)
 
     def _target(self, node: ast.expr, scope: _Scope) -> None:
+        self._mark(node)
         if isinstance(node, ast.Name):
             _plain_name(node.id)
         elif isinstance(node, ast.Tuple | ast.List):
@@ -355,6 +394,7 @@ class _Reader:
             raise _Refused(f"it assigns to {_unparse(node)} (only names and subscripts qualify)")
 
     def _expression(self, node: ast.expr, scope: _Scope) -> None:
+        self._mark(node)
         if isinstance(node, ast.Constant):
             if type(node.value) in (float, complex):
                 raise _Refused(f"it uses the number {node.value!r} (floats are not modelled exactly)")
@@ -395,6 +435,7 @@ class _Reader:
         elif isinstance(node, ast.Starred):
             self._expression(node.value, scope)
         elif isinstance(node, ast.NamedExpr):
+            self._mark(node.target)
             _plain_name(node.target.id)
             self._expression(node.value, scope)
         elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
@@ -413,6 +454,7 @@ class _Reader:
     def _call(self, node: ast.Call, scope: _Scope) -> None:
         function = node.func
         if isinstance(function, ast.Attribute):
+            self._mark(function)
             if function.attr not in PURE_METHODS:
                 raise _Refused(f"it calls the method .{function.attr} (only {_METHODS_TEXT} qualify)")
             self._expression(function.value, scope)
@@ -420,6 +462,7 @@ class _Reader:
             self._expression(function, scope)
         self._expressions(node.args, scope)
         for keyword in node.keywords:
+            self._mark(keyword)
             if keyword.arg is None:
                 raise _Refused("it passes keyword arguments with **")
             self._expression(keyword.value, scope)
@@ -427,6 +470,7 @@ class _Reader:
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, scope: _Scope) -> None:
         inner = _Scope(set(), scope)
         for position, generator in enumerate(node.generators):
+            self._mark(generator)
             if generator.is_async:
                 raise _Refused("it uses async comprehensions")
             # The first iterable is evaluated in the enclosing scope, the rest in the comprehension's.
