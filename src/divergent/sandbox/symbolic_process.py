@@ -4,8 +4,11 @@
 isolation level and limits, sends it the implementations, and from then on only polls: each
 :meth:`~SymbolicProcess.poll` reads what the runner has written so far (a bounded amount, through
 :mod:`divergent.sandbox.frames`) and returns the diffs it reported, their arguments still in the safe
-encoding of :mod:`divergent.values`. What the runner says about itself (notes, its verdict) is kept
-for the engine (:class:`divergent.engines.symbolic.SymbolicEngine`) to explain how it stopped.
+encoding of :mod:`divergent.values`. What the runner says about itself (notes, its verdict, how far
+it got) is kept for the engine (:class:`divergent.engines.symbolic.SymbolicEngine`) to explain how it
+stopped. The implementations run in the runner's own process, so its "every path explored" is read
+only when the parent vetted them (``vetted``: code that can reach nothing of that process) and the
+runner ran the vetted text.
 """
 
 from __future__ import annotations
