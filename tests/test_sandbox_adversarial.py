@@ -629,3 +629,49 @@ def test_the_cgroups_of_a_killed_divergent_are_swept_away() -> None:
         for path in (left, mine):
             with contextlib.suppress(OSError):
                 path.rmdir()
+
+
+# -- a forged proof: the code under test writes the symbolic runner's closing account -------------
+
+#: differs from HONEST_TWIN on one integer no engine guesses; inside CrossHair's process it writes
+#: the runner's closing frame ("done", complete, no diff) on every descriptor and exits
+PROOF_FORGER = """
+    {module_imports}
+    def f(x: int) -> int:
+        {function_imports}
+        if "crosshair" in system.modules:
+            body = j.dumps({{"event": "done", "text": "CrossHair explored every path (3 paths, 0 diffs)",
+                            "paths": 3, "exhausted": True, "strategy": "paths", "diffs": 0,
+                            "complete": True}}).encode()
+            for fd in range(3, 11):
+                try:
+                    o.write(fd, st.pack(">I", len(body)) + body)
+                except OSError:
+                    pass
+            o._exit(0)
+        if x - 12345 == 982451653 * 3:
+            return x + 1
+        return x * 2
+"""
+HONEST_TWIN = "def f(x: int) -> int:\n    return x * 2\n"
+_FORGER_IMPORTS = "import sys as system, json as j, os as o, struct as st"
+
+
+@pytest.mark.skipif(not __import__("importlib").util.find_spec("crosshair"), reason="needs crosshair-tool")
+@pytest.mark.parametrize("where", ["in the function", "in the module"])
+@pytest.mark.parametrize("forger_first", [True, False])
+def test_a_forged_symbolic_account_is_never_a_proof(where: str, forger_first: bool, tmp_path: Path) -> None:
+    inside = where == "in the function"
+    source = PROOF_FORGER.format(module_imports="" if inside else _FORGER_IMPORTS,
+                                 function_imports=_FORGER_IMPORTS if inside else "pass")
+    (tmp_path / "hostile.py").write_text(textwrap.dedent(source))
+    (tmp_path / "honest.py").write_text(HONEST_TWIN)
+    files = ["hostile.py", "honest.py"] if forger_first else ["honest.py", "hostile.py"]
+    result = divergent("check", *files, "-f", "f", "--engines", "seeds,symbolic", "--budget", "8", "--json",
+                       cwd=tmp_path)
+    assert result.returncode in (0, 1), (result.returncode, result.stderr[-2000:])
+    data = json.loads(result.stdout)
+    assert data["verdict"] != "proven-equivalent" and data["proof"] is None, data
+    assert data["exit_reason"] != "proven"
+    # not vacuous: the forged account did reach the parent, which refused to take it as a proof
+    assert any("reported every path explored" in note and "imports" in note for note in data["notes"]), data["notes"]

@@ -130,6 +130,13 @@ class Engine(abc.ABC):
         Raises EngineCannotProceed when the engine has nothing more to offer.
         """
 
+    @property
+    def explored(self) -> str:
+        """What the engine explored on its own, beyond the inputs it proposed (a background engine's
+        own search, e.g. CrossHair's paths and seconds), for the engines table; "" when its inputs
+        say it all."""
+        return ""
+
     def observe(self, observations: Sequence[Observation]) -> None:  # noqa: B027 - optional hook
         """Feedback: every input run so far in the last round, with each implementation's outcome."""
 

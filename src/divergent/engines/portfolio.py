@@ -73,6 +73,7 @@ class _Arm:
             novel=self.novel,
             divergences=self.divergences,
             stopped=self.stopped,
+            explored=self.engine.explored if self.engine is not None else "",
         )
 
     def batch_size(self, seconds_left: float | None = None) -> int:

@@ -119,7 +119,7 @@ def report_json(report: Report, function_name: str = "f", *, input_file: str | N
         "engines": [
             {
                 "name": s.name, "inputs": s.inputs, "executions": s.executions, "seconds": s.seconds,
-                "novel": s.novel, "divergences": s.divergences, "stopped": s.stopped,
+                "novel": s.novel, "divergences": s.divergences, "stopped": s.stopped, "explored": s.explored,
             }
             for s in report.engines
         ],

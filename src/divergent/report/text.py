@@ -244,7 +244,8 @@ def engines_table(engines: Sequence[Any], width: int = 80) -> tuple[Table, list[
     """The engines table, fit for ``width`` columns, and the lines to print below it.
 
     Why an engine stopped can be long: the table shows its first word ("exhausted", "failed"...)
-    and the whole reason goes below it; on a narrow terminal the seconds column goes first."""
+    and the whole reason goes below it, after what a background engine explored on its own (its
+    inputs are only what it found); on a narrow terminal the seconds column goes first."""
     table = Table(title="engines", box=None, padding=(0, 2 if width >= 70 else 1), title_justify="left")
     columns = ["engine", "inputs", "novel", "divergent", "seconds", "stopped"]
     if width < 60:
@@ -255,6 +256,8 @@ def engines_table(engines: Sequence[Any], width: int = 80) -> tuple[Table, list[
     reasons = []
     for stats in engines:
         short = stats.stopped.split(":", 1)[0].split(" —", 1)[0].strip()
+        if getattr(stats, "explored", ""):
+            reasons.append(f"{stats.name} explored: {stats.explored}")
         if stats.stopped and stats.stopped != short:
             reasons.append(f"{stats.name} stopped: {stats.stopped}")
         cells = {
