@@ -79,6 +79,25 @@ def test_exceptions_and_mutation_count_as_differences(tmp_path: Path) -> None:
     )
 
 
+def test_each_versions_own_exception_class_is_the_same_type(tmp_path: Path) -> None:
+    """Two versions of one module, imported under different names, each raise their own class of
+    one name: the same behaviour (a class of a library module keeps its module in the name)."""
+    source = (
+        "class InvalidName(ValueError):\n    pass\n\n"
+        "def canon(name: str) -> str:\n    if not name.isidentifier():\n        raise InvalidName(name)\n"
+        "    return name.lower(){tail}\n"
+    )
+    a = write(tmp_path, "a.py", source.format(tail=""))
+    b = write(tmp_path, "b.py", source.format(tail="  # reworded"))
+    report = divergent.check([a, b], engines="seeds,mutation", budget=Budget(seconds=10, executions=400))
+    assert report.verdict is Verdict.NO_DIFFERENCE_FOUND, report.counterexample
+    c = write(tmp_path, "c.py", source.format(tail="").replace("raise InvalidName(name)", "raise ValueError(name)"))
+    report = divergent.check([a, c], **FAST)
+    assert report.divergent and report.counterexample is not None
+    kinds = {o.exception.type_name for o in report.counterexample.outcomes}
+    assert kinds == {"InvalidName", "ValueError"}
+
+
 def test_require_filters_inputs(tmp_path: Path) -> None:
     a = write(tmp_path, "a.py", "def root(n: int) -> int:\n    return int(n ** 0.5) if n >= 0 else -1\n")
     b = write(tmp_path, "b.py", "import math\ndef root(n: int) -> int:\n    return math.isqrt(n) if n < 10**6 else int(n ** 0.5)\n")
