@@ -272,6 +272,12 @@ def forbid_inspection() -> None:
     _prctl(_PR_SET_DUMPABLE, ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
+def allow_inspection() -> None:
+    """Make this process dumpable again (a fork of a non-dumpable process that becomes a program of
+    its own, as an ``exec`` would)."""
+    _prctl(_PR_SET_DUMPABLE, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+
 def limit_cpu_seconds(seconds: int) -> None:
     """Cap the process's CPU time: a process a program forks (out of reach of the alarm) still ends."""
     try:

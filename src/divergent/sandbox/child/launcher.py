@@ -31,6 +31,19 @@ text: invalid UTF-8 shown as ``\\xNN``), ``x`` (exit code or None), ``g`` (signa
 Each run has its own process group, a fresh ``run/`` working directory (emptied after the run
 unless ``keep``), and the launcher is a child subreaper, so processes a run leaves behind are found
 and killed before the next run starts.
+
+The launcher cannot be taken over by what it runs: it is non-dumpable (a run can neither open its
+``/proc/PID/mem`` or ``/proc/PID/fd`` nor take a descriptor with ``pidfd_getfd`` nor read it with
+``process_vm_readv``; ``ptrace`` is denied by the filter besides), it is PID 1 of the sandbox's PID
+namespace where the sandbox gives one (the kernel drops a signal from inside the namespace to its
+init unless the init handles it, and the launcher handles none: a run can neither stop nor kill
+it), and a run's process closes every descriptor but 0, 1 and 2 before the program starts.
+
+Where divergent could make one, the settings name a memory cgroup of the run limit
+(``run_cgroup``: descriptors of its ``cgroup.procs``, ``memory.oom_control`` and
+``memory.max_usage_in_bytes``, opened by divergent): each run's process joins it before anything
+else, so the run's whole family (forks, a JVM's native memory, files in the tmpfs) counts against
+the limit, and a run in which the kernel killed a process for memory is ``memory-limit``.
 """
 
 from __future__ import annotations
@@ -50,7 +63,7 @@ import time
 import traceback
 import types
 
-from divergent.sandbox.child.kit import Channel, start_child
+from divergent.sandbox.child.kit import Channel, allow_inspection, forbid_inspection, start_child
 
 #: how ``memory-limit`` is recognised besides the peak memory (docs/programs.md)
 _MEMORY_WORDS = (
@@ -82,8 +95,11 @@ def _signal_name(number: int) -> str:
 
 
 class Launcher:
-    def __init__(self, channel: Channel) -> None:
+    def __init__(self, channel: Channel, run_cgroup: list[int] | None = None) -> None:
         self.channel = channel
+        #: descriptors of the runs' memory cgroup: (cgroup.procs, memory.oom_control,
+        #: memory.max_usage_in_bytes), or None without one
+        self.run_cgroup = tuple(run_cgroup) if run_cgroup else None
         self.mode = ""
         self.argv: list[str] = []
         self.script = ""
@@ -168,6 +184,10 @@ class Launcher:
         out_read, out_write = os.pipe2(os.O_CLOEXEC)
         err_read, err_write = os.pipe2(os.O_CLOEXEC)
         args = list(job.get("args", ()))
+        kills_before = self._memory_kills()
+        if self.run_cgroup is not None:
+            with contextlib.suppress(OSError):
+                os.write(self.run_cgroup[2], b"0")  # the peak starts again from here
         started = time.monotonic()
         pid = self._fork()
         if pid == 0:
@@ -177,6 +197,10 @@ class Launcher:
         os.close(stdin)
         try:
             result = self._watch(pid, out_read, err_read, started, limits)
+            if self._memory_kills() > kills_before and result["k"] not in ("output-limit", "timeout"):
+                result.update(k="memory-limit", x=None, g=None, d=(
+                    f"the run's processes together went past the {int(limits['memory_limit']) >> 20} MiB "
+                    "memory limit (one was killed)"))
         finally:
             os.close(out_read)
             os.close(err_read)
@@ -184,6 +208,16 @@ class Launcher:
             if not job.get("keep"):
                 self._empty_run_dir()
         return result
+
+    def _memory_kills(self) -> int:
+        """How many processes the kernel has killed in the runs' memory cgroup so far (0 without one)."""
+        if self.run_cgroup is None:
+            return 0
+        try:
+            text = os.pread(self.run_cgroup[1], 4096, 0)
+            return int(text.split(b"oom_kill ", 1)[1].split()[0])
+        except (OSError, IndexError, ValueError):
+            return 0
 
     def _fork(self) -> int:
         """``os.fork``, retried while the process cap is full (what a run left behind is being
@@ -199,6 +233,9 @@ class Launcher:
     def _child(self, stdin: int, out_write: int, err_write: int, args: list[str]) -> None:
         """In the fork: the limits, the descriptors, then the program. Never returns."""
         try:
+            if self.run_cgroup is not None:
+                # before anything else: every process of the run is counted from its start
+                os.write(self.run_cgroup[0], b"0")
             os.setpgid(0, 0)
             os.dup2(stdin, 0)
             os.dup2(out_write, 1)
@@ -215,6 +252,7 @@ class Launcher:
                 signal.signal(signal.SIGPIPE, signal.SIG_IGN)
                 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
                 signal.signal(signal.SIGINT, signal.default_int_handler)
+                allow_inspection()  # as `python script.py` is: its own /proc entries are its own
                 os._exit(self._python(args))
         except BaseException as error:  # noqa: BLE001 - the fork must never return into the launcher
             with contextlib.suppress(BaseException):
@@ -504,11 +542,12 @@ def _past_memory(stderr: bytes, peak_kb: int, memory_limit: int, signal_name: st
 
 
 def main() -> None:
-    channel, _limits, _ = start_child()
+    channel, settings, _ = start_child()
+    forbid_inspection()
     _set_subreaper()
     # fd 0 is /dev/null here and becomes a run's input in its fork: a stream that never closes it
     sys.stdin = open(0, closefd=False)  # noqa: SIM115
-    Launcher(channel).serve()
+    Launcher(channel, settings.get("run_cgroup")).serve()
     os._exit(0)
 
 
