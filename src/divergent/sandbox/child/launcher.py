@@ -176,8 +176,7 @@ class Launcher:
     def run_one(self, job: dict) -> dict:
         limits = self.limits
         for name, data in (job.get("files") or {}).items():
-            with open(os.path.join(self.run_dir, os.path.basename(name)), "wb") as handle:
-                handle.write(data)
+            _write_file(self.run_dir, name, data)
         stdin = os.memfd_create("stdin", os.MFD_CLOEXEC)
         _write_all(stdin, job.get("stdin", b""))
         os.lseek(stdin, 0, os.SEEK_SET)
@@ -442,6 +441,28 @@ class Launcher:
             else:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
+
+
+def _write_file(root: str, name: str, data: bytes) -> None:
+    """Write a job's file at its relative path under ``root`` (a source and its declared files),
+    never through a link a run left there."""
+    parts = [part for part in name.split("/") if part not in ("", ".")]
+    if not parts or ".." in parts:
+        raise ValueError(f"a job's file outside its directory: {name!r}")
+    directory = root
+    for part in parts[:-1]:
+        directory = os.path.join(directory, part)
+        if os.path.islink(directory):
+            os.unlink(directory)
+        os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, parts[-1])
+    if os.path.islink(path):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:
