@@ -367,7 +367,7 @@ def _compile(program: StdinProgram, entry: Path, level: Isolation, extra: list[S
 
 def _compile_error(program: StdinProgram, kind: OutcomeKind, messages: str, detail: str, *, budget: bool = False) -> str:
     if kind is OutcomeKind.TIMEOUT and budget:
-        return f"{program.label}: the build did not finish within the budget ({detail}; raise --budget)"
+        return f"{program.label}: the build did not finish within what was left of the budget (raise --budget)"
     if kind is OutcomeKind.TIMEOUT:
         return f"{program.label}: the build took too long ({detail}); raise BuildOptions.seconds if it is real"
     if kind is OutcomeKind.MEMORY_LIMIT:

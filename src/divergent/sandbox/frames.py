@@ -193,7 +193,8 @@ class ChildConnection:
             end = FRAME_HEADER.size + length
             if len(buffer) < end:
                 break
-            body = bytes(buffer[FRAME_HEADER.size : end])
+            with memoryview(buffer) as view:
+                body = bytes(view[FRAME_HEADER.size : end])  # one copy, even of a 16 MiB output
             del buffer[:end]
             try:
                 message = loads(body)

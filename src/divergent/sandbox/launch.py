@@ -235,7 +235,8 @@ class LauncherProcess(ChildConnection):
         finally:
             if cgroup is not None:
                 cgroup.close_fds()
-        super().__init__(process, max_frame_bytes=4 * limits.output_bytes + 16 * limits.stderr_bytes + (1 << 20))
+        # a byte of output is at most 4 characters (\xNN) and at most 6 bytes of JSON (\u001b, \\xNN)
+        super().__init__(process, max_frame_bytes=6 * limits.output_bytes + 48 * limits.stderr_bytes + (1 << 20))
         self.batch: _Batch | None = None
         self.send("setup", {"mode": mode, "argv": self.argv, "script": script,
                             "limits": limits.wire(address_space=address_space),

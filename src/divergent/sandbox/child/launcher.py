@@ -542,7 +542,7 @@ def _classify(status: int, verdict: str, output: bytes, stderr: bytes, cpu: floa
             detail = f"exit code {exit_code}"
     return {
         "k": kind,
-        "o": output.decode("utf-8", "backslashreplace"),
+        "o": _text(output),
         "x": exit_code,
         "g": signal_name,
         "c": round(cpu, 6),
@@ -551,6 +551,21 @@ def _classify(status: int, verdict: str, output: bytes, stderr: bytes, cpu: floa
         "e": stderr.decode("utf-8", "backslashreplace"),
         "d": detail,
     }
+
+
+def _text(data: bytes) -> str:
+    """What a run printed, as text: invalid UTF-8 shown as ``\\xNN``, as ``backslashreplace``
+    decodes it, but at the speed of the codec even when every byte of 16 MiB is invalid (the
+    error handler would be called once per byte: seconds)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    if b"\\udc" in data:  # the trick below would also rewrite this text: the slow, exact way
+        return data.decode("utf-8", "backslashreplace")
+    # surrogateescape maps each invalid byte to U+DC80..U+DCFF; the encoder writes those as \udcNN
+    escaped = data.decode("utf-8", "surrogateescape").encode("utf-8", "backslashreplace")
+    return escaped.replace(b"\\udc", b"\\x").decode("utf-8")
 
 
 def _past_memory(stderr: bytes, peak_kb: int, memory_limit: int, signal_name: str | None) -> bool:
