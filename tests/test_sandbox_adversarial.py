@@ -538,12 +538,12 @@ def test_no_raw_escape_byte_reaches_human_readable_output_and_json_stays_exact(t
     (tmp_path / "reference.py").write_text(REFERENCE)
     (tmp_path / "hostile.py").write_text(HOSTILE_TEXT)
     for mode in ([], ["-q"]):
-        result = divergent("check", "reference.py", "hostile.py", "--budget", "3", *mode, cwd=tmp_path)
+        result = divergent("check", "reference.py", "hostile.py", "--budget", "10", *mode, cwd=tmp_path)
         assert result.returncode == 1, result.stderr
         for stream in (result.stdout, result.stderr):
             assert b"\x1b" not in stream and "\x9b".encode() not in stream and "\u202e".encode() not in stream
     assert b"raised ValueError: \\x1b[1A\\x1b[2Kmessage \\x9b31m \\u202eevil" in result.stdout  # shown, escaped
-    result = divergent("check", "reference.py", "hostile.py", "--budget", "3", "--json", cwd=tmp_path)
+    result = divergent("check", "reference.py", "hostile.py", "--budget", "10", "--json", cwd=tmp_path)
     outcome = json.loads(result.stdout)["counterexample"]["outcomes"][1]
     assert outcome["exception"]["message"] == "\x1b[1A\x1b[2Kmessage \x9b31m \u202eevil"
     assert outcome["stdout"] == "\x1b[31mprinted\x1b[0m\n"
@@ -603,7 +603,7 @@ def test_a_whole_programs_output_is_escaped_in_text_reports_too(tmp_path: Path) 
     (tmp_path / "hostile.py").write_text(HOSTILE_PROGRAM)
     (tmp_path / "sample.txt").write_text("7\n")
     for mode in ([], ["-q"]):
-        result = divergent("check", "plain.py", "hostile.py", "--stdin", "--example", "sample.txt", "--budget", "5",
+        result = divergent("check", "plain.py", "hostile.py", "--stdin", "--example", "sample.txt", "--budget", "10",
                            "--build-cache", str(tmp_path / "builds"), *mode, cwd=tmp_path)
         assert result.returncode == 1, result.stderr
         for stream in (result.stdout, result.stderr):
@@ -693,10 +693,10 @@ def test_a_whole_program_sees_nothing_beside_it_in_a_home_directory_or_in_tmp(tm
     env = {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"), "DIVERGENT_HOME": str(tmp_path / "store")}
     try:
         results = [
-            _whole("sol.py", "ref.py", "--stdin", "--example", "sample.txt", "--budget", "6", "--json", "--store",
+            _whole("sol.py", "ref.py", "--stdin", "--example", "sample.txt", "--budget", "12", "--json", "--store",
                    cwd=home, env=env),
             _whole(f"{in_tmp}.py", str(home / "ref.py"), "--stdin", "--example", str(home / "sample.txt"),
-                   "--budget", "6", "--json", cwd=Path("/tmp"), env=env),
+                   "--budget", "12", "--json", cwd=Path("/tmp"), env=env),
         ]
         compiled = _whole("inc.c", "ref.py", "--stdin", "--example", "sample.txt", "--budget", "20", cwd=home, env=env)
     finally:
@@ -897,7 +897,7 @@ def test_no_raw_control_character_in_the_html_report_or_the_emitted_test(tmp_pat
     (tmp_path / "reference.py").write_text(REFERENCE)
     hostile = "hostile\x1b[2J\u202egnp.py"  # the file name itself reaches headings and comments
     (tmp_path / hostile).write_text(HOSTILE_OUTPUT)
-    result = divergent("check", "reference.py", hostile, "-f", "f", "--budget", "5", "--html", "report.html",
+    result = divergent("check", "reference.py", hostile, "-f", "f", "--budget", "10", "--html", "report.html",
                        "--emit-test", "test_emitted.py", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     for name in ("report.html", "test_emitted.py"):
@@ -963,7 +963,7 @@ def test_a_clean_exit_leaves_no_cgroup_behind(tmp_path: Path) -> None:
 def test_the_emitted_in_process_test_says_it_runs_the_code_unsandboxed(tmp_path: Path) -> None:
     (tmp_path / "reference.py").write_text(REFERENCE)
     (tmp_path / "other.py").write_text("def f(x: int) -> str:\n    return 'BAD' if x == 3 else 'GOOD'\n")
-    result = divergent("check", "reference.py", "other.py", "-f", "f", "--budget", "5", "--emit-test", "test_f.py",
+    result = divergent("check", "reference.py", "other.py", "-f", "f", "--budget", "10", "--emit-test", "test_f.py",
                        cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     header = []
