@@ -242,10 +242,14 @@ def seccomp_program(machine: str) -> bytes | None:
     return b"".join(program)
 
 
+_LIBC: list[Any] = []
+
+
 def _prctl(*arguments: Any) -> int:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.restype = ctypes.c_int
-    return libc.prctl(*arguments)
+    if not _LIBC:  # loaded once: a launcher's fork calls this for every run of a script
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+        _LIBC[0].prctl.restype = ctypes.c_int
+    return _LIBC[0].prctl(*arguments)
 
 
 def restrict_system_calls() -> bool:
