@@ -369,7 +369,7 @@ def test_a_forger_is_never_reported_equivalent(attack: str, tmp_path: Path) -> N
     (tmp_path / "reference.py").write_text(REFERENCE)
     (tmp_path / "forger.py").write_text(textwrap.dedent(FORGERS[attack]))
     started = time.monotonic()
-    result = divergent("check", "reference.py", "forger.py", "--budget", "4", "--json", cwd=tmp_path)
+    result = divergent("check", "reference.py", "forger.py", "--budget", "10", "--json", cwd=tmp_path)
     assert time.monotonic() - started < 60
     assert result.returncode == 1, (result.returncode, result.stderr[-2000:])
     data = json.loads(result.stdout)
