@@ -293,6 +293,8 @@ def text_engine_names(options: SearchOptions) -> tuple[str, ...]:
 def prepare_programs(implementations: Sequence[ImplementationSpec], options: SearchOptions, *,
                      minimum: int = 2) -> Search:
     """Load, build and start a search over whole programs (input errors raise before anything runs)."""
+    # the budget counts from here when the caller gave no start (the CLI gives the process's)
+    options = options if options.started is not None else options.with_(started=time.monotonic())
     settings = options.programs
     build = settings.build_options()
     programs = resolve_programs(implementations, build)
@@ -312,7 +314,7 @@ def prepare_programs(implementations: Sequence[ImplementationSpec], options: Sea
     # search starts. The budget bounds the whole run, builds included: a build that cannot finish
     # within it is a build error.
     seconds = options.budget.seconds
-    deadline = None if seconds is None else (options.started or time.monotonic()) + seconds
+    deadline = None if seconds is None or options.started is None else options.started + seconds
     build_all([*programs, *(p for p in (validator_program, generator_program, checker) if p is not None)],
               level=level, limits=limits, deadline=deadline)
     validator = generator = None
