@@ -54,6 +54,23 @@ class Comparison(Protocol):
         ...
 
 
+#: outputs up to this many characters are hashed whole for a fingerprint; longer ones by samples
+_WHOLE_DIGEST = 1 << 20
+_SAMPLES, _SAMPLE = 64, 4096
+
+
+def output_digest(text: str) -> str:
+    """A short digest of a whole program's output, for novelty only (never for equality): a long
+    output (up to tens of MiB) is hashed by its length, its first and last 256 KiB and 64 evenly
+    spaced samples, so the work per output is bounded."""
+    if len(text) > _WHOLE_DIGEST:
+        step = len(text) // _SAMPLES
+        pieces = [text[: _WHOLE_DIGEST // 4], text[-_WHOLE_DIGEST // 4 :], str(len(text))]
+        pieces += [text[i * step : i * step + _SAMPLE] for i in range(_SAMPLES)]
+        text = "\0".join(pieces)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
 def behaviour_fingerprint(observation: Observation, *, with_values: bool = True) -> str:
     """A text identifying exactly what the programs did on an input (for novelty, not for equality):
     the partition into classes and, per program, the outcome kind and the returned value
@@ -73,9 +90,7 @@ def behaviour_fingerprint(observation: Observation, *, with_values: bool = True)
         elif kind is OutcomeKind.RAISED:
             parts.append(("raised", outcome.exception.type_name if outcome.exception else ""))
         elif kind is OutcomeKind.OK:
-            # a whole program's output (hashed: outputs may be long)
-            digest = hashlib.blake2b(outcome.stdout.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
-            parts.append(("ok", digest) if with_values else "ok")
+            parts.append(("ok", output_digest(outcome.stdout)) if with_values else "ok")
         else:
             parts.append(kind.value)
     try:

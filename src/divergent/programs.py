@@ -160,6 +160,11 @@ class BuildOptions:
     #: run Python scripts in a fresh interpreter each time (else a fork of a warm one: faster, and
     #: the script still starts from a clean interpreter state)
     fresh_interpreter: bool = False
+    #: files (or directories) a program may see besides its own source, each given to the
+    #: programs whose directory holds it, at its path relative to that directory: a script's
+    #: helper modules, a Java program's other classes, headers (``--with-file``). A program sees
+    #: nothing else of its directory (``divergent.sandbox.staging``)
+    files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,12 @@ BuildCacheOpt = Annotated[
     str | None, typer.Option("--build-cache", help="Build cache directory (default: $XDG_CACHE_HOME/divergent/builds).",
                              rich_help_panel=_PROGRAM_PANEL)
 ]
+WithFileOpt = Annotated[
+    list[str] | None, typer.Option(
+        "--with-file", help="A file (or directory) the programs in its directory may read besides their own "
+        "source: helper modules, other classes, headers (repeatable). A program sees nothing else of its directory.",
+        rich_help_panel=_PROGRAM_PANEL)
+]
 FreshInterpreterOpt = Annotated[
     bool, typer.Option("--fresh-interpreter", help="Run every Python script in a new interpreter (slower).",
                        rich_help_panel=_PROGRAM_PANEL)
@@ -225,6 +231,7 @@ class SearchArguments:
     std: str | None = _PROGRAMS.std
     build_cache: str | None = _PROGRAMS.build_cache
     fresh_interpreter: bool = _PROGRAMS.fresh_interpreter
+    with_file: list[str] | None = None
     html: Path | None = None
     store: bool = False
     db: Path | None = None
@@ -238,7 +245,7 @@ class SearchArguments:
             validator=self.validator, checker=self.checker, output=self.output, float_tol=self.float_tol,
             time_limit=self.time_limit, memory_limit=self.memory_limit, cflags=self.cflags,  # type: ignore[arg-type]
             cxxflags=self.cxxflags, std=self.std, build_cache=self.build_cache,  # type: ignore[arg-type]
-            fresh_interpreter=self.fresh_interpreter,
+            fresh_interpreter=self.fresh_interpreter, with_files=tuple(self.with_file or ()),
         )
 
     def to_options(self, progress: Callable[..., None] | None = None) -> Any:
@@ -386,6 +393,7 @@ def _shared_search_options(
     std: StdOpt = _PROGRAMS.std,
     build_cache: BuildCacheOpt = _PROGRAMS.build_cache,
     fresh_interpreter: FreshInterpreterOpt = _PROGRAMS.fresh_interpreter,
+    with_file: WithFileOpt = None,
     html: HtmlOpt = None,
     store: KeepOpt = False,
     db: DbOpt = None,

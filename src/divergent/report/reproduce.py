@@ -9,7 +9,10 @@ Two forms:
 
 * **in-process** (Python functions that returned or raised): the test loads each function, calls it
   on the input and compares what it returned (or the exception's type) and, when the run compared
-  them, the arguments after the call. It needs nothing but Python and pytest.
+  them, the arguments after the call. It needs nothing but Python and pytest, and so it runs the
+  implementations unsandboxed, in the pytest process: its header says so plainly. (It stays the
+  form for these outcomes because it is what can be committed to a project whose tests do not
+  install divergent, and the only one that can carry a source embedded from a git revision.)
 * **through divergent** (a timeout or a crash, which an in-process call cannot survive, and every
   kind of program that is not a Python function, such as whole programs reading stdin): the test
   runs the programs in divergent's sandbox with :func:`divergent.search.outcomes_on` and compares
@@ -30,6 +33,7 @@ from typing import Any
 from divergent.model import Counterexample, OutcomeKind, TextInput
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy, ExceptionEquality
 from divergent.programs import Program, PythonFunction
+from divergent.report.terminal import escaped_file
 from divergent.values import to_source
 
 #: outcome kinds an in-process call can reproduce (the others need the sandbox)
@@ -128,13 +132,13 @@ def reproduction_test(
     directory = Path(test_dir) if test_dir is not None else Path.cwd()
     rules = policy or DEFAULT_POLICY
     if isinstance(cx.input, TextInput):
-        return _program_test(cx, programs, directory, programs_options)
+        return escaped_file(_program_test(cx, programs, directory, programs_options))
     in_process = all(isinstance(p, PythonFunction) for p in programs) and all(
         outcome.kind in _IN_PROCESS_KINDS for outcome in cx.outcomes
     )
     if in_process:
-        return _in_process_test(cx, list(programs), directory, rules, set(embed))  # type: ignore[arg-type]
-    return _sandboxed_test(cx, programs, directory, rules)
+        return escaped_file(_in_process_test(cx, list(programs), directory, rules, set(embed)))  # type: ignore[arg-type]
+    return escaped_file(_sandboxed_test(cx, programs, directory, rules))
 
 
 def _loader(program: PythonFunction, index: int, directory: Path, embedded: bool, shared_modules: set[str]) -> str:
@@ -148,6 +152,14 @@ def _loader(program: PythonFunction, index: int, directory: Path, embedded: bool
         return f"_load({path!r}, {program.entry_point!r}, module={program.module_name!r}, root={root!r})"
     return f"_load({path!r}, {program.entry_point!r}, name={name!r})"
 
+
+#: said plainly at the top of an in-process test: pytest runs the implementations itself
+_UNSANDBOXED = (
+    "#\n"
+    "# WARNING: this test imports and calls the implementations in the pytest process itself, with\n"
+    "# your privileges and files, OUTSIDE divergent's sandbox. Run it only on code you trust (or as\n"
+    "# an unprivileged user in a throwaway container); divergent check runs them sandboxed.\n"
+)
 
 _IN_PROCESS_HELPERS = '''
 import copy
@@ -250,6 +262,7 @@ def _in_process_test(
     function = identifier(cx.function_name, 0)
     return (
         _header(cx, labels, "pytest, nothing else needed")
+        + _UNSANDBOXED
         + helpers
         + f"\n\ndef test_{function}_implementations_agree():\n"
         + f"    args = {to_source(tuple(cx.input.args))}\n"

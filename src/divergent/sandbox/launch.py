@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from divergent.errors import InvalidArgument, SandboxUnavailable
 from divergent.model import Outcome, OutcomeKind
+from divergent.sandbox.cgroups import RunCgroup, make_run_cgroup
 from divergent.sandbox.frames import ChildConnection, ChildGone, ProtocolViolation, start_child
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.limits import Limits
@@ -215,9 +216,27 @@ class LauncherProcess(ChildConnection):
         #: a host directory the runs work in (``work_dir/run``), bound writable, for output the
         #: parent reads back (a build's); None: a directory private to the sandbox
         self.work_dir = work_dir
-        super().__init__(start_child(_LAUNCHER_MODULE, limits=_LAUNCHER_LIMITS, level=level, read_only=self.read_only,
-                                     writable=(work_dir,) if work_dir else ()),
-                         max_frame_bytes=4 * limits.output_bytes + 16 * limits.stderr_bytes + (1 << 20))
+        #: the memory cgroup every run joins (None where cgroups are not writable): the cap of the
+        #: run's whole process family
+        self.run_cgroup: RunCgroup | None = make_run_cgroup(limits.memory_mb * _MIB)
+        cgroup = self.run_cgroup
+        try:
+            # PID 1 of its namespace (a run cannot signal it), with only the interpreter and the
+            # program's own files in reach (nothing of where divergent was started)
+            process = start_child(
+                _LAUNCHER_MODULE, limits=_LAUNCHER_LIMITS, level=level, read_only=self.read_only,
+                writable=(work_dir,) if work_dir else (), as_pid_1=True, narrow=True,
+                settings={"run_cgroup": list(cgroup.fds)} if cgroup else None, pass_fds=cgroup.fds if cgroup else (),
+            )
+        except BaseException:
+            if cgroup is not None:
+                cgroup.remove()
+            raise
+        finally:
+            if cgroup is not None:
+                cgroup.close_fds()
+        # a byte of output is at most 4 characters (\xNN) and at most 6 bytes of JSON (\u001b, \\xNN)
+        super().__init__(process, max_frame_bytes=6 * limits.output_bytes + 48 * limits.stderr_bytes + (1 << 20))
         self.batch: _Batch | None = None
         self.send("setup", {"mode": mode, "argv": self.argv, "script": script,
                             "limits": limits.wire(address_space=address_space),
@@ -316,6 +335,13 @@ class LauncherProcess(ChildConnection):
     @property
     def alive(self) -> bool:
         return self.process.popen.poll() is None and not self.end_of_file
+
+    def kill(self) -> str:
+        how = super().kill()
+        if self.run_cgroup is not None:
+            self.run_cgroup.remove()
+            self.run_cgroup = None
+        return how
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -34,6 +34,7 @@ from divergent.sandbox.builds import BuiltProgram, build
 from divergent.sandbox.frames import ChildGone
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits, RunResult
+from divergent.sandbox.staging import check_declared
 
 #: inputs sent to a launcher in one batch (results stream back one by one)
 _CHUNK = 256
@@ -41,11 +42,14 @@ _CHUNK = 256
 CHECKER_LIMITS = ProgramLimits(time_limit=5.0, memory_mb=512, output_bytes=64 * 1024)
 
 
-def build_all(programs: Sequence[StdinProgram], *, level: Isolation, limits: ProgramLimits) -> list[BuiltProgram]:
+def build_all(programs: Sequence[StdinProgram], *, level: Isolation, limits: ProgramLimits,
+              deadline: float | None = None) -> list[BuiltProgram]:
     """Every program built (or found in the build cache), two at a time: each build is a compiler
-    in its own sandbox. The first build error raises (LoadError)."""
+    in its own sandbox, none past ``deadline`` (a ``time.monotonic()`` value: the end of the
+    budget). The first build error raises (LoadError)."""
+    check_declared(list(programs))
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        futures = [pool.submit(build, program, level=level, limits=limits) for program in programs]
+        futures = [pool.submit(build, program, level=level, limits=limits, deadline=deadline) for program in programs]
         return [future.result() for future in futures]
 
 

@@ -61,6 +61,10 @@ class ProgramOptions:
     build_cache: str | None = None
     #: run every Python script in a fresh interpreter (no state can pass between runs; slower)
     fresh_interpreter: bool = False
+    #: files or directories a program may see besides its own source (a program sees nothing
+    #: else of its directory): each goes to the programs whose directory holds it, at its path
+    #: relative to that directory (helper modules, other classes, headers)
+    with_files: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         examples: Any = self.examples
@@ -75,6 +79,10 @@ class ProgramOptions:
                 object.__setattr__(self, name, tuple(shlex.split(value)))
             elif value is not None:
                 object.__setattr__(self, name, tuple(str(v) for v in value))
+        with_files: Any = self.with_files
+        if isinstance(with_files, str | Path):
+            with_files = (with_files,)
+        object.__setattr__(self, "with_files", tuple(str(Path(f).expanduser().absolute()) for f in with_files or ()))
         for name in ("inputs_dir", "generator", "validator", "checker", "build_cache"):
             value = getattr(self, name)
             if value is not None:
@@ -112,6 +120,7 @@ class ProgramOptions:
             cxxflags=cxxflags,
             cache_dir=self.build_cache,
             fresh_interpreter=self.fresh_interpreter,
+            files=self.with_files,
         )
 
     def limits(self, default_time: float) -> ProgramLimits:

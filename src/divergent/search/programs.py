@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
@@ -292,6 +293,8 @@ def text_engine_names(options: SearchOptions) -> tuple[str, ...]:
 def prepare_programs(implementations: Sequence[ImplementationSpec], options: SearchOptions, *,
                      minimum: int = 2) -> Search:
     """Load, build and start a search over whole programs (input errors raise before anything runs)."""
+    # the budget counts from here when the caller gave no start (the CLI gives the process's)
+    options = options if options.started is not None else options.with_(started=time.monotonic())
     settings = options.programs
     build = settings.build_options()
     programs = resolve_programs(implementations, build)
@@ -308,9 +311,12 @@ def prepare_programs(implementations: Sequence[ImplementationSpec], options: Sea
     generator_limits = ProgramLimits(time_limit=max(5.0, 2 * limits.time_limit), memory_mb=max(1024, limits.memory_mb),
                                      output_bytes=limits.output_bytes)
     # Built now (in the sandbox, into the cache): a compile error is an input error before the
-    # search starts, and compile time does not count against the search's budget.
+    # search starts. The budget bounds the whole run, builds included: a build that cannot finish
+    # within it is a build error.
+    seconds = options.budget.seconds
+    deadline = None if seconds is None or options.started is None else options.started + seconds
     build_all([*programs, *(p for p in (validator_program, generator_program, checker) if p is not None)],
-              level=level, limits=limits)
+              level=level, limits=limits, deadline=deadline)
     validator = generator = None
     try:
         if validator_program is not None:
