@@ -207,7 +207,7 @@ class LauncherProcess(ChildConnection):
 
     def __init__(self, *, mode: str, limits: ProgramLimits, level: Isolation, argv: Sequence[str] = (),
                  script: str = "", address_space: bool = True, read_only: Sequence[str] = (),
-                 work_dir: str | None = None) -> None:
+                 work_dir: str | None = None, spawner: str = "", java: dict | None = None) -> None:
         self.mode, self.argv, self.script = mode, list(argv), script
         self.limits = limits
         self.address_space = address_space
@@ -235,12 +235,17 @@ class LauncherProcess(ChildConnection):
         finally:
             if cgroup is not None:
                 cgroup.close_fds()
-        # a byte of output is at most 4 characters (\xNN) and at most 6 bytes of JSON (\u001b, \\xNN)
-        super().__init__(process, max_frame_bytes=6 * limits.output_bytes + 48 * limits.stderr_bytes + (1 << 20))
+        # a byte of output is at most 4 characters (\xNN) and at most 6 bytes of JSON (\u001b, \\xNN);
+        # every field of every frame is checked (result_from_wire): no walk for nesting
+        super().__init__(process, max_frame_bytes=6 * limits.output_bytes + 48 * limits.stderr_bytes + (1 << 20),
+                         check_nesting=False)
         self.batch: _Batch | None = None
+        #: whether the launcher starts runs through the spawn helper (known once it is ready)
+        self.spawner_used = False
         self.send("setup", {"mode": mode, "argv": self.argv, "script": script,
                             "limits": limits.wire(address_space=address_space),
-                            "run_dir": os.path.join(work_dir, "run") if work_dir else None})
+                            "run_dir": os.path.join(work_dir, "run") if work_dir else None,
+                            "spawner": spawner or None, "java": java})
 
     def ready(self, timeout: float = 30.0) -> None:
         """Wait for the answer to the setup; SandboxUnavailable when it fails."""
@@ -252,6 +257,7 @@ class LauncherProcess(ChildConnection):
             why = answer.get("error") if answer else "no answer"
             self.kill()
             raise SandboxUnavailable(f"the launcher could not be set up: {str(why)[:300]}")
+        self.spawner_used = answer.get("spawner") is True
 
     @property
     def patience(self) -> float:

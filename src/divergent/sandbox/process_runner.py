@@ -30,7 +30,8 @@ from dataclasses import dataclass, field, replace
 from divergent.errors import SandboxUnavailable
 from divergent.model import Outcome, OutcomeKind, TextInput
 from divergent.programs import StdinProgram
-from divergent.sandbox.builds import BuiltProgram, build
+from divergent.sandbox.accelerators import prepare
+from divergent.sandbox.builds import BuiltProgram
 from divergent.sandbox.frames import ChildGone
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits, RunResult
@@ -49,14 +50,14 @@ def build_all(programs: Sequence[StdinProgram], *, level: Isolation, limits: Pro
     budget). The first build error raises (LoadError)."""
     check_declared(list(programs))
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        futures = [pool.submit(build, program, level=level, limits=limits, deadline=deadline) for program in programs]
+        futures = [pool.submit(prepare, program, level=level, limits=limits, deadline=deadline) for program in programs]
         return [future.result() for future in futures]
 
 
 def start_launcher(built: BuiltProgram, limits: ProgramLimits, level: Isolation) -> LauncherProcess:
     launcher = LauncherProcess(
         mode=built.mode, argv=built.argv, script=built.script, limits=limits, level=level,
-        address_space=built.address_space, read_only=built.read_only,
+        address_space=built.address_space, read_only=built.read_only, spawner=built.spawner, java=built.java,
     )
     launcher.ready()
     return launcher
@@ -72,7 +73,7 @@ class ProgramService:
         self.program = program
         self.limits = limits
         self.level = level
-        self.built = built or build(program, level=level, limits=limits)
+        self.built = built or prepare(program, level=level, limits=limits)
         self.runs = 0
         self.workers = max(1, workers)
         self._launchers: list[LauncherProcess | None] = [None] * self.workers
