@@ -32,6 +32,8 @@ _TASK_MARGIN = 256
 #: the launcher's own process limits (it is trusted code; each run gets the run limits): address
 #: space large enough for a JVM to reserve its heap and class space
 _LAUNCHER_LIMITS = Limits(memory_mb=64 * 1024, timeout=60.0)
+#: seconds past a deadline after which the runs still going are stopped
+DEADLINE_GRACE = 0.05
 _KINDS = {
     "ok": OutcomeKind.OK,
     "runtime-error": OutcomeKind.RUNTIME_ERROR,
@@ -305,7 +307,9 @@ class LauncherProcess(ChildConnection):
     def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[RunResult | None]:
         """Run ``jobs`` one after the other and wait for every result (None: not run before the
         deadline). A launcher that dies or hangs gives that run a crash or timeout result and the
-        rest of the batch ``None``: call :meth:`alive` and start a new launcher to go on."""
+        rest of the batch ``None``: call :meth:`alive` and start a new launcher to go on. A run
+        still going :data:`DEADLINE_GRACE` past the deadline is stopped (the launcher with it): the
+        deadline holds whatever the run's time limit."""
         results: list[RunResult | None] = [None] * len(jobs)
         if not jobs:
             return results
@@ -318,13 +322,20 @@ class LauncherProcess(ChildConnection):
             selector.register(self.fileno(), selectors.EVENT_READ)
             while True:
                 assert self.batch is not None
-                waited = time.monotonic() - self.batch.last_progress
+                now = time.monotonic()
+                waited = now - self.batch.last_progress
                 if waited > self.patience:
                     culprit = self.unreported()[0]
                     self.kill()
                     results[culprit] = RunResult.hung(self.patience)
                     return results
-                selector.select(self.patience - waited)
+                if deadline is not None and now >= deadline + DEADLINE_GRACE:
+                    self.kill()  # what it had not reported stays not run
+                    return results
+                wait = self.patience - waited
+                if deadline is not None:
+                    wait = min(wait, deadline + DEADLINE_GRACE - now)
+                selector.select(max(0.0, wait))
                 try:
                     found, done = self.collect()
                 except ChildGone:
