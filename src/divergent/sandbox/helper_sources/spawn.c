@@ -106,7 +106,10 @@ static int prepare(int stdin_fd, int stdout_fd, int stderr_fd, int cgroup_fd, co
     *step = 3;
     if (dup2(stdin_fd, 0) < 0 || dup2(stdout_fd, 1) < 0 || dup2(stderr_fd, 2) < 0) return errno;
     *step = 4;
-    if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
+#endif
+    {
         for (int fd = 3; fd < 65536; fd++) close(fd);
     }
     *step = 5;
