@@ -47,12 +47,12 @@ def check_example(directory: Path) -> Example:
     import divergent
     from divergent.report.html import report_html
     from divergent.report.reproduce import reproduction_test
-    from divergent.search import resolve_implementations
+    from divergent.search import load_programs
 
     # labelled as `divergent check examples/old.py examples/new.py` in the repository shows them
     implementations = [
         replace(p, label=f"examples/{Path(p.path).name}")
-        for p in resolve_implementations([str(ROOT / "examples/old.py"), str(ROOT / "examples/new.py")],
+        for p in load_programs([str(ROOT / "examples/old.py"), str(ROOT / "examples/new.py")],
                                          function="normalize")
     ]
     report = divergent.check(implementations, budget=10, **FAST)
@@ -73,10 +73,10 @@ def cluster_example(directory: Path) -> Example:
         files.append(str(path))
     from dataclasses import replace
 
-    from divergent.search import resolve_implementations
+    from divergent.search import load_programs
 
     # labelled by file name, as `divergent cluster sample_*.py` run in that directory would show them
-    programs = [replace(p, label=Path(p.path).name) for p in resolve_implementations(files, function="f")]
+    programs = [replace(p, label=Path(p.path).name) for p in load_programs(files, function="f")]
     clustering = cluster(programs, budget=4, **FAST)
     document = _cluster_document(clustering)
     first_split = document["splits"][0]["call"]

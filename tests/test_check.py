@@ -346,9 +346,9 @@ def test_shrinking_keeps_a_difference_in_values(tmp_path: Path) -> None:
 
 
 def test_an_engine_asked_for_by_name_must_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from divergent.engines import registry
+    from divergent.kinds.functions import FUNCTION_ENGINES
 
-    monkeypatch.setitem(registry.ENGINES, "seeds", "divergent.engines.no_such_module:Engine")
+    monkeypatch.setitem(FUNCTION_ENGINES, "seeds", "divergent.engines.no_such_module:Engine")
     a = write(tmp_path, "a.py", "def f(x: int) -> int:\n    return x\n")
     with pytest.raises(InvalidArgument, match="cannot run"):
         divergent.check([a, a], engines="seeds,mutation", budget=1)

@@ -14,7 +14,7 @@ import divergent
 from divergent.model import Budget
 from divergent.policy import EqualityPolicy, TimeoutRule
 from divergent.report.reproduce import reproduction_test
-from divergent.search import resolve_implementations
+from divergent.search import load_programs
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = {"engines": "seeds,mutation", "budget": Budget(seconds=10)}
@@ -28,7 +28,7 @@ def write(path: Path, source: str) -> str:
 
 def emitted(tmp_path: Path, specs: list[str], policy: EqualityPolicy | None = None, **options: object) -> Path:
     """Run check, write the reproducing test under tmp_path/tests, and return its path."""
-    implementations = resolve_implementations(specs, function=None)
+    implementations = load_programs(specs, function=None)
     report = divergent.check(implementations, **({**FAST, **options} | ({"policy": policy} if policy else {})))
     assert report.counterexample is not None, report
     test = tmp_path / "tests" / "test_reproduce_it.py"

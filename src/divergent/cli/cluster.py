@@ -77,11 +77,11 @@ def cluster(
     def run(impls: list, search_options: Any) -> tuple[Any, Any]:
         # Read the tests first: a bad file is an input error before any budget is spent.
         reference = load_reference_tests(tests) if tests is not None else None
-        from divergent.programs import StdinProgram
+        from divergent.kinds.registry import choose_kind
 
-        # Semantic clustering (ProbeGen on pairs, the filter) is for functions; whole programs are
-        # split by the search, whose portfolio has the text LLM engine when a model is given.
-        if search_options.llm is None or any(isinstance(impl, StdinProgram) for impl in impls):
+        # Semantic clustering (ProbeGen on pairs, the filter) is for the kinds it fits (functions);
+        # other programs are split by the search, whose portfolio has their LLM engine with a model.
+        if search_options.llm is None or not choose_kind(impls, search_options).semantic_clustering:
             clustering = plain_cluster(impls, search_options)
             results = None
             if reference is not None:
@@ -101,7 +101,8 @@ def cluster(
 
     with input_errors(options.as_json):
         check_output_paths(("--html", options.html))
-    impls, (clustering, results) = run_search(implementations, options, run)
+    ran = run_search(implementations, options, run)
+    impls, (clustering, results) = list(ran.programs), ran.result
     document = clustering_json(clustering, impls[0].display_name, results)
     if options.as_json:
         print(json.dumps(document, ensure_ascii=False))

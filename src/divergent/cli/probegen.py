@@ -282,9 +282,9 @@ def _sample_tree(
 ) -> ProbeTree:
     from divergent.probegen.session import ProbeGenSession
     from divergent.probegen.strategies import Strategy
-    from divergent.search import resolve_implementations
+    from divergent.search import load_programs
 
-    implementations = resolve_implementations(list(pair.sources), function=pair.function)
+    implementations = load_programs(list(pair.sources), function=pair.function)
     recorder = _IndependentSamples(chat)
     with ProbeGenSession(
         implementations, chat=recorder, spec=pair.spec, temperature=temperature, isolation=isolation,

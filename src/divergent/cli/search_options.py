@@ -260,7 +260,7 @@ class SearchArguments:
             engines=self.engines,
             seeds=tuple(self.seeds or ()),
             require=self.require,
-            policy=self.policy(),
+            comparison=self.comparison(),
             limits=Limits(timeout=self.timeout, memory_mb=self.memory),
             isolation=self.isolation,
             seed=self.seed,
@@ -280,7 +280,8 @@ class SearchArguments:
             spurious_filter = SpuriousFilter(chat, spec=spec)
         return options.with_(llm=chat, spurious_filter=spurious_filter)
 
-    def policy(self) -> Any:
+    def comparison(self) -> Any:
+        """The equality policy the options describe (its timeout rule holds for every kind)."""
         from divergent.policy import EqualityPolicy, ExceptionEquality, TimeoutRule
 
         try:
@@ -404,25 +405,36 @@ def with_search_options(command: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
-def run_search(implementations: list[str], arguments: SearchArguments, run: Callable[..., Any]) -> tuple[list, Any]:
-    """Load the implementations and call ``run(implementations, options)`` (check or cluster) with
-    the search options and a live progress display; input errors exit 2 the contract's way."""
-    from divergent.search import resolve_implementations
+@dataclass(frozen=True)
+class SearchRun:
+    """What a searching command ran: the kind of the programs, the programs (loaded once), the
+    options, and what ``run`` returned."""
+
+    kind: Any
+    programs: tuple[Any, ...]
+    options: Any
+    result: Any
+
+
+def run_search(implementations: list[str], arguments: SearchArguments, run: Callable[..., Any]) -> SearchRun:
+    """Choose the programs' kind and load them (once), and call ``run(programs, options)`` (check or
+    cluster) with the search options and a live progress display; input errors exit 2 the
+    contract's way."""
+    from divergent.kinds.registry import choose_kind
+    from divergent.search import SearchOptions
 
     quiet = arguments.quiet or arguments.as_json
     with input_errors(arguments.as_json):
-        from divergent.search import SearchOptions
-        from divergent.search.programs import wants_programs
-
-        stdin = wants_programs(implementations, SearchOptions(programs=arguments.program_options()))
-        impls = resolve_implementations(implementations, function=arguments.function, stdin=stdin)
+        loading = SearchOptions(function=arguments.function, programs=arguments.program_options())
+        kind = choose_kind(implementations, loading)
+        programs = kind.load(implementations, loading)
         progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
         options = arguments.to_options(progress)
         try:
-            result = run(impls, options)
+            result = run(list(programs), options)
             if options.llm is not None:
                 result = with_note(result, model_data_note(options.llm))
-            return impls, result
+            return SearchRun(kind=kind, programs=programs, options=options, result=result)
         finally:
             stop_progress()
             if options.llm is not None:

@@ -27,7 +27,7 @@ it the same way once a whole level of the tree has no code.
 
 Needs ``context.model`` (the chat model, and optionally the task description ``spec``, the
 ``spurious_filter`` and a ``store`` for the trees); ``context.settings.probegen`` chooses the tree
-(strategy, K, D) and ``context.policy`` compares outcomes.
+(strategy, K, D) and ``context.comparison`` compares outcomes.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ class LLMProbeEngine(Engine):
             context.implementations,
             chat=self.chat,
             signature=context.signature,
-            policy=context.policy,
+            comparison=context.comparison,
             spec=self.model.spec,
             requirement=context.require,
             accept=accept,

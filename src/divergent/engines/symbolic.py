@@ -93,7 +93,7 @@ class SymbolicEngine(Engine):
         if self._proposed or self._rejected or self._undecodable or summary["diffs"] != 0:
             return None
         context = self.context
-        problem = proof_problem(context.implementations, context.signature, context.policy)
+        problem = proof_problem(context.implementations, context.signature, context.comparison)
         if problem is not None:
             self.not_a_proof = (
                 f"CrossHair explored every path ({summary['paths']}) without a difference, but that is no proof "

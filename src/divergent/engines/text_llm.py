@@ -185,7 +185,7 @@ class TextProbeEngine(LLMProbeEngine):
     def _open_session(self, accept: Callable[[Observation], bool] | None) -> TextProbeGenSession:
         context = self.context
         return TextProbeGenSession(
-            context, chat=self.chat, policy=context.policy, spec=self.model.spec, accept=accept,
+            context, chat=self.chat, comparison=context.comparison, spec=self.model.spec, accept=accept,
             limits=context.limits, isolation=context.isolation, seed=context.seed,
             should_stop=self._should_stop, on_node=self._take, store=self.model.store,
             run_parameters={"strategy": str(self.strategy), "k": self.k, "d": self.d, "engine": self.name,

@@ -142,6 +142,8 @@ class WorkerPool:
         self._closed = False
         #: numbers, strings and bytes the implementations computed when they loaded (decoded builtins)
         self.runtime_constants: list = []
+        #: facts the report should show about the runs (none: a worker's failures are outcomes)
+        self.notes: list[str] = []
         self._workers: list[WorkerProcess | None] = [None] * len(self.implementations)
         self._arguments = ArgumentEncodings(())
         try:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from divergent.errors import InvalidArgument
-from divergent.model import TextInput
+from divergent.model import AnyInput, TextInput
 from divergent.programs import BuildOptions
 from divergent.sandbox.launch import ProgramLimits
 from divergent.text_comparison import OutputMode
@@ -66,7 +66,7 @@ class ProgramOptions:
         examples: Any = self.examples
         if examples is None:
             examples = ()
-        elif isinstance(examples, str | Path | TextInput):
+        elif isinstance(examples, str | Path | AnyInput):
             examples = (examples,)
         object.__setattr__(self, "examples", tuple(examples))
         for name in ("cflags", "cxxflags"):

@@ -2,7 +2,7 @@
 building programs from source text, running them in the sandbox, and searching for a difference.
 
 * :func:`compare_on_inputs` (DCE, x86-64): build both programs once, run each input on both
-  (``divergent.sandbox.runner.open_runner`` with ``StdinProgram``s and ``TextInput``s), and compare
+  (``divergent.sandbox.process_runner.ProcessRunner`` with ``StdinProgram``s and ``TextInput``s), and compare
   each pair of outcomes exactly: how the run ended (exit code, signal, time or memory limit) and,
   when both exited normally, their whole output.
 * :func:`search_difference` (OJ): ``divergent.check`` on two Python stdin programs, the statement's
@@ -63,16 +63,14 @@ def compare_on_inputs(
         from divergent.load.programs import load_program_source
         from divergent.model import TextInput
         from divergent.sandbox.launch import ProgramLimits
-        from divergent.sandbox.limits import Limits
-        from divergent.sandbox.runner import open_runner
+        from divergent.sandbox.process_runner import ProcessRunner
     except ImportError:
         return not_executable(_NO_PROGRAMS)
     started = time.monotonic()
     try:
         programs = [load_program_source(source, language, label=f"program {n}") for n, source in
                     enumerate(sources, start=1)]
-        runner = open_runner(programs, limits=Limits(timeout=settings.timeout), isolation=settings.isolation,
-                             program_limits=ProgramLimits(time_limit=settings.timeout))
+        runner = ProcessRunner(programs, limits=ProgramLimits(time_limit=settings.timeout), isolation=settings.isolation)
     except LoadError as error:
         return not_executable(f"does not build: {' '.join(str(error).split())[:300]}")
     ran = normal = 0
