@@ -81,7 +81,7 @@ LAYERS: dict[str, int] = {
     # 5: the engines that drive a language model
     "engines.llm_probes": 5, "engines.randsearch": 5, "engines.text_llm": 5,
     # 6: the kinds of program (what differs between them), and what they read: the options, shrinking
-    "kinds": 6, "search.options": 6, "search.program_options": 6, "search.shrink": 6, "search.text_shrink": 6,
+    "kinds": 6, "options": 6, "search.shrink": 6, "search.text_shrink": 6,
     # the names of the kinds: data only, found by anyone (a report names its kind)
     "kinds.registry": 0,
     # 7: the search loop

@@ -17,10 +17,10 @@ from divergent.cli.app import input_errors, live_progress, process_started, stde
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
 from divergent.engines.settings import ProbeGenSettings
 from divergent.errors import InvalidArgument
+from divergent.kinds.program_options import DEFAULT_PROGRAM_OPTIONS
 from divergent.model import Budget
 from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.limits import Limits
-from divergent.search.program_options import DEFAULT_PROGRAM_OPTIONS
 
 # The option defaults come from the records that define them (divergent.search.SearchOptions's fields).
 _BUDGET = Budget()
@@ -226,7 +226,7 @@ class SearchArguments:
     db: Path | None = None
 
     def program_options(self) -> Any:
-        from divergent.search.program_options import ProgramOptions
+        from divergent.kinds.program_options import ProgramOptions
 
         return ProgramOptions(
             stdin=self.stdin, examples=tuple(self.example or ()), inputs_dir=self.inputs, generator=self.generator,

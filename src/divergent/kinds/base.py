@@ -25,10 +25,10 @@ from divergent.engines.base import Engine, WholePrograms
 from divergent.engines.registry import NEEDS_MODEL, parse_engine_list
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.model import AnyInput, Counterexample, Report
+from divergent.options import SearchOptions
 from divergent.programs import Program, Signature
 from divergent.report.presentation import Presentation, ReportExtras
 from divergent.sandbox.runner import Runner
-from divergent.search.options import SearchOptions
 
 if TYPE_CHECKING:
     from divergent.model import Input

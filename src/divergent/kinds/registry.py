@@ -42,7 +42,7 @@ def all_kinds() -> list[Any]:
 
 def choose_kind(specs: Sequence[object], options: Any) -> Any:
     """The one kind of the programs ``specs`` name under ``options`` (a
-    :class:`~divergent.search.options.SearchOptions`). Specs of two kinds are an input error."""
+    :class:`~divergent.options.SearchOptions`). Specs of two kinds are an input error."""
     kinds = all_kinds()
     claimed: dict[str, Any] = {}
     for spec in specs:

@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from divergent.errors import DivergentError, InvalidArgument
 from divergent.kinds.texts import TextKind
 from divergent.load.programs import load_program, names_whole_program
+from divergent.options import SearchOptions
 from divergent.programs import Program, PythonFunction, StdinProgram, with_distinct_labels
 from divergent.sandbox.builds import planned, reproduction
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.launch import ProgramLimits
 from divergent.sandbox.process_runner import ProcessRunner, build_all
 from divergent.sandbox.runner import Runner
-from divergent.search.options import SearchOptions
 
 
 class StdinPrograms(TextKind):

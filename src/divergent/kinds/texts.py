@@ -23,6 +23,7 @@ from divergent.errors import InvalidArgument, LoadError
 from divergent.kinds.base import ProgramKind, Subjects
 from divergent.load.programs import load_program
 from divergent.model import AnyInput, Counterexample, Report, TextInput
+from divergent.options import SearchOptions
 from divergent.programs import BuildOptions, Program, StdinProgram
 from divergent.report.presentation import ReportExtras
 from divergent.report.programs import RUNS, save_input
@@ -31,7 +32,6 @@ from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.launch import Job, ProgramLimits
 from divergent.sandbox.process_runner import ProgramService
 from divergent.sandbox.runner import Runner
-from divergent.search.options import SearchOptions
 from divergent.search.text_shrink import shrink_text
 from divergent.text_comparison import OutputComparison
 

@@ -20,8 +20,8 @@ from divergent.model import (
     Split,
     Verdict,
 )
+from divergent.options import ImplementationSpec, SearchOptions
 from divergent.search.loop import RESERVE_SECONDS, Search
-from divergent.search.options import ImplementationSpec, SearchOptions
 from divergent.search.partition import Partition
 from divergent.search.prepare import prepare
 from divergent.search.splitting import (

@@ -45,6 +45,7 @@ from divergent.model import (
     TimelinePoint,
     Verdict,
 )
+from divergent.options import Progress
 from divergent.sandbox.isolation import GUARANTEES, Isolation
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner
@@ -52,7 +53,6 @@ from divergent.search.confirmation import Confirmer
 from divergent.search.escalation import AdaptiveLimit, Escalated, Escalator, Pending
 from divergent.search.fresh import Prestarted, SpareRunners
 from divergent.search.notes import Journal, model_engine_notes, unsettled_notes
-from divergent.search.options import Progress
 from divergent.search.partition import Partition
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from divergent.errors import InvalidArgument
 from divergent.kinds.registry import choose_kind
+from divergent.options import ImplementationSpec, SearchOptions
 from divergent.programs import Program
 from divergent.search.fresh import Prestarted
 from divergent.search.loop import Search
-from divergent.search.options import ImplementationSpec, SearchOptions
 
 
 def load_programs(specs: Sequence[ImplementationSpec], options: SearchOptions | None = None,

@@ -200,8 +200,8 @@ def find_difference(
     isolation: str | None = None,
 ) -> Difference:
     """Run ``divergent.check`` on two versions of a task's program (seeds + mutation, an execution budget)."""
+    from divergent.options import SearchOptions
     from divergent.search import check
-    from divergent.search.options import SearchOptions
 
     try:
         implementations = [

@@ -111,8 +111,8 @@ def search_difference(
     try:
         from divergent.load.programs import load_program_source
         from divergent.model import Budget, TextInput
+        from divergent.options import SearchOptions
         from divergent.search import check
-        from divergent.search.options import SearchOptions
     except ImportError:
         return not_executable(_NO_PROGRAMS)
     started = time.monotonic()

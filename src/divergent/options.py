@@ -19,11 +19,11 @@ from divergent.comparison import Comparison
 from divergent.engines.registry import ENGINES, parse_engine_list
 from divergent.engines.settings import EngineSettings, ProbeGenSettings
 from divergent.errors import InvalidArgument
+from divergent.kinds.program_options import PROGRAM_OPTION_NAMES, ProgramOptions
 from divergent.model import AnyInput, Budget, EngineStats
 from divergent.policy import DEFAULT_POLICY
 from divergent.programs import Program
 from divergent.sandbox.limits import Limits
-from divergent.search.program_options import PROGRAM_OPTION_NAMES, ProgramOptions
 
 if TYPE_CHECKING:
     from divergent.llm.chat import ChatModel
