@@ -280,7 +280,12 @@ class TextKind(ProgramKind):
     def reproduction(self, cx: Counterexample, programs: Sequence[Program], options: SearchOptions, *,
                      test_dir: Path) -> str:
         return run_reproduction(cx, programs, test_dir=test_dir, settings=options.programs,
-                                comparison=self.test_comparison)
+                                comparison=self.test_comparison, workdir=self.workdir(programs))
+
+    def workdir(self, programs: Sequence[Program]) -> str | None:
+        """The directory the programs run from, when it matters (they name files relative to it):
+        a reproducing test runs them from there too. None: it does not matter."""
+        return None
 
     def run_commands(self, programs: Sequence[Program], options: SearchOptions, input_file: str) -> list[str]:
         """The command lines that run each program on ``input_file`` by hand."""

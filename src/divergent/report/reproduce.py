@@ -139,14 +139,16 @@ def run_reproduction(
     comparison: tuple[str, str] = ("from divergent.text_comparison import OutputComparison",
                                    'OutputComparison(mode=OPTIONS["output"], float_tol=OPTIONS["float_tol"], '
                                    "checker={checker})"),
+    workdir: str | None = None,
 ) -> str:
     """The text of a pytest module reproducing ``cx`` on programs reading a text (whole programs): it
     runs them in the sandbox on the input and compares their outputs as the run did. ``settings``:
     the run's ``ProgramOptions`` (output mode, tolerance, checker, limits), which the test passes on;
     ``comparison``: the import line and the expression that build the run's comparison in the test
-    (over ``OPTIONS``; ``{checker}`` is filled in)."""
+    (over ``OPTIONS``; ``{checker}`` is filled in); ``workdir``: the directory the programs ran from,
+    which the test runs them from too (commands name files relative to it)."""
     directory = Path(test_dir) if test_dir is not None else Path.cwd()
-    return _program_test(cx, programs, directory, settings, comparison)
+    return _program_test(cx, programs, directory, settings, comparison, workdir)
 
 
 def reproduction_test(cx: Counterexample, functions: Sequence[PythonFunction], **settings: Any) -> str:
@@ -337,7 +339,7 @@ def _sandboxed_test(cx: Counterexample, functions: Sequence[PythonFunction], dir
 
 
 def _program_test(cx: Counterexample, programs: Sequence[Program], directory: Path, settings: Any,
-                  comparison: tuple[str, str]) -> str:
+                  comparison: tuple[str, str], workdir: str | None) -> str:
     """Whole programs: run them in the sandbox on the input text and compare their outputs as the
     run did (output mode, tolerance, checker)."""
     text = cast(TextInput, cx.input).text
@@ -365,7 +367,9 @@ def _program_test(cx: Counterexample, programs: Sequence[Program], directory: Pa
         + "PROGRAMS = [\n" + "".join(f"    {spec},\n" for spec in specs) + "]\n"
         + "OPTIONS = {" + ", ".join(options) + "}\n"
         + f"INPUT = {text!r}\n\n\n"
-        + f"def test_{function}_programs_agree():\n"
+        + (f"def test_{function}_programs_agree(monkeypatch):\n"
+           f"    monkeypatch.chdir(HERE / {relative_path(workdir, directory)!r})  # they ran from there\n"
+           if workdir is not None else f"def test_{function}_programs_agree():\n")
         + "    item = TextInput(INPUT)\n"
         + "    outcomes = outcomes_on(PROGRAMS, item, **OPTIONS)\n"
         + f"    comparison = {comparison[1].format(checker=checker_label)}\n"

@@ -32,7 +32,7 @@ from pathlib import Path
 from divergent.errors import LoadError, SandboxUnavailable
 from divergent.load.programs import java_main_class
 from divergent.model import OutcomeKind
-from divergent.programs import BuildOptions, Language, StdinProgram
+from divergent.programs import BuildOptions, Language, Program, StdinProgram
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits
 
@@ -59,7 +59,7 @@ _CLASSES = "classes"
 class BuiltProgram:
     """A program ready to run: how the launcher starts it, and where its build lives."""
 
-    program: StdinProgram
+    program: Program
     #: "exec" (a binary, the JVM) or "python" (a script run from a fork of the launcher)
     mode: str
     argv: tuple[str, ...] = ()

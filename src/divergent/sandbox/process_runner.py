@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from divergent.errors import SandboxUnavailable
 from divergent.model import Outcome, OutcomeKind, TextInput
-from divergent.programs import StdinProgram
+from divergent.programs import Program, StdinProgram
 from divergent.sandbox.builds import BuiltProgram, build
 from divergent.sandbox.frames import ChildGone
 from divergent.sandbox.isolation import Isolation, choose_level
@@ -147,9 +147,11 @@ class _Task:
 class ProcessRunner:
     """Whole programs, each built once and served by its own sandboxed launcher."""
 
-    def __init__(self, programs: Sequence[StdinProgram], *, limits: ProgramLimits = ProgramLimits(),
+    def __init__(self, programs: Sequence[Program], *, limits: ProgramLimits = ProgramLimits(),
                  isolation: str | Isolation | None = None, checker: StdinProgram | None = None,
-                 checker_limits: ProgramLimits = CHECKER_LIMITS) -> None:
+                 checker_limits: ProgramLimits = CHECKER_LIMITS, built: Sequence[BuiltProgram] | None = None) -> None:
+        """``built``: the programs ready to run, one per program (for programs that need no build,
+        such as commands); by default each program is built here (:func:`build_all`)."""
         self.programs = tuple(programs)
         self.limits = limits
         self.level = choose_level(isolation)
@@ -166,7 +168,7 @@ class ProcessRunner:
         #: closed (perhaps from another thread, under a run: the run then ends, its rest not run)
         self._closed = False
         try:
-            self.built = self._build_all(checker)
+            self.built = self._build_all(checker, built)
             for index in range(len(self.programs)):
                 self._launchers[index] = start_launcher(self.built[index], limits, self.level)
             if checker is not None:
@@ -177,9 +179,11 @@ class ProcessRunner:
             self.close()
             raise
 
-    def _build_all(self, checker: StdinProgram | None) -> list[BuiltProgram]:
-        programs = [*self.programs, *([checker] if checker is not None else [])]
-        return build_all(programs, level=self.level, limits=self.limits)
+    def _build_all(self, checker: StdinProgram | None, built: Sequence[BuiltProgram] | None) -> list[BuiltProgram]:
+        helpers = [checker] if checker is not None else []
+        if built is not None:
+            return [*built, *build_all(helpers, level=self.level, limits=self.limits)]
+        return build_all([*self.programs, *helpers], level=self.level, limits=self.limits)  # type: ignore[list-item]
 
     @property
     def sandbox_pids(self) -> list[int]:
