@@ -23,6 +23,7 @@ from divergent.errors import InvalidArgument
 KINDS: dict[str, str] = {
     "python-function": "divergent.kinds.functions:PYTHON_FUNCTIONS",
     "stdin-program": "divergent.kinds.stdin_programs:STDIN_PROGRAMS",
+    "command": "divergent.kinds.commands:COMMANDS",
 }
 DEFAULT_KIND = next(iter(KINDS))
 
