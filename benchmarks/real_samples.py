@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from divergent import load
+from divergent.datasets import default_data_dir
 from divergent.engines.registry import NEEDS_MODEL
 from divergent.errors import DivergentError, LoadError, MissingSeeds, SandboxUnavailable, SignatureMismatch
 from divergent.kinds.functions import FUNCTION_ENGINES, PYTHON_FUNCTIONS, function_seeds
@@ -65,7 +66,8 @@ from divergent.sandbox.pool import WorkerPool
 from divergent.search import Progress, check
 from divergent.values import render
 
-DATA_DIR = Path("/work/shared/data/difftrust")
+# $DIVERGENT_BENCH_DATA (docs/incoherence.md), else shared/data/difftrust beside this checkout
+DATA_DIR = default_data_dir() or Path(__file__).resolve().parents[2] / "shared" / "data" / "difftrust"
 TASKS_FILE = DATA_DIR / "HumanEval" / "data" / "human-eval-v2-20210705.jsonl"
 SAMPLES_FILE = DATA_DIR / "candidates_HumanEval.jsonl.gz"
 RESULTS_FILE = Path(__file__).resolve().parent / "results" / "real_samples.jsonl"

@@ -46,7 +46,7 @@ def check_example(directory: Path) -> Example:
 
     import divergent
     from divergent.report.html import report_html
-    from divergent.report.reproduce import reproduction_test
+    from divergent.report.reproduce import call_reproduction
     from divergent.search import load_programs
 
     # labelled as `divergent check examples/old.py examples/new.py` in the repository shows them
@@ -57,7 +57,7 @@ def check_example(directory: Path) -> Example:
     ]
     report = divergent.check(implementations, budget=10, **FAST)
     assert report.counterexample is not None
-    test = reproduction_test(report.counterexample, implementations, test_dir=directory)
+    test = call_reproduction(report.counterexample, implementations, test_dir=directory)
     return Example("check", report_html(report, test=test), "Implementations differ", report.counterexample.call)
 
 

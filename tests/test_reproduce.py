@@ -13,7 +13,7 @@ from pathlib import Path
 import divergent
 from divergent.model import Budget
 from divergent.policy import EqualityPolicy, TimeoutRule
-from divergent.report.reproduce import reproduction_test
+from divergent.report.reproduce import call_reproduction
 from divergent.search import load_programs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ def emitted(tmp_path: Path, specs: list[str], policy: EqualityPolicy | None = No
     assert report.counterexample is not None, report
     test = tmp_path / "tests" / "test_reproduce_it.py"
     test.parent.mkdir(exist_ok=True)
-    test.write_text(reproduction_test(report.counterexample, implementations, test_dir=test.parent, policy=policy))
+    test.write_text(call_reproduction(report.counterexample, implementations, test_dir=test.parent, policy=policy))
     return test
 
 

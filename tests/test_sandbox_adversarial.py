@@ -1,4 +1,4 @@
-"""Hostile programs against the sandbox: one test per finding of issue K (docs/sandbox.md's table).
+"""Hostile programs against the sandbox: one test per finding of the sandbox's review (docs/sandbox.md's table).
 
 Each test plays an attack as an attacker would and asserts what the user would see: the secret
 never appears, the listener records no connection, the forger is reported as different or crashed

@@ -41,7 +41,9 @@ def clustering_json(clustering: Any, function_name: str, tests: Any = None) -> d
     data["tied"] = clustering.tied
     tied = [members for members in clustering.classes if len(members) == len(clustering.largest)]
     data["tied_classes"] = [[labels[i] for i in members] for members in tied]
-    probes = getattr(clustering, "probes", None)
+    from divergent.clustering.semantic import SemanticClustering
+
+    probes = clustering.probes if isinstance(clustering, SemanticClustering) else None
     if probes is not None:
         data["probes"] = [probe.as_dict(labels) for probe in probes]
         data["usage"] = {"model": clustering.model, **clustering.usage.as_dict()}
@@ -142,7 +144,9 @@ def render_clustering(clustering: Any, impls: list, console: Console, tests: Any
         console.print(f"[bold]{len(report.filtered_out)} difference(s) judged irrelevant[/bold] (split nothing):")
         for line in filtered_out_lines(report):
             console.print(f"    {line}", markup=False)
-    probes = getattr(clustering, "probes", None)
+    from divergent.clustering.semantic import SemanticClustering
+
+    probes = clustering.probes if isinstance(clustering, SemanticClustering) else None
     if probes:
         console.print(f"[bold]{len(probes)} ProbeGen probe(s)[/bold]:")
         for number, probe in enumerate(probes, 1):

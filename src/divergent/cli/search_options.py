@@ -9,7 +9,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,6 +20,9 @@ from divergent.errors import InvalidArgument
 from divergent.kinds.program_options import DEFAULT_PROGRAM_OPTIONS
 from divergent.model import Budget
 from divergent.policy import DEFAULT_POLICY
+
+if TYPE_CHECKING:
+    from divergent.llm.client import LLMClient
 from divergent.sandbox.limits import Limits
 
 # The option defaults come from the records that define them (divergent.search.SearchOptions's fields).
@@ -441,9 +444,9 @@ def run_search(implementations: list[str], arguments: SearchArguments, run: Call
                 options.llm.close()
 
 
-def model_data_note(llm: Any) -> str:
+def model_data_note(llm: LLMClient) -> str:
     """What the report says when a model took part: what left the machine, and for where."""
-    endpoint = getattr(getattr(llm, "settings", None), "base_url", None) or "the OpenAI API"
+    endpoint = llm.settings.base_url or "the OpenAI API"
     return (f"with --model, the programs' source, inputs and outputs (return values, exceptions, printed "
             f"text) were sent to {endpoint}, and the answers stored in the response cache")
 
@@ -452,12 +455,13 @@ def with_note(result: Any, note: str) -> Any:
     """``result`` (a Report, a Clustering, or a tuple starting with one) with one more note."""
     import dataclasses
 
+    from divergent.clustering import Clustering
     from divergent.model import Report
 
     if isinstance(result, tuple) and result:
         return (with_note(result[0], note), *result[1:])
     if isinstance(result, Report):
         return dataclasses.replace(result, notes=(*result.notes, note))
-    if dataclasses.is_dataclass(result) and isinstance(getattr(result, "report", None), Report):
-        return dataclasses.replace(result, report=with_note(result.report, note))  # type: ignore[arg-type]
+    if isinstance(result, Clustering):
+        return dataclasses.replace(result, report=with_note(result.report, note))
     return result

@@ -191,7 +191,7 @@ class LLMProbeEngine(Engine):
             self._ready.extend(divergent + others)
 
     def _stop_reason(self) -> EngineCannotProceed:
-        model = getattr(self.chat, "model", "the model")
+        model = self.chat.model
         if self._crash is not None:
             return _stop("failed", f"ProbeGen stopped: {self._crash}")
         result = self._result

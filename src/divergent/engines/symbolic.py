@@ -25,7 +25,7 @@ from divergent.engines.base import Engine, EngineContext
 from divergent.engines.proofs import proof_limits, proof_problem
 from divergent.errors import DivergentError, EngineCannotProceed, StopReason
 from divergent.model import Input, Proof
-from divergent.programs import Signature
+from divergent.preconditions import conforms
 from divergent.sandbox.isolation import choose_level
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.symbolic_process import SymbolicProcess
@@ -217,17 +217,11 @@ class SymbolicEngine(Engine):
 
 
 def _preconditions(context: EngineContext) -> Callable[[Input], bool]:
-    """The checks every proposed input must pass: the annotations (when the preconditions module is there) and
-    the user's requirement."""
-    conforms: Callable[[Input, Signature], bool] | None
-    try:
-        conforms = importlib.import_module("divergent.preconditions").conforms
-    except (ImportError, AttributeError):
-        conforms = None
+    """The checks every proposed input must pass: the annotations and the user's requirement."""
     signature, require = context.signature, context.require
 
     def check(candidate: Input) -> bool:
-        if conforms is not None and not conforms(candidate, signature):
+        if not conforms(candidate, signature):
             return False
         return require is None or bool(require(candidate))
 

@@ -76,7 +76,7 @@ class TextProbeGenSession(ProbeGenSession):
 
     def _task_prompt(self) -> str:
         return render_prompt(
-            "probegen_text_task", task_section=_task_section(getattr(self, "spec", None)),
+            "probegen_text_task", task_section=_task_section(self.spec),
             versions=show_sources(self.implementations), function_name=self.function_name,
         )
 

@@ -151,10 +151,6 @@ def run_reproduction(
     return _program_test(cx, programs, directory, settings, comparison, workdir)
 
 
-def reproduction_test(cx: Counterexample, functions: Sequence[PythonFunction], **settings: Any) -> str:
-    """:func:`call_reproduction` (the name of divergent 0.1)."""
-    return call_reproduction(cx, functions, **settings)
-
 
 def _loader(program: PythonFunction, index: int, directory: Path, embedded: bool, shared_modules: set[str]) -> str:
     name = f"reproduced_{index}_{identifier(program.label, index)}"

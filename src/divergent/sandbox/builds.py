@@ -15,7 +15,6 @@ file and the compiler's first lines; a missing compiler names the Debian package
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import os
@@ -419,8 +418,3 @@ def _copy_regular(source: Path, target: Path, program: StdinProgram) -> int:
 def _quote(text: str) -> str:
     return shlex.quote(text)
 
-
-def clear_cache(options: BuildOptions = BuildOptions()) -> None:
-    """Remove every build in the cache directory."""
-    with contextlib.suppress(FileNotFoundError):
-        shutil.rmtree(cache_dir(options))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from divergent.comparison import Comparison, TimeoutRule, behaviour_fingerprint
@@ -186,10 +186,6 @@ class Search:
     @property
     def spurious_filter(self) -> Any:
         return self.options.spurious_filter
-
-    @property
-    def progress(self) -> Callable[[Progress], None] | None:
-        return self.options.progress
 
     @property
     def engines(self) -> list[Engine]:
