@@ -326,7 +326,7 @@ def _sandboxed_test(cx: Counterexample, functions: Sequence[PythonFunction], dir
         + f"POLICY = {policy_source(policy)}\n\n\n"
         + f"def test_{function}_implementations_agree():\n"
         + f"    item = Input(args={to_source(tuple(call.args))}, kwargs={to_source(dict(call.kwargs))})\n"
-        + "    outcomes = outcomes_on(PROGRAMS, item, policy=POLICY)\n"
+        + "    outcomes = outcomes_on(PROGRAMS, item, comparison=POLICY)\n"
         + "    observation = POLICY.observe(item, outcomes)\n"
         + "    assert not observation.divergent, \"\\n\".join(\n"
         + "        f\"{spec}: {outcome.kind.value} {outcome.describe()}\" for spec, outcome in zip(PROGRAMS, outcomes)\n"
