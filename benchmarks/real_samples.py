@@ -58,9 +58,9 @@ from divergent.datasets import default_data_dir
 from divergent.engines.registry import NEEDS_MODEL
 from divergent.errors import DivergentError, LoadError, MissingSeeds, SandboxUnavailable, SignatureMismatch
 from divergent.kinds.functions import FUNCTION_ENGINES, PYTHON_FUNCTIONS, function_seeds
-from divergent.model import Budget, Input, Outcome, OutcomeKind, Report
 from divergent.policy import DEFAULT_POLICY
 from divergent.programs import PythonFunction
+from divergent.records import Budget, Input, Outcome, OutcomeKind, Report
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
 from divergent.search import Progress, check

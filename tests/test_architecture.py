@@ -36,13 +36,13 @@ def test_public_api_is_pinned() -> None:
 def test_foundation_modules_import_nothing_of_divergent_above_them() -> None:
     for name in ("errors.py", "values.py"):
         assert imported_divergent_modules(PACKAGE / name) == set(), name
-    assert imported_divergent_modules(PACKAGE / "model.py") <= {"divergent.values", "divergent.errors"}
+    assert imported_divergent_modules(PACKAGE / "records.py") <= {"divergent.values", "divergent.errors"}
 
 
 def test_store_knows_only_records() -> None:
     for path in (PACKAGE / "store").glob("*.py"):
         modules = imported_divergent_modules(path)
-        assert all(m.startswith(("divergent.store", "divergent.errors", "divergent.model")) or m == "divergent"
+        assert all(m.startswith(("divergent.store", "divergent.errors", "divergent.records")) or m == "divergent"
                    for m in modules), (path.name, modules)
 
 
@@ -68,7 +68,7 @@ def test_nothing_below_the_cli_imports_it() -> None:
 # TYPE_CHECKING) may only point to the same or a lower layer. docs/architecture.md draws this table.
 LAYERS: dict[str, int] = {
     # 0: the foundation: records, errors, the encoding, and the seams' vocabulary
-    "__init__": 0, "errors": 0, "values": 0, "model": 0, "programs": 0, "comparison": 0, "annotations": 0,
+    "__init__": 0, "errors": 0, "values": 0, "records": 0, "programs": 0, "comparison": 0, "annotations": 0,
     "probegen.strategies": 0,
     # 1: rules and services that know only records
     "policy": 1, "text_comparison": 1, "preconditions": 1, "store": 1, "llm": 1, "report": 1,
@@ -80,8 +80,8 @@ LAYERS: dict[str, int] = {
     "probegen": 4, "datasets": 4,
     # 5: the engines that drive a language model
     "engines.llm_probes": 5, "engines.randsearch": 5, "engines.text_llm": 5,
-    # 6: the kinds of program (what differs between them), and what they read: the options, shrinking
-    "kinds": 6, "options": 6, "search.shrink": 6, "search.text_shrink": 6,
+    # 6: the kinds of program (what differs between them, their shrinkers among it) and the options they read
+    "kinds": 6, "options": 6,
     # the names of the kinds: data only, found by anyone (a report names its kind)
     "kinds.registry": 0,
     # 7: the search loop
@@ -197,7 +197,7 @@ KIND_CLASSES = frozenset({
 #: branch on the kind there is no branch: the module is the kind's own.
 ONE_KIND_MODULES = (
     "kinds",  # every kind's module
-    "load.programs",  # whole programs' specs
+    "load.whole_programs",  # whole programs' specs
     "engines.proofs",  # the symbolic engine's proofs (Python functions)
     "engines.text_seeds", "engines.text_mutation", "engines.text_generator", "engines.text_llm",  # texts
 )

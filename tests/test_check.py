@@ -14,7 +14,7 @@ import pytest
 import divergent
 from divergent.clustering import cluster
 from divergent.errors import InvalidArgument, LoadError, MissingSeeds, SignatureMismatch
-from divergent.model import Budget, OutcomeKind, Verdict
+from divergent.records import Budget, OutcomeKind, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = {"engines": "seeds,mutation", "budget": Budget(seconds=10)}

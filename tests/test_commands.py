@@ -17,7 +17,7 @@ from divergent import TextInput
 from divergent.errors import InvalidArgument, LoadError
 from divergent.kinds.commands import COMMANDS, Command, CommandComparison
 from divergent.kinds.registry import KINDS, choose_kind, kind_named
-from divergent.model import Budget, Outcome, OutcomeKind
+from divergent.records import Budget, Outcome, OutcomeKind
 from divergent.search import SearchOptions, outcomes_on
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,9 +16,9 @@ from divergent.engines.seeds import SeedEngine, infer_annotation
 from divergent.engines.settings import EngineSettings, MutationOperators
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.kinds.functions import PYTHON_FUNCTIONS
-from divergent.model import Input, Observation, Outcome, OutcomeKind
 from divergent.preconditions import bind_arguments, conforms, make_requirement, nonconformity
 from divergent.programs import Parameter, ParameterKind, PythonFunction, Signature
+from divergent.records import Input, Observation, Outcome, OutcomeKind
 
 SOURCE = 'def f(x):\n    if x == 7919:\n        return "magic-word"\n    return x\n'
 

@@ -18,10 +18,10 @@ from divergent.errors import InvalidArgument
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
 from divergent.load import load_implementation
-from divergent.model import Input
 from divergent.probegen.session import ProbeGenSession
 from divergent.probegen.strategies import Strategy, branching, max_calls
 from divergent.probegen.tree import tree_from_json
+from divergent.records import Input
 from divergent.sandbox.generators import run_generator
 from divergent.store import Store
 from scripted_openai import Received, Reply, ScriptedOpenAI

@@ -17,7 +17,7 @@ from divergent.engines.randsearch import GENERATOR_FUNCTION
 from divergent.engines.text_llm import TEXT_GENERATOR_FUNCTION
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
-from divergent.model import Budget, TextInput, Verdict
+from divergent.records import Budget, TextInput, Verdict
 from divergent.search import check
 from scripted_openai import Received, ScriptedOpenAI
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from divergent.model import (
+from divergent.programs import PythonFunction, Signature
+from divergent.records import (
     Counterexample,
     EngineStats,
     ExitReason,
@@ -23,7 +24,6 @@ from divergent.model import (
     TimelinePoint,
     Verdict,
 )
-from divergent.programs import PythonFunction, Signature
 from divergent.report.json import report_json
 from divergent.report.presentation import ReportExtras
 from divergent.report.reproduce import call_reproduction

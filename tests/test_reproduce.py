@@ -11,8 +11,8 @@ import textwrap
 from pathlib import Path
 
 import divergent
-from divergent.model import Budget
 from divergent.policy import EqualityPolicy, TimeoutRule
+from divergent.records import Budget
 from divergent.report.reproduce import call_reproduction
 from divergent.search import load_programs
 

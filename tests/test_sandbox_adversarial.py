@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from divergent.errors import SandboxUnavailable
-from divergent.model import Input, OutcomeKind
 from divergent.programs import PythonFunction, Signature
+from divergent.records import Input, OutcomeKind
 from divergent.sandbox import isolation
 from divergent.sandbox.isolation import Isolation, available_levels
 from divergent.sandbox.limits import Limits

@@ -13,9 +13,9 @@ import divergent
 from divergent.engines.base import Engine
 from divergent.engines.portfolio import FIRST_TURN_BATCH, Portfolio
 from divergent.errors import EngineCannotProceed
-from divergent.model import Budget, Input, Observation, Outcome, OutcomeKind
 from divergent.policy import DEFAULT_POLICY
 from divergent.programs import PythonFunction, Signature
+from divergent.records import Budget, Input, Observation, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
 from divergent.search.escalation import AdaptiveLimit, Escalator, Pending

@@ -16,8 +16,8 @@ from divergent.engines.constants import Constants
 from divergent.engines.settings import EngineSettings
 from divergent.engines.symbolic import SymbolicEngine
 from divergent.errors import EngineCannotProceed
-from divergent.model import Input
 from divergent.programs import Parameter, ParameterKind, PythonFunction, Signature
+from divergent.records import Input
 from divergent.sandbox.child.symbolic_search import literal_from_repr
 
 pytest.importorskip("crosshair", reason="the symbolic engine needs crosshair-tool")

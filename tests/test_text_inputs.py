@@ -8,9 +8,9 @@ from divergent.engines.base import EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.text_mutation import TextMutationEngine, boundary_numbers, numbers_in_text
 from divergent.engines.text_structure import counts, parse, render
-from divergent.model import TextInput
+from divergent.kinds.text_shrink import shrink_text
 from divergent.programs import Language, Signature, StdinProgram
-from divergent.search.text_shrink import shrink_text
+from divergent.records import TextInput
 
 EXAMPLES = [
     "3\n1 2 3\n",

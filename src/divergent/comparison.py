@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from divergent.model import AnyInput, Observation, Outcome, OutcomeKind
+from divergent.records import AnyInput, Observation, Outcome, OutcomeKind
 from divergent.values import canonical_text
 
 

@@ -20,9 +20,9 @@ from divergent.engines.registry import ENGINES, parse_engine_list
 from divergent.engines.settings import EngineSettings, ProbeGenSettings
 from divergent.errors import InvalidArgument
 from divergent.kinds.program_options import PROGRAM_OPTION_NAMES, ProgramOptions
-from divergent.model import AnyInput, Budget, EngineStats
 from divergent.policy import DEFAULT_POLICY
 from divergent.programs import Program
+from divergent.records import AnyInput, Budget, EngineStats
 from divergent.sandbox.limits import Limits
 
 if TYPE_CHECKING:
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 #: what names an implementation: a spec string (``a.py:f``, ``pkg.mod:f``, ``HEAD~1:a.py:f``, a
 #: whole program ``a.cpp``, ``exec:PATH``), a live function, or a loaded program
 ImplementationSpec = str | Program | Callable[..., Any]
-#: a seed: a file of calls, an :class:`~divergent.model.Input`, or a tuple of arguments (for whole
-#: programs: a file holding one input, or a :class:`~divergent.model.TextInput`)
+#: a seed: a file of calls, an :class:`~divergent.records.Input`, or a tuple of arguments (for whole
+#: programs: a file holding one input, or a :class:`~divergent.records.TextInput`)
 SeedSpec = str | Path | AnyInput | tuple
 
 

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 
 from divergent.comparison import TimeoutRule, inconclusive_timeouts
 from divergent.errors import InvalidArgument
-from divergent.model import Encoded, Input, Observation, Outcome, OutcomeKind
+from divergent.records import Encoded, Input, Observation, Outcome, OutcomeKind
 from divergent.values import NotBuiltin, canonical_text, decode_builtin
 
 

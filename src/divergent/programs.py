@@ -13,7 +13,7 @@ The records of the kinds:
   run by a warm sandbox worker per implementation (:mod:`divergent.sandbox.pool`).
 * :class:`StdinProgram`: a whole program (C, C++, Java, a Python script, or any executable) that
   reads its input on stdin and writes its answer on stdout; it takes text inputs
-  (:class:`~divergent.model.TextInput`), is built once per source (:mod:`divergent.sandbox.builds`)
+  (:class:`~divergent.records.TextInput`), is built once per source (:mod:`divergent.sandbox.builds`)
   and run by the process runner (:mod:`divergent.sandbox.process_runner`), one process per input.
 """
 

@@ -16,8 +16,8 @@ from divergent.errors import InvalidArgument, LLMError, LLMUnavailable
 from divergent.llm.chat import ChatModel, Completion
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
-from divergent.model import FilterDecision, FilterVerdict, Input, Observation, Outcome, OutcomeKind
 from divergent.programs import PythonFunction
+from divergent.records import FilterDecision, FilterVerdict, Input, Observation, Outcome, OutcomeKind
 from divergent.values import render
 
 __all__ = ["SpuriousFilter", "parse_filter_answer"]

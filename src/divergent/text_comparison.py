@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from divergent.comparison import TimeoutRule, inconclusive_timeouts
 from divergent.errors import InvalidArgument
-from divergent.model import AnyInput, Observation, Outcome, OutcomeKind
+from divergent.records import AnyInput, Observation, Outcome, OutcomeKind
 
 _YES_NO = frozenset({"yes", "no"})
 

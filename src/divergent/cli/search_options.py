@@ -18,8 +18,8 @@ from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, Mo
 from divergent.engines.settings import ProbeGenSettings
 from divergent.errors import InvalidArgument
 from divergent.kinds.program_options import DEFAULT_PROGRAM_OPTIONS
-from divergent.model import Budget
 from divergent.policy import DEFAULT_POLICY
+from divergent.records import Budget
 
 if TYPE_CHECKING:
     from divergent.llm.client import LLMClient
@@ -245,7 +245,7 @@ class SearchArguments:
         ``--no-filter``)."""
         from divergent.cli.llm_options import chat_model_from_options
         from divergent.engines.settings import EngineSettings, ProbeGenSettings
-        from divergent.model import Budget
+        from divergent.records import Budget
         from divergent.sandbox.limits import Limits
         from divergent.search import SearchOptions
 
@@ -456,7 +456,7 @@ def with_note(result: Any, note: str) -> Any:
     import dataclasses
 
     from divergent.clustering import Clustering
-    from divergent.model import Report
+    from divergent.records import Report
 
     if isinstance(result, tuple) and result:
         return (with_note(result[0], note), *result[1:])

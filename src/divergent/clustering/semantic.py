@@ -52,10 +52,10 @@ from typing import Any
 from divergent.clustering.behaviour import Clustering
 from divergent.errors import InvalidArgument
 from divergent.llm.chat import ChatModel, Usage
-from divergent.model import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind, Verdict
 from divergent.probegen.session import ProbeGenSession
 from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, Strategy, max_calls
 from divergent.programs import PythonFunction
+from divergent.records import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind, Verdict
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
 from divergent.search import (

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from divergent.comparison import Comparison
 from divergent.engines.settings import EngineSettings, ModelAccess
-from divergent.model import AnyInput, Input, Observation, Proof, TextInput
 from divergent.policy import DEFAULT_POLICY
 from divergent.programs import Program, Signature
+from divergent.records import AnyInput, Input, Observation, Proof, TextInput
 
 if TYPE_CHECKING:
     from divergent.engines.constants import Constants

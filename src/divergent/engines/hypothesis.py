@@ -49,8 +49,8 @@ from divergent.engines.shapes import (
     TRICKY_CHARACTERS,
 )
 from divergent.errors import EngineCannotProceed
-from divergent.model import Input, Observation
 from divergent.programs import ParameterKind
+from divergent.records import Input, Observation
 
 __all__ = ["HypothesisEngine", "strategy_for"]
 

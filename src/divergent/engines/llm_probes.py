@@ -40,10 +40,10 @@ from typing import Any
 
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed, StopReason
-from divergent.model import Input, Observation
 from divergent.probegen.session import ProbeGenResult, ProbeGenSession
 from divergent.probegen.strategies import max_calls
 from divergent.probegen.tree import ProbeNode
+from divergent.records import Input, Observation
 
 __all__ = ["LLMProbeEngine"]
 

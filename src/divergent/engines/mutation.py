@@ -24,8 +24,8 @@ from divergent.engines.seeds import infer_annotation, parameter_values, satisfie
 from divergent.engines.settings import MutationOperators
 from divergent.engines.shapes import ANY_SHAPE, NONE_TYPE, CannotGenerate, minimal_value, shape_of
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.model import Input, Observation, OutcomeKind
 from divergent.programs import Parameter, ParameterKind
+from divergent.records import Input, Observation, OutcomeKind
 
 __all__ = ["MutationEngine"]
 

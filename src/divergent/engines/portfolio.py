@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.registry import NEEDS_MODEL
 from divergent.errors import EngineCannotProceed, InvalidArgument, MissingExtra
-from divergent.model import EngineStats, Input
+from divergent.records import EngineStats, Input
 
 #: inputs of an engine's first turn: enough to see its cost, few enough to answer fast
 FIRST_TURN_BATCH = 16

@@ -16,8 +16,8 @@ from typing import Any
 from divergent import preconditions
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed
-from divergent.model import Input
 from divergent.programs import ParameterKind, Signature
+from divergent.records import Input
 
 __all__ = ["SeedEngine", "infer_annotation", "parameter_values", "satisfies_requirement"]
 

@@ -24,8 +24,8 @@ from collections.abc import Callable
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.proofs import proof_limits, proof_problem
 from divergent.errors import DivergentError, EngineCannotProceed, StopReason
-from divergent.model import Input, Proof
 from divergent.preconditions import conforms
+from divergent.records import Input, Proof
 from divergent.sandbox.isolation import choose_level
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.symbolic_process import SymbolicProcess

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed
-from divergent.model import AnyInput, TextInput
+from divergent.records import AnyInput, TextInput
 from divergent.sandbox.launch import Job
 
 __all__ = ["GeneratorEngine"]

@@ -28,11 +28,11 @@ from divergent.llm.chat import Completion, Message, Usage
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
-from divergent.model import AnyInput, Observation, Outcome, OutcomeKind, TextInput
 from divergent.probegen.feedback import capped, shorten
 from divergent.probegen.session import ProbeGenSession
 from divergent.probegen.tree import ProbeNode, ProbeResult
 from divergent.programs import Signature
+from divergent.records import AnyInput, Observation, Outcome, OutcomeKind, TextInput
 from divergent.sandbox.generators import GeneratedInputs, run_generator
 
 __all__ = ["TEXT_GENERATOR_FUNCTION", "TextProbeEngine", "TextProbeGenSession", "TextRandSearchEngine"]

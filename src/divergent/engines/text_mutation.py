@@ -42,7 +42,7 @@ from divergent.engines.text_structure import (
     token_slots,
 )
 from divergent.errors import EngineCannotProceed
-from divergent.model import AnyInput, Observation, TextInput
+from divergent.records import AnyInput, Observation, TextInput
 
 __all__ = ["TextMutationEngine", "boundary_numbers", "numbers_in_text"]
 

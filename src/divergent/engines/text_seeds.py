@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed
-from divergent.model import AnyInput, TextInput
+from divergent.records import AnyInput, TextInput
 
 __all__ = ["TextSeedEngine"]
 

@@ -24,14 +24,14 @@ from divergent.comparison import Comparison
 from divergent.engines.base import Engine, WholePrograms
 from divergent.engines.registry import NEEDS_MODEL, parse_engine_list
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.model import AnyInput, Counterexample, Report
 from divergent.options import SearchOptions
 from divergent.programs import Program, Signature
+from divergent.records import AnyInput, Counterexample, Report
 from divergent.report.presentation import Presentation, ReportExtras
 from divergent.sandbox.runner import Runner
 
 if TYPE_CHECKING:
-    from divergent.model import Input
+    from divergent.records import Input
 
 
 class ProgramKind(abc.ABC):

@@ -27,9 +27,9 @@ from typing import ClassVar
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LoadError
 from divergent.kinds.texts import TextKind
-from divergent.model import Outcome, OutcomeKind
 from divergent.options import SearchOptions
 from divergent.programs import Program, StdinProgram, with_distinct_labels
+from divergent.records import Outcome, OutcomeKind
 from divergent.sandbox.bubblewrap import program_paths
 from divergent.sandbox.builds import BuiltProgram
 from divergent.sandbox.isolation import Isolation

@@ -17,16 +17,16 @@ from divergent import load
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument
 from divergent.kinds.base import ProgramKind, Subjects
-from divergent.model import AnyInput, Counterexample, Input
+from divergent.kinds.call_shrink import shrink as shrink_call
 from divergent.options import SearchOptions, SeedSpec
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
 from divergent.preconditions import conforms, make_requirement
 from divergent.programs import Program, PythonFunction, Signature, with_distinct_labels
+from divergent.records import AnyInput, Counterexample, Input
 from divergent.report.calls import CALLS
 from divergent.report.reproduce import call_reproduction
 from divergent.sandbox.pool import WorkerPool
 from divergent.sandbox.runner import Runner
-from divergent.search.shrink import shrink as shrink_call
 
 #: the engines of Python functions, in the portfolio's order (cheap ones first)
 FUNCTION_ENGINES: dict[str, str] = {

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from divergent.errors import InvalidArgument
-from divergent.model import AnyInput, TextInput
 from divergent.programs import BuildOptions
+from divergent.records import AnyInput, TextInput
 from divergent.sandbox.launch import ProgramLimits
 from divergent.text_comparison import OutputMode
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from divergent.errors import DivergentError, InvalidArgument
 from divergent.kinds.texts import TextKind
-from divergent.load.programs import load_program, names_whole_program
+from divergent.load.whole_programs import load_program, names_whole_program
 from divergent.options import SearchOptions
 from divergent.programs import Program, PythonFunction, StdinProgram, with_distinct_labels
 from divergent.sandbox.builds import planned, reproduction

@@ -21,18 +21,18 @@ from typing import ClassVar
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LoadError
 from divergent.kinds.base import ProgramKind, Subjects
-from divergent.load.programs import load_program
-from divergent.model import AnyInput, Counterexample, Report, TextInput
+from divergent.kinds.text_shrink import shrink_text
+from divergent.load.whole_programs import load_program
 from divergent.options import SearchOptions
 from divergent.programs import BuildOptions, Program, StdinProgram
+from divergent.records import AnyInput, Counterexample, Report, TextInput
 from divergent.report.presentation import ReportExtras
-from divergent.report.programs import RUNS, save_input
 from divergent.report.reproduce import run_reproduction
+from divergent.report.runs import RUNS, save_input
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.launch import Job, ProgramLimits
 from divergent.sandbox.process_runner import ProgramService
 from divergent.sandbox.runner import Runner
-from divergent.search.text_shrink import shrink_text
 from divergent.text_comparison import OutputComparison
 
 #: the engines of text inputs, in the portfolio's order (the others generate Python values)

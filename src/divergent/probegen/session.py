@@ -53,7 +53,6 @@ from divergent.llm.chat import ChatModel, Completion, Message, Usage
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
-from divergent.model import Input, Observation, Outcome
 from divergent.policy import DEFAULT_POLICY
 from divergent.preconditions import nonconformity
 from divergent.probegen.feedback import feedback, rendered_outputs, shorten
@@ -68,6 +67,7 @@ from divergent.probegen.strategies import (
 )
 from divergent.probegen.tree import ProbeNode, ProbeResult, ProbeTree, write_tree
 from divergent.programs import Program, Signature
+from divergent.records import Input, Observation, Outcome
 from divergent.sandbox.generators import DEFAULT_FUNCTION, run_generator
 from divergent.sandbox.limits import Limits
 

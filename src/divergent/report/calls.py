@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from divergent.model import Counterexample, Input, Outcome, OutcomeKind, Report
+from divergent.records import Counterexample, Input, Outcome, OutcomeKind, Report
 from divergent.report.json import filter_json, outcomes_json
 from divergent.report.presentation import ReportExtras
 from divergent.report.terminal import escaping

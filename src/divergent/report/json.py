@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from divergent.model import FilterVerdict, Outcome, Report
+from divergent.records import FilterVerdict, Outcome, Report
 from divergent.report.presentation import Presentation, ReportExtras, presentation_of
 
 

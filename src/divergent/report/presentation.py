@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from rich.console import Console
 
 from divergent.kinds.registry import kind_named
-from divergent.model import Counterexample, Outcome, Report
+from divergent.records import Counterexample, Outcome, Report
 
 
 @dataclass(frozen=True)

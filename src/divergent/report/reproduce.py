@@ -30,9 +30,9 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, cast
 
-from divergent.model import Counterexample, Input, OutcomeKind, TextInput
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy, ExceptionEquality
 from divergent.programs import Program, PythonFunction
+from divergent.records import Counterexample, Input, OutcomeKind, TextInput
 from divergent.values import to_source
 
 #: outcome kinds an in-process call can reproduce (the others need the sandbox)

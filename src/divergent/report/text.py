@@ -1,7 +1,7 @@
 """Rendering reports for people: rich terminal output and plain text (the reproducing test is made
 by :mod:`divergent.report.reproduce`, the HTML report by :mod:`divergent.report.html`).
 
-Renders stored records only (a :class:`~divergent.model.Report`); it never runs anything.
+Renders stored records only (a :class:`~divergent.records.Report`); it never runs anything.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from divergent.model import FilterDecision, FilterVerdict, Outcome, OutcomeKind, Report
+from divergent.records import FilterDecision, FilterVerdict, Outcome, OutcomeKind, Report
 from divergent.report.presentation import ReportExtras, presentation_of
 
 

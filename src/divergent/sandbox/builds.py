@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from divergent.errors import LoadError, SandboxUnavailable
-from divergent.load.programs import java_main_class
-from divergent.model import OutcomeKind
+from divergent.load.whole_programs import java_main_class
 from divergent.programs import BuildOptions, Language, Program, StdinProgram
+from divergent.records import OutcomeKind
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from divergent.errors import InvalidArgument, SandboxUnavailable
-from divergent.model import Outcome, OutcomeKind
+from divergent.records import Outcome, OutcomeKind
 from divergent.sandbox.frames import ChildConnection, ChildGone, ProtocolViolation, start_child
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.limits import Limits

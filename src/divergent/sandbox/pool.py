@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from divergent.errors import LoadError, SandboxUnavailable
-from divergent.model import ExceptionInfo, Input, Outcome, OutcomeKind
 from divergent.programs import PythonFunction
+from divergent.records import ExceptionInfo, Input, Outcome, OutcomeKind
 from divergent.sandbox.child.kit import NO_PROGRESS, PROGRESS_RECORD
 from divergent.sandbox.child.wire import (
     Malformed,

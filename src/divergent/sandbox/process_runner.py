@@ -3,7 +3,7 @@
 :class:`ProcessRunner` builds every program once (:mod:`divergent.sandbox.builds`), then starts one
 sandboxed launcher per program (:mod:`divergent.sandbox.launch`): the sandbox starts once per
 program, never per input. :meth:`ProcessRunner.run` sends each launcher the batch and gathers one
-:class:`~divergent.model.Outcome` per program and input. A launcher that dies or hangs gives the run
+:class:`~divergent.records.Outcome` per program and input. A launcher that dies or hangs gives the run
 it was on a crash or timeout outcome and is replaced; the batch goes on.
 
 With a checker (``--checker``, testlib's convention ``checker input output answer``, exit 0 =
@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from divergent.errors import SandboxUnavailable
-from divergent.model import Outcome, OutcomeKind, TextInput
 from divergent.programs import Program, StdinProgram
+from divergent.records import Outcome, OutcomeKind, TextInput
 from divergent.sandbox.builds import BuiltProgram, build
 from divergent.sandbox.frames import ChildGone
 from divergent.sandbox.isolation import Isolation, choose_level

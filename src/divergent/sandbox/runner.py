@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from divergent.model import AnyInput, Outcome
+from divergent.records import AnyInput, Outcome
 from divergent.sandbox.isolation import Isolation
 
 

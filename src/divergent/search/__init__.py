@@ -4,7 +4,7 @@ Rooms: :mod:`~divergent.options` (the one options record), :mod:`~divergent.sear
 (choose the kind of program, load once, set up, start), :mod:`~divergent.search.loop` (the engine room:
 :class:`Search`), :mod:`~divergent.search.partition` (behaviour classes),
 :mod:`~divergent.search.splitting` (refining classes on confirmed differences, the filter's say),
-:mod:`~divergent.search.shrink` (smaller counterexamples), :mod:`~divergent.search.check`
+:mod:`~divergent.kinds.call_shrink` (smaller counterexamples), :mod:`~divergent.search.check`
 (``check`` and ``assert_equivalent``).
 """
 

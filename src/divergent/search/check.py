@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from divergent.kinds.registry import choose_kind
-from divergent.model import (
+from divergent.options import ImplementationSpec, SearchOptions
+from divergent.records import (
     AnyInput,
     Budget,
     Counterexample,
@@ -20,7 +21,6 @@ from divergent.model import (
     Split,
     Verdict,
 )
-from divergent.options import ImplementationSpec, SearchOptions
 from divergent.search.loop import RESERVE_SECONDS, Search
 from divergent.search.partition import Partition
 from divergent.search.prepare import prepare
@@ -246,8 +246,8 @@ def outcomes_on(
     (:mod:`divergent.report.reproduce`). Compare them with the run's comparison
     (``comparison.observe(item, outcomes)``).
 
-    ``item`` is an input of the programs' kind: an :class:`~divergent.model.Input` or a tuple of
-    arguments for functions, a :class:`~divergent.model.TextInput` for whole programs;
+    ``item`` is an input of the programs' kind: an :class:`~divergent.records.Input` or a tuple of
+    arguments for functions, a :class:`~divergent.records.TextInput` for whole programs;
     ``options``/``changes`` as for :func:`check` (``function``, ``limits``, ``isolation``,
     ``comparison``, and for whole programs their options: limits, build flags, a checker)."""
     chosen = SearchOptions.of(options, **changes)

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from divergent.kinds.base import Subjects
-from divergent.model import AnyInput, Observation, Outcome, OutcomeKind
+from divergent.records import AnyInput, Observation, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner
 from divergent.search.escalation import Escalated

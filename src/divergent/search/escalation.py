@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from divergent.comparison import Comparison, TimeoutRule
-from divergent.model import Observation, Outcome, OutcomeKind
+from divergent.records import Observation, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner
 

@@ -32,7 +32,8 @@ from divergent.engines.portfolio import TURN_SECONDS, requested_classes, start_p
 from divergent.engines.settings import ModelAccess
 from divergent.kinds.base import Subjects
 from divergent.llm.chat import ChatModel
-from divergent.model import (
+from divergent.options import Progress
+from divergent.records import (
     AnyInput,
     Budget,
     Counterexample,
@@ -45,7 +46,6 @@ from divergent.model import (
     TimelinePoint,
     Verdict,
 )
-from divergent.options import Progress
 from divergent.sandbox.isolation import GUARANTEES, Isolation
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner

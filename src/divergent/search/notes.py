@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 
 from divergent.engines.base import Engine
 from divergent.engines.registry import NEEDS_MODEL
-from divergent.model import EngineStats, OutcomeKind
 from divergent.options import Progress
 from divergent.programs import Program
+from divergent.records import EngineStats, OutcomeKind
 from divergent.search.escalation import Pending
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from divergent.engines.base import Engine
-from divergent.model import AnyInput, Outcome
+from divergent.records import AnyInput, Outcome
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.runner import Runner
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from divergent.model import Counterexample, ExitReason, FilterDecision, FilterVerdict, Observation, Split
+from divergent.records import Counterexample, ExitReason, FilterDecision, FilterVerdict, Observation, Split
 from divergent.search.loop import Search
 from divergent.search.partition import Partition, refine
 

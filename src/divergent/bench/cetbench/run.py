@@ -34,7 +34,7 @@ from divergent.bench.equibench.verdicts import ExecutionResult, ExecutionVerdict
 from divergent.errors import DivergentError, InvalidArgument, LLMError, SignatureMismatch
 from divergent.llm.chat import ChatModel, Usage
 from divergent.llm.prompts import render
-from divergent.model import Budget
+from divergent.records import Budget
 from divergent.sandbox.limits import Limits
 from divergent.store import RunRecord, Store
 

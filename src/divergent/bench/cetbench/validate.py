@@ -23,8 +23,8 @@ from divergent.datasets import Task
 from divergent.datasets.tasks import parse_or_none
 from divergent.errors import DivergentError, LoadError
 from divergent.load import load_source
-from divergent.model import Budget, Input, OutcomeKind
 from divergent.programs import PythonFunction
+from divergent.records import Budget, Input, OutcomeKind
 from divergent.sandbox.limits import Limits
 
 __all__ = ["Difference", "TaskTests", "VersionTester", "find_difference", "task_tests"]

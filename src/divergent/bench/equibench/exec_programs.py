@@ -60,8 +60,8 @@ def compare_on_inputs(
     """Run every input on both programs (until the budget runs out); the first input on which they
     end differently is the witness."""
     try:
-        from divergent.load.programs import load_program_source
-        from divergent.model import TextInput
+        from divergent.load.whole_programs import load_program_source
+        from divergent.records import TextInput
         from divergent.sandbox.launch import ProgramLimits
         from divergent.sandbox.process_runner import ProcessRunner
     except ImportError:
@@ -109,9 +109,9 @@ def search_difference(
     """``divergent.check`` on two Python stdin programs from the statement's samples (``validator``: a
     program that accepts the valid inputs; the others never count)."""
     try:
-        from divergent.load.programs import load_program_source
-        from divergent.model import Budget, TextInput
+        from divergent.load.whole_programs import load_program_source
         from divergent.options import SearchOptions
+        from divergent.records import Budget, TextInput
         from divergent.search import check
     except ImportError:
         return not_executable(_NO_PROGRAMS)

@@ -19,7 +19,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from divergent.model import AnyInput, Counterexample, Outcome, OutcomeKind, Report, TextInput
+from divergent.records import AnyInput, Counterexample, Outcome, OutcomeKind, Report, TextInput
 from divergent.report.presentation import ReportExtras
 from divergent.report.terminal import escaping
 from divergent.text_comparison import OutputComparison
