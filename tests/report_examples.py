@@ -167,7 +167,7 @@ def probegen_example(directory: Path) -> Example:
 
 
 def bench_judgements() -> list:
-    from divergent.report.evaluation import Judgement
+    from divergent.report.evaluation import ScoredAnswer
 
     judgements = []
     truths = {"dce": ["equivalent", "inequivalent"] * 4, "cuda": ["equivalent"] * 3 + ["inequivalent"] * 5,
@@ -175,9 +175,9 @@ def bench_judgements() -> list:
     for category, labels in truths.items():
         for i, truth in enumerate(labels):
             item = f"{category}-{i}"
-            judgements.append(Judgement(item, category, truth, "equivalent", judge="always-equivalent"))
+            judgements.append(ScoredAnswer(item, category, truth, "equivalent", judge="always-equivalent"))
             guess = truth if i % 3 else ("inequivalent" if truth == "equivalent" else None)
-            judgements.append(Judgement(item, category, truth, guess, judge="careful-model"))
+            judgements.append(ScoredAnswer(item, category, truth, guess, judge="careful-model"))
     return judgements
 
 

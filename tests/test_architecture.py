@@ -190,7 +190,7 @@ def test_no_module_is_a_god_module() -> None:
 #: defines: :func:`kind_classes`)
 KIND_CLASSES = frozenset({
     "PythonFunction", "Implementation", "StdinProgram", "Input", "TextInput", "EqualityPolicy", "OutputComparison",
-    "WholePrograms",
+    "TextServices",
 })
 #: modules that serve one kind of program (or the kinds whose input is a text) and nothing else: the
 #: kinds themselves, the loader of whole programs, and the engines only a kind's table names. A
@@ -223,7 +223,8 @@ def _names(node: ast.AST) -> set[str]:
 
 def kind_branches(path: Path, classes: frozenset[str]) -> list[str]:
     """Where a module asks which kind of program it holds: ``isinstance`` (or ``type(...) is``)
-    against a kind's classes, or ``programs is None`` (whole programs' services or none)."""
+    against a kind's classes, or ``services is None`` (the services of text kinds, or none: the way
+    the search once told whole programs from functions, ``programs is None``)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass") \
@@ -232,8 +233,8 @@ def kind_branches(path: Path, classes: frozenset[str]) -> list[str]:
         elif isinstance(node, ast.Compare) and len(node.ops) == 1:
             left, right = node.left, node.comparators[0]
             if isinstance(node.ops[0], ast.Is | ast.IsNot) and isinstance(right, ast.Constant) and right.value is None \
-                    and "programs" in _names(left) and isinstance(left, ast.Name | ast.Attribute):
-                found.append(f"line {node.lineno}: programs is None")
+                    and _names(left) & {"programs", "services"} and isinstance(left, ast.Name | ast.Attribute):
+                found.append(f"line {node.lineno}: {' '.join(sorted(_names(left)))} is None")
             if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "type" \
                     and _names(right) & classes:
                 found.append(f"line {node.lineno}: type(...) is {', '.join(sorted(_names(right) & classes))}")
@@ -253,6 +254,7 @@ def test_nothing_outside_the_kinds_asks_which_kind_of_program_it_holds() -> None
 def test_the_rule_sees_a_branch_on_the_kind(tmp_path: Path) -> None:
     module = tmp_path / "branchy.py"
     module.write_text("def f(item, context):\n    if isinstance(item, TextInput):\n        return 1\n"
-                      "    if context.programs is None:\n        return 2\n    return type(item) is Input\n")
+                      "    if context.services is None:\n        return 2\n    if self.programs is not None:\n"
+                      "        return 3\n    return type(item) is Input\n")
     assert [branch.split(":")[1].strip() for branch in kind_branches(module, kind_classes())] == [
-        "isinstance(..., TextInput)", "programs is None", "type(...) is Input"]
+        "isinstance(..., TextInput)", "services is None", "programs is None", "type(...) is Input"]

@@ -53,7 +53,7 @@ from divergent.clustering.behaviour import Clustering
 from divergent.errors import InvalidArgument
 from divergent.llm.chat import ChatModel, Usage
 from divergent.probegen.session import ProbeGenSession
-from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, Strategy, max_calls
+from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, TreeStrategy, max_calls
 from divergent.programs import PythonFunction
 from divergent.records import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind, Verdict
 from divergent.sandbox.limits import Limits
@@ -207,7 +207,7 @@ def semantic_cluster(
     spec: str | None = None,
     spurious_filter: SpuriousFilter | bool | None = True,
     tests: str | Path | None = None,
-    strategy: Strategy | str = DEFAULT_STRATEGY,
+    strategy: TreeStrategy | str = DEFAULT_STRATEGY,
     k: int = DEFAULT_K,
     d: int = DEFAULT_D,
     store: Any = None,
@@ -267,7 +267,7 @@ def _run(
     *,
     probes: int,
     spec: str | None,
-    strategy: Strategy | str,
+    strategy: TreeStrategy | str,
     k: int,
     d: int,
     store: Any,
@@ -325,7 +325,7 @@ def _probe(
     step: int,
     *,
     spec: str | None,
-    strategy: Strategy | str,
+    strategy: TreeStrategy | str,
     k: int,
     d: int,
     store: Any,

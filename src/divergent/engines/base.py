@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from divergent.sandbox.runner import Runner
 
 
-class WholePrograms(Protocol):
+class TextServices(Protocol):
     """What a search over programs reading a text offers the engines of texts: the validator's
     verdicts, the generator program, a runner (``divergent.kinds.texts.TextSubjects``)."""
 
@@ -82,7 +82,7 @@ class EngineContext:
     settings: EngineSettings = field(default_factory=EngineSettings)
     #: what programs reading a text offer their engines (the validator, the generator, a runner);
     #: None for other kinds
-    programs: WholePrograms | None = None
+    services: TextServices | None = None
 
     @property
     def text_seeds(self) -> tuple[TextInput, ...]:

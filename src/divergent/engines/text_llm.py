@@ -62,10 +62,10 @@ class TextProbeGenSession(ProbeGenSession):
     """ProbeGen's tree search over whole programs: the model yields input texts."""
 
     def __init__(self, context: EngineContext, **settings: object) -> None:
-        programs = context.programs
-        assert programs is not None
-        self.support = programs
-        self._runner = programs.open_runner()
+        services = context.services
+        assert services is not None
+        self.support = services
+        self._runner = services.open_runner()
         super().__init__(
             context.implementations, signature=Signature(), function_name=TEXT_GENERATOR_FUNCTION,
             executor=self._runner.run, **settings,  # type: ignore[arg-type]
@@ -178,7 +178,7 @@ class TextProbeEngine(LLMProbeEngine):
     """ProbeGen for whole programs, in a background thread (see :mod:`divergent.engines.llm_probes`)."""
 
     def __init__(self, context: EngineContext) -> None:
-        if context.programs is None:
+        if context.services is None:
             raise EngineCannotProceed("unsupported", "this is ProbeGen for whole programs")
         super().__init__(context)
 
@@ -199,10 +199,10 @@ class TextRandSearchEngine(RandSearchEngine):
     repair_template = "randsearch_text_repair"
 
     def __init__(self, context: EngineContext) -> None:
-        if context.programs is None:
+        if context.services is None:
             raise EngineCannotProceed("unsupported", "this is RandSearch for whole programs")
         super().__init__(context)
-        self.support = context.programs
+        self.support = context.services
         # The validator judges in _run: what reaches the queue is valid.
         self._precondition = lambda item: True
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from divergent.comparison import Comparison
-from divergent.engines.base import Engine, WholePrograms
+from divergent.engines.base import Engine, TextServices
 from divergent.engines.registry import NEEDS_MODEL, parse_engine_list
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.options import SearchOptions
@@ -144,7 +144,7 @@ class Subjects:
 
     def __init__(self, kind: ProgramKind, programs: Sequence[Program], options: SearchOptions, *,
                  comparison: Comparison, signature: Signature = Signature(),
-                 requirement: Callable[[Input], bool] | None = None, services: WholePrograms | None = None,
+                 requirement: Callable[[Input], bool] | None = None, services: TextServices | None = None,
                  notes: Sequence[str] = ()) -> None:
         if not programs:
             raise InvalidArgument("nothing to compare")

@@ -2,7 +2,7 @@
 of texts, the seeds (examples, test files), the helper programs (a validator judging inputs, a
 generator printing them, a checker judging outputs), text shrinking, the output comparison, the
 reports' runs and reproduction, and :class:`TextSubjects`, which is also what the engines of texts
-see (``EngineContext.programs``: :class:`divergent.engines.base.WholePrograms`).
+see (``EngineContext.programs``: :class:`divergent.engines.base.TextServices`).
 
 A kind of text programs subclasses :class:`TextKind` and says how its specs load, how its programs
 are prepared (built) and how a runner of them starts.
@@ -306,7 +306,7 @@ class TextKind(ProgramKind):
 class TextSubjects(Subjects):
     """Programs reading a text on stdin, with their helpers: the validator as a batch precondition,
     the generator, the checker, each run's limits. Also what the engines of texts use
-    (:class:`divergent.engines.base.WholePrograms`)."""
+    (:class:`divergent.engines.base.TextServices`)."""
 
     # A whole program's time limit is the judge's (--time-limit): its runs are not given smaller,
     # adaptive limits, and its timeouts are not re-run longer (docs/programs.md).

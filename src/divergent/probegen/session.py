@@ -60,7 +60,7 @@ from divergent.probegen.strategies import (
     DEFAULT_D,
     DEFAULT_K,
     DEFAULT_STRATEGY,
-    Strategy,
+    TreeStrategy,
     as_strategy,
     branching,
     max_calls,
@@ -351,7 +351,7 @@ class ProbeGenSession:
     # -- search -------------------------------------------------------------------------------------
 
     def search(
-        self, *, strategy: Strategy | str = DEFAULT_STRATEGY, k: int = DEFAULT_K, d: int = DEFAULT_D
+        self, *, strategy: TreeStrategy | str = DEFAULT_STRATEGY, k: int = DEFAULT_K, d: int = DEFAULT_D
     ) -> ProbeGenResult:
         """Breadth first under ``strategy`` up to depth ``d``, stopping at the first success.
 
@@ -379,7 +379,7 @@ class ProbeGenSession:
             frontier = next_frontier
         return self._result(None, "exhausted")
 
-    def sample_tree(self, *, strategy: Strategy | str = Strategy.FULL, k: int = 5, d: int = 5) -> ProbeNode:
+    def sample_tree(self, *, strategy: TreeStrategy | str = TreeStrategy.FULL, k: int = 5, d: int = 5) -> ProbeNode:
         """The whole tree under ``strategy`` (successes are leaves), for the search-strategy
         analysis (Sec. 4.1 samples Full with K = D = 5). Returns the root."""
         strategy = as_strategy(strategy)

@@ -33,7 +33,7 @@ from divergent.records import Outcome, OutcomeKind, TextInput
 from divergent.sandbox.builds import BuiltProgram, build
 from divergent.sandbox.frames import ChildGone
 from divergent.sandbox.isolation import Isolation, choose_level
-from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits, RunResult
+from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits, ProgramRun
 
 #: inputs sent to a launcher in one batch (results stream back one by one)
 _CHUNK = 256
@@ -78,7 +78,7 @@ class ProgramService:
     def label(self) -> str:
         return self.program.label
 
-    def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[RunResult | None]:
+    def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[ProgramRun | None]:
         """One result per job (None: not run before ``deadline``)."""
         if self.workers == 1 or len(jobs) < 2 * self.workers:
             return self._run_on(0, jobs, deadline)
@@ -89,8 +89,8 @@ class ProgramService:
         futures = [self._pool.submit(self._run_on, k, part, deadline) for k, part in enumerate(parts)]
         return [result for future in futures for result in future.result()]
 
-    def _run_on(self, slot: int, jobs: Sequence[Job], deadline: float | None) -> list[RunResult | None]:
-        results: list[RunResult | None] = [None] * len(jobs)
+    def _run_on(self, slot: int, jobs: Sequence[Job], deadline: float | None) -> list[ProgramRun | None]:
+        results: list[ProgramRun | None] = [None] * len(jobs)
         position = 0
         while position < len(jobs):
             if deadline is not None and time.monotonic() >= deadline:
@@ -297,7 +297,7 @@ class ProcessRunner:
         how = launcher.kill()
         if unreported:
             culprit = unreported.pop(0)
-            result = RunResult.hung(patience) if hung else RunResult.crashed(how)
+            result = ProgramRun.hung(patience) if hung else ProgramRun.crashed(how)
             results[culprit][i] = result.outcome()
         task.todo = unreported + task.todo
         task.in_flight = False
@@ -354,7 +354,7 @@ class ProcessRunner:
         judged = iter(states)
         return [None if row is None else tuple(next(judged).outcomes) for row in rows]
 
-    def _checker_failed(self, verdict: RunResult) -> None:
+    def _checker_failed(self, verdict: ProgramRun) -> None:
         self._checker_failures += 1
         if self._checker_failures == 1:
             label = self.checker.label if self.checker else "the checker"
@@ -377,7 +377,7 @@ class ProcessRunner:
         self.close()
 
 
-def _checker_message(verdict: RunResult | None) -> str:
+def _checker_message(verdict: ProgramRun | None) -> str:
     if verdict is None:
         return "checker: not run"
     text = (verdict.stderr or verdict.stdout).strip().splitlines()

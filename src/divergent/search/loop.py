@@ -134,7 +134,7 @@ class Search:
             comparison=self.comparison,
             model=model,
             settings=options.engine_settings,
-            programs=self.subjects.services,
+            services=self.subjects.services,
         )
         self.portfolio = start_portfolio(self.engine_names, self.kind.engine_class, self.context,
                                          requested=classes, note=self.journal.note)

@@ -159,7 +159,7 @@ class CodeRunner(Protocol):
 #   divergent.programs.BuildOptions(cxxflags=, cflags=, cache_dir=), Language
 #   divergent.sandbox.isolation.choose_level(isolation) -> Isolation
 #   divergent.sandbox.launch.Job(stdin=bytes, args=tuple), ProgramLimits(time_limit=, memory_mb=, output_bytes=)
-#   divergent.sandbox.process_runner.ProgramService(program, limits=, level=).run(jobs) -> [launch.RunResult | None]
+#   divergent.sandbox.process_runner.ProgramService(program, limits=, level=).run(jobs) -> [launch.ProgramRun | None]
 #   divergent.text_comparison.OutputComparison().outputs_equal(a, b)
 #   divergent.search.check.check([StdinProgram, StdinProgram], shrink=False, stdin=True, examples=[TextInput], validator=PATH,
 #       generator=PATH, budget=, seed=, time_limit=, memory_limit=, isolation=) -> Report
