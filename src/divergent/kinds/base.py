@@ -18,7 +18,7 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from divergent.comparison import Comparison
 from divergent.engines.base import Engine, TextServices
@@ -32,6 +32,19 @@ from divergent.sandbox.runner import Runner
 
 if TYPE_CHECKING:
     from divergent.records import Input
+
+RecordT = TypeVar("RecordT")
+
+
+def records_of(programs: Sequence[Program], record: type[RecordT], noun: str) -> list[RecordT]:
+    """The programs as the records of one kind (its runner and its reports need them); a program of
+    another kind is an input error."""
+    found = []
+    for program in programs:
+        if not isinstance(program, record):
+            raise InvalidArgument(f"{program.label!r} is not a {noun}")
+        found.append(program)
+    return found
 
 
 class ProgramKind(abc.ABC):

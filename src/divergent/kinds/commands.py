@@ -26,6 +26,7 @@ from typing import ClassVar
 
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LoadError
+from divergent.kinds.base import records_of
 from divergent.kinds.texts import TextKind
 from divergent.options import SearchOptions
 from divergent.programs import Program, StdinProgram, with_distinct_labels
@@ -147,12 +148,7 @@ class Commands(TextKind):
 
 
 def _commands(programs: Sequence[Program]) -> list[Command]:
-    found = []
-    for program in programs:
-        if not isinstance(program, Command):
-            raise InvalidArgument(f"{program.label!r} is not a command")
-        found.append(program)
-    return found
+    return records_of(programs, Command, Commands.noun)
 
 
 def _ready(command: Command, level: Isolation) -> BuiltProgram:

@@ -16,7 +16,7 @@ from pathlib import Path
 from divergent import load
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument
-from divergent.kinds.base import ProgramKind, Subjects
+from divergent.kinds.base import ProgramKind, Subjects, records_of
 from divergent.kinds.call_shrink import shrink as shrink_call
 from divergent.options import SearchOptions, SeedSpec
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
@@ -109,12 +109,7 @@ class PythonFunctions(ProgramKind):
 
 
 def _functions(programs: Sequence[Program]) -> list[PythonFunction]:
-    functions = []
-    for program in programs:
-        if not isinstance(program, PythonFunction):
-            raise InvalidArgument(f"{program.label!r} is not a Python function")
-        functions.append(program)
-    return functions
+    return records_of(programs, PythonFunction, PythonFunctions.noun)
 
 
 def _policy(comparison: Comparison) -> EqualityPolicy:

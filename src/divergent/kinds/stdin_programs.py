@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 
 from divergent.errors import DivergentError, InvalidArgument
+from divergent.kinds.base import records_of
 from divergent.kinds.texts import TextKind
 from divergent.load.whole_programs import load_program, names_whole_program
 from divergent.options import SearchOptions
@@ -79,12 +80,7 @@ class StdinPrograms(TextKind):
 
 
 def _programs(programs: Sequence[Program]) -> list[StdinProgram]:
-    found = []
-    for program in programs:
-        if not isinstance(program, StdinProgram):
-            raise InvalidArgument(f"{program.label!r} is not a whole program")
-        found.append(program)
-    return found
+    return records_of(programs, StdinProgram, StdinPrograms.noun)
 
 
 #: the kind, as :data:`divergent.kinds.registry.KINDS` names it

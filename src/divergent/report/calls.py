@@ -26,6 +26,7 @@ from divergent.report.text import (
     filtered_out_lines,
     llm_usage_text,
     outcome_text,
+    print_reproducing_test,
     proof_text,
     render_splits,
     verdict_text,
@@ -179,11 +180,7 @@ def _render(report: Report, console: Console, test: str | None) -> None:
         if cx.filter is not None:
             parts.append(Text.assemble("\n", ("filter verdict: ", "bold"), verdict_text(cx.filter)))
         console.print(Panel(Group(*parts), border_style="red"))
-        if test:
-            # Plain text after a heading, no border and no wrapping, so it can be copied as it is.
-            console.print(Text("Reproduce with pytest (save in this directory, or use --emit-test FILE):",
-                               style="bold"))
-            console.out(test, highlight=False)
+        print_reproducing_test(console, test)
         if len(report.implementations) > 2:
             console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(describe_classes(report)))
             if len(report.splits) > 1:

@@ -22,6 +22,7 @@ from rich.text import Text
 from divergent.records import AnyInput, Counterexample, Outcome, OutcomeKind, Report, TextInput
 from divergent.report.presentation import ReportExtras
 from divergent.report.terminal import escaping
+from divergent.report.text import describe_classes, print_reproducing_test
 from divergent.text_comparison import OutputComparison
 from divergent.values import printable
 
@@ -243,13 +244,9 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
             parts.append(Text("\nReproduce:", style="bold"))
             parts.append(Text("\n".join(reproduce)))
         console.print(Panel(Group(*parts), border_style="red"))
-        if test:
-            console.print(Text("Reproduce with pytest (save in this directory, or use --emit-test FILE):",
-                               style="bold"))
-            console.out(test, highlight=False)
+        print_reproducing_test(console, test)
         if len(report.implementations) > 2:
-            console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(
-                " = ".join(report.implementations[i] for i in members) for members in report.classes))
+            console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(describe_classes(report)))
     engines = Table(title="engines", box=None, padding=(0, 2), title_justify="left")
     for column in ("engine", "inputs", "novel", "divergent", "seconds", "stopped"):
         engines.add_column(column, justify="right" if column in ("inputs", "novel", "divergent", "seconds") else "left")

@@ -84,6 +84,14 @@ def render_report(report: Report, console: Console, *, extras: ReportExtras | No
     presentation_of(report).render(report, console, extras or ReportExtras())
 
 
+def print_reproducing_test(console: Console, test: str | None) -> None:
+    """The reproducing pytest module after a terminal report: plain text after a heading, no border
+    and no wrapping, so it can be copied as it is."""
+    if test:
+        console.print(Text("Reproduce with pytest (save in this directory, or use --emit-test FILE):", style="bold"))
+        console.out(test, highlight=False)
+
+
 def engines_table(engines: Sequence[Any], width: int = 80) -> tuple[Table, list[str]]:
     """The engines table, fit for ``width`` columns, and the lines to print below it.
 
