@@ -53,6 +53,11 @@ class Program(Protocol):
         ...
 
     @property
+    def language(self) -> str:
+        """The language of its source, for showing it (``python``, ``cpp``, ``sh``...)."""
+        ...
+
+    @property
     def display_name(self) -> str:
         """What an input is shown with (``f`` in ``f(1, 2)``; ``stdin`` for a program reading it)."""
         ...

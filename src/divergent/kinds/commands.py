@@ -72,6 +72,10 @@ class Command:
         return None
 
     @property
+    def language(self) -> str:
+        return "sh"
+
+    @property
     def display_name(self) -> str:
         return "stdin"
 
