@@ -281,16 +281,16 @@ def _sample_tree(
     pair: _Pair, chat: Any, *, k: int, depth: int, temperature: float, isolation: str | None
 ) -> ProbeTree:
     from divergent.probegen.session import ProbeGenSession
-    from divergent.probegen.strategies import Strategy
-    from divergent.search import resolve_implementations
+    from divergent.probegen.strategies import TreeStrategy
+    from divergent.search import load_programs
 
-    implementations = resolve_implementations(list(pair.sources), function=pair.function)
+    implementations = load_programs(list(pair.sources), function=pair.function)
     recorder = _IndependentSamples(chat)
     with ProbeGenSession(
         implementations, chat=recorder, spec=pair.spec, temperature=temperature, isolation=isolation,
         run_parameters={"analysis": "sample", "K": k, "D": depth},
     ) as session:
-        session.sample_tree(strategy=Strategy.FULL, k=k, d=depth)
+        session.sample_tree(strategy=TreeStrategy.FULL, k=k, d=depth)
         return session.tree(pair=pair.name, k=k, d=depth)
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from divergent.errors import InvalidArgument
 
 if TYPE_CHECKING:
-    from divergent.programs import Program as PythonFunction
+    from divergent.programs import Program
 
 __all__ = [
     "MAX_SOURCE_CHARS",
@@ -83,16 +83,16 @@ def show_source(source: str, language: str = "python") -> str:
     return f"```{_FENCES.get(language, '')}\n{shown}\n```"
 
 
-def version_heading(index: int, implementation: PythonFunction) -> str:
+def version_heading(index: int, implementation: Program) -> str:
     """``**Version 1** (`label`)``: how ProbeGen and RandSearch name the implementations (``index``
     counts from 0)."""
     return f"**Version {index + 1}** (`{implementation.label}`)"
 
 
 def show_sources(
-    implementations: Sequence[PythonFunction],
+    implementations: Sequence[Program],
     *,
-    heading: Callable[[int, PythonFunction], str] = version_heading,
+    heading: Callable[[int, Program], str] = version_heading,
 ) -> str:
     """Every implementation's source under its heading (``heading(index, implementation)``), each
     as :func:`show_source` shows it, separated by blank lines."""

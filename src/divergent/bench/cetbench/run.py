@@ -34,7 +34,7 @@ from divergent.bench.equibench.verdicts import ExecutionResult, ExecutionVerdict
 from divergent.errors import DivergentError, InvalidArgument, LLMError, SignatureMismatch
 from divergent.llm.chat import ChatModel, Usage
 from divergent.llm.prompts import render
-from divergent.model import Budget
+from divergent.records import Budget
 from divergent.sandbox.limits import Limits
 from divergent.store import RunRecord, Store
 
@@ -112,8 +112,8 @@ def execute_cet_pair(pair: CetPair, budget: float, seed: int, isolation: str | N
     import time
 
     from divergent.load import fit_seeds, load_source, seeds_from_asserts
+    from divergent.options import SearchOptions
     from divergent.search import check
-    from divergent.search.options import SearchOptions
 
     if not all(pair.entry_points):
         return not_executable("no entry points recorded (stdin programs need the whole-program runner)")

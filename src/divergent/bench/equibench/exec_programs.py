@@ -2,7 +2,7 @@
 building programs from source text, running them in the sandbox, and searching for a difference.
 
 * :func:`compare_on_inputs` (DCE, x86-64): build both programs once, run each input on both
-  (``divergent.sandbox.runner.open_runner`` with ``StdinProgram``s and ``TextInput``s), and compare
+  (``divergent.sandbox.process_runner.ProcessRunner`` with ``StdinProgram``s and ``TextInput``s), and compare
   each pair of outcomes exactly: how the run ended (exit code, signal, time or memory limit) and,
   when both exited normally, their whole output.
 * :func:`search_difference` (OJ): ``divergent.check`` on two Python stdin programs, the statement's
@@ -60,19 +60,17 @@ def compare_on_inputs(
     """Run every input on both programs (until the budget runs out); the first input on which they
     end differently is the witness."""
     try:
-        from divergent.load.programs import load_program_source
-        from divergent.model import TextInput
+        from divergent.load.whole_programs import load_program_source
+        from divergent.records import TextInput
         from divergent.sandbox.launch import ProgramLimits
-        from divergent.sandbox.limits import Limits
-        from divergent.sandbox.runner import open_runner
+        from divergent.sandbox.process_runner import ProcessRunner
     except ImportError:
         return not_executable(_NO_PROGRAMS)
     started = time.monotonic()
     try:
         programs = [load_program_source(source, language, label=f"program {n}") for n, source in
                     enumerate(sources, start=1)]
-        runner = open_runner(programs, limits=Limits(timeout=settings.timeout), isolation=settings.isolation,
-                             program_limits=ProgramLimits(time_limit=settings.timeout))
+        runner = ProcessRunner(programs, limits=ProgramLimits(time_limit=settings.timeout), isolation=settings.isolation)
     except LoadError as error:
         return not_executable(f"does not build: {' '.join(str(error).split())[:300]}")
     ran = normal = 0
@@ -111,10 +109,10 @@ def search_difference(
     """``divergent.check`` on two Python stdin programs from the statement's samples (``validator``: a
     program that accepts the valid inputs; the others never count)."""
     try:
-        from divergent.load.programs import load_program_source
-        from divergent.model import Budget, TextInput
+        from divergent.load.whole_programs import load_program_source
+        from divergent.options import SearchOptions
+        from divergent.records import Budget, TextInput
         from divergent.search import check
-        from divergent.search.options import SearchOptions
     except ImportError:
         return not_executable(_NO_PROGRAMS)
     started = time.monotonic()

@@ -155,11 +155,11 @@ class CodeRunner(Protocol):
 #
 # Everything below talks to issue D's whole-program machinery; it is imported lazily so that the rest
 # of the harness loads (and is tested with a scripted runner) on its own. The D API used:
-#   divergent.load.programs.load_program_source(source, language, label=, build=) -> StdinProgram
+#   divergent.load.whole_programs.load_program_source(source, language, label=, build=) -> StdinProgram
 #   divergent.programs.BuildOptions(cxxflags=, cflags=, cache_dir=), Language
 #   divergent.sandbox.isolation.choose_level(isolation) -> Isolation
 #   divergent.sandbox.launch.Job(stdin=bytes, args=tuple), ProgramLimits(time_limit=, memory_mb=, output_bytes=)
-#   divergent.sandbox.process_runner.ProgramService(program, limits=, level=).run(jobs) -> [launch.RunResult | None]
+#   divergent.sandbox.process_runner.ProgramService(program, limits=, level=).run(jobs) -> [launch.ProgramRun | None]
 #   divergent.text_comparison.OutputComparison().outputs_equal(a, b)
 #   divergent.search.check.check([StdinProgram, StdinProgram], shrink=False, stdin=True, examples=[TextInput], validator=PATH,
 #       generator=PATH, budget=, seed=, time_limit=, memory_limit=, isolation=) -> Report
@@ -183,7 +183,7 @@ class SandboxRunner:
         self._comparison: object | None = None
 
     def _program(self, source: Source, label: str | None = None) -> object:
-        from divergent.load.programs import load_program_source
+        from divergent.load.whole_programs import load_program_source
         from divergent.programs import BuildOptions
 
         build = BuildOptions(cache_dir=self.build_cache)
@@ -252,7 +252,7 @@ class SandboxRunner:
     def search(self, wrong: Source, correct: Source, *, examples: Sequence[str], validator: Source | None,
                generator: Source | None = None, seconds: float, timeout: float, memory_mb: int,
                seed: int = 0) -> SearchResult:
-        from divergent.model import TextInput
+        from divergent.records import TextInput
         from divergent.search.check import check
 
         with tempfile.TemporaryDirectory(prefix="divergent-refute-") as directory:
