@@ -140,9 +140,9 @@ def test_bad_lines_and_unknown_tasks_are_reported_and_skipped(tmp_path: Path) ->
     result = divergent("incoherence", "--tasks", str(tasks), "--samples", str(jsonl), "-m", "3", "-n", "20",
                        home=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "1 malformed line(s) skipped" in result.stdout
-    assert "unknown task" in result.stdout
-    assert ":4:" in result.stdout  # the line number of the bad line
+    assert "1 malformed line(s) skipped" in result.stderr
+    assert "unknown task" in result.stderr
+    assert ":4:" in result.stderr  # the line number of the bad line
 
 
 def test_a_task_over_its_budget_is_left_out_and_the_others_are_measured(tmp_path: Path) -> None:
@@ -156,4 +156,4 @@ def test_a_task_over_its_budget_is_left_out_and_the_others_are_measured(tmp_path
     (model,) = data["models"]
     assert [t["task_id"] for t in model["tasks"]] == ["T/0"]
     assert data["failed_units"] == 1
-    assert "over the task budget" in result.stdout
+    assert "over the task budget" in result.stderr

@@ -33,7 +33,7 @@ from divergent.llm.prompts import render
 __all__ = [
     "AnswerFormat",
     "AnswerSource",
-    "Judgement",
+    "PairJudgement",
     "ParsedAnswer",
     "coin",
     "from_sentences",
@@ -197,7 +197,7 @@ def parse_answer(
 
 
 @dataclass(frozen=True)
-class Judgement:
+class PairJudgement:
     """A judge's verdict on one pair after ``len(answers)`` samples."""
 
     equivalent: bool
@@ -236,7 +236,7 @@ def judge(
     extractor: ChatModel | None = None,
     seed: int = 0,
     key: str = "",
-) -> Judgement:
+) -> PairJudgement:
     """Ask ``samples`` times and take the majority (self-consistency); see the module docstring."""
     if samples < 1:
         raise InvalidArgument(f"samples={samples}: need at least 1")
@@ -258,4 +258,4 @@ def judge(
     no = len(parsed) - yes
     tie = yes == no
     verdict = coin(seed, key, purpose="tie") if tie else yes > no
-    return Judgement(verdict, tuple(answers), tuple(parsed), usage, tie, tuple(extracted))
+    return PairJudgement(verdict, tuple(answers), tuple(parsed), usage, tie, tuple(extracted))

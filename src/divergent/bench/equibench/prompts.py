@@ -37,7 +37,7 @@ from divergent.errors import InvalidArgument, LoadError, MissingExtra
 from divergent.llm.chat import Message
 from divergent.llm.prompts import render
 
-__all__ = ["AuthorsPrompts", "PromptStyle", "WorkedExample", "build_messages", "load_authors_prompts", "worked_examples"]
+__all__ = ["EquiBenchAuthorsPrompts", "PromptStyle", "WorkedExample", "build_messages", "load_authors_prompts", "worked_examples"]
 
 
 class PromptStyle(StrEnum):
@@ -213,7 +213,7 @@ def _format_restricted(template: str, values: Mapping[str, str], where: str) -> 
 
 
 @dataclass(frozen=True)
-class AuthorsPrompts:
+class EquiBenchAuthorsPrompts:
     """The authors' prompt file: templates by (config name, style key), and the answer words."""
 
     path: Path
@@ -244,7 +244,7 @@ class AuthorsPrompts:
         return _format_restricted(template, values, f"{self.path} {key[0]}.{key[1]}")
 
 
-def load_authors_prompts(path: Path | str) -> AuthorsPrompts:
+def load_authors_prompts(path: Path | str) -> EquiBenchAuthorsPrompts:
     """Read and check the authors' ``prompts.yaml`` (every template is test-formatted once)."""
     file = Path(path)
     try:
@@ -289,20 +289,20 @@ def load_authors_prompts(path: Path | str) -> AuthorsPrompts:
 
     true_label = str(document.get("true_label", "YES")).strip()
     false_label = str(document.get("false_label", "NO")).strip()
-    return AuthorsPrompts(
+    return EquiBenchAuthorsPrompts(
         path=file, templates=templates, true_label=true_label, false_label=false_label,
         true_keywords=words("true_keywords", (true_label,)), false_keywords=words("false_keywords", (false_label,)),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
     )
 
 
-def build_messages(pair: Pair, style: PromptStyle, authors: AuthorsPrompts | None = None) -> list[Message]:
+def build_messages(pair: Pair, style: PromptStyle, authors: EquiBenchAuthorsPrompts | None = None) -> list[Message]:
     """The chat messages that ask the judge about ``pair`` (one user message, as the authors sent)."""
     content = authors.prompt(pair, style) if authors is not None else our_prompt(pair, style)
     return [{"role": "user", "content": content}]
 
 
-def describe_prompts(authors: AuthorsPrompts | None) -> dict[str, Any]:
+def describe_prompts(authors: EquiBenchAuthorsPrompts | None) -> dict[str, Any]:
     """What identifies the prompts of a run (part of its stored parameters)."""
     if authors is None:
         return {"prompts": "divergent", "prompts_sha256": _our_templates_digest()}

@@ -27,9 +27,9 @@ from divergent.llm.prompts import render
 __all__ = [
     "METHODS",
     "AgentLimits",
-    "AuthorsPrompts",
     "OurPrompts",
     "PromptSet",
+    "RefuteAuthorsPrompts",
     "authors_task",
     "our_task",
 ]
@@ -158,7 +158,7 @@ class OurPrompts(PromptSet):
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-class AuthorsPrompts(PromptSet):
+class RefuteAuthorsPrompts(PromptSet):
     """The authors' template files from a directory, used as data (see the module docstring)."""
 
     def __init__(self, directory: Path | str, *, variant: str = "chat", fallback: PromptSet | None = None) -> None:
