@@ -1,6 +1,6 @@
 """A CETBench run: pairs → a judge → stored items → the paper's metrics.
 
-Prompts (ours, written from the paper's description; ``llm/prompts/cetbench_<basic|cot>.txt``):
+Prompts (ours, written from the paper's description; ``bench/cetbench/templates/<basic|cot>.txt``):
 ``basic`` asks for one word (Yes/No); ``cot`` asks for reasoning that ends with the marker
 ``FINAL_ANSWER_IS_YES`` or ``FINAL_ANSWER_IS_NO``. Answers are read as in
 :mod:`divergent.bench.answers` (``samples`` > 1: majority vote).
@@ -34,7 +34,7 @@ from divergent.bench.equibench.verdicts import ExecutionResult, ExecutionVerdict
 from divergent.errors import DivergentError, InvalidArgument, LLMError, SignatureMismatch
 from divergent.executors.base import Executor, ThreadExecutor
 from divergent.llm.chat import ChatModel, Usage
-from divergent.llm.prompts import render
+from divergent.llm.prompts import Templates
 from divergent.model import Budget
 from divergent.sandbox.limits import Limits
 from divergent.store import RunRecord, Store
@@ -42,6 +42,8 @@ from divergent.store import RunRecord, Store
 __all__ = ["KIND", "CetConfig", "CetJudge", "CetPrompt", "run_cetbench", "summarize", "summary_json"]
 
 KIND = "bench-cetbench"
+#: divergent's CETBench prompts
+TEMPLATES = Templates("divergent.bench.cetbench")
 BASIC_FORMAT = AnswerFormat(yes=("YES",), no=("NO",))
 COT_FORMAT = AnswerFormat(yes=("FINAL_ANSWER_IS_YES",), no=("FINAL_ANSWER_IS_NO",))
 CATEGORY_ORDER = ("id", "fe", "ne", "di")
@@ -104,7 +106,7 @@ def _fenced(code: str) -> str:
 
 
 def cet_messages(pair: CetPair, prompt: CetPrompt) -> list[dict[str, str]]:
-    content = render(f"cetbench_{prompt.value}", program_1=_fenced(pair.program_1), program_2=_fenced(pair.program_2))
+    content = TEMPLATES.render(prompt.value, program_1=_fenced(pair.program_1), program_2=_fenced(pair.program_2))
     return [{"role": "user", "content": content}]
 
 

@@ -23,9 +23,9 @@ from divergent.bench.refute.evaluate import (
     validate,
 )
 from divergent.bench.refute.execution import CodeRun, RunKind, Source
+from divergent.bench.refute.prompts import TEMPLATES
 from divergent.bench.refute.strategies.base import AttemptResult, Context, RefuteStrategy
 from divergent.llm.chat import Message
-from divergent.llm.prompts import render
 
 __all__ = ["Agent", "run_feedback"]
 
@@ -103,9 +103,9 @@ class Agent(RefuteStrategy):
                     runs += 1
                     format_errors = 0
                     feedback = self._run(programs[-1], printers[-1], context, result)
-                    reply = render("refute_agent_run_result", result=feedback, runs_left=limits.max_runs - runs)
+                    reply = TEMPLATES.render("agent_run_result", result=feedback, runs_left=limits.max_runs - runs)
                     if runs == limits.max_runs:
-                        reply += "\n\n" + render("refute_agent_no_runs_left", max_runs=limits.max_runs)
+                        reply += "\n\n" + TEMPLATES.render("agent_no_runs_left", max_runs=limits.max_runs)
                     messages = [*messages, {"role": "user", "content": reply}]
                     continue
             elif programs and printers:
@@ -119,8 +119,8 @@ class Agent(RefuteStrategy):
             if format_errors >= MAX_FORMAT_ERRORS:
                 result.verdict = CandidateVerdict(Status.UNPARSEABLE, detail=f"{format_errors} unusable answers in a row: {problem}")
                 break
-            reply = (render("refute_agent_no_runs_left", max_runs=limits.max_runs) if runs >= limits.max_runs
-                     else render("refute_agent_format_error", problem=problem))
+            reply = (TEMPLATES.render("agent_no_runs_left", max_runs=limits.max_runs) if runs >= limits.max_runs
+                     else TEMPLATES.render("agent_format_error", problem=problem))
             messages = [*messages, {"role": "user", "content": reply}]
         result.seconds = time.monotonic() - started
         return result
@@ -154,7 +154,7 @@ class Agent(RefuteStrategy):
             result.trace.append({"step": "submit", "outcome": "printer-failed", "detail": why})
             if left <= 0:
                 return "", CandidateVerdict(Status.PRINTER_FAILED, detail=why)
-            return render("refute_agent_printer_error", message=why, submissions_left=left), None
+            return TEMPLATES.render("agent_printer_error", message=why, submissions_left=left), None
         valid, message = validate(context.runner, task, candidate, context.rules)
         if not valid:
             result.trace.append({"step": "submit", "outcome": "validation-failed", "detail": message})
@@ -162,6 +162,6 @@ class Agent(RefuteStrategy):
                 return "", CandidateVerdict(Status.VALIDATION_FAILED, detail=f"validator: {message}",
                                    input=candidate[:4000], input_chars=len(candidate))
             shown = first_lines(message, lines=20, chars=context.agent.output_chars)
-            return render("refute_agent_validation_error", message=shown, submissions_left=left), None
+            return TEMPLATES.render("agent_validation_error", message=shown, submissions_left=left), None
         result.trace.append({"step": "submit", "outcome": "valid"})
         return "", evaluate_input(context.runner, task, candidate, context.rules, validated=True)

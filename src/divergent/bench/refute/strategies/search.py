@@ -22,10 +22,10 @@ from divergent.bench.refute.actions import Action, ActionError, find_action
 from divergent.bench.refute.dataset import RefuteTask
 from divergent.bench.refute.evaluate import CandidateVerdict, Status, evaluate_input, validate
 from divergent.bench.refute.execution import SearchResult, Source
+from divergent.bench.refute.prompts import TEMPLATES
 from divergent.bench.refute.strategies.base import AttemptResult, Context, RefuteStrategy
 from divergent.bench.refute.strategies.randsearch import GENERATOR_TIMEOUT
 from divergent.llm.chat import Message
-from divergent.llm.prompts import render
 
 __all__ = ["FEEDBACK_ROUNDS", "GENERATED_SEEDS", "DivergentSearch", "Hybrid"]
 
@@ -141,6 +141,6 @@ class Hybrid(RefuteStrategy):
                     valid.append(run.stdout)
             elif not first_message:
                 first_message, first_input = message, run.stdout
-        feedback = render("refute_hybrid_feedback", tried=len(runs), message=first_message or "(no message)",
+        feedback = TEMPLATES.render("hybrid_feedback", tried=len(runs), message=first_message or "(no message)",
                           example=first_input[:2000].rstrip("\n"))
         return valid, feedback
