@@ -235,6 +235,6 @@ def add_stored_run_commands(group: typer.Typer, runs: StoredRuns) -> None:
             for column in ("run", "status", "created", "units", *runs.columns):
                 table.add_column(column)
             for record in sorted(records, key=lambda r: r.created, reverse=True):
-                table.add_row(record.short_id, record.status, record.created, str(record.unit_count),
+                table.add_row(record.short_id, record.status, record.created[:16].replace("T", " "), str(record.unit_count),
                               *runs.row(record))
             make_console().print(fitted(table))

@@ -31,7 +31,7 @@ def sandbox() -> None:
             mark += f" ({status.reason})"
         table.add_row(status.level.value, mark, GUARANTEES[status.level])
     console = make_console()
-    console.print(fitted(table))
+    console.print(fitted(table, prose=("available", "guarantees")))
     if default is None:
         console.print("[bold red]no level is used by default here[/bold red]: untrusted code would run as root; "
                       "install bubblewrap (apt-get install bubblewrap)")

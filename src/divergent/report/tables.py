@@ -1,9 +1,10 @@
 """Tables in a terminal that never cut a name or a number.
 
 A rich table squeezed into a narrow terminal wraps and truncates its cells (``mod…``, ``10…``).
-:func:`fitted` wraps a table so that it is printed as it is when its natural width fits, and
-otherwise as one block per row: the row's first cells as a heading, then one ``column  value``
-line per other column. Every value is shown whole either way; only the layout changes.
+:func:`fitted` wraps a table so that it is printed as it is when it fits without wrapping a name or
+a number (columns of prose may wrap), and otherwise as one block per row: the row's first cells as
+a heading, then one ``column  value`` line per other column. Every value is shown whole either way;
+only the layout changes.
 """
 
 from __future__ import annotations
@@ -20,14 +21,16 @@ __all__ = ["FittedTable", "fitted"]
 class FittedTable:
     """A table, or one block per row when the table is wider than the console (see the module)."""
 
-    def __init__(self, table: Table, *, heading_columns: int = 1) -> None:
+    def __init__(self, table: Table, *, heading_columns: int = 1, prose: tuple[str, ...] = ()) -> None:
         for column in table.columns:
-            column.no_wrap = True  # a wrapped number is as unreadable as a cut one: blocks instead
+            # a wrapped number is as unreadable as a cut one: blocks instead; prose may wrap
+            column.no_wrap = str(column.header) not in prose
         self.table = table
         self.heading_columns = max(1, heading_columns)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        width = Measurement.get(console, options.update(width=10_000), self.table).maximum
+        # the least width at which no cell but prose is wrapped or cut
+        width = Measurement.get(console, options.update(width=10_000), self.table).minimum
         if width <= options.max_width:
             yield self.table
             return
@@ -71,6 +74,7 @@ def _text(renderable: RenderableType) -> Text:
     return Text(str(renderable))
 
 
-def fitted(table: Table, *, heading_columns: int = 1) -> FittedTable:
-    """``table`` as :class:`FittedTable`: whole at its width, or one block per row."""
-    return FittedTable(table, heading_columns=heading_columns)
+def fitted(table: Table, *, heading_columns: int = 1, prose: tuple[str, ...] = ()) -> FittedTable:
+    """``table`` as :class:`FittedTable`: whole at its width, or one block per row (``prose``: the
+    headers of columns of sentences, which may wrap in the table)."""
+    return FittedTable(table, heading_columns=heading_columns, prose=prose)

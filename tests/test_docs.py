@@ -1,0 +1,230 @@
+"""The documentation against the command line: every documented command, flag and default exists.
+
+README.md and docs/*.md are read as a user reads them: each ``divergent ...`` command line (in code
+blocks and inline code) must name a command whose options include every flag it shows; every flag
+in inline code must be an option of some command; and every default a doc states (the option
+tables' "default" column, "the default `--flag value`", "`--flag` (default `value`)") must be the
+default the command line has.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import typer
+from typer.core import TyperGroup
+
+from divergent.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+#: flags of other programs that the docs mention in inline code (bubblewrap's command line)
+OTHER_PROGRAMS_FLAGS = frozenset({"--unshare-user", "--cap-drop", "--ro-bind", "--size", "--dev", "--proc"})
+
+
+def _commands() -> dict[tuple[str, ...], object]:
+    found: dict[tuple[str, ...], object] = {}
+
+    def walk(command: object, path: tuple[str, ...]) -> None:
+        found[path] = command
+        if isinstance(command, TyperGroup):
+            for name, sub in command.commands.items():
+                walk(sub, (*path, name))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+COMMANDS = _commands()
+
+
+def _options(command: object) -> dict[str, object]:
+    options: dict[str, object] = {"--help": None}
+    for param in command.params:  # type: ignore[attr-defined]
+        if param.param_type_name == "option":
+            for name in (*param.opts, *param.secondary_opts):
+                options[name] = param
+    return options
+
+
+ALL_OPTIONS: dict[str, list[object]] = {}
+for _command in COMMANDS.values():
+    for _name, _param in _options(_command).items():
+        ALL_OPTIONS.setdefault(_name, []).append(_param)
+
+
+def _code_blocks(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, logical line) of every fenced code block; a line starting with blanks after a
+    ``divergent`` line continues it (the synopsis), as does a line ending in a backslash."""
+    inside = False
+    pending: tuple[int, str] | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("```"):
+            if pending:
+                yield pending
+                pending = None
+            inside = not inside
+            continue
+        if not inside:
+            continue
+        if pending and ((line.startswith((" ", "\t")) and pending[1].rstrip().endswith(("\\", "]", ")")))
+                        or pending[1].rstrip().endswith("\\")):
+            pending = (pending[0], pending[1].rstrip().rstrip("\\") + " " + line.strip())
+            continue
+        if pending:
+            yield pending
+        pending = (number, line.strip())
+    if pending:
+        yield pending
+
+
+def _inline_spans(text: str) -> Iterator[tuple[int, str]]:
+    inside = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("```"):
+            inside = not inside
+            continue
+        if inside:
+            continue
+        for span in re.findall(r"(?<!`)`([^`]+)`(?!`)", line):
+            yield number, span
+
+
+def _command_lines(text: str) -> Iterator[tuple[int, str]]:
+    for number, line in [*_code_blocks(text), *_inline_spans(text)]:
+        line = line.removeprefix("$ ").split(" # ")[0].split("   #")[0]
+        if line.startswith("divergent ") or line == "divergent":
+            yield number, line
+
+
+def _tokens(line: str) -> list[str]:
+    return [token.strip("[](){}|,;") for token in line.split()]
+
+
+def _resolve(tokens: list[str]) -> tuple[tuple[str, ...], list[str]]:
+    path: tuple[str, ...] = ()
+    rest = tokens[1:]
+    while rest and (*path, rest[0]) in COMMANDS:
+        path = (*path, rest[0])
+        rest = rest[1:]
+    return path, rest
+
+
+def _is_flag(token: str) -> bool:
+    return bool(re.fullmatch(r"--?[A-Za-z][A-Za-z0-9-]*(=.*)?", token))
+
+
+def _documented_lines() -> list[tuple[str, int, str]]:
+    return [(path.name, number, line) for path in DOCS for number, line in _command_lines(path.read_text())]
+
+
+def test_the_docs_show_command_lines() -> None:
+    lines = _documented_lines()
+    assert len(lines) > 50
+    commands = {" ".join(_resolve(_tokens(line))[0]) for _, _, line in lines}
+    assert {"check", "cluster", "incoherence run", "bench refute run", "bench equibench run", "bench cetbench run",
+            "bench cetbench generate", "report", "sandbox"} <= commands
+
+
+def test_every_documented_command_line_names_options_the_command_has() -> None:
+    problems = []
+    for doc, number, line in _documented_lines():
+        path, rest = _resolve(_tokens(line))
+        options = _options(COMMANDS[path])
+        for token in rest:
+            if not _is_flag(token):
+                continue
+            flag = token.split("=", 1)[0]
+            if flag not in options:
+                where = "divergent " + " ".join(path) if path else "divergent"
+                problems.append(f"{doc}:{number}: `{where}` has no option {flag} (in: {line})")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_flag_in_inline_code_is_an_option_of_some_command() -> None:
+    problems = []
+    for path in DOCS:
+        for number, span in _inline_spans(path.read_text()):
+            first = span.split()[0] if span.split() else ""
+            for flag in first.split("/"):
+                flag = flag.split("=", 1)[0].rstrip(",.:")
+                if re.fullmatch(r"--[a-z][a-z0-9-]*", flag) and flag not in ALL_OPTIONS \
+                        and flag not in OTHER_PROGRAMS_FLAGS:
+                    problems.append(f"{path.name}:{number}: no command has {flag} (in `{span}`)")
+    assert not problems, "\n".join(problems)
+
+
+def _default_matches(flag: str, documented: str) -> bool:
+    """Whether some command's ``flag`` has the documented default."""
+    documented = documented.strip().strip("`")
+    for param in ALL_OPTIONS.get(flag, []):
+        actual = getattr(param, "default", None)
+        actual = getattr(actual, "value", actual)
+        if documented in ("off", "none") and actual in (False, None):
+            return True
+        if documented == "on" and actual is True:
+            return True
+        try:
+            if actual is not None and not isinstance(actual, bool) and float(documented) == float(actual):
+                return True
+        except (TypeError, ValueError):
+            pass
+        if str(actual) == documented:
+            return True
+    return False
+
+
+def _stated_defaults() -> Iterator[tuple[str, int, str, str]]:
+    """(doc, line, flag, documented default) of the defaults the docs state plainly."""
+    for path in DOCS:
+        table_has_defaults = False
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")] if line.startswith("|") else []
+            if cells and not set(line.strip()) <= set("|-: "):
+                if [c.lower() for c in cells[:2]] == ["option", "default"]:
+                    table_has_defaults = True
+                    continue
+                if table_has_defaults and len(cells) >= 2:
+                    flag = re.match(r"`(--[a-z][a-z0-9-]*)", cells[0])
+                    value = cells[1]
+                    # a value, not a computed default (an environment variable, a path, another option)
+                    literal = re.fullmatch(r"`[a-z0-9._-]+`", value) and not value.startswith("`--")
+                    if flag and (re.fullmatch(r"-?[0-9.e-]+", value) or literal or value in ("off", "none")):
+                        yield path.name, number, flag.group(1), value
+            elif not cells:
+                table_has_defaults = False
+            for flag, value in re.findall(r"default `(--[a-z][a-z0-9-]*) ([^`\s]+)`", line):
+                yield path.name, number, flag, value
+            for flag, value in re.findall(r"`(--[a-z][a-z0-9-]*)` \(default `([^`\s]+)`\)", line):
+                yield path.name, number, flag, value
+
+
+def test_every_stated_default_is_the_command_line_s() -> None:
+    stated = list(_stated_defaults())
+    assert len(stated) > 15
+    problems = [f"{doc}:{number}: {flag}'s default is not {value}" for doc, number, flag, value in stated
+                if not _default_matches(flag, value)]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("stale", ["the default `--timeouts inconclusive`", "`divergent bench equibench --nope`",
+                                   "`--no-such-flag`"])
+def test_the_checks_catch_a_stale_doc(stale: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    doc = tmp_path / "stale.md"
+    doc.write_text(f"Some text with {stale} in it.\n")
+    monkeypatch.setattr(f"{__name__}.DOCS", [doc])
+    checks = [test_every_documented_command_line_names_options_the_command_has,
+              test_every_flag_in_inline_code_is_an_option_of_some_command]
+    failed = 0
+    for check in checks:
+        try:
+            check()
+        except AssertionError:
+            failed += 1
+    if "default" in stale:
+        failed += not all(_default_matches(flag, value) for _, _, flag, value in _stated_defaults())
+    assert failed >= 1
