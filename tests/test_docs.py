@@ -18,6 +18,7 @@ import typer
 from typer.core import TyperGroup
 
 from divergent.cli import app
+from divergent.cli.app import DefaultRunGroup
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -105,13 +106,27 @@ def _tokens(line: str) -> list[str]:
     return [token.strip("[](){}|,;") for token in line.split()]
 
 
+def _resolutions(tokens: list[str]) -> list[tuple[tuple[str, ...], list[str]]]:
+    """The commands a line may name, and the rest of its tokens: a placeholder such as ``NAME`` in a
+    command's place stands for each subcommand; a harness's older form (its group, then ``run``'s
+    options) is read as ``run``, as the command line reads it."""
+    found = []
+    pending: list[tuple[tuple[str, ...], list[str]]] = [((), tokens[1:])]
+    while pending:
+        path, rest = pending.pop()
+        if rest and (*path, rest[0]) in COMMANDS:
+            pending.append(((*path, rest[0]), rest[1:]))
+        elif rest and re.fullmatch(r"[A-Z]+", rest[0]) and isinstance(COMMANDS[path], TyperGroup):
+            pending += [((*path, name), rest[1:]) for name in COMMANDS[path].commands]  # type: ignore[attr-defined]
+        elif rest and _is_flag(rest[0]) and isinstance(COMMANDS[path], DefaultRunGroup) and (*path, "run") in COMMANDS:
+            pending.append(((*path, "run"), rest))
+        else:
+            found.append((path, rest))
+    return found
+
+
 def _resolve(tokens: list[str]) -> tuple[tuple[str, ...], list[str]]:
-    path: tuple[str, ...] = ()
-    rest = tokens[1:]
-    while rest and (*path, rest[0]) in COMMANDS:
-        path = (*path, rest[0])
-        rest = rest[1:]
-    return path, rest
+    return _resolutions(tokens)[0]
 
 
 def _is_flag(token: str) -> bool:
@@ -133,15 +148,15 @@ def test_the_docs_show_command_lines() -> None:
 def test_every_documented_command_line_names_options_the_command_has() -> None:
     problems = []
     for doc, number, line in _documented_lines():
-        path, rest = _resolve(_tokens(line))
-        options = _options(COMMANDS[path])
-        for token in rest:
-            if not _is_flag(token):
-                continue
-            flag = token.split("=", 1)[0]
-            if flag not in options:
-                where = "divergent " + " ".join(path) if path else "divergent"
-                problems.append(f"{doc}:{number}: `{where}` has no option {flag} (in: {line})")
+        missing_by_command = {}
+        for path, rest in _resolutions(_tokens(line)):
+            options = _options(COMMANDS[path])
+            flags = [token.split("=", 1)[0] for token in rest if _is_flag(token)]
+            missing_by_command[path] = [flag for flag in flags if flag not in options]
+        if all(missing_by_command.values()):
+            path, missing = next(iter(missing_by_command.items()))
+            where = "divergent " + " ".join(path) if path else "divergent"
+            problems += [f"{doc}:{number}: `{where}` has no option {flag} (in: {line})" for flag in missing]
     assert not problems, "\n".join(problems)
 
 

@@ -9,6 +9,7 @@ crashes, loops, exhausts memory or floods stdout is a :class:`CodeRun` kind, nev
 
 from __future__ import annotations
 
+import atexit
 import enum
 import hashlib
 import tempfile
@@ -332,6 +333,28 @@ def open_code_runner(*, isolation: str | None = None, build_cache: str | None = 
     return SandboxRunner(isolation=isolation, build_cache=build_cache)
 
 
+#: the runners made again from their settings in this process (one per settings), closed at its exit
+_TRAVELLED: dict[tuple[str | None, str | None], SandboxRunner] = {}
+_TRAVELLED_LOCK = threading.Lock()
+
+
 def open_code_runner_with(isolation: str | None, build_cache: str | None) -> SandboxRunner:
-    """:func:`open_code_runner` by position (how a pickled runner is made again)."""
-    return SandboxRunner(isolation=isolation, build_cache=build_cache)
+    """How a pickled runner is made again: in a process that receives it (a Ray worker, once per
+    item), one runner per settings, shared by every item that lands there (its warm launchers
+    too), and closed when the process exits."""
+    key = (isolation, build_cache)
+    with _TRAVELLED_LOCK:
+        runner = _TRAVELLED.get(key)
+        if runner is None:
+            if not _TRAVELLED:
+                atexit.register(_close_travelled)
+            runner = _TRAVELLED[key] = SandboxRunner(isolation=isolation, build_cache=build_cache)
+    return runner
+
+
+def _close_travelled() -> None:
+    with _TRAVELLED_LOCK:
+        runners = list(_TRAVELLED.values())
+        _TRAVELLED.clear()
+    for runner in runners:
+        runner.close()
