@@ -181,8 +181,8 @@ def run_study(
             if config.models and (model, temperature) not in config.models:
                 continue
             key = unit_key(model, temperature, task.task_id)
-            progress.total += 1
-            if key in saved:
+            if key in saved:  # counted here; the loop counts the units it is given
+                progress.total += 1
                 progress.done += 1
                 progress.resumed += 1
                 continue
@@ -192,7 +192,6 @@ def run_study(
                 by_model[(model, temperature)] = chosen
             else:
                 progress.messages.append(f"{key}: fewer than 2 samples; skipped")
-                progress.total -= 1
         if by_model:
             job = TaskJob(task=task, candidates=by_model)
             dataset.append(Item(task.task_id, JobPayload.pack(job),
