@@ -133,3 +133,10 @@ def test_the_cli_s_tables_fit_80_columns(tmp_path: Path, monkeypatch: pytest.Mon
     text = "\n".join(outputs)
     assert "…" not in text, text
     assert "W-Avg" in text and "NegF1" in text
+
+
+def test_help_keeps_bracketed_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rich reads ``[word]`` in help as markup and drops it: such words are escaped where written."""
+    monkeypatch.setenv("COLUMNS", "200")
+    shown = CliRunner().invoke(app, ["bench", "equibench", "run", "--help"]).output
+    assert "an [llm] table" in shown and "divergent[ray]" in shown

@@ -77,7 +77,7 @@ JobsOpt = Annotated[int | None, typer.Option(
     "--jobs", "-j", min=1, help="Items worked on at the same time (default: 1; with --executor ray, the "
     "cluster's CPUs).", rich_help_panel=_WHERE)]
 ExecutorOpt = Annotated[str, typer.Option(
-    "--executor", help="threads (this machine) or ray (a Ray cluster: divergent[ray]).", rich_help_panel=_WHERE)]
+    "--executor", help="threads (this machine) or ray (a Ray cluster: divergent\\[ray]).", rich_help_panel=_WHERE)]
 AddressOpt = Annotated[str | None, typer.Option(
     "--address", help="With --executor ray: the cluster (HOST:PORT, auto, ray://HOST:10001); default: start "
     "a local instance.", rich_help_panel=_WHERE)]
