@@ -71,9 +71,13 @@ def test_every_harness_has_run_show_list_with_the_same_options() -> None:
             assert {"--quiet", "-q"} <= _option_names(command), path
 
 
-def test_the_older_harness_form_is_read_as_run_with_a_note(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["bench", "equibench", "--data", str(tmp_path / "nothing"), "--judge",
-                                      "execution"])
+def test_the_older_harness_form_is_read_as_run_with_a_note_on_a_terminal(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    older = ["bench", "equibench", "--data", str(tmp_path / "nothing"), "--judge", "execution"]
+    piped = CliRunner().invoke(app, older)
+    assert piped.exit_code == 2 and "is now" not in piped.output  # a script's stderr keeps one line per error
+    monkeypatch.setattr(sys.modules["divergent.cli.app"], "stderr_is_terminal", lambda: True)
+    result = CliRunner().invoke(app, older)
     assert result.exit_code == 2
     assert "is now `divergent bench equibench run --data ...`" in result.output
     pac = CliRunner().invoke(app, ["incoherence", "--epsilon", "0.05", "--delta", "0.01"])

@@ -46,7 +46,8 @@ class DefaultRunGroup(Group):
     """A harness's group (``divergent bench NAME``, ``divergent incoherence``): its commands are
     ``run``, ``show`` and ``list``. The older form that put ``run``'s options right after the name
     (``divergent bench equibench --data DIR``) still works: it is read as ``... run --data DIR``,
-    with a note on stderr."""
+    with a note on stderr when stderr is a terminal (a script reading stderr still gets one line
+    per error)."""
 
     #: options that stand for another command than ``run`` in the older form (``--epsilon`` → ``pac``)
     legacy_commands: ClassVar[dict[str, str]] = {}
@@ -54,10 +55,15 @@ class DefaultRunGroup(Group):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if args and args[0].startswith("-") and not set(args) & set(ctx.help_option_names) and "run" in self.commands:
             command = next((self.legacy_commands[a] for a in args if a in self.legacy_commands), "run")
-            print(f"divergent: note: `{ctx.command_path} {args[0]} ...` is now `{ctx.command_path} {command} "
-                  f"{args[0]} ...`", file=sys.stderr)
+            if stderr_is_terminal():
+                print(f"divergent: note: `{ctx.command_path} {args[0]} ...` is now `{ctx.command_path} {command} "
+                      f"{args[0]} ...`", file=sys.stderr)
             args = [command, *args]
         return super().parse_args(ctx, args)
+
+
+def stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
 
 
 class DivergentTyper(typer.Typer):

@@ -123,7 +123,7 @@ def run(
             validity=validity_rule, compat=compat, timeout=timeout, limit_tasks=limit_tasks, task_budget=task_budget,
             inputs=input_mode,
         )
-        with open_store(db) as store, _sampling(notes, live), open_executor(where) as workers, \
+        with open_store(db) as store, _sampling(console, live), open_executor(where) as workers, \
                 item_progress(notes, "units (model × task)", quiet=quiet) as update:
             try:
                 record, progress = run_study(config, store, isolation=isolation, on_progress=update,
