@@ -103,4 +103,4 @@ def _list_runs(console: Console, store: Any, kind: str | None) -> None:
     for record in store.list_runs(kind):
         table.add_row(record.short_id, record.kind, record.status, record.created[:16].replace("T", " "),
                       _describe(record))
-    console.print(fitted(table))
+    console.print(fitted(table, prose=("what",)))

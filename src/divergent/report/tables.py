@@ -28,10 +28,23 @@ class FittedTable:
         self.table = table
         self.heading_columns = max(1, heading_columns)
 
+    def least_width(self, console: Console, options: ConsoleOptions) -> int:
+        """The width the table needs for every cell but prose to be shown on one line."""
+        table = self.table
+        wide = options.update(width=10_000)
+        widths = []
+        for column in table.columns:
+            cells = [column.header, *column.cells] if table.show_header else list(column.cells)
+            measured = [Measurement.get(console, wide, cell) for cell in cells]
+            prose = not column.no_wrap
+            widths.append(max((m.minimum if prose else m.maximum) for m in measured) if measured else 0)
+        _, right, _, left = table.padding
+        padding = (left + right) * len(widths) - (0 if table.pad_edge else left + right)
+        chrome = ((2 if table.show_edge else 0) + max(0, len(widths) - 1)) if table.box else 0
+        return sum(widths) + padding + chrome
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        # the least width at which no cell but prose is wrapped or cut
-        width = Measurement.get(console, options.update(width=10_000), self.table).minimum
-        if width <= options.max_width:
+        if self.least_width(console, options) <= options.max_width:
             yield self.table
             return
         yield from self.blocks()
