@@ -72,7 +72,7 @@ LAYERS: dict[str, int] = {
     "probegen.strategies": 0,
     # 1: rules and services that know only records
     "policy": 1, "text_comparison": 1, "preconditions": 1, "store": 1, "llm": 1, "report": 1,
-    "grammars": 1,
+    "grammars": 1, "executors": 1,
     # 2: turning specs into programs; running them in the sandbox; the structure of inputs mined from code
     "load": 2, "sandbox": 2, "structure": 2,
     # 3: the engines and the spurious-counterexample filter

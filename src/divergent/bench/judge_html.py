@@ -3,7 +3,7 @@ their stored items as report judgements, the bias table and the confusion matrix
 judge's verdicts and witnesses, the model's usage, the misjudged items, the failed ones and the
 run's settings. Each page is built from a results document alone (``--json``'s envelope,
 :func:`divergent.bench.common.results_envelope`), so a stored run or a results file gives the same
-page. The blocks are issue I's (:mod:`divergent.report`)."""
+page. The blocks are the HTML report's (:mod:`divergent.report`)."""
 
 from __future__ import annotations
 
