@@ -14,7 +14,7 @@ import pytest
 import divergent
 from divergent.clustering import cluster
 from divergent.errors import InvalidArgument, LoadError, MissingSeeds, SignatureMismatch
-from divergent.model import Budget, OutcomeKind, Verdict
+from divergent.records import Budget, OutcomeKind, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = {"engines": "seeds,mutation", "budget": Budget(seconds=10)}
@@ -365,9 +365,9 @@ def test_shrinking_keeps_a_difference_in_values(tmp_path: Path) -> None:
 
 
 def test_an_engine_asked_for_by_name_must_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from divergent.engines import registry
+    from divergent.kinds.functions import FUNCTION_ENGINES
 
-    monkeypatch.setitem(registry.ENGINES, "seeds", "divergent.engines.no_such_module:Engine")
+    monkeypatch.setitem(FUNCTION_ENGINES, "seeds", "divergent.engines.no_such_module:Engine")
     a = write(tmp_path, "a.py", "def f(x: int) -> int:\n    return x\n")
     with pytest.raises(InvalidArgument, match="cannot run"):
         divergent.check([a, a], engines="seeds,mutation", budget=1)

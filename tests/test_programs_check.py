@@ -14,7 +14,7 @@ import divergent
 from conftest import need_tool
 from divergent.cli import app
 from divergent.errors import InvalidArgument
-from divergent.model import Budget, OutcomeKind, TextInput, Verdict
+from divergent.records import Budget, OutcomeKind, TextInput, Verdict
 from divergent.report.json import report_json
 
 runner = CliRunner()
@@ -156,7 +156,7 @@ def test_a_crash_where_another_prints_is_a_difference_and_kinds_are_shown(progra
     ],
 )
 def test_each_output_mode(mode, left, right, same):
-    from divergent.model import Outcome
+    from divergent.records import Outcome
     from divergent.text_comparison import OutputComparison
 
     comparison = OutputComparison(mode=mode)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import need_tool
-from divergent.load.programs import load_program
-from divergent.model import Outcome, OutcomeKind, TextInput
+from divergent.load.whole_programs import load_program
 from divergent.programs import BuildOptions
+from divergent.records import Outcome, OutcomeKind, TextInput
 from divergent.sandbox.launch import ProgramLimits
 from divergent.sandbox.process_runner import ProcessRunner, start_launcher
 

@@ -12,9 +12,9 @@ import pytest
 
 import divergent
 from divergent.engines.proofs import proof_problem
-from divergent.model import Budget, ExitReason, Verdict
 from divergent.policy import DEFAULT_POLICY
 from divergent.programs import Parameter, PythonFunction, Signature
+from divergent.records import Budget, ExitReason, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from divergent.errors import SandboxUnavailable
-from divergent.model import Input, OutcomeKind
 from divergent.programs import PythonFunction, Signature
+from divergent.records import Input, OutcomeKind
 from divergent.sandbox import isolation
 from divergent.sandbox.isolation import Isolation, available_levels
 from divergent.sandbox.limits import Limits
@@ -816,9 +816,9 @@ else:
 
 @needs_bwrap
 def test_the_launcher_cannot_be_read_taken_over_or_stopped_by_its_program(tmp_path: Path) -> None:
-    from divergent.load.programs import load_program
-    from divergent.model import TextInput
+    from divergent.load.whole_programs import load_program
     from divergent.programs import BuildOptions
+    from divergent.records import TextInput
     from divergent.sandbox.launch import ProgramLimits
     from divergent.sandbox.process_runner import ProcessRunner
 
@@ -885,9 +885,9 @@ public class Native {
 @pytest.mark.parametrize("name", ["forks.py", "Native.java"])
 def test_the_memory_limit_holds_for_a_runs_whole_process_family(name: str, tmp_path: Path) -> None:
     from conftest import need_tool
-    from divergent.load.programs import load_program
-    from divergent.model import TextInput
+    from divergent.load.whole_programs import load_program
     from divergent.programs import BuildOptions
+    from divergent.records import TextInput
     from divergent.sandbox.launch import ProgramLimits
     from divergent.sandbox.process_runner import ProcessRunner
 
@@ -915,7 +915,7 @@ int main() { std::printf("%lld\\n", Sum<850>::value); }
 @needs_bwrap
 def test_a_build_never_outlives_the_budget_and_leaves_nothing_in_the_cache(tmp_path: Path) -> None:
     from conftest import need_tool
-    from divergent.load.programs import load_program
+    from divergent.load.whole_programs import load_program
     from divergent.programs import BuildOptions
     from divergent.sandbox import builds
 
@@ -968,9 +968,9 @@ INVALID_UTF8 = "import sys\nsys.stdin.read()\nsys.stdout.buffer.write(b'\\xff' *
 
 @needs_bwrap
 def test_huge_outputs_stay_within_the_budget(tmp_path: Path) -> None:
-    from divergent.load.programs import load_program
-    from divergent.model import TextInput
+    from divergent.load.whole_programs import load_program
     from divergent.programs import BuildOptions
+    from divergent.records import TextInput
     from divergent.sandbox.process_runner import ProcessRunner
 
     for name, text in (("a.py", SIXTEEN_MIB), ("b.py", SIXTEEN_MIB), ("junk.py", INVALID_UTF8)):

@@ -27,8 +27,8 @@ from divergent.grammars.edits import reshape
 from divergent.grammars.hints import literal_hints, name_hints, regex_hints
 from divergent.grammars.regex import sample_regex
 from divergent.load.signatures import signature_from_ast
-from divergent.model import Budget, Input, Verdict
 from divergent.programs import Parameter, PythonFunction, Signature
+from divergent.records import Budget, Input, Verdict
 from divergent.structure import mine_structure, parse_input_regexes
 from divergent.structure.folding import CompiledPattern, Folder
 from divergent.structure.inputs import ShapedInputs, literal_strings

@@ -16,8 +16,8 @@ from divergent.engines.constants import Constants
 from divergent.engines.settings import EngineSettings
 from divergent.engines.symbolic import SymbolicEngine
 from divergent.errors import EngineCannotProceed
-from divergent.model import Input
 from divergent.programs import Parameter, ParameterKind, PythonFunction, Signature
+from divergent.records import Input
 from divergent.sandbox.child.symbolic_search import literal_from_repr
 
 pytest.importorskip("crosshair", reason="the symbolic engine needs crosshair-tool")
@@ -322,7 +322,7 @@ def test_the_runner_stops_when_crosshair_has_nothing_new_to_try(tmp_path: Path) 
 @pytest.mark.slow
 def test_the_engines_row_says_what_crosshair_explored_and_why_it_stopped(tmp_path: Path) -> None:
     import divergent
-    from divergent.model import Budget
+    from divergent.records import Budget
     from divergent.report.json import report_json
     from divergent.report.pages import engines_section
     from divergent.report.text import engines_table

@@ -13,12 +13,44 @@ equality), whatever the comparison.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from divergent.model import AnyInput, Observation, Outcome, OutcomeKind
+from divergent.records import AnyInput, Observation, Outcome, OutcomeKind
 from divergent.values import canonical_text
+
+
+class TimeoutRule(enum.StrEnum):
+    """What a timeout where another program finishes is: one rule for every comparison."""
+
+    #: a hang is a behaviour of its own: a call that runs past the escalated limit
+    #: (``Limits.hang_factor`` times the slowest other implementation's time on the input, at least
+    #: ``Limits.timeout``) where others finish is a difference; a call that is only slow (it times
+    #: out at a smaller limit, or finishes when given longer) is not
+    HANG = "hang"
+    #: a timeout says nothing about the value: an input where some implementations time out and
+    #: others do not is inconclusive (reported in the notes, never as a difference)
+    INCONCLUSIVE = "inconclusive"
+    #: a timeout is a behaviour of its own: timing out (at ``Limits.timeout``) where another
+    #: returns is a difference
+    DIFFER = "differ"
+
+
+def inconclusive_timeouts(outcomes: Sequence[Outcome], rule: TimeoutRule) -> tuple[int, ...]:
+    """The indices whose timeout does not count toward a difference under ``rule``: every timeout
+    where another program finished, unless timeouts differ (``DIFFER``) or it is a hang (``HANG``).
+    When every program timed out, none is inconclusive (they agree)."""
+    if rule is TimeoutRule.DIFFER:
+        return ()
+    hangs_count = rule is TimeoutRule.HANG
+    timed_out = tuple(
+        i for i, o in enumerate(outcomes) if o.kind is OutcomeKind.TIMEOUT and not (hangs_count and o.hang)
+    )
+    if len(timed_out) == len(outcomes):
+        return ()
+    return timed_out
 
 
 class Comparison(Protocol):
@@ -26,6 +58,8 @@ class Comparison(Protocol):
 
     #: whether outcomes must carry the arguments' state after each call (argument mutation is compared)
     record_arguments: bool
+    #: what a timeout where another program finishes is (the search's budget and re-runs follow it)
+    timeouts: TimeoutRule
 
     def outcomes_equal(self, a: Outcome, b: Outcome) -> bool:
         """Whether two outcomes are the same behaviour."""

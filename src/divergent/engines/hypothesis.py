@@ -47,8 +47,8 @@ from divergent.engines.shapes import (
 )
 from divergent.errors import EngineCannotProceed
 from divergent.grammars.drawing import skip_scanning_loaded_modules, storage_outside_working_directory
-from divergent.model import Input, Observation
 from divergent.programs import ParameterKind
+from divergent.records import Input, Observation
 
 __all__ = ["HypothesisEngine", "storage_outside_working_directory", "strategy_for"]
 

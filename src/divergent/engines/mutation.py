@@ -25,8 +25,8 @@ from divergent.engines.settings import MutationOperators
 from divergent.engines.shaped_calls import coupled_dict, inferred_annotation, shaped_calls, words_appended
 from divergent.engines.shapes import ANY_SHAPE, NONE_TYPE, CannotGenerate, minimal_value, shape_of
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.model import Input, Observation, OutcomeKind
 from divergent.programs import Parameter, ParameterKind
+from divergent.records import Input, Observation, OutcomeKind
 
 __all__ = ["MutationEngine"]
 
@@ -149,7 +149,7 @@ class MutationEngine(Engine):
         if self._shaped_final or self.context.shaped is None or not self.context.shaped.complete:
             return
         self._shaped_final = True
-        seeds = [s for s in self.context.seeds if isinstance(s, Input) and preconditions.conforms(s, self.context.signature)]
+        seeds = [s for s in self.context.seeds if preconditions.conforms(s, self.context.signature)]  # calls: shaped values exist for them only
         known = {item.key for item in self._pool}
         for call in shaped_calls(self.context, seeds, how=self.name):
             if call.key not in known:

@@ -34,8 +34,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from divergent.annotations import UNION_ORIGINS
+from divergent.comparison import Comparison
 from divergent.engines.provable import QUALIFYING_CODE, unprovable
-from divergent.programs import ParameterKind, PythonFunction, Signature
+from divergent.policy import EqualityPolicy
+from divergent.programs import ParameterKind, Program, Signature
 
 __all__ = ["EXACT_TYPES", "proof_limits", "proof_problem"]
 
@@ -44,9 +46,9 @@ EXACT_TYPES = "int, bool and None (Optional, unions, Literal values and fixed-le
 _NONE_TYPE = type(None)
 
 
-def proof_problem(implementations: Sequence[PythonFunction], signature: Signature, policy: Any) -> str | None:
+def proof_problem(implementations: Sequence[Program], signature: Signature, comparison: Comparison) -> str | None:
     """Why an exhaustive symbolic exploration of these implementations is not a proof; None when it is."""
-    problem = _policy_problem(policy)
+    problem = _policy_problem(comparison)
     if problem:
         return problem
     for parameter in signature.parameters:
@@ -88,13 +90,12 @@ def _describe(annotation: Any) -> str:
     )
 
 
-def _policy_problem(policy: Any) -> str | None:
-    values = getattr(policy, "values", None)
-    if values is None or getattr(values, "name", None) != "default":
+def _policy_problem(comparison: Comparison) -> str | None:
+    if not isinstance(comparison, EqualityPolicy) or comparison.values.name != "default":
         return "the comparison is not the default equality policy"
-    if getattr(policy, "compare", None) is not None:
+    if comparison.compare is not None:
         return "a user comparison (--compare) may say anything"
-    if getattr(policy, "compare_stdout", False):
+    if comparison.compare_stdout:
         return "printed output is compared, which the symbolic exploration does not"
     return None
 

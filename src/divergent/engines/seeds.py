@@ -19,8 +19,8 @@ from typing import Any
 from divergent import preconditions
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed
-from divergent.model import Input
 from divergent.programs import ParameterKind, Signature
+from divergent.records import Input
 
 __all__ = ["SeedEngine", "infer_annotation", "parameter_values", "satisfies_requirement"]
 
@@ -128,7 +128,7 @@ class SeedEngine(Engine):
             from divergent.engines.shaped_calls import shaped_calls
 
             self._shaped_final = shaped.complete
-            made = shaped_calls(self.context, [s for s in seeds if isinstance(s, Input)])
+            made = shaped_calls(self.context, seeds)  # (shaped values exist for calls only)
             known = {call.key for call in self._shaped or ()}
             self._shaped = [*(self._shaped or ()), *(call for call in made if call.key not in known)]
         return (*seeds, *self._shaped)

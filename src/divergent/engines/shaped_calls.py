@@ -21,8 +21,8 @@ from divergent import preconditions
 from divergent.engines.base import EngineContext
 from divergent.engines.shapes import CannotGenerate, minimal_value
 from divergent.grammars.words import with_word
-from divergent.model import Input
 from divergent.programs import Parameter, ParameterKind, Signature
+from divergent.records import Input
 from divergent.structure.inputs import ShapedInputs
 
 __all__ = ["coupled_dict", "inferred_annotation", "replace_argument", "shaped_calls", "words_appended"]

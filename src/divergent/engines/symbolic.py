@@ -28,8 +28,8 @@ from collections.abc import Callable
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.proofs import proof_limits, proof_problem
 from divergent.errors import DivergentError, EngineCannotProceed, StopReason
-from divergent.model import Input, Proof
-from divergent.programs import Signature
+from divergent.preconditions import conforms
+from divergent.records import Input, Proof
 from divergent.sandbox.isolation import choose_level
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.symbolic_process import SymbolicProcess
@@ -154,7 +154,7 @@ class SymbolicEngine(Engine):
             )
         # Decided before anything runs: only code that can reach nothing of the runner's process
         # (engines/provable.py) leaves the runner's account trustworthy enough for a proof.
-        self._proof_problem = proof_problem(context.implementations, context.signature, context.policy)
+        self._proof_problem = proof_problem(context.implementations, context.signature, context.comparison)
         try:
             self._process = SymbolicProcess(
                 context.implementations,
@@ -241,17 +241,11 @@ class SymbolicEngine(Engine):
 
 
 def _preconditions(context: EngineContext) -> Callable[[Input], bool]:
-    """The checks every proposed input must pass: the annotations (when the preconditions module is there) and
-    the user's requirement."""
-    conforms: Callable[[Input, Signature], bool] | None
-    try:
-        conforms = importlib.import_module("divergent.preconditions").conforms
-    except (ImportError, AttributeError):
-        conforms = None
+    """The checks every proposed input must pass: the annotations and the user's requirement."""
     signature, require = context.signature, context.require
 
     def check(candidate: Input) -> bool:
-        if conforms is not None and not conforms(candidate, signature):
+        if not conforms(candidate, signature):
             return False
         return require is None or bool(require(candidate))
 

@@ -12,8 +12,8 @@ from dataclasses import replace
 
 from divergent.annotations import analyze_annotation, resolve_annotation
 from divergent.errors import InvalidArgument, MissingSeeds, SignatureMismatch
-from divergent.model import Input
 from divergent.programs import Parameter, ParameterKind, PythonFunction, Signature
+from divergent.records import Input
 
 __all__ = [
     "FunctionNode",

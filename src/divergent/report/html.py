@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from divergent.errors import InvalidArgument
-from divergent.model import Report
+from divergent.records import Report
 from divergent.report.blocks import Page, cell_text
 from divergent.report.pages import check_page, cluster_page
 from divergent.report.studies import bench_page, incoherence_page, probegen_page

@@ -21,7 +21,6 @@ build error, and the cache keeps nothing of a build that did not finish.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import os
@@ -38,9 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from divergent.errors import LoadError, SandboxUnavailable
-from divergent.load.programs import java_main_class
-from divergent.model import OutcomeKind
-from divergent.programs import BuildOptions, Language, StdinProgram
+from divergent.load.whole_programs import java_main_class
+from divergent.programs import BuildOptions, Language, Program, StdinProgram
+from divergent.records import OutcomeKind
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits
 from divergent.sandbox.staging import StagedFile, declared_files, files_key, main_file, staged_entry
@@ -72,7 +71,7 @@ _SHORTEST_BUILD = 0.1
 class BuiltProgram:
     """A program ready to run: how the launcher starts it, and where its build lives."""
 
-    program: StdinProgram
+    program: Program
     #: "exec" (a binary, the JVM), "python" (a script run from a fork of a warm interpreter) or
     #: "java" (``argv`` is a JVM per run; ``java`` the warm JVM that runs them where it can)
     mode: str
@@ -456,8 +455,3 @@ def _copy_regular(source: Path, target: Path, program: StdinProgram) -> int:
 def _quote(text: str) -> str:
     return shlex.quote(text)
 
-
-def clear_cache(options: BuildOptions = BuildOptions()) -> None:
-    """Remove every build in the cache directory."""
-    with contextlib.suppress(FileNotFoundError):
-        shutil.rmtree(cache_dir(options))

@@ -3,7 +3,7 @@
 :class:`ProcessRunner` builds every program once (:mod:`divergent.sandbox.builds`), then starts one
 sandboxed launcher per program (:mod:`divergent.sandbox.launch`): the sandbox starts once per
 program, never per input. :meth:`ProcessRunner.run` sends each launcher the batch and gathers one
-:class:`~divergent.model.Outcome` per program and input. A launcher that dies or hangs gives the run
+:class:`~divergent.records.Outcome` per program and input. A launcher that dies or hangs gives the run
 it was on a crash or timeout outcome and is replaced; the batch goes on.
 
 With a checker (``--checker``, testlib's convention ``checker input output answer``, exit 0 =
@@ -28,13 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from divergent.errors import SandboxUnavailable
-from divergent.model import Outcome, OutcomeKind, TextInput
-from divergent.programs import StdinProgram
+from divergent.programs import Program, StdinProgram
+from divergent.records import Outcome, OutcomeKind, TextInput
 from divergent.sandbox.accelerators import prepare
 from divergent.sandbox.builds import BuiltProgram
 from divergent.sandbox.frames import ChildGone
 from divergent.sandbox.isolation import Isolation, choose_level
-from divergent.sandbox.launch import DEADLINE_GRACE, Job, LauncherProcess, ProgramLimits, RunResult
+from divergent.sandbox.launch import DEADLINE_GRACE, Job, LauncherProcess, ProgramLimits, ProgramRun
 from divergent.sandbox.staging import check_declared
 
 #: inputs sent to a launcher in one batch (results stream back one by one)
@@ -86,7 +86,7 @@ class ProgramService:
     def label(self) -> str:
         return self.program.label
 
-    def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[RunResult | None]:
+    def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[ProgramRun | None]:
         """One result per job (None: not run before ``deadline``, or the service's own)."""
         if self.deadline is not None:
             deadline = self.deadline if deadline is None else min(deadline, self.deadline)
@@ -99,8 +99,8 @@ class ProgramService:
         futures = [self._pool.submit(self._run_on, k, part, deadline) for k, part in enumerate(parts)]
         return [result for future in futures for result in future.result()]
 
-    def _run_on(self, slot: int, jobs: Sequence[Job], deadline: float | None) -> list[RunResult | None]:
-        results: list[RunResult | None] = [None] * len(jobs)
+    def _run_on(self, slot: int, jobs: Sequence[Job], deadline: float | None) -> list[ProgramRun | None]:
+        results: list[ProgramRun | None] = [None] * len(jobs)
         position = 0
         while position < len(jobs):
             if deadline is not None and time.monotonic() >= deadline:
@@ -157,9 +157,11 @@ class _Task:
 class ProcessRunner:
     """Whole programs, each built once and served by its own sandboxed launcher."""
 
-    def __init__(self, programs: Sequence[StdinProgram], *, limits: ProgramLimits = ProgramLimits(),
+    def __init__(self, programs: Sequence[Program], *, limits: ProgramLimits = ProgramLimits(),
                  isolation: str | Isolation | None = None, checker: StdinProgram | None = None,
-                 checker_limits: ProgramLimits = CHECKER_LIMITS) -> None:
+                 checker_limits: ProgramLimits = CHECKER_LIMITS, built: Sequence[BuiltProgram] | None = None) -> None:
+        """``built``: the programs ready to run, one per program (for programs that need no build,
+        such as commands); by default each program is built here (:func:`build_all`)."""
         self.programs = tuple(programs)
         self.limits = limits
         self.level = choose_level(isolation)
@@ -176,7 +178,7 @@ class ProcessRunner:
         #: closed (perhaps from another thread, under a run: the run then ends, its rest not run)
         self._closed = False
         try:
-            self.built = self._build_all(checker)
+            self.built = self._build_all(checker, built)
             for index in range(len(self.programs)):
                 self._launchers[index] = start_launcher(self.built[index], limits, self.level)
             if checker is not None:
@@ -187,9 +189,11 @@ class ProcessRunner:
             self.close()
             raise
 
-    def _build_all(self, checker: StdinProgram | None) -> list[BuiltProgram]:
-        programs = [*self.programs, *([checker] if checker is not None else [])]
-        return build_all(programs, level=self.level, limits=self.limits)
+    def _build_all(self, checker: StdinProgram | None, built: Sequence[BuiltProgram] | None) -> list[BuiltProgram]:
+        helpers = [checker] if checker is not None else []
+        if built is not None:
+            return [*built, *build_all(helpers, level=self.level, limits=self.limits)]
+        return build_all([*self.programs, *helpers], level=self.level, limits=self.limits)  # type: ignore[list-item]
 
     @property
     def sandbox_pids(self) -> list[int]:
@@ -303,7 +307,7 @@ class ProcessRunner:
         how = launcher.kill()
         if unreported:
             culprit = unreported.pop(0)
-            result = RunResult.hung(patience) if hung else RunResult.crashed(how)
+            result = ProgramRun.hung(patience) if hung else ProgramRun.crashed(how)
             results[culprit][i] = result.outcome()
         task.todo = unreported + task.todo
         task.in_flight = False
@@ -364,7 +368,7 @@ class ProcessRunner:
         judged = iter(states)
         return [None if row is None or (state := next(judged)).unjudged else tuple(state.outcomes) for row in rows]
 
-    def _checker_failed(self, verdict: RunResult) -> None:
+    def _checker_failed(self, verdict: ProgramRun) -> None:
         self._checker_failures += 1
         if self._checker_failures == 1:
             label = self.checker.label if self.checker else "the checker"
@@ -387,7 +391,7 @@ class ProcessRunner:
         self.close()
 
 
-def _checker_message(verdict: RunResult | None) -> str:
+def _checker_message(verdict: ProgramRun | None) -> str:
     if verdict is None:
         return "checker: not run"
     text = (verdict.stderr or verdict.stdout).strip().splitlines()

@@ -87,8 +87,6 @@ def mine_structure(
         structure = structure.merged(CodeStructure({name: given}))
     modules: dict[str, ModuleIndex] = {}
     for function in functions:
-        if not isinstance(function, PythonFunction):
-            continue
         try:
             mined = _mine_one(function, signature, modules)
         except (RecursionError, MemoryError, ValueError, TypeError):

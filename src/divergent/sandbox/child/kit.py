@@ -25,8 +25,8 @@ installs the system-call filter (:func:`restrict_system_calls`: no sockets, no `
 uses when it is made, before untrusted code runs, so a program that patches ``json``, ``os`` or
 ``pickle`` cannot break the protocol.
 
-A new child (as the launcher of whole programs was) is a module under ``sandbox/child/`` whose
-``main()`` calls :func:`start_child` first thing and talks through the :class:`Channel` it returns; the parent
+A new child (the launcher of whole programs, say) is a module under ``sandbox/child/`` whose ``main()`` calls
+:func:`start_child` first thing and talks through the :class:`Channel` it returns; the parent
 starts it with :func:`divergent.sandbox.frames.start_child` (giving the paths it must read with
 ``read_only=``) and reads it with :class:`divergent.sandbox.frames.ChildConnection`.
 """

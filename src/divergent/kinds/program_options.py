@@ -1,6 +1,6 @@
 """The options of a search over whole programs (stdin to stdout): :class:`ProgramOptions`.
 
-They live in :class:`~divergent.search.options.SearchOptions` as its ``programs`` field; the Python
+They live in :class:`~divergent.options.SearchOptions` as its ``programs`` field; the Python
 API takes them as keywords too (``divergent.check(["a.cpp", "b.py"], stdin=True,
 examples=["sample.txt"], validator="v.py")``), and the CLI reads its option defaults from here.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from divergent.errors import InvalidArgument
-from divergent.model import TextInput
 from divergent.programs import BuildOptions
+from divergent.records import AnyInput, TextInput
 from divergent.sandbox.launch import ProgramLimits
 from divergent.text_comparison import OutputMode
 
@@ -70,7 +70,7 @@ class ProgramOptions:
         examples: Any = self.examples
         if examples is None:
             examples = ()
-        elif isinstance(examples, str | Path | TextInput):
+        elif isinstance(examples, str | Path | AnyInput):
             examples = (examples,)
         object.__setattr__(self, "examples", tuple(examples))
         for name in ("cflags", "cxxflags"):
