@@ -12,7 +12,8 @@ constraints exclude.
 
     python benchmarks/programs.py verify                  every witness differs, every sample is valid
     python benchmarks/programs.py check [--budget 20]     found/total, false claims, median time
-    python benchmarks/programs.py throughput [--runs 3000]  runs/s: trivial C++, Python, Java pairs
+    python benchmarks/programs.py throughput [--runs 3000]  runs/s: trivial C, C++, Python, Java pairs
+    python benchmarks/programs.py floor [--runs 3000]       fork+exec of a static binary in the sandbox
     python benchmarks/programs.py all
 
 Results go to ``benchmarks/results/programs.jsonl``. Run it alone on the machine: with two cores,
@@ -138,6 +139,7 @@ def check_suite(pairs: list, budget: float, cache: str, seed: int) -> list[dict]
 
 
 TRIVIAL = {
+    "c": ("echo.c", '#include <stdio.h>\nint main(void) { long long x; if (scanf("%lld", &x) == 1) printf("%lld\\n", x); }\n'),
     "cpp": ("echo.cpp", '#include <cstdio>\nint main() { long long x; if (scanf("%lld", &x) == 1) printf("%lld\\n", x); }\n'),
     "python": ("echo.py", "print(int(input()))\n"),
     "java": ("Echo.java", "public class Echo { public static void main(String[] a) {"
@@ -173,7 +175,7 @@ def throughput(runs: int, cache: str) -> list[dict]:
             path = Path(scratch) / file_name
             path.write_text(text)
             program = load_program(str(path), build=BuildOptions(cache_dir=cache))
-            count = runs if language != "java" else max(20, runs // 50)
+            count = runs if language != "java" else max(20, runs // 5)
             runner = ProcessRunner([program, program])
             runner.run([TextInput("0\n")] * 4)  # warm up
             inputs = [TextInput(f"{i}\n") for i in range(count)]
@@ -199,9 +201,98 @@ def throughput(runs: int, cache: str) -> list[dict]:
     return rows
 
 
+#: the floor: a static C program that forks and execs a static binary N times inside the sandbox,
+#: each run with its input in a memfd on stdin and its stdout on a pipe read to the end, as the
+#: launcher runs programs (``vfork`` 1: a vfork-like clone instead of fork, as the spawn helper)
+FLOOR_SOURCE = r"""
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+static char *program; static int in_fd, out_fd;
+static char stack[65536] __attribute__((aligned(16)));
+static int child(void *unused) {
+  dup2(in_fd, 0); dup2(out_fd, 1);
+  char *argv[] = {program, NULL}, *envp[] = {NULL};
+  execve(program, argv, envp); _exit(127);
+}
+int main(int argc, char **argv) {
+  program = argv[1]; int n = atoi(argv[2]), use_vfork = atoi(argv[3]);
+  char buffer[4096]; long bytes = 0;
+  struct timespec start, end; clock_gettime(CLOCK_MONOTONIC, &start);
+  for (int i = 0; i < n; i++) {
+    char text[32]; int length = snprintf(text, sizeof text, "%d\n", i);
+    in_fd = memfd_create("stdin", MFD_CLOEXEC);
+    if (write(in_fd, text, length) != length) return 1;
+    lseek(in_fd, 0, SEEK_SET);
+    int pipes[2]; if (pipe2(pipes, O_CLOEXEC) != 0) return 1;
+    out_fd = pipes[1];
+    pid_t pid = use_vfork ? clone(child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL) : fork();
+    if (pid == 0) child(NULL);
+    close(pipes[1]); close(in_fd);
+    ssize_t got; while ((got = read(pipes[0], buffer, sizeof buffer)) > 0) bytes += got;
+    close(pipes[0]);
+    int status; waitpid(pid, &status, 0);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  struct rusage self, kids; getrusage(RUSAGE_SELF, &self); getrusage(RUSAGE_CHILDREN, &kids);
+  double cpu = self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec + kids.ru_stime.tv_sec
+      + (self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec + kids.ru_stime.tv_usec) / 1e6;
+  printf("%d %ld %.6f %.6f\n", n, bytes, (end.tv_sec - start.tv_sec) + (end.tv_nsec - start.tv_nsec) / 1e9, cpu);
+  return 0;
+}
+"""
+
+
+def floor(runs: int, cache: str) -> list[dict]:
+    """The floor of a run inside the sandbox: fork (or vfork) + exec of a static binary, its input
+    on a memfd, its output on a pipe, from a static C program that does nothing else, in a launcher's
+    sandbox (the same namespaces, filter, cgroup and limits as every run)."""
+    from divergent.sandbox.builds import build
+    from divergent.sandbox.isolation import choose_level
+    from divergent.sandbox.launch import Job, LauncherProcess
+
+    rows = []
+    level = choose_level(None)
+    with tempfile.TemporaryDirectory() as scratch:
+        built = {}
+        for name, text in (("floor.c", FLOOR_SOURCE), ("echo.c", TRIVIAL["c"][1])):
+            path = Path(scratch) / name
+            path.write_text(text)
+            program = load_program(str(path), build=BuildOptions(cache_dir=cache, cflags=("-O2",), clibs=()))
+            built[name] = build(program, level=level, limits=ProgramLimits())
+        for use_vfork in (0, 1):
+            launcher = LauncherProcess(
+                mode="exec", argv=[*built["floor.c"].argv, built["echo.c"].argv[0], str(runs), str(use_vfork)],
+                limits=ProgramLimits(time_limit=120.0), level=level,
+                read_only=(*built["floor.c"].read_only, *built["echo.c"].read_only))
+            try:
+                launcher.ready()
+                (result,) = launcher.run([Job()])
+            finally:
+                launcher.close()
+            assert result is not None and result.ok, result
+            count, _bytes, wall, cpu = result.stdout.split()
+            cpu_ms = 1000 * float(cpu) / int(count)
+            way = "vfork+exec" if use_vfork else "fork+exec"
+            rows.append({"benchmark": "floor", "how": way, "runs": int(count), "seconds": float(wall),
+                         "isolation": level.value, "cpu_ms_per_run": round(cpu_ms, 3),
+                         "runs_per_second_two_free_cores": round(2000 / cpu_ms, 1)})
+            print(f"floor {way:10} {int(count):6} runs in {float(wall):6.2f} s on one core ({level.value}): "
+                  f"{cpu_ms:.3f} ms of CPU per run, {2000 / cpu_ms:.0f} runs/s on two free cores", flush=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=("verify", "check", "throughput", "all"))
+    parser.add_argument("what", choices=("verify", "check", "throughput", "floor", "all"))
     parser.add_argument("--budget", type=float, default=20.0)
     parser.add_argument("--pairs", default=None)
     parser.add_argument("--runs", type=int, default=3000)
@@ -216,6 +307,8 @@ def main() -> None:
             sys.exit(1)
         if arguments.what in ("check", "all"):
             rows += check_suite(pairs, arguments.budget, cache, arguments.seed)
+        if arguments.what in ("floor", "all"):
+            rows += floor(arguments.runs, cache)
         if arguments.what in ("throughput", "all"):
             rows += throughput(arguments.runs, cache)
     if rows:

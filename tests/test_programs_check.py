@@ -311,3 +311,58 @@ def test_cli_emits_a_test_and_an_html_report_for_programs(overflow_pair, program
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(emitted)],
                          capture_output=True, text=True, timeout=300, env={**__import__("os").environ})
     assert run.returncode == 1 and "1 failed" in run.stdout, run.stdout[-2000:]
+
+
+MODE_OF_CASES = """\
+    from collections import Counter
+    t = int(input())
+    for _ in range(t):
+        n = int(input())
+        print(max(Counter(input().split()).values()))
+"""
+MODE_OF_CASES_TOO = """\
+    import sys
+    data = sys.stdin.read().split()
+    t, at = int(data[0]), 1
+    for _ in range(t):
+        n = int(data[at]); at += 1
+        counts = {}
+        for x in data[at:at + n]:
+            counts[x] = counts.get(x, 0) + 1
+        at += n
+        print(max(counts.values()))
+"""
+CASES_VALIDATOR = """\
+    import sys
+    rows = sys.stdin.read().split("\\n")
+    t = int(rows[0]); assert 1 <= t <= 100, "t out of range"
+    at = 1
+    for _ in range(t):
+        n = int(rows[at]); xs = rows[at + 1].split()
+        assert 1 <= n <= 1000 and len(xs) == n and all(0 <= int(x) <= 1000 for x in xs), "bad case"
+        at += 2
+    assert all(not r.strip() for r in rows[at:]), "trailing data"
+"""
+
+
+def test_a_search_over_large_inputs_keeps_its_budget(programs_dir, build_cache):
+    """Test cases of a thousand numbers each: every child of such an input costs in proportion to its
+    size to make, to validate and to run. The search must end within its budget all the same (it
+    once ran minutes past it: turns that proposed without looking at the clock, validator batches
+    with no deadline)."""
+    import random
+    import time
+
+    rng = random.Random(7)
+    cases = [" ".join(str(rng.randint(0, 1000)) for _ in range(1000)) for _ in range(60)]
+    example = write(programs_dir, "big_cases.txt", "60\n" + "".join(f"1000\n{case}\n" for case in cases))
+    a = write(programs_dir, "mode_a.py", MODE_OF_CASES)
+    b = write(programs_dir, "mode_b.py", MODE_OF_CASES_TOO)
+    validator = write(programs_dir, "cases_validator.py", CASES_VALIDATOR)
+    budget = 6.0
+    started = time.monotonic()
+    report = divergent.check([a, b], examples=[example], validator=validator, shrink=False,
+                             **quick(build_cache, budget=budget))
+    elapsed = time.monotonic() - started
+    assert report.verdict is not Verdict.DIVERGENT, report.counterexample
+    assert elapsed <= budget + 0.5, f"the search took {elapsed:.1f} s with a budget of {budget:g} s"

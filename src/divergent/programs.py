@@ -191,8 +191,9 @@ class BuildOptions:
     #: link C and C++ programs statically where the toolchain can (a run then starts about three
     #: times faster: no dynamic loading of libstdc++; judges link statically too)
     static: bool = True
-    #: run Python scripts in a fresh interpreter each time (else a fork of a warm one: faster, and
-    #: the script still starts from a clean interpreter state)
+    #: run Python scripts in a fresh interpreter each time, Java programs in a JVM of their own each
+    #: time (else a fork of a warm interpreter, a warm JVM with a class loader per run: faster, and
+    #: each run still starts from a clean state)
     fresh_interpreter: bool = False
     #: files (or directories) a program may see besides its own source, each given to the
     #: programs whose directory holds it, at its path relative to that directory: a script's

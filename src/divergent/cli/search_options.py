@@ -141,7 +141,8 @@ WithFileOpt = Annotated[
         rich_help_panel=_PROGRAM_PANEL)
 ]
 FreshInterpreterOpt = Annotated[
-    bool, typer.Option("--fresh-interpreter", help="Run every Python script in a new interpreter (slower).",
+    bool, typer.Option("--fresh-interpreter", help="Run every Python script in a new interpreter and every Java program "
+                       "in a JVM of its own per run (slower).",
                        rich_help_panel=_PROGRAM_PANEL)
 ]
 HtmlOpt = Annotated[

@@ -108,6 +108,12 @@ class Engine(abc.ABC):
     #: :func:`divergent.preconditions.conforms` checks them, and the user's requirement): the
     #: search then does not check them a second time
     checks_preconditions: ClassVar[bool] = False
+    #: set by the scheduler before each :meth:`propose` (``time.monotonic()`` values; None: none):
+    #: when the turn should end, and when the search ends. An engine whose proposals can take
+    #: long (large inputs) returns what it has at the first, and starts nothing that would run
+    #: past the second.
+    turn_deadline: float | None = None
+    deadline: float | None = None
 
     def __init__(self, context: EngineContext) -> None:
         self.context = context

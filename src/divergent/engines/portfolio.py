@@ -12,7 +12,9 @@ quadratic implementation on large values) gets less of the time, never all of it
 
 A turn's batch is sized to take about :data:`TURN_SECONDS` at the engine's measured cost per input
 (the search cuts a batch that runs long at the end of its slice, and gives the rest back at the
-engine's next turn).
+engine's next turn). Before each turn the engine is told when the turn should end and when the
+search does (:attr:`Engine.turn_deadline`, :attr:`Engine.deadline`): an engine whose proposals can
+be slow stops at the first and starts nothing past the second.
 
 Background engines (symbolic execution in its own process, a language model on its own thread) are
 not scheduled: they are polled on every turn and whatever they found runs in the next batch.
@@ -23,6 +25,7 @@ machine's speed; each engine's own sequence of inputs is reproducible for a seed
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -167,6 +170,9 @@ class Portfolio:
             size = arm.batch_size(seconds_left)
             owed = extra(arm.name) if extra is not None else []
             started = time.monotonic()
+            left = math.inf if seconds_left is None else max(0.0, seconds_left)
+            arm.engine.turn_deadline = started + min(TURN_SECONDS, left)
+            arm.engine.deadline = None if math.isinf(left) else started + left
             proposed = owed + (self._propose(arm, size - len(owed)) if len(owed) < size else [])
             spent = time.monotonic() - started
             arm.seconds += spent

@@ -21,7 +21,9 @@ rejections become boundaries too.
 
 from __future__ import annotations
 
+import math
 import re
+import time
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -56,10 +58,18 @@ _SPECIAL = (
     2**63 - 1, -(2**63), 10**18 + 1, -(10**9), -(10**18),
 )
 _MAX_FRUITLESS = 2000
+#: trees of larger inputs are not kept (parsed again when one is a parent): bounded memory
+_KEEP_TREE_CHARS = 256 * 1024
+#: a first guess of a child's cost per character of its parent (measured as children are made)
+_SECONDS_PER_CHAR = 1e-6
+#: parents tried for one child before the engine gives up a turn that has no time for any
+_PARENT_TRIES = 4
 #: up to this many new items are inserted one by one; more are merged in at once
 _INSERT_ONE_BY_ONE = 16
 _MAX_POOL = 2000
 _STARTERS = ("1\n", "0\n", "2\n1 2\n", "3\n1 2 3\n", "1 1\n", "1\n1\n", "a\n")
+#: what :meth:`TextMutationEngine._child` returns when no parent can be mutated in the time left
+_NO_TIME = TextInput("", how_generated="none")
 _NUMBERS = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE]\d+)?(?![\w.])")
 
 
@@ -102,12 +112,18 @@ class TextMutationEngine(Engine):
         self._started_blind = not seeds
         if not seeds:
             seeds = [TextInput(text, how_generated=self.name) for text in _STARTERS]
-        self._pool: list[tuple[TextInput, Block]] = [(seed, parse(seed.text)) for seed in seeds]
+        # (input, its tree or None: parsed again when it is a parent, for large inputs)
+        self._pool: list[tuple[TextInput, Block | None]] = [(seed, _kept(seed.text, parse(seed.text)))
+                                                             for seed in seeds]
         self._seed_count = len(self._pool)
         self._pending: list[TextInput] = seeds if self._started_blind else []
-        self._favoured: deque[tuple[TextInput, Block]] = deque(maxlen=256)
-        self._recent: deque[tuple[TextInput, Block]] = deque(maxlen=512)
-        self._trees: dict[str, Block] = {seed.key: tree for seed, tree in self._pool}
+        self._favoured: deque[tuple[TextInput, Block | None]] = deque(maxlen=256)
+        self._recent: deque[tuple[TextInput, Block | None]] = deque(maxlen=512)
+        self._trees: dict[str, Block] = {seed.key: tree for seed, tree in self._pool if tree is not None}
+        #: measured seconds of making a child, per character of parent and child
+        self._seconds_per_char = _SECONDS_PER_CHAR
+        #: characters the child being made may still grow by (it must render within MAX_TEXT)
+        self._room = MAX_TEXT
         self._seen: set[str] = {seed.key for seed in seeds}
         self._behaviours: set[str] = set()
         self._fruitless = 0
@@ -124,38 +140,73 @@ class TextMutationEngine(Engine):
     # -- proposing --------------------------------------------------------------------------
 
     def propose(self, n: int) -> list[AnyInput]:
+        """Up to ``n`` children; fewer when the turn's time is up (:attr:`turn_deadline`): a child
+        of a large input costs in proportion to its size, and none is started that would not be
+        done before the search's end (:attr:`deadline`)."""
         self._learn_from_validator()
         batch: list[AnyInput] = []
         while self._pending and len(batch) < n:
             batch.append(self._pending.pop(0))
         attempts = 0
+        out_of_time = False
         while len(batch) < n and attempts < _MAX_FRUITLESS:
+            # the first child of a turn may take until the search's end, the others the turn's
+            end = self.deadline if not batch else (self.turn_deadline or self.deadline)
+            seconds = math.inf if end is None else end - time.monotonic()
+            if seconds <= 0:
+                out_of_time = True
+                break
             attempts += 1
-            child = self._child()
+            child = self._child(seconds)
             if child is None:
                 continue
+            if child is _NO_TIME:
+                out_of_time = True
+                break
             batch.append(child)
-        if not batch:
+        if not batch and not out_of_time:
             raise EngineCannotProceed("exhausted", f"{_MAX_FRUITLESS} mutations in a row gave only inputs tried before")
         return batch
 
-    def _child(self) -> TextInput | None:
-        _, parent_tree = self._parent()
-        tree = clone(parent_tree)
+    def _child(self, seconds: float) -> TextInput | None:
+        """A child of a parent that can be mutated within ``seconds`` (None: it was tried before
+        or too large; :data:`_NO_TIME`: no parent can be, in that time)."""
+        for _ in range(_PARENT_TRIES):
+            parent, parent_tree = self._parent()
+            if 2 * self._cost(len(parent.text)) <= seconds:  # twice: a loaded machine is slower
+                break
+        else:
+            return _NO_TIME
+        started = time.monotonic()
+        tree = clone(parent_tree) if parent_tree is not None else parse(parent.text)
+        self._room = MAX_TEXT - len(parent.text)
         for _ in range(self._rng.randint(1, 3)):
             self._mutate(tree)
         text = render(tree)
+        self._measured(len(parent.text) + len(text), time.monotonic() - started)
         if len(text) > MAX_TEXT:
             return None
         child = TextInput(text, how_generated=self.name)
         if child.key in self._seen:
             return None
         self._seen.add(child.key)
-        self._trees[child.key] = tree
-        self._recent.append((child, tree))
+        kept = _kept(text, tree)
+        if kept is not None:
+            self._trees[child.key] = kept
+        self._recent.append((child, kept))
         return child
 
-    def _parent(self) -> tuple[TextInput, Block]:
+    def _cost(self, characters: int) -> float:
+        """The expected seconds of a child of a parent of ``characters`` (about as many again for
+        the child's own text)."""
+        return 2 * characters * self._seconds_per_char
+
+    def _measured(self, characters: int, seconds: float) -> None:
+        if characters > 4096:  # small ones say more of the interpreter's overhead than of size
+            rate = seconds / characters
+            self._seconds_per_char = 0.7 * self._seconds_per_char + 0.3 * rate
+
+    def _parent(self) -> tuple[TextInput, Block | None]:
         roll = self._rng.random()
         if self._favoured and roll < 0.3:
             return self._rng.choice(self._favoured)
@@ -265,6 +316,9 @@ class TextMutationEngine(Engine):
 
     def _duplicate(self, rep: Rep, count: int) -> None:
         rng = self._rng
+        count = self._affordable(rep, count)
+        if count <= 0:
+            return
         if not rep.items:
             if rep.inline:
                 rep.items.extend(rng.choice(self._alphabet) if rep.characters else str(rng.choice((0, 1, 2)))
@@ -288,6 +342,18 @@ class TextMutationEngine(Engine):
             previous = place
         merged.extend(originals[previous:])
         rep.items[:] = merged
+
+    def _affordable(self, rep: Rep, count: int) -> int:
+        """As many of ``count`` new items as the child has room for (it must render within
+        :data:`MAX_TEXT`: a larger one would be made, then thrown away), taken from the room."""
+        if rep.inline:
+            sample = rep.items[: 8]
+            each = (sum(len(item) for item in sample) / len(sample) if sample else 1) + (1 if not rep.characters else 0)
+        else:
+            each = len(render(rep.items[0])) if rep.items else 1
+        affordable = min(count, int(self._room // max(1.0, each)))
+        self._room -= affordable * max(1.0, each)
+        return affordable
 
     def _copy_of(self, rep: Rep, model: Any) -> Any:
         """A new item like ``model``: a fresh character, a number near it or new, or a copy."""
@@ -360,10 +426,11 @@ class TextMutationEngine(Engine):
                 continue
             self._behaviours.add(behaviour)
             novel += 1
+            if len(item.text) > MAX_TEXT:
+                continue
+            # a large input's tree is made when it is a parent (parsing costs as much as its size)
             tree = self._trees.get(item.key)
-            if tree is None:
-                if len(item.text) > MAX_TEXT:
-                    continue
+            if tree is None and len(item.text) <= _KEEP_TREE_CHARS:
                 tree = parse(item.text)
             entry = (item, tree)
             if len(self._pool) < _MAX_POOL:
@@ -393,3 +460,8 @@ class TextMutationEngine(Engine):
             self._learned.update(fresh)
             self._numbers = list(dict.fromkeys([*boundary_numbers(fresh), *self._numbers]))
 
+
+
+def _kept(text: str, tree: Block) -> Block | None:
+    """The tree to keep for an input (None for a large one: it is parsed again when needed)."""
+    return tree if len(text) <= _KEEP_TREE_CHARS else None

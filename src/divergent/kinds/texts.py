@@ -134,7 +134,8 @@ class Validator:
                         self.first_rejection = (texts[key], message)
                 if len(self._verdicts) >= _VERDICT_CACHE:
                     self._verdicts.clear()
-                self._verdicts[key] = valid
+                if result is not None:  # not run (the budget's end) is no verdict to keep
+                    self._verdicts[key] = valid
         verdicts = [self._verdicts.get(item.key, False) for item in items]
         self.accepted += sum(verdicts)
         self.rejected += len(verdicts) - sum(verdicts)
@@ -242,10 +243,10 @@ class TextKind(ProgramKind):
         try:
             if validator_program is not None:
                 validator = Validator(ProgramService(validator_program, limits=helper_limits, level=level,
-                                                     workers=VALIDATOR_WORKERS))
+                                                     workers=VALIDATOR_WORKERS, deadline=deadline))
             if generator_program is not None:
                 generator = ProgramService(generator_program, limits=generator_limits, level=level,
-                                           workers=VALIDATOR_WORKERS)
+                                           workers=VALIDATOR_WORKERS, deadline=deadline)
             return TextSubjects(self, programs, options.with_(isolation=level.value),
                                 comparison=self.comparison(options, checker), limits=limits, level=level,
                                 validator=validator, generator=generator, checker=checker)

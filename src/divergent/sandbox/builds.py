@@ -72,7 +72,8 @@ class BuiltProgram:
     """A program ready to run: how the launcher starts it, and where its build lives."""
 
     program: Program
-    #: "exec" (a binary, the JVM) or "python" (a script run from a fork of the launcher)
+    #: "exec" (a binary, the JVM), "python" (a script run from a fork of a warm interpreter) or
+    #: "java" (``argv`` is a JVM per run; ``java`` the warm JVM that runs them where it can)
     mode: str
     argv: tuple[str, ...] = ()
     script: str = ""
@@ -86,6 +87,12 @@ class BuiltProgram:
     address_space: bool = True
     #: what the sandboxed launcher must be able to read to run it (its bind list)
     read_only: tuple[str, ...] = ()
+    #: the spawn helper the launcher starts runs with ("": none, runs are forked;
+    #: :mod:`divergent.sandbox.accelerators`)
+    spawner: str = ""
+    #: a Java program's warm JVM (mode "java"): ``java`` (the runtime), ``flags`` (a cold run's),
+    #: ``classes``, ``main`` and ``harness`` (the harness's classes); None: a JVM per run
+    java: dict | None = None
 
     @property
     def run_command(self) -> str:

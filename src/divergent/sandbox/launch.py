@@ -32,6 +32,8 @@ _TASK_MARGIN = 256
 #: the launcher's own process limits (it is trusted code; each run gets the run limits): address
 #: space large enough for a JVM to reserve its heap and class space
 _LAUNCHER_LIMITS = Limits(memory_mb=64 * 1024, timeout=60.0)
+#: seconds past a deadline after which the runs still going are stopped
+DEADLINE_GRACE = 0.05
 _KINDS = {
     "ok": OutcomeKind.OK,
     "runtime-error": OutcomeKind.RUNTIME_ERROR,
@@ -207,7 +209,7 @@ class LauncherProcess(ChildConnection):
 
     def __init__(self, *, mode: str, limits: ProgramLimits, level: Isolation, argv: Sequence[str] = (),
                  script: str = "", address_space: bool = True, read_only: Sequence[str] = (),
-                 work_dir: str | None = None) -> None:
+                 work_dir: str | None = None, spawner: str = "", java: dict | None = None) -> None:
         self.mode, self.argv, self.script = mode, list(argv), script
         self.limits = limits
         self.address_space = address_space
@@ -235,12 +237,17 @@ class LauncherProcess(ChildConnection):
         finally:
             if cgroup is not None:
                 cgroup.close_fds()
-        # a byte of output is at most 4 characters (\xNN) and at most 6 bytes of JSON (\u001b, \\xNN)
-        super().__init__(process, max_frame_bytes=6 * limits.output_bytes + 48 * limits.stderr_bytes + (1 << 20))
+        # a byte of output is at most 4 characters (\xNN) and at most 6 bytes of JSON (\u001b, \\xNN);
+        # every field of every frame is checked (result_from_wire): no walk for nesting
+        super().__init__(process, max_frame_bytes=6 * limits.output_bytes + 48 * limits.stderr_bytes + (1 << 20),
+                         check_nesting=False)
         self.batch: _Batch | None = None
+        #: whether the launcher starts runs through the spawn helper (known once it is ready)
+        self.spawner_used = False
         self.send("setup", {"mode": mode, "argv": self.argv, "script": script,
                             "limits": limits.wire(address_space=address_space),
-                            "run_dir": os.path.join(work_dir, "run") if work_dir else None})
+                            "run_dir": os.path.join(work_dir, "run") if work_dir else None,
+                            "spawner": spawner or None, "java": java})
 
     def ready(self, timeout: float = 30.0) -> None:
         """Wait for the answer to the setup; SandboxUnavailable when it fails."""
@@ -252,6 +259,7 @@ class LauncherProcess(ChildConnection):
             why = answer.get("error") if answer else "no answer"
             self.kill()
             raise SandboxUnavailable(f"the launcher could not be set up: {str(why)[:300]}")
+        self.spawner_used = answer.get("spawner") is True
 
     @property
     def patience(self) -> float:
@@ -299,7 +307,9 @@ class LauncherProcess(ChildConnection):
     def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[ProgramRun | None]:
         """Run ``jobs`` one after the other and wait for every result (None: not run before the
         deadline). A launcher that dies or hangs gives that run a crash or timeout result and the
-        rest of the batch ``None``: call :meth:`alive` and start a new launcher to go on."""
+        rest of the batch ``None``: call :meth:`alive` and start a new launcher to go on. A run
+        still going :data:`DEADLINE_GRACE` past the deadline is stopped (the launcher with it): the
+        deadline holds whatever the run's time limit."""
         results: list[ProgramRun | None] = [None] * len(jobs)
         if not jobs:
             return results
@@ -312,13 +322,20 @@ class LauncherProcess(ChildConnection):
             selector.register(self.fileno(), selectors.EVENT_READ)
             while True:
                 assert self.batch is not None
-                waited = time.monotonic() - self.batch.last_progress
+                now = time.monotonic()
+                waited = now - self.batch.last_progress
                 if waited > self.patience:
                     culprit = self.unreported()[0]
                     self.kill()
                     results[culprit] = ProgramRun.hung(self.patience)
                     return results
-                selector.select(self.patience - waited)
+                if deadline is not None and now >= deadline + DEADLINE_GRACE:
+                    self.kill()  # what it had not reported stays not run
+                    return results
+                wait = self.patience - waited
+                if deadline is not None:
+                    wait = min(wait, deadline + DEADLINE_GRACE - now)
+                selector.select(max(0.0, wait))
                 try:
                     found, done = self.collect()
                 except ChildGone:

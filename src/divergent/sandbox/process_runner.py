@@ -30,10 +30,11 @@ from dataclasses import dataclass, field, replace
 from divergent.errors import SandboxUnavailable
 from divergent.programs import Program, StdinProgram
 from divergent.records import Outcome, OutcomeKind, TextInput
-from divergent.sandbox.builds import BuiltProgram, build
+from divergent.sandbox.accelerators import prepare
+from divergent.sandbox.builds import BuiltProgram
 from divergent.sandbox.frames import ChildGone
 from divergent.sandbox.isolation import Isolation, choose_level
-from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits, ProgramRun
+from divergent.sandbox.launch import DEADLINE_GRACE, Job, LauncherProcess, ProgramLimits, ProgramRun
 from divergent.sandbox.staging import check_declared
 
 #: inputs sent to a launcher in one batch (results stream back one by one)
@@ -49,14 +50,14 @@ def build_all(programs: Sequence[StdinProgram], *, level: Isolation, limits: Pro
     budget). The first build error raises (LoadError)."""
     check_declared(list(programs))
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        futures = [pool.submit(build, program, level=level, limits=limits, deadline=deadline) for program in programs]
+        futures = [pool.submit(prepare, program, level=level, limits=limits, deadline=deadline) for program in programs]
         return [future.result() for future in futures]
 
 
 def start_launcher(built: BuiltProgram, limits: ProgramLimits, level: Isolation) -> LauncherProcess:
     launcher = LauncherProcess(
         mode=built.mode, argv=built.argv, script=built.script, limits=limits, level=level,
-        address_space=built.address_space, read_only=built.read_only,
+        address_space=built.address_space, read_only=built.read_only, spawner=built.spawner, java=built.java,
     )
     launcher.ready()
     return launcher
@@ -68,11 +69,14 @@ class ProgramService:
     the validator), each replaced when it dies."""
 
     def __init__(self, program: StdinProgram, *, limits: ProgramLimits, level: Isolation,
-                 built: BuiltProgram | None = None, workers: int = 1) -> None:
+                 built: BuiltProgram | None = None, workers: int = 1, deadline: float | None = None) -> None:
+        """``deadline``: no run of the service goes past it (a ``time.monotonic()`` value: the end
+        of the budget), whatever a call to :meth:`run` says."""
         self.program = program
+        self.deadline = deadline
         self.limits = limits
         self.level = level
-        self.built = built or build(program, level=level, limits=limits)
+        self.built = built or prepare(program, level=level, limits=limits)
         self.runs = 0
         self.workers = max(1, workers)
         self._launchers: list[LauncherProcess | None] = [None] * self.workers
@@ -83,7 +87,9 @@ class ProgramService:
         return self.program.label
 
     def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[ProgramRun | None]:
-        """One result per job (None: not run before ``deadline``)."""
+        """One result per job (None: not run before ``deadline``, or the service's own)."""
+        if self.deadline is not None:
+            deadline = self.deadline if deadline is None else min(deadline, self.deadline)
         if self.workers == 1 or len(jobs) < 2 * self.workers:
             return self._run_on(0, jobs, deadline)
         if self._pool is None:
@@ -136,7 +142,7 @@ class ProgramService:
 
 
 #: seconds past a run's deadline after which the runs still going are stopped
-_DEADLINE_GRACE = 0.05
+_DEADLINE_GRACE = DEADLINE_GRACE
 
 
 @dataclass
@@ -349,14 +355,18 @@ class ProcessRunner:
                 for state, (candidate, representative) in pending
             ]
             assert self.checker is not None
-            verdicts = self.checker.run(jobs, deadline=None)
+            verdicts = self.checker.run(jobs, deadline=deadline)
             self.checker_runs += len(jobs)
             for (state, _question), verdict in zip(pending, verdicts, strict=True):
-                if verdict is not None and verdict.kind not in (OutcomeKind.OK, OutcomeKind.RUNTIME_ERROR):
+                if verdict is None:  # the deadline came first: no verdict, so this input was not run
+                    state.unjudged = True
+                    state.queue.clear()
+                    continue
+                if verdict.kind not in (OutcomeKind.OK, OutcomeKind.RUNTIME_ERROR):
                     self._checker_failed(verdict)
-                state.answer(verdict is not None and verdict.ok, _checker_message(verdict))
+                state.answer(verdict.ok, _checker_message(verdict))
         judged = iter(states)
-        return [None if row is None else tuple(next(judged).outcomes) for row in rows]
+        return [None if row is None or (state := next(judged)).unjudged else tuple(state.outcomes) for row in rows]
 
     def _checker_failed(self, verdict: ProgramRun) -> None:
         self._checker_failures += 1
@@ -401,6 +411,8 @@ class _Judging:
             outcomes[printed[0]] = replace(outcomes[printed[0]], accepted_with=printed[0])
         self.queue = printed[1:]
         self.position = 0  # which representative the head of the queue is checked against next
+        #: the checker could not answer before the deadline (the input counts as not run)
+        self.unjudged = False
 
     def question(self) -> tuple[int, int] | None:
         """(candidate, representative) to ask the checker about, or None when done."""
