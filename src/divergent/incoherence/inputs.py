@@ -23,7 +23,7 @@ import copy
 import enum
 import random
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,6 +158,7 @@ class GenD:
             else:
                 self._annotations[parameter.name] = infer_annotation(values[parameter.name])
         self._parents = list(seeds) or [self._simplest_call()]
+        self._positions = _Positions()
 
     def draw(self, n: int) -> list[Input]:
         drawn: list[Input] = []
@@ -188,7 +189,7 @@ class GenD:
     def _mutated(self, value: Any, annotation: Any) -> Any:
         value = copy.deepcopy(value)  # the parent stays as it is
         for _ in range(self._rng.choice(STACKED_MUTATIONS)):
-            positions = list(_positions(value, annotation, ()))
+            positions = self._positions.of(value, annotation)
             if not positions:
                 break
             path, at = self._rng.choice(positions)
@@ -236,39 +237,74 @@ class GenD:
 # m) in a set, ("key", k) and ("value", k) in a dict.
 
 
-def _shape(value: Any, annotation: Any) -> Shape:
-    """The shape ``value`` is mutated as: its annotation's (a union's member that fits it), else
-    its runtime type's."""
-    shape = shape_of(annotation)
-    if shape.family == "union":
-        fitting = [member for member in shape.args if fits(value, shape_of(member))]
-        same_kind = [m for m in fitting if shape_of(m).family == runtime_shape(value).family]
-        if same_kind or fitting:
-            return _shape(value, (same_kind or fitting)[0])
-    if shape.family == "any" or not fits(value, shape):
-        return runtime_shape(value)
-    return shape
+class _Positions:
+    """The positions of values, with the annotation each has there. Every mutation walks the whole
+    value, so what an annotation says of a value is memoized: per annotation object and the value's
+    type (and a tuple's length), unless a ``Literal`` makes it depend on the value itself."""
 
+    def __init__(self) -> None:
+        #: id(annotation) -> (the annotation, kept alive so that the id stays its own; its shape;
+        #: its members' (annotation, shape) when it is a union; whether a Literal is involved)
+        self._known: dict[int, tuple[Any, Shape, tuple[tuple[Any, Shape], ...], bool]] = {}
+        self._resolved: dict[tuple[int, type, int], Shape] = {}
 
-def _positions(value: Any, annotation: Any, path: tuple) -> Iterator[tuple[tuple, Any]]:
-    """Every position of ``value`` an operator can change, with the annotation it has there."""
-    shape = _shape(value, annotation)
-    family = shape.family
-    if family not in _NO_OPERATOR:
-        yield path, annotation
-    if family in ("list", "tuple-var"):
-        for index, item in enumerate(value):
-            yield from _positions(item, shape.args[0], (*path, ("item", index)))
-    elif family == "tuple":
-        for index, item in enumerate(value):
-            yield from _positions(item, shape.args[index], (*path, ("item", index)))
-    elif family in ("set", "frozenset"):
-        for member in sorted(value, key=repr):  # set order depends on hashing; draws must not
-            yield from _positions(member, shape.args[0], (*path, ("member", member)))
-    elif family == "dict":
-        for key, item in value.items():
-            yield from _positions(key, shape.args[0], (*path, ("key", key)))
-            yield from _positions(item, shape.args[1], (*path, ("value", key)))
+    def _of(self, annotation: Any) -> tuple[Any, Shape, tuple[tuple[Any, Shape], ...], bool]:
+        known = self._known.get(id(annotation))
+        if known is None:
+            shape = shape_of(annotation)
+            members = tuple((m, shape_of(m)) for m in shape.args) if shape.family == "union" else ()
+            literal = shape.family == "literal" or any(s.family == "literal" for _, s in members)
+            known = self._known[id(annotation)] = (annotation, shape, members, literal)
+        return known
+
+    def shape(self, value: Any, annotation: Any) -> Shape:
+        """The shape ``value`` is mutated as: its annotation's (a union's member that fits it, of
+        the value's own kind first), else its runtime type's."""
+        kind = type(value)
+        key = (id(annotation), kind, len(value) if kind is tuple else -1)
+        resolved = self._resolved.get(key)
+        if resolved is not None:
+            return resolved
+        _, shape, members, literal = self._of(annotation)
+        resolved = None
+        if members:
+            fitting = [(m, member_shape) for m, member_shape in members if fits(value, member_shape)]
+            if fitting:
+                family = runtime_shape(value).family
+                chosen = next(
+                    (m for m, member_shape in fitting if member_shape.family == family), fitting[0][0]
+                )
+                resolved = self.shape(value, chosen)
+        if resolved is None:
+            resolved = runtime_shape(value) if shape.family == "any" or not fits(value, shape) else shape
+        if not literal:
+            self._resolved[key] = resolved
+        return resolved
+
+    def of(self, value: Any, annotation: Any) -> list[tuple[tuple, Any]]:
+        """Every position of ``value`` an operator can change, with the annotation it has there."""
+        found: list[tuple[tuple, Any]] = []
+        self._walk(value, annotation, (), found)
+        return found
+
+    def _walk(self, value: Any, annotation: Any, path: tuple, found: list) -> None:
+        shape = self.shape(value, annotation)
+        family = shape.family
+        if family not in _NO_OPERATOR:
+            found.append((path, annotation))
+        if family in ("list", "tuple-var"):
+            for index, item in enumerate(value):
+                self._walk(item, shape.args[0], (*path, ("item", index)), found)
+        elif family == "tuple":
+            for index, item in enumerate(value):
+                self._walk(item, shape.args[index], (*path, ("item", index)), found)
+        elif family in ("set", "frozenset"):
+            for member in sorted(value, key=repr):  # set order depends on hashing; draws must not
+                self._walk(member, shape.args[0], (*path, ("member", member)), found)
+        elif family == "dict":
+            for key, item in value.items():
+                self._walk(key, shape.args[0], (*path, ("key", key)), found)
+                self._walk(item, shape.args[1], (*path, ("value", key)), found)
 
 
 def _changed(value: Any, path: tuple, change: Any) -> Any:
