@@ -13,10 +13,10 @@ from divergent.incoherence.inputs import GEN_D, STACKED_MUTATIONS, GenD, InputMo
 from divergent.incoherence.metrics import task_metrics
 from divergent.incoherence.run import TaskJob, Validity, run_task
 from divergent.incoherence.study import StudyConfig
-from divergent.model import Input
 from divergent.policy import DEFAULT_POLICY
 from divergent.preconditions import conforms
 from divergent.programs import Parameter, Signature
+from divergent.records import Input
 from divergent.sandbox.limits import Limits
 
 DOUBLE = {

@@ -44,9 +44,9 @@ from divergent.engines.shapes import (
     shape_of,
 )
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.model import Input
 from divergent.preconditions import conforms
 from divergent.programs import ParameterKind, PythonFunction, Signature
+from divergent.records import Input
 
 __all__ = ["GEN_D", "STACKED_MUTATIONS", "GenD", "InputMode", "TaskInputs", "generate_inputs"]
 
