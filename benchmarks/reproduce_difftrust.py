@@ -8,8 +8,10 @@ incoherence per task for GPT-4o, with the I <= 2E line) as PNG and SVG (needs ma
 install 'divergent[plots]'``).
 
 * ``--benchmark humaneval`` (default): the 16 models of the HumanEval logs.
-* ``--benchmark mbpp``: the three configurations whose MBPP samples and logs are shared (gpt_4o,
-  claude_opus_4, ministral_8b); ``--limit-tasks 83`` gives the first 80 tasks that have logs.
+* ``--benchmark mbpp``: every model with an MBPP log in the data directory: the three configurations
+  whose MBPP samples and logs are shared (gpt_4o, claude_opus_4, ministral_8b), or all 16 with the
+  data ``benchmarks/difftrust_artifact_samples.py`` writes from the authors' artifact;
+  ``--limit-tasks 83`` gives the first 80 tasks that have logs.
 
 Usage::
 
@@ -69,6 +71,18 @@ def paper_tasks(model: str, temperature: float, m: int, benchmark: str = "humane
     return paper_task_results(log) if log.exists() else None
 
 
+def logged_models(benchmark: str, temperature: float, m: int) -> tuple[str, ...]:
+    """The models whose per-task logs for ``benchmark`` are in the data directory."""
+    experiments = DATA / BENCHMARKS[benchmark][1] / "experiments"
+    suffix = f"_temp{temperature:g}"
+    if not experiments.is_dir():
+        return ()
+    return tuple(sorted(
+        d.name[: -len(suffix)] for d in experiments.iterdir()
+        if d.name.endswith(suffix) and (d / "logs" / f"experiment-pointwise_{m}_candidate.json").is_file()
+    ))  # fmt: skip
+
+
 def _task_number(task_id: str) -> int:
     tail = task_id.rsplit("/", 1)[-1]
     return int(tail) if tail.isdigit() else 0
@@ -113,7 +127,12 @@ def main() -> None:
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "difftrust"))
     options = parser.parse_args()
     tasks_name, _, samples_file, default_models = BENCHMARKS[options.benchmark]
-    names = options.models.split(",") if options.models else default_models
+    if options.models:
+        names = options.models.split(",")
+    elif options.benchmark == "mbpp":
+        names = logged_models("mbpp", options.temperature, options.m) or default_models
+    else:
+        names = default_models
     models = tuple((name, options.temperature) for name in names if name)
     config = StudyConfig(
         tasks=tasks_name, samples=str(DATA / samples_file), models=models, m=options.m,

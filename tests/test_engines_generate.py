@@ -501,26 +501,3 @@ def test_mutation_can_be_restricted_to_table_6() -> None:
     draw(engine, 300)
     used = {name.split(":", 1)[1] for name in engine.operator_counts}
     assert used and used <= TABLE6_OPERATORS
-
-
-def test_table_6_draws_are_one_basic_mutation_each() -> None:
-    """Gen(d): each draw is one Table 6 mutation of a seed or an earlier draw: ints move by ±1,
-    ±10 or a random number in [-100, 100]; strings get only ASCII characters."""
-    import string
-    from dataclasses import replace
-
-    context = make_context([param("n", int)])
-    context = replace(context, seeds=(Input(args=(5,), how_generated="seeds"),), settings=TABLE6)
-    engine = MutationEngine(context)
-    drawn = [i.args[0] for i in engine.draw(300)]
-    assert sum(engine.operator_counts.values()) == 300  # one operator per draw
-    pool = [5]
-    for value in drawn:
-        assert any(abs(value - parent) <= 100 for parent in pool), value
-        pool.append(value)
-    assert len(set(drawn)) < 300  # repeats are kept
-
-    context = make_context([param("s", str)])
-    context = replace(context, seeds=(Input(args=("abc",), how_generated="seeds"),), settings=TABLE6)
-    texts = [i.args[0] for i in MutationEngine(context).draw(300)]
-    assert all(set(text) <= set(string.printable) for text in texts)

@@ -83,9 +83,9 @@ def test_auto_drops_the_inputs_a_task_does_not_specify(tmp_path: Path) -> None:
 
 #: (MBPP task, error with gt-raises ~ the log, error when inputs the ground truth raises on stay):
 #: power recurses forever below b = 0, divisor reads an unbound local for n <= 0, magic_square_test
-#: indexes past a non-square matrix, max_of_nth and sum_list index past short rows. On those inputs
-#: the samples answer, so keeping them counts every sample wrong there (the issue's 0.05 gap).
-REGRESSION_TASKS = ("93", "96", "129", "611", "728")
+#: indexes past a non-square matrix, sum_list indexes past short rows. On those inputs the samples
+#: answer, so keeping them counts every sample wrong there (the issue's 0.05 gap).
+REGRESSION_TASKS = ("93", "96", "129", "728")
 
 
 @needs_artifact
@@ -113,3 +113,31 @@ def test_mbpp_errors_match_the_artifact_logs() -> None:
         assert error == pytest.approx(paper.error, abs=0.05), task.task_id
         assert incoherence == pytest.approx(paper.incoherence, abs=0.05), task.task_id
         assert errors[Validity.GT_TIMEOUT][0] > paper.error + 0.25, task.task_id
+
+
+#: MBPP tasks where every sample reads the task one way and the ground truth another on inputs away
+#: from the tests (sum_digits and last_Digit_Factorial on negative numbers, merge on rows of unequal
+#: length). When Gen(d) drew mutants of earlier draws, those inputs piled up and the error was 0.2 to
+#: 0.27 above the logs for every model (0.28, 0.44, 0.79 against 0.07, 0.21, 0.52 for gpt_4o); as
+#: independent draws from the tests, it is the logs' within 0.06.
+INDEPENDENT_DRAW_TASKS = ("566", "577", "612")
+
+
+@needs_artifact
+def test_mbpp_inputs_are_drawn_near_the_tests_as_the_paper_draws_them() -> None:
+    model = ("gpt_4o", 0.6)
+    tasks = load_tasks("mbpp").select(INDEPENDENT_DRAW_TASKS)
+    samples = load_candidates_jsonl(
+        DATA / "candidates_MBPP_dev.jsonl.gz", models=[model], tasks=set(INDEPENDENT_DRAW_TASKS), per_task=10
+    ).source(*model)
+    logged = {
+        t.task_id: t
+        for t in paper_task_results(MBPP_LOGS / "gpt_4o_temp0.6/logs/experiment-pointwise_10_candidate.json")
+    }
+    compat = StudyConfig(tasks="mbpp", samples="unused", compat="difftrust")
+    for task in tasks:
+        job = TaskJob(task=task, candidates={model: samples.candidates(task, 10)})
+        (unit,) = run_task(job, n=400, seed=0, policy=compat.policy, limits=Limits(timeout=2.0),
+                           validity=compat.effective_validity, input_mode=InputMode.DRAWS)
+        metrics = task_metrics(unit.labels, unit.gt_labels, seed=0, task_id=task.task_id)
+        assert metrics.error_exact == pytest.approx(logged[task.task_id].error, abs=0.06), task.task_id

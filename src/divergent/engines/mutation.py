@@ -24,7 +24,7 @@ from divergent.engines.seeds import infer_annotation, parameter_values, satisfie
 from divergent.engines.settings import MutationOperators
 from divergent.engines.shaped_calls import coupled_dict, inferred_annotation, shaped_calls, words_appended
 from divergent.engines.shapes import ANY_SHAPE, NONE_TYPE, CannotGenerate, minimal_value, shape_of
-from divergent.errors import EngineCannotProceed, InvalidArgument
+from divergent.errors import EngineCannotProceed
 from divergent.programs import Parameter, ParameterKind
 from divergent.records import Input, Observation, OutcomeKind
 
@@ -186,41 +186,6 @@ class MutationEngine(Engine):
                 f"{_MAX_FRUITLESS_ATTEMPTS} mutations in a row gave only inputs already tried "
                 f"or not meeting the preconditions (pool of {len(self._pool)} inputs)",
             )
-        return batch
-
-    def draw(self, n: int) -> list[Input]:
-        """Gen(d) as a sampling process (Table 6 mode only): ``n`` children, each of a parent drawn
-        uniformly from the seeds and the earlier draws; repeats are kept.
-
-        Why repeats: the draws then come from one input distribution that does not depend on ``n``.
-        Asking for ``n`` *distinct* inputs instead stretches the distribution with ``n`` (a task
-        taking one int has to reach ±n/2), which is not the distribution the paper's bounds are
-        about and costs the most on the tasks whose cost grows with the int."""
-        if not self._mutator.table6:
-            raise InvalidArgument("draw() needs the Table 6 operators (EngineSettings(mutation_operators='table6'))")
-        if self._problem:
-            raise EngineCannotProceed("unsupported", self._problem)
-        signature = self.context.signature
-        verdicts: dict[str, bool] = {}
-        batch: list[Input] = []
-        rejected = 0
-        while len(batch) < n:
-            child = self._child()
-            key = child.key
-            verdict = verdicts.get(key)
-            if verdict is None:
-                verdict = preconditions.conforms(child, signature) and satisfies_requirement(self.context, child)
-                verdicts[key] = verdict
-            if verdict:
-                batch.append(child)
-                self._gen_children.append(child)
-                rejected = 0
-                continue
-            rejected += 1
-            if rejected >= _MAX_FRUITLESS_ATTEMPTS:
-                raise EngineCannotProceed(
-                    "exhausted", f"{_MAX_FRUITLESS_ATTEMPTS} mutations in a row did not meet the signature or preconditions"
-                )
         return batch
 
     def _acceptable(self, candidate: Input) -> bool:

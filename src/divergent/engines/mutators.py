@@ -258,7 +258,7 @@ class Mutator:
     def _random_int(self) -> int:
         rng = self.rng
         if self.table6:
-            return rng.randint(-100, 100)  # Table 6: a small random number (the operator adds it)
+            return rng.randint(-10, 10)  # Table 6: added, no larger than ±10 (Gen(d) stacks up to 30)
         roll = rng.random()
         if roll < 0.25:
             return rng.randint(-10, 10)
@@ -278,7 +278,7 @@ class Mutator:
     def _random_float(self) -> float:
         rng = self.rng
         if self.table6:
-            return rng.uniform(-100.0, 100.0)  # Table 6: like its ints, no special values
+            return rng.uniform(-10.0, 10.0)  # Table 6: like its ints (the artifact adds U(-1, 1) or U(-10, 10))
         roll = rng.random()
         if roll < 0.2 and self.harvested_floats:
             return rng.choice(self.harvested_floats)

@@ -28,7 +28,7 @@ from divergent.datasets import (
 from divergent.errors import InvalidArgument
 from divergent.executors.base import Executor, ThreadExecutor
 from divergent.incoherence.difftrust import DIFFTRUST_POLICY
-from divergent.incoherence.inputs import InputMode
+from divergent.incoherence.inputs import GEN_D, InputMode
 from divergent.incoherence.jobs import JobPayload, TaskMeasurer
 from divergent.incoherence.metrics import (
     ModelMetrics,
@@ -102,6 +102,8 @@ class StudyConfig:
             **({"task_budget": self.task_budget} if self.task_budget is not None else {}),
             # always present: runs stored before it used another Gen(d) and must not be resumed
             "inputs": self.inputs.value,
+            # which Gen(d) drew them: a run stored with another is shown, never resumed with these
+            "gen_d": GEN_D,
         }
 
     @property
