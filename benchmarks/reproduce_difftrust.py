@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from divergent.datasets.records import default_data_dir
+from divergent.datasets.jsonl import default_data_dir
 from divergent.incoherence.difftrust import aggregate_paper, paper_task_results
 from divergent.incoherence.inputs import InputMode
 from divergent.incoherence.metrics import aggregate, ranking_agreement

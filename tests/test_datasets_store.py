@@ -34,7 +34,7 @@ from divergent.datasets import (
     load_tasks_jsonl,
     parse_model_spec,
 )
-from divergent.datasets.records import DATA_DIR_ENV, default_data_dir
+from divergent.datasets.jsonl import DATA_DIR_ENV, default_data_dir
 from divergent.errors import InvalidArgument, LoadError
 from divergent.records import Input
 from divergent.store import SCHEMA_VERSION, Store, StoreError, default_store_path

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from divergent.datasets import Candidate, load_candidates_jsonl, load_tasks
-from divergent.datasets.records import default_data_dir
+from divergent.datasets.jsonl import default_data_dir
 from divergent.incoherence.difftrust import paper_task_results
 from divergent.incoherence.inputs import InputMode
 from divergent.incoherence.metrics import task_metrics

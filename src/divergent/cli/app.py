@@ -34,7 +34,7 @@ class _PlainFlags:
         return params
 
 
-class Command(_PlainFlags, TyperCommand):
+class DivergentCommand(_PlainFlags, TyperCommand):
     """Every divergent command (see :class:`_PlainFlags`)."""
 
 
@@ -67,7 +67,7 @@ def stderr_is_terminal() -> bool:
 
 
 class DivergentTyper(typer.Typer):
-    """typer.Typer whose commands and groups are divergent's (:class:`Command`, :class:`Group`):
+    """typer.Typer whose commands and groups are divergent's (:class:`DivergentCommand`, :class:`Group`):
     every command of the CLI is made through it, so they all share one help shape."""
 
     def __init__(self, *, cls: type[TyperGroup] | None = None, **options: Any) -> None:
@@ -77,7 +77,7 @@ class DivergentTyper(typer.Typer):
 
     def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None,
                 **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        return super().command(name, cls=cls or Command, **options)
+        return super().command(name, cls=cls or DivergentCommand, **options)
 
 
 app = DivergentTyper(

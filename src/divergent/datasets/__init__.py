@@ -3,7 +3,7 @@
 Everything here reads data only: benchmark ground truths and LLM samples are untrusted code, parsed
 with :mod:`ast` (through :mod:`divergent.load`) and never imported or executed in this process.
 
-* :mod:`~divergent.datasets.records`: JSON-lines (and gzip) reading, field checks, ``LineProblem``;
+* :mod:`~divergent.datasets.jsonl`: JSON-lines (and gzip) reading, field checks, ``LineProblem``;
 * :mod:`~divergent.datasets.tasks`: ``Task``, ``TaskSet``, the generic task JSONL format;
 * :mod:`~divergent.datasets.humaneval`, :mod:`~divergent.datasets.mbpp`: the two benchmarks' readers;
 * :mod:`~divergent.datasets.catalog`: :func:`load_tasks` (a benchmark by name or path);
@@ -25,9 +25,9 @@ from divergent.datasets.candidates import (
 )
 from divergent.datasets.catalog import load_tasks
 from divergent.datasets.humaneval import load_humaneval
+from divergent.datasets.jsonl import LineProblem, default_data_dir
 from divergent.datasets.mbpp import load_mbpp
 from divergent.datasets.models import format_model_spec, parse_model_spec
-from divergent.datasets.records import LineProblem, default_data_dir
 from divergent.datasets.tasks import Task, TaskSet, load_tasks_jsonl
 
 __all__ = [

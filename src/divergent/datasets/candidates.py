@@ -33,8 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from divergent.datasets.models import format_model_spec, parse_model_spec
-from divergent.datasets.records import (
+from divergent.datasets.jsonl import (
     BadRecord,
     LineProblem,
     decode_object,
@@ -45,6 +44,7 @@ from divergent.datasets.records import (
     number_field,
     text_field,
 )
+from divergent.datasets.models import format_model_spec, parse_model_spec
 from divergent.datasets.tasks import Task
 from divergent.errors import InvalidArgument, LoadError
 from divergent.load import load_source

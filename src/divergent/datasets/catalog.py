@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from divergent.datasets.humaneval import load_humaneval
+from divergent.datasets.jsonl import first_record
 from divergent.datasets.mbpp import load_mbpp
-from divergent.datasets.records import first_record
 from divergent.datasets.tasks import TaskSet, load_tasks_jsonl
 from divergent.errors import InvalidArgument, LoadError
 

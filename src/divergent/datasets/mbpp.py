@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from divergent.datasets.records import (
+from divergent.datasets.jsonl import (
     DATA_DIR_ENV,
     BadRecord,
     LineProblem,

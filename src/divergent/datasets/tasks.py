@@ -24,7 +24,7 @@ One JSON object per line (blank lines skipped, ``.jsonl.gz`` read with gzip)::
                                                       (``--validity auto`` then drops those inputs)
 
 A line that is not such an object does not stop the load: it becomes a
-:class:`~divergent.datasets.records.LineProblem` (path, line number, message) in the returned
+:class:`~divergent.datasets.jsonl.LineProblem` (path, line number, message) in the returned
 :class:`TaskSet`'s ``problems``.
 """
 
@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from divergent.datasets.records import (
+from divergent.datasets.jsonl import (
     BadRecord,
     LineProblem,
     decode_object,

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["ASCII", "mutate_text", "random_byte"]
 
 
-class Mutator(Protocol):
+class MutatorView(Protocol):
     """What these operators use of :class:`divergent.engines.mutators.Mutator`."""
 
     rng: Random
@@ -45,7 +45,7 @@ def random_byte(rng: Random) -> bytes:
     return bytes((rng.randrange(256),))
 
 
-def _shaped_operators(mutator: Mutator, value: Any, family: str, depth: int) -> list[str]:
+def _shaped_operators(mutator: MutatorView, value: Any, family: str, depth: int) -> list[str]:
     """The structure operators that apply: only while searching, on a parameter's own value."""
     if mutator.table6:
         return []
@@ -61,7 +61,7 @@ def _shaped_operators(mutator: Mutator, value: Any, family: str, depth: int) -> 
     return operators
 
 
-def _shaped(mutator: Mutator, operator: str, value: Any, family: str) -> Any:
+def _shaped(mutator: MutatorView, operator: str, value: Any, family: str) -> Any:
     rng = mutator.rng
     shaped, parameter = mutator.shaped, mutator.parameter
     if operator == "add-word":
@@ -82,7 +82,7 @@ def _shaped(mutator: Mutator, operator: str, value: Any, family: str) -> Any:
 
 
 def mutate_text(
-    mutator: Mutator, value: Any, family: str, random_unit: Callable[[], Any], harvested: Sequence[Any], depth: int = 0,
+    mutator: MutatorView, value: Any, family: str, random_unit: Callable[[], Any], harvested: Sequence[Any], depth: int = 0,
 ) -> Any:
     """One operator on a str or bytes value (``random_unit`` draws one char/byte)."""
     rng = mutator.rng

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from divergent.errors import InvalidArgument
 from divergent.programs import PythonFunction, Signature
+from divergent.structure.findings import UNTARGETED, CodeStructure, ParameterStructure, RegexUse
 from divergent.structure.mining import Collected, mine_function, mine_module
-from divergent.structure.records import UNTARGETED, CodeStructure, ParameterStructure, RegexUse
 from divergent.structure.scope import ModuleIndex
 
 __all__ = ["CodeStructure", "mine_structure", "parse_input_regexes"]

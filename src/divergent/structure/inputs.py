@@ -1,6 +1,6 @@
 """Values shaped like the code expects, per parameter, for every engine to draw from.
 
-:class:`ShapedInputs` turns a :class:`~divergent.structure.records.CodeStructure` into a bank of
+:class:`ShapedInputs` turns a :class:`~divergent.structure.findings.CodeStructure` into a bank of
 values for each parameter, built the first time an engine asks (and kept): strings drawn from the
 regular expressions applied to it (full, partial and near-miss matches, matches glued together),
 dates in its formats and their neighbours, strings built around its literals (a prefix it tests, a
@@ -24,7 +24,7 @@ from divergent.grammars.dates import date_strings
 from divergent.grammars.edits import reshape
 from divergent.grammars.regex import sample_regex
 from divergent.grammars.units import with_units
-from divergent.structure.records import UNTARGETED, CodeStructure, ParameterStructure, RegexUse
+from divergent.structure.findings import UNTARGETED, CodeStructure, ParameterStructure, RegexUse
 
 __all__ = ["ShapedInputs"]
 

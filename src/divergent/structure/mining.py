@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from divergent.grammars.hints import call_hints, literal_hints, name_hints, regex_hints
+from divergent.structure.findings import UNTARGETED, FormatUse, RegexUse
 from divergent.structure.folding import CompiledPattern
-from divergent.structure.records import UNTARGETED, FormatUse, RegexUse
 from divergent.structure.scope import FunctionScope, ModuleIndex
 
 __all__ = ["Collected", "mine_function", "mine_module"]

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from divergent.datasets import Candidate, TaskSet, default_data_dir, load_candidates_jsonl, load_tasks
-from divergent.datasets.records import BadRecord, LineProblem, decode_object, json_lines
+from divergent.datasets.jsonl import BadRecord, LineProblem, decode_object, json_lines
 from divergent.errors import InvalidArgument, LoadError
 
 __all__ = ["DEFAULT_SAMPLE_MODELS", "CetPair", "load_material", "read_pairs"]

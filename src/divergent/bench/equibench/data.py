@@ -10,7 +10,7 @@ Layout (as the authors' download step writes the Hugging Face dataset ``anjiangw
 ``program_1_code``, ``program_2_code`` and ``truth_label`` (equivalent or not); x86-64 rows add
 ``problem_def_in`` and ``problem_live_out`` (registers, e.g. ``%rdi``), OJ rows add
 ``problem_html_content`` (the problem statement). A row that cannot be used is reported as a
-:class:`~divergent.datasets.records.LineProblem` and the load goes on.
+:class:`~divergent.datasets.jsonl.LineProblem` and the load goes on.
 
 The authors' few-shot exemplars (``fewshot_exemplars.jsonl``: ``exemplar_id`` instead of
 ``pair_id``, and program fields that may say "Same as Program 1 from Example 1.") load with
@@ -26,7 +26,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from divergent.datasets.records import BadRecord, LineProblem, json_records
+from divergent.datasets.jsonl import BadRecord, LineProblem, json_records
 from divergent.errors import InvalidArgument, LoadError
 
 __all__ = [

@@ -9,7 +9,7 @@ null), ``validator`` (a Python 3 script: the input on stdin, exit 0 when valid),
 ``problem_rating``, ``author_rating``, ``tags``, ``fail_tc``. The shared demo fixtures use
 ``fixture_id`` and ``correct_code`` + ``correct_code_lang`` instead; both shapes load.
 
-A malformed row is a :class:`~divergent.datasets.records.LineProblem` (the load goes on); a
+A malformed row is a :class:`~divergent.datasets.jsonl.LineProblem` (the load goes on); a
 well-formed row that cannot be benchmarked (a language no build exists for, no correct code, no
 validator) loads with :meth:`RefuteTask.unusable` saying why, and a run reports and skips it.
 """
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from divergent.datasets.records import BadRecord, LineProblem, json_records
+from divergent.datasets.jsonl import BadRecord, LineProblem, json_records
 from divergent.errors import InvalidArgument, LoadError, MissingExtra
 
 __all__ = [
@@ -229,7 +229,7 @@ _KNOWN_FIELDS = frozenset({
 
 
 def task_from_record(record: Mapping[str, Any]) -> RefuteTask:
-    """One row as a task; raises :class:`~divergent.datasets.records.BadRecord` for a malformed one."""
+    """One row as a task; raises :class:`~divergent.datasets.jsonl.BadRecord` for a malformed one."""
     problem_id = record.get("problem_id", record.get("fixture_id"))
     if isinstance(problem_id, int) and not isinstance(problem_id, bool):
         problem_id = str(problem_id)
