@@ -32,7 +32,7 @@ from divergent.records import Budget, Input, Verdict
 from divergent.structure import mine_structure, parse_input_regexes
 from divergent.structure.folding import CompiledPattern, Folder
 from divergent.structure.inputs import ShapedInputs, literal_strings
-from divergent.structure.mining import is_date_format, mine_function
+from divergent.structure.mining import Collected, is_date_format, mine_function
 from divergent.structure.scope import ModuleIndex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -292,6 +292,33 @@ def tag_attributes(html_element):
     return found
 """
 BUGGY_ATTRIBUTES = FIXED_ATTRIBUTES.replace(r"""(?:=(?P<value>"[^"]*"|'[^']*'))?""", r"""=(?P<value>"[^"]*"|'[^']*')""")
+
+
+def test_the_kind_of_an_unannotated_parameter_comes_from_its_uses() -> None:
+    source = textwrap.dedent('''
+        def scale(value, unit, items, flag, label):
+            if isinstance(flag, (int, float)):
+                flag = -flag
+            total = value / 1024
+            for item in items:
+                total += item
+            return str(int(unit)) + (label + "s")
+    ''')
+    found = mine_function(ModuleIndex(source), "scale")
+    kinds = {name: found[name].kinds.most_common(1)[0][0] for name in ("value", "unit", "items", "flag", "label")}
+    assert kinds == {"value": "number", "unit": "number", "items": "list", "flag": "number", "label": "str"}
+    # formatting and joining are no arithmetic
+    formatting = mine_function(ModuleIndex("def f(x, y):\n    return '%s!' % x + y\n"), "f")
+    assert "number" not in formatting.get("x", Collected()).kinds
+
+
+def test_an_unannotated_number_needs_no_seed(tmp_path: Path) -> None:
+    body = "    value = int(value)\n    if not 0 {} value < 10:\n        return str(value)\n    return 'n' * value\n"
+    a = write(tmp_path, "a.py", "def apnumber(value):\n" + body.format("<="))
+    b = write(tmp_path, "b.py", "def apnumber(value):\n" + body.format("<"))
+    report = divergent.check([f"{a}:apnumber", f"{b}:apnumber"], engines="seeds,mutation", budget=Budget(seconds=20))
+    assert report.verdict is Verdict.DIVERGENT, report.notes
+    assert report.inferred_inputs["value"]["kind"] == "number"
 
 
 @pytest.mark.parametrize(("fixed", "buggy", "function"), [

@@ -23,20 +23,21 @@ from divergent.engines.shapes import CannotGenerate, minimal_value
 from divergent.grammars.words import with_word
 from divergent.programs import Parameter, ParameterKind, Signature
 from divergent.records import Input
+from divergent.structure.findings import INFERRED_KINDS
 from divergent.structure.inputs import ShapedInputs
 
 __all__ = ["coupled_dict", "inferred_annotation", "replace_argument", "shaped_calls", "words_appended"]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_KINDS: dict[str, Any] = {"str": str, "bytes": bytes, "dict": dict[str, Any]}
 
 
 def inferred_annotation(shaped: ShapedInputs | None, name: str) -> Any | None:
-    """What the code's uses say an unannotated parameter holds (``str``, ``bytes``, ``dict``), or None."""
+    """What the code's uses say an unannotated parameter holds (text, bytes, a dict, a number, a
+    list), or None."""
     if shaped is None:
         return None
-    return _KINDS.get(shaped.kind(name) or "")
+    return INFERRED_KINDS.get(shaped.kind(name) or "")
 
 
 def replace_argument(call: Input, signature: Signature, parameter: Parameter, value: Any) -> Input | None:

@@ -28,6 +28,7 @@ from divergent.report.reproduce import call_reproduction
 from divergent.sandbox.pool import WorkerPool
 from divergent.sandbox.runner import Runner
 from divergent.structure import mine_structure, parse_input_regexes
+from divergent.structure.findings import INFERRED_KINDS
 from divergent.structure.inputs import ShapedInputs
 
 #: the engines of Python functions, in the portfolio's order (cheap ones first)
@@ -128,7 +129,7 @@ class FunctionSubjects(Subjects):
         signature = self.signature
         seeds, notes = function_seeds(functions, signature, self.options.seeds)
         structure = mine_structure(functions, signature, parse_input_regexes(self.options.input_regexes, signature))
-        inferred = [p.name for p in signature.parameters if structure.of(p.name).kind in ("str", "bytes", "dict")]
+        inferred = [p.name for p in signature.parameters if structure.of(p.name).kind in INFERRED_KINDS]
         load.check_generatable(signature, seeds, inferred)
         if not structure.empty:
             self.shaped = ShapedInputs(structure, seed=self.options.seed)

@@ -13,9 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union
 
-__all__ = ["UNTARGETED", "CodeStructure", "FormatUse", "ParameterStructure", "RegexUse"]
+__all__ = ["INFERRED_KINDS", "UNTARGETED", "CodeStructure", "FormatUse", "ParameterStructure", "RegexUse"]
+
+#: the annotation each kind of use stands for (a number: ints and floats; items: of ints or of text)
+INFERRED_KINDS: dict[str, Any] = {
+    "str": str, "bytes": bytes, "dict": dict[str, Any], "number": Union[int, float],  # noqa: UP007
+    "list": Union[list[int], list[str]],  # noqa: UP007
+}
 
 #: the name under which uses tied to no parameter are kept
 UNTARGETED = ""

@@ -42,6 +42,15 @@ _TEXT_ONLY_METHODS = frozenset({
     "expandtabs", "ljust", "rjust", "center",
 })  # fmt: skip
 _MAPPING_METHODS = frozenset({"get", "items", "keys", "values", "setdefault", "pop", "update"})
+#: builtins (and ``math`` functions) whose first argument is a number
+_NUMBER_FUNCTIONS = frozenset({"int", "float", "abs", "round", "divmod", "range", "complex", "Decimal", "Fraction"})
+#: builtins whose first argument is a collection of items
+_ITEMS_FUNCTIONS = frozenset({"sorted", "enumerate", "reversed", "sum", "list", "tuple", "set", "frozenset"})
+#: the kind each type named in ``isinstance(x, T)`` votes for
+_TYPE_KINDS = {"str": "str", "int": "number", "float": "number", "list": "list", "tuple": "list",
+               "dict": "dict", "bytes": "bytes", "bytearray": "bytes"}  # fmt: skip
+#: arithmetic that makes a number of a number (``%`` and ``+`` mean other things for text)
+_ARITHMETIC = (ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.Add, ast.Mod)
 #: strptime directives that say "this string is a date format" (``%d`` alone is an int format too)
 _DATE_DIRECTIVES = frozenset("YybBmHIMSjpzZaAfeTDc")
 #: calls deeper than this into the module's helpers are not followed
@@ -121,6 +130,12 @@ class _Miner:
                     self._compare(node)
                 elif isinstance(node, ast.Subscript):
                     self._subscript(node)
+                elif isinstance(node, ast.BinOp):
+                    self._arithmetic(node)
+                elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+                    self._kind(self.direct_targets(node.operand), "number")
+                elif isinstance(node, ast.For | ast.comprehension):
+                    self._kind(self.direct_targets(node.iter), "list")
                 elif isinstance(node, ast.Attribute) and id(node) not in called and isinstance(node.ctx, ast.Load):
                     for target in self.targets(node.value):
                         self.at(target).attributes[node.attr] = None
@@ -184,6 +199,15 @@ class _Miner:
         if name in ("int", "float", "Decimal", "complex") and node.args:
             for target in self.direct_targets(node.args[0]):
                 self.at(target).grammars["number"] = None
+        if name in _NUMBER_FUNCTIONS and node.args:
+            self._kind(self.direct_targets(node.args[0]), "number")
+        elif name in _ITEMS_FUNCTIONS and node.args:
+            self._kind(self.direct_targets(node.args[0]), "list")
+        elif name == "isinstance" and len(node.args) == 2:
+            named = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            for kind in dict.fromkeys(_TYPE_KINDS.get(n.id) for n in named if isinstance(n, ast.Name)):
+                if kind is not None:
+                    self._kind(self.direct_targets(node.args[0]), kind)
         for grammar in call_hints(name):
             for argument in node.args[:1]:
                 for target in self.direct_targets(argument):
@@ -279,6 +303,22 @@ class _Miner:
                 ):
                     self._kind(targets, "number")
             left = right
+
+    def _arithmetic(self, node: ast.BinOp) -> None:
+        """``x * 2``, ``x / 1024``, ``x - 1``: a number; ``x + "s"``: text. A ``%`` or ``+`` with a
+        string on either side is formatting or joining, no arithmetic."""
+        if not isinstance(node.op, _ARITHMETIC):
+            return
+        folder = self.scope.folder
+        for operand, other in ((node.left, node.right), (node.right, node.left)):
+            targets = self.direct_targets(operand)
+            if not targets:
+                continue
+            values = folder.values(other)
+            if values and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+                self._kind(targets, "number")
+            elif values and all(isinstance(v, str) for v in values) and isinstance(node.op, ast.Add):
+                self._kind(targets, "str")
 
     def _subscript(self, node: ast.Subscript) -> None:
         targets = self.targets(node.value)
