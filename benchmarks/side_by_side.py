@@ -33,6 +33,7 @@ tables), figures printed as markdown tables.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import signal
@@ -41,6 +42,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,6 +51,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from baselines import parse_crosshair_inputs
+from compare_call import parse_type
 from suite import BENCHMARKS_DIR, SUITES, Pair, compare_on_call, load_pairs, parse_pair_names, stage_pair
 
 RESULTS = BENCHMARKS_DIR / "results" / "side_by_side.jsonl"
@@ -77,11 +81,86 @@ def run_command(command: list[str], cwd: Path, limit: float, env: dict[str, str]
         return code, out.read(), err.read(), seconds
 
 
+# -- unannotated code (realbugs/): every tool gets the types of the witness's arguments, nothing more --
+
+
+def unannotated_parameters(pair: Pair) -> list[str]:
+    """The parameters of ``arg_types`` that either side leaves unannotated (read from the source)."""
+    missing: set[str] = set()
+    for side in ("a.py", "b.py"):
+        tree = ast.parse((pair.directory / side).read_text(encoding="utf-8"))
+        function = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == pair.function][-1]
+        arguments = function.args
+        annotated = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs] if a.annotation}
+        missing |= {name for name in pair.arg_types or {} if name not in annotated}
+    return sorted(missing)
+
+
+#: plain values of each type for the type seed, tried in order (never the empty or zero value, which
+#: are edge cases of their own); an alternative is used only when the first reveals the bug itself
+PLAIN_VALUES: dict[Any, list[Any]] = {
+    int: [7, 42, 3], float: [2.5, 7.25, 0.75], str: ["abc", "hello", "x y"], bool: [False, True, False],
+    bytes: [b"abc", b"hello", b"x y"], None: [None] * 3, type(None): [None] * 3,
+}
+
+
+def plain_value(annotation: Any, variant: int) -> Any:
+    """A plain value of a type: ``"abc"``, ``7``, one plain element for a container."""
+    origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is list:
+        return [plain_value(arguments[0], variant)]
+    if origin is dict:
+        return {plain_value(arguments[0], variant): plain_value(arguments[1], variant)}
+    if origin is tuple:
+        return tuple(plain_value(argument, variant) for argument in arguments)
+    if origin in (typing.Union, types.UnionType):
+        return plain_value(arguments[0], variant)
+    return PLAIN_VALUES[annotation][variant]
+
+
+def type_seed(pair: Pair) -> str | None:
+    """For a function with unannotated parameters (which divergent cannot generate from without a
+    seed), one call with a plain value of each witness argument's type: it tells the types and
+    nothing of the witness. A seed that itself shows a difference would hand divergent the bug, so
+    the next plain values are tried (each check runs the sides in a child process)."""
+    if not pair.arg_types or not unannotated_parameters(pair):
+        return None
+    annotations = {name: parse_type(text) for name, text in pair.arg_types.items()}
+    call = ""
+    for variant in range(3):
+        arguments = ", ".join(f"{name}={plain_value(annotation, variant)!r}" for name, annotation in annotations.items())
+        call = f"{pair.function}({arguments})"
+        if compare_on_call(pair, call).get("differs") is not True:
+            return call
+    return call
+
+
+def stage_typed_wrappers(pair: Pair, staged: Path) -> tuple[str, str]:
+    """``typed_pair_a.F``/``typed_pair_b.F``: the sides behind a signature annotated with the witness's
+    argument types, for CrossHair (which needs annotations); the wrapper only forwards its arguments."""
+    assert pair.arg_types
+    parameters = ", ".join(f"{name}: {text}" for name, text in pair.arg_types.items())
+    forwarded = ", ".join(f"{name}={name}" for name in pair.arg_types)
+    names = []
+    for side in ("pair_a", "pair_b"):
+        (staged / f"typed_{side}.py").write_text(
+            f"from {side} import {pair.function} as _implementation\n\n\n"
+            f"def {pair.function}({parameters}):\n    return _implementation({forwarded})\n"
+        )
+        names.append(f"typed_{side}.{pair.function}")
+    return names[0], names[1]
+
+
 def tool_divergent(pair: Pair, staged: Path, budget: float, grace: float) -> dict[str, Any]:
     command = [PYTHON, "-m", "divergent", "check", "pair_a.py", "pair_b.py", "--function", pair.function,
                "--budget", f"{budget:g}", "--json"]
+    seed = type_seed(pair)
+    if seed is not None:
+        (staged / "type_seed.txt").write_text(seed + "\n")
+        command += ["--seeds", "type_seed.txt"]
     code, out, err, seconds = run_command(command, staged, budget + grace)
-    record: dict[str, Any] = {"seconds": round(seconds, 3), "killed": code is None}
+    record: dict[str, Any] = {"seconds": round(seconds, 3), "killed": code is None,
+                              **({"type_seed": seed} if seed is not None else {})}
     try:
         report = json.loads(out)
     except json.JSONDecodeError:
@@ -101,7 +180,8 @@ def tool_divergent(pair: Pair, staged: Path, budget: float, grace: float) -> dic
 
 def tool_crosshair(pair: Pair, staged: Path, budget: float, grace: float) -> dict[str, Any]:
     binary = Path(PYTHON).parent / "crosshair"
-    command = [str(binary) if binary.exists() else "crosshair", "diffbehavior", pair.qualified_a, pair.qualified_b,
+    first, second = stage_typed_wrappers(pair, staged) if pair.arg_types else (pair.qualified_a, pair.qualified_b)
+    command = [str(binary) if binary.exists() else "crosshair", "diffbehavior", first, second,
                f"--per_condition_timeout={budget:g}", "--exception_equivalence=SAME_TYPE"]
     code, out, err, seconds = run_command(command, staged, budget + grace)
     inputs = parse_crosshair_inputs(out, pair.function)
@@ -115,7 +195,8 @@ def tool_crosshair(pair: Pair, staged: Path, budget: float, grace: float) -> dic
 
 def tool_property(mode: str) -> Callable[[Pair, Path, float, float], dict[str, Any]]:
     def run(pair: Pair, staged: Path, budget: float, grace: float) -> dict[str, Any]:
-        command = [PYTHON, str(BENCHMARKS_DIR / "property_runner.py"), str(staged), pair.function, mode]
+        command = [PYTHON, str(BENCHMARKS_DIR / "property_runner.py"), str(staged), pair.function, mode,
+                   *([json.dumps(pair.arg_types)] if pair.arg_types else [])]
         code, out, err, seconds = run_command(command, staged, budget)
         record: dict[str, Any] = {"seconds": round(seconds, 3), "killed": code is None}
         lines = out.strip().splitlines()
@@ -305,8 +386,9 @@ def main() -> int:
         if options.latency_runs and "divergent" in tools:
             own_path.write_text(json.dumps(divergent_figures(options.latency_runs), indent=1))
     own = json.loads(own_path.read_text()) if own_path.exists() else None
+    shown = [r for r in records if options.suite == "all" or r["suite"] == options.suite]
     print()
-    print(summarize(records, tools, own))
+    print(summarize(shown, tools, own))
     return 0
 
 

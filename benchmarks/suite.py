@@ -9,8 +9,8 @@ Each pair lives in ``pairs/NAME/`` as ``a.py`` and ``b.py`` (both define ``meta[
 ``witness`` is one input on which the sides behave differently, as a call expression (``null`` for
 equivalent pairs). Used by ``baselines.py`` and ``engine_power.py``; run it to check the suite::
 
-    python benchmarks/suite.py list [--suite pairs|heldout|all]
-    python benchmarks/suite.py verify [--suite pairs|heldout|all] [--pairs NAME,...] [--fuzz-examples 3000]
+    python benchmarks/suite.py list [--suite pairs|heldout|realbugs|all]
+    python benchmarks/suite.py verify [--suite pairs|heldout|realbugs|all] [--pairs NAME,...] [--fuzz-examples 3000]
 
 ``verify`` runs every witness on both sides in a child process and requires a difference, and throws
 random inputs (biased towards NaN, -0.0, huge ints, unicode case traps, empty containers) at every
@@ -35,7 +35,10 @@ PAIRS_DIR = BENCHMARKS_DIR / "pairs"
 #: (runs of one element, values near powers, negative arguments to recursion, hangs, slowness on
 #: large values) and equivalent pairs CrossHair can prove
 HELDOUT_DIR = BENCHMARKS_DIR / "heldout"
-SUITES = {"pairs": PAIRS_DIR, "heldout": HELDOUT_DIR}
+#: real bugs and real refactorings of well-known pure-Python libraries, copied verbatim from their
+#: history (unannotated functions keep no annotations; see ``realbugs/CANDIDATES.md``)
+REALBUGS_DIR = BENCHMARKS_DIR / "realbugs"
+SUITES = {"pairs": PAIRS_DIR, "heldout": HELDOUT_DIR, "realbugs": REALBUGS_DIR}
 COMPARE_CALL_SCRIPT = BENCHMARKS_DIR / "compare_call.py"
 STAGED_MODULE_A = "pair_a"
 STAGED_MODULE_B = "pair_b"
@@ -50,6 +53,9 @@ class Pair:
     category: str
     note: str
     witness: str | None
+    #: parameter -> type (as source text) of the arguments the witness passes, for tools that need
+    #: types and get no annotations from the code (``realbugs/``); None where the annotations serve
+    arg_types: dict[str, str] | None = None
 
     @property
     def qualified_a(self) -> str:
@@ -70,11 +76,12 @@ def load_pair(directory: Path) -> Pair:
         category=meta["category"],
         note=meta.get("note", ""),
         witness=meta.get("witness"),
+        arg_types=meta.get("arg_types"),
     )
 
 
 def load_pairs(names: list[str] | None = None, suites: tuple[str, ...] = ("pairs",)) -> list[Pair]:
-    """All pairs of the suites (``pairs``, ``heldout``) in name order, or the named ones (unknown
+    """All pairs of the suites (``pairs``, ``heldout``, ``realbugs``) in name order, or the named ones (unknown
     names are an error)."""
     available = {
         path.name: path
@@ -123,7 +130,8 @@ def compare_on_call(pair: Pair, call: str, timeout: float = 60.0) -> dict[str, A
 
 
 def fuzz_pair(pair: Pair, examples: int, seed: int = 0, timeout: float = 600.0) -> dict[str, Any]:
-    return _run_compare_child(pair, ["--fuzz", str(examples), "--seed", str(seed)], timeout)
+    types = ["--types", json.dumps(pair.arg_types)] if pair.arg_types else []
+    return _run_compare_child(pair, ["--fuzz", str(examples), "--seed", str(seed), *types], timeout)
 
 
 def verify(pairs: list[Pair], fuzz_examples: int) -> int:
