@@ -9,6 +9,8 @@ from that record and a local clone, so anyone can check that nothing was edited:
     python benchmarks/realbugs_extract.py show GIT_DIR COMMIT PATH NAME[,NAME...]
     python benchmarks/realbugs_extract.py check GIT_DIR PAIR_DIR [--side a|b]
     python benchmarks/realbugs_extract.py write GIT_DIR PAIR_DIR [--side a|b]
+    python benchmarks/realbugs_extract.py notice   # rewrite realbugs/NOTICE from every meta.json
+    python benchmarks/realbugs_extract.py check-all MIRRORS   # every pair; clones at MIRRORS/owner+name/repo
 
 ``show`` prints the named definitions (functions, classes, assignments, in file order) and the
 module's standard-library import statements that bind a name they use, and lists the names they use
@@ -141,6 +143,46 @@ def build_side(git_dir: str, meta: dict[str, Any], side: str) -> str:
     return HEADER.format(repository=provenance["repository"], commit=commit) + body
 
 
+LICENSE_TEXTS = {
+    "MIT": "MIT License",
+    "Apache-2.0": "Apache License 2.0",
+    "Apache-2.0 OR BSD-2-Clause": "dual: Apache License 2.0 or BSD 2-Clause License",
+    "Apache-2.0 OR BSD-3-Clause": "dual: Apache License 2.0 or BSD 3-Clause License",
+    "BSD-2-Clause": "BSD 2-Clause License",
+    "BSD-3-Clause": "BSD 3-Clause License",
+    "Unlicense": "The Unlicense (public domain dedication)",
+}
+
+
+def write_notice(suite: Path) -> Path:
+    """``NOTICE``: the origin and license of every copied file, grouped by project."""
+    by_project: dict[str, list[str]] = {}
+    licenses: dict[str, str] = {}
+    for meta_path in sorted(suite.glob("*/meta.json")):
+        meta = json.loads(meta_path.read_text())
+        provenance = meta["provenance"]
+        repository = provenance["repository"]
+        licenses[repository] = provenance["license"]
+        for side in ("a", "b"):
+            commit = provenance[f"commit_{side}"]
+            paths = sorted({piece["path"] for piece in provenance["copied"][side] if "path" in piece})
+            by_project.setdefault(repository, []).append(
+                f"  {meta_path.parent.name}/{side}.py: {', '.join(paths)} at {commit}"
+            )
+    lines = [
+        "The files a.py and b.py of every directory here are copied from the projects below, at the",
+        "commits named, under each project's license (the license text is in each repository at that",
+        "commit). Only definitions were copied, verbatim; the adapter lines listed in each meta.json",
+        "(standing in for project-internal imports) are the only other lines.",
+        "",
+    ]
+    for repository, entries in sorted(by_project.items()):
+        lines += [f"{repository} ({LICENSE_TEXTS.get(licenses[repository], licenses[repository])})", *entries, ""]
+    target = suite / "NOTICE"
+    target.write_text("\n".join(lines))
+    return target
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -149,6 +191,9 @@ def main() -> int:
     show.add_argument("commit")
     show.add_argument("path")
     show.add_argument("names")
+    sub.add_parser("notice")
+    check_all = sub.add_parser("check-all")
+    check_all.add_argument("mirrors")
     for name in ("check", "write"):
         command = sub.add_parser(name)
         command.add_argument("git_dir")
@@ -161,6 +206,20 @@ def main() -> int:
         text = "".join(imports) + "\n\n" + definitions + "\n"
         print(text)
         print(f"# names used and not copied: {', '.join(free_names(text)) or 'none'}", file=sys.stderr)
+        return 0
+    if options.command == "check-all":
+        status = 0
+        for meta_path in sorted((Path(__file__).resolve().parent / "realbugs").glob("*/meta.json")):
+            meta = json.loads(meta_path.read_text())
+            owner_name = meta["provenance"]["repository"].removeprefix("https://github.com/").replace("/", "+")
+            git_dir = str(Path(options.mirrors) / owner_name / "repo")
+            for side in ("a", "b"):
+                same = (meta_path.parent / f"{side}.py").read_text() == build_side(git_dir, meta, side)
+                status |= not same
+                print(f"{'same   ' if same else 'DIFFERS'} {meta_path.parent.name}/{side}.py")
+        return status
+    if options.command == "notice":
+        print(f"wrote {write_notice(Path(__file__).resolve().parent / 'realbugs')}")
         return 0
     pair = Path(options.pair_dir)
     meta = json.loads((pair / "meta.json").read_text())

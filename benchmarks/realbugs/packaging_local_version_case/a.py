@@ -1,0 +1,13 @@
+# Copied verbatim from https://github.com/pypa/packaging at 4b016f0088b201889d7fdff37fff4370075dce7c; see meta.json and ../NOTICE.
+from __future__ import absolute_import, division, print_function
+
+
+def _parse_local_version(local):
+    """
+    Takes a string like abc.1.twelve and turns it into ("abc", 1, "twelve").
+    """
+    if local is not None:
+        return tuple(
+            part if not part.isdigit() else int(part)
+            for part in local.split(".")
+        )
