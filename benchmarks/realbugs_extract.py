@@ -49,7 +49,8 @@ def _bound_names(node: ast.stmt) -> set[str]:
     if isinstance(node, ast.Import | ast.ImportFrom):
         return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
     if isinstance(node, ast.If | ast.Try):  # ``if TYPE_CHECKING:`` blocks, ``try: import x`` fallbacks
-        return {name for statement in node.body for name in _bound_names(statement)}
+        branches = [*node.body, *node.orelse, *(s for h in getattr(node, "handlers", []) for s in h.body)]
+        return {name for statement in branches for name in _bound_names(statement)}
     names: set[str] = set()
     targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
     for target in targets:
@@ -105,12 +106,20 @@ def _is_stdlib(node: ast.Import | ast.ImportFrom) -> bool:
     return all(alias.name.split(".")[0] in sys.stdlib_module_names for alias in node.names)
 
 
-def extract(source: str, names: list[str]) -> tuple[list[str], str]:
+def _called(node: ast.stmt) -> str | None:
+    """The function a top-level expression statement calls (``_irregular('person', 'people')``)."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
+        return node.value.func.id
+    return None
+
+
+def extract(source: str, names: list[str], calls: list[str] = ()) -> tuple[list[str], str]:
     """The module's ``from __future__`` imports and the import statements that bind a name the
-    named definitions use; and the definitions, verbatim and in file order."""
+    named definitions use; and the definitions, verbatim and in file order, with the top-level
+    calls of the functions in ``calls`` (module set-up the definitions depend on)."""
     tree = ast.parse(source)
     wanted = set(names)
-    picked = [node for node in tree.body if _bound_names(node) & wanted]
+    picked = [node for node in tree.body if _bound_names(node) & wanted or _called(node) in calls]
     missing = wanted - {name for node in picked for name in _bound_names(node)}
     if missing:
         raise SystemExit(f"not defined at top level: {', '.join(sorted(missing))}")
@@ -134,7 +143,7 @@ def build_side(git_dir: str, meta: dict[str, Any], side: str) -> str:
             parts.append(piece["adapter"])
             continue
         piece_imports, definitions = extract(git_show(git_dir, piece.get("commit", commit), piece["path"]),
-                                             piece["names"])
+                                             piece["names"], piece.get("calls", []))
         imports.update(dict.fromkeys(piece_imports))
         parts.append(definitions)
     # ``from __future__`` first (Python requires it), then the other imports, once each
