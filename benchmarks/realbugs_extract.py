@@ -95,7 +95,8 @@ def _local_names(nodes: list[ast.stmt]) -> set[str]:
 def free_names(source: str) -> list[str]:
     """Names a module uses that nothing in it binds and that are not builtins (a missing helper)."""
     nodes = ast.parse(source).body
-    return sorted(_used_names(nodes) - _local_names(nodes) - set(dir(builtins)))
+    module_globals = {"__builtins__", "__name__", "__file__", "__spec__", "__doc__", "__package__"}
+    return sorted(_used_names(nodes) - _local_names(nodes) - set(dir(builtins)) - module_globals)
 
 
 def _is_stdlib(node: ast.Import | ast.ImportFrom) -> bool:
@@ -130,6 +131,36 @@ def extract(source: str, names: list[str], calls: list[str] = ()) -> tuple[list[
         or (isinstance(node, ast.Import | ast.ImportFrom) and _is_stdlib(node) and _bound_names(node) & needed)
     ]
     return [_segment(source, node) for node in imports], "\n\n".join(_segment(source, node) for node in picked)
+
+
+def project_imports(source: str, names: list[str], calls: list[str] = ()) -> set[str]:
+    """Names the named definitions use that their module imports from the project or a third party:
+    each must be copied from its own file, even one that shadows a builtin (``format``)."""
+    tree = ast.parse(source)
+    picked = [node for node in tree.body if _bound_names(node) & set(names) or _called(node) in calls]
+    needed = _used_names(picked)
+    return {
+        name for node in tree.body
+        if isinstance(node, ast.Import | ast.ImportFrom) and not _is_stdlib(node)
+        and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+        for name in _bound_names(node) & needed
+    }
+
+
+def unprovided_imports(git_dir: str, meta: dict[str, Any], side: str) -> list[str]:
+    """Project imports a side's definitions use that no copied piece or adapter defines."""
+    provenance = meta["provenance"]
+    commit = provenance[f"commit_{side}"]
+    wanted, defined = set(), set()
+    for piece in provenance["copied"][side]:
+        if "adapter" in piece:
+            defined |= {name for node in ast.parse(piece["adapter"]).body for name in _bound_names(node)}
+            continue
+        source = git_show(git_dir, piece.get("commit", commit), piece["path"])
+        wanted |= project_imports(source, piece["names"], piece.get("calls", []))
+        defined |= {name for node in ast.parse(source).body if _bound_names(node) & set(piece["names"])
+                    for name in _bound_names(node)}
+    return sorted(wanted - defined)
 
 
 def build_side(git_dir: str, meta: dict[str, Any], side: str) -> str:
@@ -224,8 +255,10 @@ def main() -> int:
             git_dir = str(Path(options.mirrors) / owner_name / "repo")
             for side in ("a", "b"):
                 same = (meta_path.parent / f"{side}.py").read_text() == build_side(git_dir, meta, side)
-                status |= not same
-                print(f"{'same   ' if same else 'DIFFERS'} {meta_path.parent.name}/{side}.py")
+                unprovided = unprovided_imports(git_dir, meta, side)
+                status |= not same or bool(unprovided)
+                print(f"{'same   ' if same else 'DIFFERS'} {meta_path.parent.name}/{side}.py"
+                      + (f" (project imports not provided: {', '.join(unprovided)})" if unprovided else ""))
         return status
     if options.command == "notice":
         print(f"wrote {write_notice(Path(__file__).resolve().parent / 'realbugs')}")
@@ -238,7 +271,8 @@ def main() -> int:
         target = pair / f"{side}.py"
         if options.command == "write":
             target.write_text(text)
-            print(f"wrote {target}; names used and not copied: {', '.join(free_names(text)) or 'none'}")
+            missing = sorted(set(free_names(text)) | set(unprovided_imports(options.git_dir, meta, side)))
+            print(f"wrote {target}; names used and not copied: {', '.join(missing) or 'none'}")
         elif target.read_text() != text:
             print(f"DIFFERS {target}")
             status = 1

@@ -1,0 +1,20 @@
+# Copied verbatim from https://github.com/xolox/python-humanfriendly at 82d2e55ce7cae435360a7c0c8f17fa83dd5cad67; see meta.json and ../NOTICE.
+
+
+def pluralize(count, singular, plural=None):
+    """
+    Combine a count with the singular or plural form of a word.
+
+    If the plural form of the word is not provided it is obtained by
+    concatenating the singular form of the word with the letter "s". Of course
+    this will not always be correct, which is why you have the option to
+    specify both forms.
+
+    :param count: The count (a number).
+    :param singular: The singular form of the word (a string).
+    :param plural: The plural form of the word (a string or :data:`None`).
+    :returns: The count and singular or plural word concatenated (a string).
+    """
+    if not plural:
+        plural = singular + 's'
+    return '%s %s' % (count, singular if float(count) == 1.0 else plural)
