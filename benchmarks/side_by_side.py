@@ -1,7 +1,7 @@
 """divergent beside CrossHair, Hypothesis and a plain random loop, on the same pairs, same machine, same run.
 
-For every pair of ``pairs/`` and ``heldout/`` (see ``suite.py``) and every tool, the tool runs as a
-command of its own (end to end: interpreter start, imports, search, report), the pair staged as
+For every pair of ``pairs/``, ``heldout/`` and ``realbugs/`` (see ``suite.py``) and every tool, the
+tool runs as a command of its own (end to end: interpreter start, imports, search, report), the pair staged as
 ``pair_a.py``/``pair_b.py`` in a fresh directory, killed at ``budget + grace`` wall seconds:
 
 * ``divergent``: ``divergent check pair_a.py pair_b.py --function F --budget B --json`` (the
@@ -13,6 +13,16 @@ command of its own (end to end: interpreter start, imports, search, report), the
   annotations (``property_runner.py``);
 * ``random``: a plain loop of random arguments of the annotated types (``property_runner.py``).
 
+``realbugs/`` holds code copied verbatim from real projects, mostly unannotated. Every tool gets the
+same type information there: the types of the witness's arguments (``arg_types`` in ``meta.json``),
+never the witness's values. The random loop and Hypothesis generate exactly those parameters with
+those types (the others keep their defaults); CrossHair checks ``typed_pair_a.F`` against
+``typed_pair_b.F``, wrappers that only forward their arguments under a signature annotated with those
+types; divergent, which cannot generate for an unannotated parameter without a seed, gets
+``--seeds`` with one plain call of those types (``f(value=7)``, ``"abc"``, ``2.5``, one-element
+containers; if that call itself shows the bug, the next plain values) when a parameter has no
+annotation, and the code's own annotations otherwise.
+
 A reported difference counts when re-running both sides on the reported input (``compare_call.py``)
 shows one; on an equivalent pair, a reported difference is a false claim (and a proof on a pair
 that differs would be a false proof). The seconds are the tool's whole run, which is the time to
@@ -23,11 +33,12 @@ Then, for divergent alone: judged inputs per second in a 5-second ``check`` of `
 of ``abs(x)`` against ``x`` (median of ``--latency-runs``), and the budget overrun (wall seconds past
 ``--budget``) on the runs that used their whole budget.
 
-Results: ``results/side_by_side.jsonl`` (one line per pair and tool; ``--summary-only`` reprints the
-tables), figures printed as markdown tables.
+Results: ``results/side_by_side.jsonl`` (one line per pair and tool; ``realbugs/`` rows in
+``results/side_by_side_realbugs.jsonl``; ``--summary-only`` reprints the tables; ``--suite`` also
+selects the rows summarized), figures printed as markdown tables.
 
     python benchmarks/side_by_side.py [--budget 10] [--grace 5] [--tools divergent,crosshair,hypothesis,random]
-                                      [--pairs a,b] [--suite all] [--latency-runs 10]
+                                      [--pairs a,b] [--suite pairs|heldout|realbugs|all] [--latency-runs 10]
 """
 
 from __future__ import annotations
@@ -55,6 +66,12 @@ from compare_call import parse_type
 from suite import BENCHMARKS_DIR, SUITES, Pair, compare_on_call, load_pairs, parse_pair_names, stage_pair
 
 RESULTS = BENCHMARKS_DIR / "results" / "side_by_side.jsonl"
+#: rows of a suite kept in a file of their own (the others share ``RESULTS``)
+SUITE_RESULTS = {"realbugs": RESULTS.with_name("side_by_side_realbugs.jsonl")}
+
+
+def results_path(suite: str) -> Path:
+    return SUITE_RESULTS.get(suite, RESULTS)
 ROOT = BENCHMARKS_DIR.parent
 PYTHON = sys.executable
 TOOLS = ("divergent", "crosshair", "hypothesis", "random")
@@ -361,10 +378,12 @@ def main() -> int:
     tools = [t for t in options.tools.split(",") if t]
     RESULTS.parent.mkdir(exist_ok=True)
     own_path = RESULTS.with_name("side_by_side_divergent.json")
+    paths = [RESULTS, *SUITE_RESULTS.values()]
     if options.fresh:
-        RESULTS.unlink(missing_ok=True)
+        for path in paths:
+            path.unlink(missing_ok=True)
         own_path.unlink(missing_ok=True)
-    records = [json.loads(line) for line in RESULTS.read_text().splitlines()] if RESULTS.exists() else []
+    records = [json.loads(line) for path in paths if path.exists() for line in path.read_text().splitlines()]
     if not options.summary_only:
         done = {(r["pair"], r["tool"]) for r in records}
         suites = tuple(SUITES) if options.suite == "all" else (options.suite,)
@@ -378,7 +397,7 @@ def main() -> int:
                         continue
                     record = measure(pair, suite, tool, options.budget, options.grace)
                     records.append(record)
-                    with RESULTS.open("a") as stream:
+                    with results_path(suite).open("a") as stream:
                         stream.write(json.dumps(record, ensure_ascii=False) + "\n")
                     mark = "FALSE CLAIM" if record["false_claim"] else "found" if record["found"] else (
                         "proven" if record.get("proven") else "-")
