@@ -22,6 +22,8 @@ that are not copied verbatim. ``check`` compares a pair's ``a.py``/``b.py`` with
 copied; ``write`` (re)writes them.
 
 ``GIT_DIR`` is a clone or bare mirror of the project; the commits are read with ``git show``.
+The sides are not committed (they are the projects' code): ``suite.py materialize`` writes them from
+``meta.json`` with ``build_side``, and ``check-all`` then confirms nothing differs.
 """
 
 from __future__ import annotations
@@ -147,6 +149,12 @@ def project_imports(source: str, names: list[str], calls: list[str] = ()) -> set
     }
 
 
+def mirror_of(mirrors: Path, meta: dict[str, Any]) -> Path:
+    """The git clone of a pair's project under ``mirrors`` (``owner+name/repo``)."""
+    owner_name = meta["provenance"]["repository"].removeprefix("https://github.com/").replace("/", "+")
+    return Path(mirrors) / owner_name / "repo"
+
+
 def unprovided_imports(git_dir: str, meta: dict[str, Any], side: str) -> list[str]:
     """Project imports a side's definitions use that no copied piece or adapter defines."""
     provenance = meta["provenance"]
@@ -210,9 +218,10 @@ def write_notice(suite: Path) -> Path:
                 f"  {meta_path.parent.name}/{side}.py: {', '.join(paths)} at {commit}"
             )
     lines = [
-        "The files a.py and b.py of every directory here are copied from the projects below, at the",
-        "commits named, under each project's license (the license text is in each repository at that",
-        "commit). Only definitions were copied, verbatim; the adapter lines listed in each meta.json",
+        "The files a.py and b.py of every directory here are not in this repository: they are copied",
+        "out of the projects below, at the commits named, by `python benchmarks/suite.py materialize`",
+        "from local git clones, under each project's license (the license text is in each repository at",
+        "that commit). Only definitions are copied, verbatim; the adapter lines listed in each meta.json",
         "(standing in for project-internal imports) are the only other lines.",
         "",
     ]
@@ -251,8 +260,7 @@ def main() -> int:
         status = 0
         for meta_path in sorted((Path(__file__).resolve().parent / "realbugs").glob("*/meta.json")):
             meta = json.loads(meta_path.read_text())
-            owner_name = meta["provenance"]["repository"].removeprefix("https://github.com/").replace("/", "+")
-            git_dir = str(Path(options.mirrors) / owner_name / "repo")
+            git_dir = str(mirror_of(Path(options.mirrors), meta))
             for side in ("a", "b"):
                 same = (meta_path.parent / f"{side}.py").read_text() == build_side(git_dir, meta, side)
                 unprovided = unprovided_imports(git_dir, meta, side)
