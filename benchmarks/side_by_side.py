@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import os
 import signal
@@ -75,6 +76,8 @@ def results_path(suite: str) -> Path:
 ROOT = BENCHMARKS_DIR.parent
 PYTHON = sys.executable
 TOOLS = ("divergent", "crosshair", "hypothesis", "random")
+#: divergent without the type seed (``--no-type-seed``), recorded as a tool of its own
+NO_SEED_TOOL = "divergent-noseed"
 
 
 def run_command(command: list[str], cwd: Path, limit: float, env: dict[str, str] | None = None) -> tuple[int | None, str, str, float]:
@@ -168,10 +171,10 @@ def stage_typed_wrappers(pair: Pair, staged: Path) -> tuple[str, str]:
     return names[0], names[1]
 
 
-def tool_divergent(pair: Pair, staged: Path, budget: float, grace: float) -> dict[str, Any]:
+def tool_divergent(pair: Pair, staged: Path, budget: float, grace: float, *, seeded: bool = True) -> dict[str, Any]:
     command = [PYTHON, "-m", "divergent", "check", "pair_a.py", "pair_b.py", "--function", pair.function,
                "--budget", f"{budget:g}", "--json"]
-    seed = type_seed(pair)
+    seed = type_seed(pair) if seeded else None
     if seed is not None:
         (staged / "type_seed.txt").write_text(seed + "\n")
         command += ["--seeds", "type_seed.txt"]
@@ -228,6 +231,8 @@ def tool_property(mode: str) -> Callable[[Pair, Path, float, float], dict[str, A
 
 RUNNERS: dict[str, Callable[[Pair, Path, float, float], dict[str, Any]]] = {
     "divergent": tool_divergent,
+    # what a user's plain ``divergent check a.py b.py -f NAME`` does: no type seed for unannotated code
+    NO_SEED_TOOL: functools.partial(tool_divergent, seeded=False),
     "crosshair": tool_crosshair,
     "hypothesis": tool_property("hypothesis"),
     "random": tool_property("random"),
@@ -374,8 +379,15 @@ def main() -> int:
     parser.add_argument("--latency-runs", type=int, default=10)
     parser.add_argument("--fresh", action="store_true", help="forget earlier results")
     parser.add_argument("--summary-only", action="store_true")
+    parser.add_argument("--no-type-seed", action="store_true",
+                        help=f"run divergent without the type seed for unannotated parameters (recorded as {NO_SEED_TOOL})")
     options = parser.parse_args()
     tools = [t for t in options.tools.split(",") if t]
+    if options.no_type_seed:
+        tools = [NO_SEED_TOOL if t == "divergent" else t for t in tools]
+    unknown = [t for t in tools if t not in RUNNERS]
+    if unknown:
+        parser.error(f"unknown tool(s): {', '.join(unknown)} (known: {', '.join(RUNNERS)})")
     RESULTS.parent.mkdir(exist_ok=True)
     own_path = RESULTS.with_name("side_by_side_divergent.json")
     paths = [RESULTS, *SUITE_RESULTS.values()]
