@@ -21,7 +21,10 @@ those types (the others keep their defaults); CrossHair checks ``typed_pair_a.F`
 types; divergent, which cannot generate for an unannotated parameter without a seed, gets
 ``--seeds`` with one plain call of those types (``f(value=7)``, ``"abc"``, ``2.5``, one-element
 containers; if that call itself shows the bug, the next plain values) when a parameter has no
-annotation, and the code's own annotations otherwise.
+annotation, and the code's own annotations otherwise. ``--no-type-seed`` runs divergent as a user's
+plain ``divergent check a.py b.py -f NAME`` does, without that seed (rows under the tool
+``divergent-noseed``): where no parameter is annotated it stops with "cannot generate inputs".
+The ``realbugs/`` code is not committed: ``python benchmarks/suite.py materialize`` brings it in first.
 
 A reported difference counts when re-running both sides on the reported input (``compare_call.py``)
 shows one; on an equivalent pair, a reported difference is a false claim (and a proof on a pair
@@ -39,6 +42,7 @@ selects the rows summarized), figures printed as markdown tables.
 
     python benchmarks/side_by_side.py [--budget 10] [--grace 5] [--tools divergent,crosshair,hypothesis,random]
                                       [--pairs a,b] [--suite pairs|heldout|realbugs|all] [--latency-runs 10]
+                                      [--no-type-seed]
 """
 
 from __future__ import annotations
