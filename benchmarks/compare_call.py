@@ -3,7 +3,7 @@
 Run as a child process (the pair code is untrusted and may hang, recurse or blow up)::
 
     python compare_call.py STAGED_DIR FUNCTION --call "f(1, [2, 3])"
-    python compare_call.py STAGED_DIR FUNCTION --fuzz 2000 --seed 0
+    python compare_call.py STAGED_DIR FUNCTION --fuzz 2000 --seed 0 [--types '{"s": "str"}']
 
 STAGED_DIR holds the two sides as ``pair_a.py`` and ``pair_b.py`` (see ``suite.stage_pair``). The
 answer is one JSON object on stdout.
@@ -269,15 +269,37 @@ def strategy_for(annotation: Any) -> Any:
     return st.from_type(annotation)
 
 
+#: the names a type written in ``meta.json`` (``arg_types``) may use
+TYPE_NAMESPACE: dict[str, Any] = {
+    "int": int, "float": float, "str": str, "bool": bool, "bytes": bytes, "list": list, "dict": dict,
+    "tuple": tuple, "None": None,
+}
+
+
+def parse_type(text: str) -> Any:
+    """``"list[str]"``, ``"int | None"`` -> the typing object (builtin types only)."""
+    return eval(compile(text, "<type>", "eval"), {"__builtins__": {}}, dict(TYPE_NAMESPACE))
+
+
+def parameter_types(function: Callable[..., Any], types: dict[str, str] | None) -> dict[str, Any]:
+    """The parameters to generate and their types: the given ``types`` (for unannotated code, the
+    types of the witness's arguments), else every parameter with its annotation."""
+    if types:
+        return {name: parse_type(text) for name, text in types.items()}
+    hints = typing.get_type_hints(function)
+    return {name: hints[name] for name in inspect.signature(function).parameters}
+
+
 def fuzz(
-    first: Callable[..., Any], second: Callable[..., Any], examples: int, random_seed: int
+    first: Callable[..., Any], second: Callable[..., Any], examples: int, random_seed: int,
+    types: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     from hypothesis import HealthCheck, Phase, given, seed, settings
     from hypothesis import strategies as st
 
-    hints = typing.get_type_hints(first)
-    parameters = list(inspect.signature(first).parameters)
-    arguments = st.fixed_dictionaries({name: strategy_for(hints[name]) for name in parameters})
+    arguments = st.fixed_dictionaries(
+        {name: strategy_for(annotation) for name, annotation in parameter_types(first, types).items()}
+    )
     found: list[dict[str, Any]] = []
 
     @seed(random_seed)
@@ -309,6 +331,7 @@ def main() -> int:
     group.add_argument("--call", help="a call expression such as 'f(1, [2])'")
     group.add_argument("--fuzz", type=int, metavar="EXAMPLES", help="random inputs to try")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--types", help='JSON {"parameter": "type"} for --fuzz (default: the annotations)')
     options = parser.parse_args()
 
     sys.path.insert(0, options.staged_dir)
@@ -325,7 +348,7 @@ def main() -> int:
             return 0
         answer = compare(first, second, args, kwargs)
     else:
-        answer = fuzz(first, second, options.fuzz, options.seed)
+        answer = fuzz(first, second, options.fuzz, options.seed, json.loads(options.types) if options.types else None)
     print(json.dumps(answer, ensure_ascii=False))
     return 0
 

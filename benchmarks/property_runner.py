@@ -12,7 +12,11 @@ past 2 seconds is a timeout, which differs from returning (the tools have no not
 runner stops at the first difference and prints one JSON object (``found``, ``call``, ``examples``);
 the parent kills it at the end of its budget.
 
-    python property_runner.py STAGED_DIR FUNCTION hypothesis|random
+    python property_runner.py STAGED_DIR FUNCTION hypothesis|random ['{"parameter": "type"}']
+
+Arguments follow the annotations; for unannotated code the optional JSON names the parameters to
+generate and their types (``arg_types`` of a ``realbugs/`` pair: the types of the witness's
+arguments; the other parameters keep their defaults).
 """
 
 from __future__ import annotations
@@ -46,12 +50,22 @@ def differs(first: Any, second: Any, kwargs: dict[str, Any]) -> bool:
     return compare_call.compare(first, second, (), kwargs)["differs"]
 
 
-def run_hypothesis(first: Any, second: Any, function: str) -> dict[str, Any]:
+def argument_types(first: Any, types: dict[str, str] | None) -> dict[str, Any]:
+    """The parameters to generate and their types: every annotated parameter with its annotation,
+    or, for unannotated code (``realbugs/``), the parameters the witness passes with the types of
+    its values."""
+    if types:
+        return compare_call.parameter_types(first, types)
+    hints = typing.get_type_hints(first)
+    return {name: hint for name, hint in hints.items() if name != "return"}
+
+
+def run_hypothesis(first: Any, second: Any, function: str, types: dict[str, str] | None = None) -> dict[str, Any]:
     from hypothesis import HealthCheck, given, seed, settings
     from hypothesis import strategies as st
 
-    hints = typing.get_type_hints(first)
-    names = [name for name in hints if name != "return"]
+    hints = argument_types(first, types)
+    names = list(hints)
     examples = 0
 
     @seed(0)
@@ -109,9 +123,9 @@ def random_value(annotation: Any, rng: random.Random, depth: int = 0) -> Any:
     raise TypeError(f"no random values of {annotation!r}")
 
 
-def run_random(first: Any, second: Any, function: str) -> dict[str, Any]:
-    hints = typing.get_type_hints(first)
-    names = [name for name in hints if name != "return"]
+def run_random(first: Any, second: Any, function: str, types: dict[str, str] | None = None) -> dict[str, Any]:
+    hints = argument_types(first, types)
+    names = list(hints)
     rng = random.Random(0)
     examples = 0
     while True:
@@ -123,13 +137,15 @@ def run_random(first: Any, second: Any, function: str) -> dict[str, Any]:
 
 def main() -> int:
     staged, function, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    types = json.loads(sys.argv[4]) if len(sys.argv) > 4 else None
     sys.path.insert(0, staged)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
     import importlib
 
     first = getattr(importlib.import_module("pair_a"), function)
     second = getattr(importlib.import_module("pair_b"), function)
-    result = run_hypothesis(first, second, function) if mode == "hypothesis" else run_random(first, second, function)
+    runner = run_hypothesis if mode == "hypothesis" else run_random
+    result = runner(first, second, function, types)
     print(json.dumps(result, ensure_ascii=False, default=repr))
     return 0
 

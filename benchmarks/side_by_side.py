@@ -1,7 +1,7 @@
 """divergent beside CrossHair, Hypothesis and a plain random loop, on the same pairs, same machine, same run.
 
-For every pair of ``pairs/`` and ``heldout/`` (see ``suite.py``) and every tool, the tool runs as a
-command of its own (end to end: interpreter start, imports, search, report), the pair staged as
+For every pair of ``pairs/``, ``heldout/`` and ``realbugs/`` (see ``suite.py``) and every tool, the
+tool runs as a command of its own (end to end: interpreter start, imports, search, report), the pair staged as
 ``pair_a.py``/``pair_b.py`` in a fresh directory, killed at ``budget + grace`` wall seconds:
 
 * ``divergent``: ``divergent check pair_a.py pair_b.py --function F --budget B --json`` (the
@@ -13,6 +13,19 @@ command of its own (end to end: interpreter start, imports, search, report), the
   annotations (``property_runner.py``);
 * ``random``: a plain loop of random arguments of the annotated types (``property_runner.py``).
 
+``realbugs/`` holds code copied verbatim from real projects, mostly unannotated. Every tool gets the
+same type information there: the types of the witness's arguments (``arg_types`` in ``meta.json``),
+never the witness's values. The random loop and Hypothesis generate exactly those parameters with
+those types (the others keep their defaults); CrossHair checks ``typed_pair_a.F`` against
+``typed_pair_b.F``, wrappers that only forward their arguments under a signature annotated with those
+types; divergent, which cannot generate for an unannotated parameter without a seed, gets
+``--seeds`` with one plain call of those types (``f(value=7)``, ``"abc"``, ``2.5``, one-element
+containers; if that call itself shows the bug, the next plain values) when a parameter has no
+annotation, and the code's own annotations otherwise. ``--no-type-seed`` runs divergent as a user's
+plain ``divergent check a.py b.py -f NAME`` does, without that seed (rows under the tool
+``divergent-noseed``): where no parameter is annotated it stops with "cannot generate inputs".
+The ``realbugs/`` code is not committed: ``python benchmarks/suite.py materialize`` brings it in first.
+
 A reported difference counts when re-running both sides on the reported input (``compare_call.py``)
 shows one; on an equivalent pair, a reported difference is a false claim (and a proof on a pair
 that differs would be a false proof). The seconds are the tool's whole run, which is the time to
@@ -23,16 +36,20 @@ Then, for divergent alone: judged inputs per second in a 5-second ``check`` of `
 of ``abs(x)`` against ``x`` (median of ``--latency-runs``), and the budget overrun (wall seconds past
 ``--budget``) on the runs that used their whole budget.
 
-Results: ``results/side_by_side.jsonl`` (one line per pair and tool; ``--summary-only`` reprints the
-tables), figures printed as markdown tables.
+Results: ``results/side_by_side.jsonl`` (one line per pair and tool; ``realbugs/`` rows in
+``results/side_by_side_realbugs.jsonl``; ``--summary-only`` reprints the tables; ``--suite`` also
+selects the rows summarized), figures printed as markdown tables.
 
     python benchmarks/side_by_side.py [--budget 10] [--grace 5] [--tools divergent,crosshair,hypothesis,random]
-                                      [--pairs a,b] [--suite all] [--latency-runs 10]
+                                      [--pairs a,b] [--suite pairs|heldout|realbugs|all] [--latency-runs 10]
+                                      [--no-type-seed]
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import functools
 import json
 import os
 import signal
@@ -41,6 +58,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,12 +67,21 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from baselines import parse_crosshair_inputs
+from compare_call import parse_type
 from suite import BENCHMARKS_DIR, SUITES, Pair, compare_on_call, load_pairs, parse_pair_names, stage_pair
 
 RESULTS = BENCHMARKS_DIR / "results" / "side_by_side.jsonl"
+#: rows of a suite kept in a file of their own (the others share ``RESULTS``)
+SUITE_RESULTS = {"realbugs": RESULTS.with_name("side_by_side_realbugs.jsonl")}
+
+
+def results_path(suite: str) -> Path:
+    return SUITE_RESULTS.get(suite, RESULTS)
 ROOT = BENCHMARKS_DIR.parent
 PYTHON = sys.executable
 TOOLS = ("divergent", "crosshair", "hypothesis", "random")
+#: divergent without the type seed (``--no-type-seed``), recorded as a tool of its own
+NO_SEED_TOOL = "divergent-noseed"
 
 
 def run_command(command: list[str], cwd: Path, limit: float, env: dict[str, str] | None = None) -> tuple[int | None, str, str, float]:
@@ -77,11 +105,86 @@ def run_command(command: list[str], cwd: Path, limit: float, env: dict[str, str]
         return code, out.read(), err.read(), seconds
 
 
-def tool_divergent(pair: Pair, staged: Path, budget: float, grace: float) -> dict[str, Any]:
+# -- unannotated code (realbugs/): every tool gets the types of the witness's arguments, nothing more --
+
+
+def unannotated_parameters(pair: Pair) -> list[str]:
+    """The parameters of ``arg_types`` that either side leaves unannotated (read from the source)."""
+    missing: set[str] = set()
+    for side in ("a.py", "b.py"):
+        tree = ast.parse((pair.directory / side).read_text(encoding="utf-8"))
+        function = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == pair.function][-1]
+        arguments = function.args
+        annotated = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs] if a.annotation}
+        missing |= {name for name in pair.arg_types or {} if name not in annotated}
+    return sorted(missing)
+
+
+#: plain values of each type for the type seed, tried in order (never the empty or zero value, which
+#: are edge cases of their own); an alternative is used only when the first reveals the bug itself
+PLAIN_VALUES: dict[Any, list[Any]] = {
+    int: [7, 42, 3], float: [2.5, 7.25, 0.75], str: ["abc", "hello", "x y"], bool: [False, True, False],
+    bytes: [b"abc", b"hello", b"x y"], None: [None] * 3, type(None): [None] * 3,
+}
+
+
+def plain_value(annotation: Any, variant: int) -> Any:
+    """A plain value of a type: ``"abc"``, ``7``, one plain element for a container."""
+    origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is list:
+        return [plain_value(arguments[0], variant)]
+    if origin is dict:
+        return {plain_value(arguments[0], variant): plain_value(arguments[1], variant)}
+    if origin is tuple:
+        return tuple(plain_value(argument, variant) for argument in arguments)
+    if origin in (typing.Union, types.UnionType):
+        return plain_value(arguments[0], variant)
+    return PLAIN_VALUES[annotation][variant]
+
+
+def type_seed(pair: Pair) -> str | None:
+    """For a function with unannotated parameters (which divergent cannot generate from without a
+    seed), one call with a plain value of each witness argument's type: it tells the types and
+    nothing of the witness. A seed that itself shows a difference would hand divergent the bug, so
+    the next plain values are tried (each check runs the sides in a child process)."""
+    if not pair.arg_types or not unannotated_parameters(pair):
+        return None
+    annotations = {name: parse_type(text) for name, text in pair.arg_types.items()}
+    call = ""
+    for variant in range(3):
+        arguments = ", ".join(f"{name}={plain_value(annotation, variant)!r}" for name, annotation in annotations.items())
+        call = f"{pair.function}({arguments})"
+        if compare_on_call(pair, call).get("differs") is not True:
+            return call
+    return call
+
+
+def stage_typed_wrappers(pair: Pair, staged: Path) -> tuple[str, str]:
+    """``typed_pair_a.F``/``typed_pair_b.F``: the sides behind a signature annotated with the witness's
+    argument types, for CrossHair (which needs annotations); the wrapper only forwards its arguments."""
+    assert pair.arg_types
+    parameters = ", ".join(f"{name}: {text}" for name, text in pair.arg_types.items())
+    forwarded = ", ".join(f"{name}={name}" for name in pair.arg_types)
+    names = []
+    for side in ("pair_a", "pair_b"):
+        (staged / f"typed_{side}.py").write_text(
+            f"from {side} import {pair.function} as _implementation\n\n\n"
+            f"def {pair.function}({parameters}):\n    return _implementation({forwarded})\n"
+        )
+        names.append(f"typed_{side}.{pair.function}")
+    return names[0], names[1]
+
+
+def tool_divergent(pair: Pair, staged: Path, budget: float, grace: float, *, seeded: bool = True) -> dict[str, Any]:
     command = [PYTHON, "-m", "divergent", "check", "pair_a.py", "pair_b.py", "--function", pair.function,
                "--budget", f"{budget:g}", "--json"]
+    seed = type_seed(pair) if seeded else None
+    if seed is not None:
+        (staged / "type_seed.txt").write_text(seed + "\n")
+        command += ["--seeds", "type_seed.txt"]
     code, out, err, seconds = run_command(command, staged, budget + grace)
-    record: dict[str, Any] = {"seconds": round(seconds, 3), "killed": code is None}
+    record: dict[str, Any] = {"seconds": round(seconds, 3), "killed": code is None,
+                              **({"type_seed": seed} if seed is not None else {})}
     try:
         report = json.loads(out)
     except json.JSONDecodeError:
@@ -101,7 +204,8 @@ def tool_divergent(pair: Pair, staged: Path, budget: float, grace: float) -> dic
 
 def tool_crosshair(pair: Pair, staged: Path, budget: float, grace: float) -> dict[str, Any]:
     binary = Path(PYTHON).parent / "crosshair"
-    command = [str(binary) if binary.exists() else "crosshair", "diffbehavior", pair.qualified_a, pair.qualified_b,
+    first, second = stage_typed_wrappers(pair, staged) if pair.arg_types else (pair.qualified_a, pair.qualified_b)
+    command = [str(binary) if binary.exists() else "crosshair", "diffbehavior", first, second,
                f"--per_condition_timeout={budget:g}", "--exception_equivalence=SAME_TYPE"]
     code, out, err, seconds = run_command(command, staged, budget + grace)
     inputs = parse_crosshair_inputs(out, pair.function)
@@ -115,7 +219,8 @@ def tool_crosshair(pair: Pair, staged: Path, budget: float, grace: float) -> dic
 
 def tool_property(mode: str) -> Callable[[Pair, Path, float, float], dict[str, Any]]:
     def run(pair: Pair, staged: Path, budget: float, grace: float) -> dict[str, Any]:
-        command = [PYTHON, str(BENCHMARKS_DIR / "property_runner.py"), str(staged), pair.function, mode]
+        command = [PYTHON, str(BENCHMARKS_DIR / "property_runner.py"), str(staged), pair.function, mode,
+                   *([json.dumps(pair.arg_types)] if pair.arg_types else [])]
         code, out, err, seconds = run_command(command, staged, budget)
         record: dict[str, Any] = {"seconds": round(seconds, 3), "killed": code is None}
         lines = out.strip().splitlines()
@@ -130,6 +235,8 @@ def tool_property(mode: str) -> Callable[[Pair, Path, float, float], dict[str, A
 
 RUNNERS: dict[str, Callable[[Pair, Path, float, float], dict[str, Any]]] = {
     "divergent": tool_divergent,
+    # what a user's plain ``divergent check a.py b.py -f NAME`` does: no type seed for unannotated code
+    NO_SEED_TOOL: functools.partial(tool_divergent, seeded=False),
     "crosshair": tool_crosshair,
     "hypothesis": tool_property("hypothesis"),
     "random": tool_property("random"),
@@ -276,14 +383,23 @@ def main() -> int:
     parser.add_argument("--latency-runs", type=int, default=10)
     parser.add_argument("--fresh", action="store_true", help="forget earlier results")
     parser.add_argument("--summary-only", action="store_true")
+    parser.add_argument("--no-type-seed", action="store_true",
+                        help=f"run divergent without the type seed for unannotated parameters (recorded as {NO_SEED_TOOL})")
     options = parser.parse_args()
     tools = [t for t in options.tools.split(",") if t]
+    if options.no_type_seed:
+        tools = [NO_SEED_TOOL if t == "divergent" else t for t in tools]
+    unknown = [t for t in tools if t not in RUNNERS]
+    if unknown:
+        parser.error(f"unknown tool(s): {', '.join(unknown)} (known: {', '.join(RUNNERS)})")
     RESULTS.parent.mkdir(exist_ok=True)
     own_path = RESULTS.with_name("side_by_side_divergent.json")
+    paths = [RESULTS, *SUITE_RESULTS.values()]
     if options.fresh:
-        RESULTS.unlink(missing_ok=True)
+        for path in paths:
+            path.unlink(missing_ok=True)
         own_path.unlink(missing_ok=True)
-    records = [json.loads(line) for line in RESULTS.read_text().splitlines()] if RESULTS.exists() else []
+    records = [json.loads(line) for path in paths if path.exists() for line in path.read_text().splitlines()]
     if not options.summary_only:
         done = {(r["pair"], r["tool"]) for r in records}
         suites = tuple(SUITES) if options.suite == "all" else (options.suite,)
@@ -297,7 +413,7 @@ def main() -> int:
                         continue
                     record = measure(pair, suite, tool, options.budget, options.grace)
                     records.append(record)
-                    with RESULTS.open("a") as stream:
+                    with results_path(suite).open("a") as stream:
                         stream.write(json.dumps(record, ensure_ascii=False) + "\n")
                     mark = "FALSE CLAIM" if record["false_claim"] else "found" if record["found"] else (
                         "proven" if record.get("proven") else "-")
@@ -305,8 +421,9 @@ def main() -> int:
         if options.latency_runs and "divergent" in tools:
             own_path.write_text(json.dumps(divergent_figures(options.latency_runs), indent=1))
     own = json.loads(own_path.read_text()) if own_path.exists() else None
+    shown = [r for r in records if options.suite == "all" or r["suite"] == options.suite]
     print()
-    print(summarize(records, tools, own))
+    print(summarize(shown, tools, own))
     return 0
 
 

@@ -9,8 +9,15 @@ Each pair lives in ``pairs/NAME/`` as ``a.py`` and ``b.py`` (both define ``meta[
 ``witness`` is one input on which the sides behave differently, as a call expression (``null`` for
 equivalent pairs). Used by ``baselines.py`` and ``engine_power.py``; run it to check the suite::
 
-    python benchmarks/suite.py list [--suite pairs|heldout|all]
-    python benchmarks/suite.py verify [--suite pairs|heldout|all] [--pairs NAME,...] [--fuzz-examples 3000]
+    python benchmarks/suite.py list [--suite pairs|heldout|realbugs|all]
+    python benchmarks/suite.py verify [--suite pairs|heldout|realbugs|all] [--pairs NAME,...] [--fuzz-examples 3000]
+    python benchmarks/suite.py materialize --suite realbugs [--mirrors /work/.mirror]
+
+``realbugs/`` keeps no code in this repository: its ``a.py``/``b.py`` are copies of the projects' own
+code, so each ``meta.json`` records where they come from (repository, commits, paths, the top-level
+names copied) and ``materialize`` re-extracts them from git clones of the projects
+(``MIRRORS/owner+name/repo``, read with ``git show``; see ``realbugs_extract.py``) into the pair
+directories, where they are gitignored. Run it once per checkout before anything reads the pairs.
 
 ``verify`` runs every witness on both sides in a child process and requires a difference, and throws
 random inputs (biased towards NaN, -0.0, huge ints, unicode case traps, empty containers) at every
@@ -29,13 +36,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from realbugs_extract import build_side, mirror_of
+
 BENCHMARKS_DIR = Path(__file__).resolve().parent
 PAIRS_DIR = BENCHMARKS_DIR / "pairs"
 #: pairs written after the engines were tuned on ``pairs/``, for the generation classes the portfolio used to miss
 #: (runs of one element, values near powers, negative arguments to recursion, hangs, slowness on
 #: large values) and equivalent pairs CrossHair can prove
 HELDOUT_DIR = BENCHMARKS_DIR / "heldout"
-SUITES = {"pairs": PAIRS_DIR, "heldout": HELDOUT_DIR}
+#: real bugs and real refactorings of well-known pure-Python libraries, copied verbatim from their
+#: history (unannotated functions keep no annotations; see ``realbugs/CANDIDATES.md``)
+REALBUGS_DIR = BENCHMARKS_DIR / "realbugs"
+SUITES = {"pairs": PAIRS_DIR, "heldout": HELDOUT_DIR, "realbugs": REALBUGS_DIR}
 COMPARE_CALL_SCRIPT = BENCHMARKS_DIR / "compare_call.py"
 STAGED_MODULE_A = "pair_a"
 STAGED_MODULE_B = "pair_b"
@@ -50,6 +62,9 @@ class Pair:
     category: str
     note: str
     witness: str | None
+    #: parameter -> type (as source text) of the arguments the witness passes, for tools that need
+    #: types and get no annotations from the code (``realbugs/``); None where the annotations serve
+    arg_types: dict[str, str] | None = None
 
     @property
     def qualified_a(self) -> str:
@@ -70,11 +85,12 @@ def load_pair(directory: Path) -> Pair:
         category=meta["category"],
         note=meta.get("note", ""),
         witness=meta.get("witness"),
+        arg_types=meta.get("arg_types"),
     )
 
 
 def load_pairs(names: list[str] | None = None, suites: tuple[str, ...] = ("pairs",)) -> list[Pair]:
-    """All pairs of the suites (``pairs``, ``heldout``) in name order, or the named ones (unknown
+    """All pairs of the suites (``pairs``, ``heldout``, ``realbugs``) in name order, or the named ones (unknown
     names are an error)."""
     available = {
         path.name: path
@@ -90,6 +106,45 @@ def load_pairs(names: list[str] | None = None, suites: tuple[str, ...] = ("pairs
     return [load_pair(available[name]) for name in names]
 
 
+def missing_sides(pairs: list[Pair]) -> list[Path]:
+    """The ``a.py``/``b.py`` files of ``pairs`` that are not there (``realbugs/`` before ``materialize``)."""
+    return [side for pair in pairs for side in (pair.directory / "a.py", pair.directory / "b.py") if not side.is_file()]
+
+
+def require_sides(pairs: list[Pair]) -> None:
+    """Stop with the command to run when some pair's code has not been materialized."""
+    missing = missing_sides(pairs)
+    if missing:
+        raise SystemExit(
+            f"{len(missing)} side file(s) not materialized (first: {missing[0].relative_to(BENCHMARKS_DIR)}); the "
+            "realbugs/ code is not committed: run `python benchmarks/suite.py materialize --suite realbugs "
+            "--mirrors /work/.mirror` first (git clones of the projects as MIRRORS/owner+name/repo)"
+        )
+
+
+def materialize(pairs: list[Pair], mirrors: Path) -> int:
+    """Write every ``realbugs/`` pair's ``a.py``/``b.py`` from the git clones under ``mirrors``."""
+    problems = written = 0
+    for pair in pairs:
+        meta = json.loads((pair.directory / "meta.json").read_text(encoding="utf-8"))
+        if "provenance" not in meta:
+            continue  # a pair written for these suites: its code is committed
+        written += 1
+        git_dir = mirror_of(mirrors, meta)
+        try:
+            for side in ("a", "b"):
+                (pair.directory / f"{side}.py").write_text(build_side(str(git_dir), meta, side), encoding="utf-8")
+        except (subprocess.CalledProcessError, OSError) as error:
+            problems += 1
+            written -= 1
+            detail = error.stderr.strip() if isinstance(error, subprocess.CalledProcessError) else str(error)
+            print(f"FAIL {pair.name}: {git_dir}: {detail}", file=sys.stderr)
+    print(f"materialized {written} of {written + problems} pairs from {mirrors}")
+    if problems:
+        print("a missing clone: fetch github:owner/name with the search tool, then rerun", file=sys.stderr)
+    return 1 if problems else 0
+
+
 def parse_pair_names(text: str | None) -> list[str] | None:
     if not text:
         return None
@@ -98,6 +153,7 @@ def parse_pair_names(text: str | None) -> list[str] | None:
 
 def stage_pair(pair: Pair, destination: Path) -> None:
     """Copy the two sides into ``destination`` as importable ``pair_a.py`` and ``pair_b.py``."""
+    require_sides([pair])
     destination.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(pair.directory / "a.py", destination / f"{STAGED_MODULE_A}.py")
     shutil.copyfile(pair.directory / "b.py", destination / f"{STAGED_MODULE_B}.py")
@@ -123,10 +179,12 @@ def compare_on_call(pair: Pair, call: str, timeout: float = 60.0) -> dict[str, A
 
 
 def fuzz_pair(pair: Pair, examples: int, seed: int = 0, timeout: float = 600.0) -> dict[str, Any]:
-    return _run_compare_child(pair, ["--fuzz", str(examples), "--seed", str(seed)], timeout)
+    types = ["--types", json.dumps(pair.arg_types)] if pair.arg_types else []
+    return _run_compare_child(pair, ["--fuzz", str(examples), "--seed", str(seed), *types], timeout)
 
 
 def verify(pairs: list[Pair], fuzz_examples: int) -> int:
+    require_sides(pairs)
     problems = 0
     for pair in pairs:
         if pair.equivalent:
@@ -149,12 +207,16 @@ def verify(pairs: list[Pair], fuzz_examples: int) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description="List or verify the engine power suite.")
-    parser.add_argument("command", choices=["list", "verify"])
+    parser = argparse.ArgumentParser(description="List, verify or materialize the pair suites.")
+    parser.add_argument("command", choices=["list", "verify", "materialize"])
+    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"),
+                        help="git clones as DIR/owner+name/repo (materialize)")
     parser.add_argument("--pairs", help="comma-separated pair names (default: all)")
     parser.add_argument("--fuzz-examples", type=int, default=3000, help="random inputs per equivalent pair")
-    parser.add_argument("--suite", choices=[*SUITES, "all"], default="pairs", help="which pairs (default: pairs/)")
+    parser.add_argument("--suite", choices=[*SUITES, "all"],
+                        help="which pairs (default: pairs/, realbugs/ for materialize)")
     options = parser.parse_args()
+    options.suite = options.suite or ("realbugs" if options.command == "materialize" else "pairs")
     suites = tuple(SUITES) if options.suite == "all" else (options.suite,)
     pairs = load_pairs(parse_pair_names(options.pairs), suites)
     if options.command == "list":
@@ -164,6 +226,8 @@ def main() -> int:
         inequivalent = sum(not pair.equivalent for pair in pairs)
         print(f"{len(pairs)} pairs: {inequivalent} inequivalent, {len(pairs) - inequivalent} equivalent")
         return 0
+    if options.command == "materialize":
+        return materialize(pairs, options.mirrors)
     return verify(pairs, options.fuzz_examples)
 
 
