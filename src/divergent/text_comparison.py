@@ -29,7 +29,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from divergent.comparison import TimeoutRule, inconclusive_timeouts
 from divergent.errors import InvalidArgument
@@ -142,6 +142,10 @@ class OutputComparison:
     def observe(self, item: AnyInput, outcomes: tuple[Outcome, ...]) -> Observation:
         return Observation(input=item, outcomes=outcomes, classes=self.partition(outcomes),
                            inconclusive=self.inconclusive(outcomes))
+
+    def with_tolerances(self, rel_tol: float | None, abs_tol: float | None) -> OutputComparison:
+        return replace(self, rel_tol=self.rel_tol if rel_tol is None else rel_tol,
+                       abs_tol=self.abs_tol if abs_tol is None else abs_tol)
 
     def essential(self) -> OutputComparison:
         return self
