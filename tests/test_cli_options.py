@@ -188,6 +188,37 @@ def test_compiler_flags_add_to_the_judges_defaults(programs_dir: Path, build_cac
     assert built.exit_code == 0, built.stderr
 
 
+LOCAL_ONLY_BUG = """\
+    #include <cstdio>
+    int main() {
+      long n; scanf("%ld", &n);
+    #ifdef LOCAL
+      if (n >= 5) n += 1;
+    #endif
+      printf("%ld\\n", n);
+    }
+"""
+
+
+def test_the_reproducing_test_rebuilds_with_the_runs_compiler_flags(programs_dir: Path, build_cache: str,
+                                                                    tmp_path: Path) -> None:
+    import subprocess
+
+    need_tool("g++")
+    program = write(programs_dir, "local_only.cpp", LOCAL_ONLY_BUG)
+    echo = write(programs_dir, "local_echo.py", "print(int(input()))\n")
+    sample = write(programs_dir, "local_sample.txt", "1\n")
+    emitted = programs_dir / "test_emitted_local.py"
+    result = runner.invoke(app, ["check", program, echo, "--seeds", sample, "--cxxflags=-DLOCAL", "--budget", "30",
+                                 "--build-cache", build_cache, "--emit-test", str(emitted), "--quiet"])
+    assert result.exit_code == 1, result.output
+    assert "-DLOCAL" in emitted.read_text()
+    # built without the flag the programs agree on every input: the test fails only if it rebuilds with it
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(emitted)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1 and "1 failed" in run.stdout, run.stdout[-2000:]
+
+
 def test_every_program_that_does_not_build_is_shown_as_its_compiler_printed_it(
         programs_dir: Path, build_cache: str, monkeypatch: pytest.MonkeyPatch) -> None:
     need_tool("gcc")

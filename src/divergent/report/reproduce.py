@@ -362,6 +362,13 @@ def _program_test(cx: Counterexample, programs: Sequence[Program], directory: Pa
     memory_limit = settings.memory_limit
     if memory_limit is not None:
         options.append(f'"memory_limit": {memory_limit!r}')
+    # the programs are rebuilt with the run's compiler flags and see the files it declared
+    flags = {"cflags": settings.cflags, "cxxflags": settings.cxxflags, "javacflags": settings.javacflags,
+             "std": settings.std}
+    options.extend(f'"{name}": {value!r}' for name, value in flags.items() if value is not None)
+    if settings.with_files:
+        joined = ", ".join(f"(HERE / {relative_path(f, directory)!r}).as_posix()" for f in settings.with_files)
+        options.append(f'"with_files": [{joined}]')
     checker = settings.checker
     checker_label = "None"
     if checker is not None:
