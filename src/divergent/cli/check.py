@@ -8,7 +8,10 @@ from typing import Annotated, Any
 import typer
 
 from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, app, make_console
+from divergent.cli.llm_options import ModelGroup
 from divergent.cli.option_groups import with_option_groups
+from divergent.cli.outputs import OutputGroup
+from divergent.cli.search_groups import SearchGroup
 from divergent.cli.search_options import SearchFlags, run_search
 
 #: the implementations argument's help: every form a spec takes, for every kind of program
@@ -23,16 +26,18 @@ IMPLEMENTATIONS_HELP = (
 def check(
     implementations: Annotated[list[str], typer.Argument(help=IMPLEMENTATIONS_HELP, metavar="IMPL")],
     flags: SearchFlags,
-    shrink: Annotated[bool, typer.Option("--shrink/--no-shrink", help="Shrink the counterexample.")] = True,
+    shrink: Annotated[bool, typer.Option("--shrink/--no-shrink", help="Shrink the counterexample.",
+                                         rich_help_panel=SearchGroup.panel)] = True,
     brute_force: Annotated[
         bool,
         typer.Option("--brute-force", help="With --model: compare with a brute-force reference the model writes "
-                     "(REFUTE's RandSearch when no implementation is trusted).", rich_help_panel="Language model"),
+                     "(REFUTE's RandSearch when no implementation is trusted).", rich_help_panel=ModelGroup.panel),
     ] = False,
     emit_test: Annotated[
         Path | None,
-        typer.Option("--emit-test", help="Write a pytest module reproducing the counterexample here (paths relative "
-                     "to it); it fails while the implementations differ."),
+        typer.Option("--emit-test", metavar="FILE", rich_help_panel=OutputGroup.panel,
+                     help="Write a pytest module reproducing the counterexample here (paths relative to it); it "
+                     "fails while the implementations differ."),
     ] = None,
 ) -> None:
     """Find an input on which the implementations behave differently (exit 1), or say none was found (exit 0)."""

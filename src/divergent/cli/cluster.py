@@ -17,17 +17,18 @@ from rich.console import Console
 from rich.table import Table
 
 from divergent.cli.app import EXIT_SAME, app, make_console
+from divergent.cli.llm_options import ModelGroup
 from divergent.cli.option_groups import with_option_groups
 from divergent.cli.search_options import SearchFlags, run_search
 
 ProbesOpt = Annotated[
     int,
-    typer.Option("--probes", help="With --model: ProbeGen probes (N_P) for semantic clustering.", min=0,
-                 rich_help_panel="Language model"),
+    typer.Option("--probes", metavar="N", help="With --model: ProbeGen probes (N_P) for semantic clustering.", min=0,
+                 rich_help_panel=ModelGroup.panel),
 ]
 TestsOpt = Annotated[
     Path | None,
-    typer.Option("--tests", help="Reference tests (assert lines, test_*() or check(candidate)) for pass@1."),
+    typer.Option("--tests", metavar="FILE", help="Reference tests (assert lines, test_*() or check(candidate)) for pass@1."),
 ]
 
 

@@ -44,6 +44,7 @@ ModelOpt = Annotated[
     str | None,
     typer.Option(
         "--model",
+        metavar="MODEL",
         help=f"Chat model name, e.g. gpt-4o-mini (else ${ENV_MODEL}, else the config file).",
         rich_help_panel=_PANEL,
     ),
@@ -52,6 +53,7 @@ BaseUrlOpt = Annotated[
     str | None,
     typer.Option(
         "--base-url",
+        metavar="URL",
         help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (else $OPENAI_BASE_URL).",
         rich_help_panel=_PANEL,
     ),
@@ -60,6 +62,7 @@ ApiKeyEnvOpt = Annotated[
     str | None,
     typer.Option(
         "--api-key-env",
+        metavar="NAME",
         help="NAME of the environment variable holding the API key (default OPENAI_API_KEY).",
         rich_help_panel=_PANEL,
     ),
@@ -68,6 +71,7 @@ LLMConfigOpt = Annotated[
     Path | None,
     typer.Option(
         "--llm-config",
+        metavar="FILE",
         help="TOML file with an \\[llm] table (default $DIVERGENT_HOME/config.toml or ~/.config/divergent).",
         rich_help_panel=_PANEL,
     ),
@@ -148,8 +152,8 @@ class ModelGroup(OptionGroup):
         "--probegen-strategy", metavar="NAME",
         help="ProbeGen's tree: full, top, decreasing, increasing, halving, doubling.")] = _PROBEGEN.strategy.value
     k: Annotated[int, typer.Option(
-        "-K", min=1, help="ProbeGen: samples at the first turn (the strategy's K).")] = _PROBEGEN.k
-    d: Annotated[int, typer.Option("-D", min=1, help="ProbeGen: turns of feedback (the tree's depth D).")] = _PROBEGEN.d
+        "-K", min=1, metavar="N", help="ProbeGen: samples at the first turn (the strategy's K).")] = _PROBEGEN.k
+    d: Annotated[int, typer.Option("-D", min=1, metavar="N", help="ProbeGen: turns of feedback (the tree's depth D).")] = _PROBEGEN.d
 
     def apply(self, options: Any, flags: Any) -> Any:
         from divergent.engines.settings import EngineSettings
