@@ -77,6 +77,15 @@ def test_each_group_shows_its_flags_under_its_own_heading(monkeypatch: pytest.Mo
         assert form in text, form
 
 
+def test_every_option_of_the_searching_commands_says_what_it_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    for command in ("check", "cluster"):
+        text = help_text(command, monkeypatch=monkeypatch)
+        options = text[text.index("─ Options "):]  # past the arguments: every option has a metavar or none
+        assert not re.findall(r"<[a-z][^>]*>", options), command
+
+
 def test_a_kinds_own_group_is_refused_for_another_kind(tmp_path: Path) -> None:
     for name in ("a.py", "b.py"):
         (tmp_path / name).write_text("def f(n: int) -> int:\n    return n\n")
