@@ -71,10 +71,11 @@ def test_each_group_shows_its_flags_under_its_own_heading(monkeypatch: pytest.Mo
             info = next(extra for extra in hints[field.name].__metadata__ if isinstance(extra, OptionInfo))
             if not info.hidden:
                 assert option_names(info)[0] in section, (group.panel, field.name)
-    # the implementations argument names every form a spec takes, for every kind
-    for form in ("file.py", "module:function", "REV:", "file.c", ".cpp", ".java", "--stdin", "exec:PATH",
-                 "cmd:COMMAND"):
-        assert form in text, form
+    # the implementations argument names every form a spec takes, for every kind, on both commands
+    for command_text in (text, help_text("cluster", monkeypatch=monkeypatch)):
+        for form in ("file.py", "module:function", "REV:", "file.c", ".cpp", ".java", "--stdin", "exec:PATH",
+                     "cmd:COMMAND"):
+            assert form in command_text, form
 
 
 def test_every_option_of_the_searching_commands_says_what_it_takes(monkeypatch: pytest.MonkeyPatch) -> None:

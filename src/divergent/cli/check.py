@@ -12,13 +12,7 @@ from divergent.cli.llm_options import ModelGroup
 from divergent.cli.option_groups import with_option_groups
 from divergent.cli.outputs import OutputGroup
 from divergent.cli.search_groups import SearchGroup
-from divergent.cli.search_options import SearchFlags, run_search
-
-#: the implementations argument's help: every form a spec takes, for every kind of program
-IMPLEMENTATIONS_HELP = (
-    "Python functions: file.py[:function], module:function, git REV:file.py[:function]. Whole programs "
-    "reading stdin: file.c, .cc/.cpp/.cxx, .java, .py with --stdin, exec:PATH (any executable). Commands: "
-    "cmd:COMMAND (run by /bin/sh; its exit status counts).")
+from divergent.cli.search_options import IMPLEMENTATIONS_HELP, SearchFlags, run_search
 
 
 @app.command()

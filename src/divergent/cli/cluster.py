@@ -19,7 +19,7 @@ from rich.table import Table
 from divergent.cli.app import EXIT_SAME, app, make_console
 from divergent.cli.llm_options import ModelGroup
 from divergent.cli.option_groups import with_option_groups
-from divergent.cli.search_options import SearchFlags, run_search
+from divergent.cli.search_options import IMPLEMENTATIONS_HELP, SearchFlags, run_search
 
 ProbesOpt = Annotated[
     int,
@@ -64,8 +64,7 @@ def clustering_json(clustering: Any, function_name: str, tests: Any = None) -> d
 @app.command()
 @with_option_groups
 def cluster(
-    implementations: Annotated[list[str], typer.Argument(help="The programs, in the forms check takes.",
-                                                         metavar="IMPL")],
+    implementations: Annotated[list[str], typer.Argument(help=IMPLEMENTATIONS_HELP, metavar="IMPL")],
     flags: SearchFlags,
     probes: ProbesOpt = 10,
     tests: TestsOpt = None,

@@ -26,7 +26,14 @@ from divergent.cli.search_groups import ComparisonGroup, LimitsGroup, SearchGrou
 if TYPE_CHECKING:
     from divergent.llm.client import LLMClient
 
-__all__ = ["SearchFlags", "SearchRun", "run_search"]
+__all__ = ["IMPLEMENTATIONS_HELP", "SearchFlags", "SearchRun", "run_search"]
+
+#: the help of the searching commands' implementations argument: every form a spec takes, for
+#: every kind of program
+IMPLEMENTATIONS_HELP = (
+    "Python functions: file.py[:function], module:function, git REV:file.py[:function]. Whole programs "
+    "reading stdin: file.c, .cc/.cpp/.cxx, .java, .py with --stdin, exec:PATH (any executable). Commands: "
+    "cmd:COMMAND (run by /bin/sh; its exit status counts).")
 
 
 @dataclass(frozen=True)
