@@ -311,6 +311,18 @@ def test_the_older_json_file_form_is_still_read(tmp_path: Path, monkeypatch: pyt
     assert json.loads(dash.stdout)["verdict"] == "error"
 
 
+def test_json_before_an_argument_is_the_flag_and_never_overwrites_an_input(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DIVERGENT_HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "keep.json").write_text('{"mine": 1}\n')
+    for argument in ("keep.json", "3f2a"):  # an existing file, a run's id: arguments of show
+        result = runner.invoke(app, ["incoherence", "show", "--json", argument])
+        assert result.exit_code == 2 and f"no run '{argument}'" in result.stderr
+        assert json.loads(result.stdout)["verdict"] == "error"
+    assert (tmp_path / "keep.json").read_text() == '{"mine": 1}\n' and not (tmp_path / "3f2a").exists()
+
+
 def test_check_writes_its_json_file_beside_the_report(tmp_path: Path) -> None:
     out = tmp_path / "check.json"
     result = runner.invoke(app, ["check", str(ROOT / "examples/old.py"), str(ROOT / "examples/new.py"), "-f",

@@ -44,7 +44,8 @@ class Command(_PlainFlags, TyperCommand):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if getattr(self.callback, "reads_older_json_value", False):
-            args = _older_json_form(args)
+            takes_arguments = any(param.param_type_name == "argument" for param in self.params)
+            args = _older_json_form(args, takes_arguments=takes_arguments)
         return super().parse_args(ctx, args)
 
 
@@ -129,9 +130,11 @@ def option_names(info: OptionInfo) -> tuple[str, ...]:
     return tuple(name for spelling in declared if str(spelling).startswith("-") for name in str(spelling).split("/"))
 
 
-def _older_json_form(args: list[str]) -> list[str]:
+def _older_json_form(args: list[str], *, takes_arguments: bool) -> list[str]:
     """``--json FILE`` (the older form, where ``--json`` took the file) as ``--json-file FILE``, and
-    ``--json -`` as ``--json``."""
+    ``--json -`` as ``--json``. For a command that also takes arguments (``show RUN``, ``analyze
+    DIR``), ``--json X`` is the older form only when X is a JSON file yet to be written: an existing
+    path, or a run's id, is the flag followed by an argument (an input is never overwritten)."""
     read: list[str] = []
     index = 0
     while index < len(args):
@@ -142,8 +145,7 @@ def _older_json_form(args: list[str]) -> list[str]:
         value = None
         if token.startswith("--json="):
             value, index = token.partition("=")[2], index + 1
-        elif token == "--json" and index + 1 < len(args) and (args[index + 1] == "-"
-                                                              or not args[index + 1].startswith("-")):
+        elif token == "--json" and index + 1 < len(args) and _older_json_value(args[index + 1], takes_arguments):
             value, index = args[index + 1], index + 2
         else:
             read.append(token)
@@ -156,6 +158,15 @@ def _older_json_form(args: list[str]) -> list[str]:
                 print("divergent: warning: --json FILE is deprecated: use --json-file FILE", file=sys.stderr)
             read += ["--json-file", value]
     return read
+
+
+def _older_json_value(value: str, takes_arguments: bool) -> bool:
+    """Whether ``value``, after ``--json``, is the file of the older form."""
+    if value == "-":
+        return True
+    if value.startswith("-"):
+        return False
+    return not takes_arguments or (value.lower().endswith(".json") and not Path(value).exists())
 
 
 class DivergentTyper(typer.Typer):
