@@ -153,6 +153,10 @@ def test_tolerances_are_one_concept_for_every_kind() -> None:
     # from Python too, the tolerances are one concept: the comparison's and whole programs' float mode
     both = SearchOptions.of(rel_tol=1e-3)
     assert both.comparison.rel_tol == both.programs.rel_tol == 1e-3 and both.programs.abs_tol == 1e-6
+    # and the timeout: a call's limit, and whole programs' CPU limit unless time_limit says otherwise
+    timed = SearchOptions.of(timeout=3.0)
+    assert timed.limits.timeout == 3.0 and timed.programs.limits(timed.limits.timeout).time_limit == 3.0
+    assert SearchOptions.of(timeout=3.0, time_limit=1.0).programs.limits(3.0).time_limit == 1.0
 
 
 def test_seeds_of_whole_programs_are_files_or_directories(tmp_path: Path) -> None:
