@@ -437,16 +437,15 @@ def test_the_llm_engine_without_a_model_is_an_input_error(implementations) -> No
 
 
 def test_bad_probegen_options_are_input_errors(pair: tuple[Path, Path], tmp_path: Path, llm_home) -> None:
-    from divergent.cli.search_options import SearchArguments
+    from divergent.cli.llm_options import ModelGroup
+    from divergent.options import SearchOptions
 
     result = cli("check", "a.py", "b.py", "--function", "same_word", "--model", "m", "--probegen-strategy",
                  "sideways", cwd=tmp_path)
     assert result.returncode == 2 and "strategy 'sideways'" in result.stderr
-    fields = {name: None for name in SearchArguments.__dataclass_fields__}
-    options = SearchArguments(**{**fields, "model": "m", "replay": False, "spec": tmp_path / "nope.md",
-                               "no_filter": False, "probegen_strategy": "top", "k": 2, "d": 2})
+    group = ModelGroup(model="m", spec=tmp_path / "nope.md", probegen_strategy="top", k=2, d=2)
     with pytest.raises(InvalidArgument, match="--spec"):
-        options.to_options()
+        group.apply(SearchOptions(), None)
 
 
 def test_the_engine_takes_part_through_the_python_api(implementations, llm_home) -> None:

@@ -87,6 +87,11 @@ class Comparison(Protocol):
         """A compact text of the rules in force ("default" when none differs from the defaults)."""
         ...
 
+    def with_tolerances(self, rel_tol: float | None, abs_tol: float | None) -> Comparison:
+        """The same comparison with these tolerances of numbers (None: as it is); one without
+        numbers to compare returns itself."""
+        ...
+
 
 #: outputs up to this many characters are hashed whole for a fingerprint; longer ones by samples
 _WHOLE_DIGEST = 1 << 20

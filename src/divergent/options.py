@@ -136,10 +136,19 @@ class SearchOptions:
         ``probegen`` ({"strategy", "k", "d"} or :class:`ProbeGenSettings`) is accepted as a shortcut for
         ``engine_settings.probegen``, the fields of :class:`ProgramOptions` (``stdin``,
         ``examples``, ``validator``, ...) for ``programs``, and ``policy`` (the name of divergent 0.1,
-        which reproducing tests written by it still use) for ``comparison``."""
+        which reproducing tests written by it still use) for ``comparison``. ``rel_tol`` and
+        ``abs_tol`` are the tolerances of numbers for every kind: the comparison's and those of
+        whole programs' ``float`` output mode. ``timeout`` (seconds) is ``limits.timeout``: a
+        function call's limit, and whole programs' CPU limit unless ``time_limit`` says otherwise."""
         base = options if options is not None else DEFAULT_OPTIONS
         if "policy" in changes:
             changes["comparison"] = changes.pop("policy")
+        if "rel_tol" in changes or "abs_tol" in changes:
+            # the tolerances of numbers, for every kind: the comparison's and whole programs' float mode
+            rel_tol, abs_tol = changes.get("rel_tol"), changes.get("abs_tol")
+            changes["comparison"] = changes.get("comparison", base.comparison).with_tolerances(rel_tol, abs_tol)
+        if "timeout" in changes:
+            changes["limits"] = replace(changes.get("limits", base.limits), timeout=changes.pop("timeout"))
         program_changes = {name: changes.pop(name) for name in list(changes) if name in PROGRAM_OPTION_NAMES}
         if program_changes:
             changes["programs"] = replace(changes.get("programs", base.programs), **program_changes)
@@ -148,7 +157,7 @@ class SearchOptions:
             changes["engine_settings"] = replace(settings, probegen=ProbeGenSettings.of(changes.pop("probegen")))
         unknown = set(changes) - _FIELD_NAMES
         if unknown:
-            choices = ", ".join(sorted(_FIELD_NAMES | PROGRAM_OPTION_NAMES))
+            choices = ", ".join(sorted(_FIELD_NAMES | PROGRAM_OPTION_NAMES | {"timeout"}))
             raise InvalidArgument(f"unknown search option(s) {', '.join(sorted(unknown))}; choose from {choices}")
         return replace(base, **changes) if changes else base
 

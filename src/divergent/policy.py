@@ -232,6 +232,10 @@ class EqualityPolicy:
         """Outcomes must carry the arguments after the call when argument mutation is compared."""
         return self.compare_mutation
 
+    def with_tolerances(self, rel_tol: float | None, abs_tol: float | None) -> EqualityPolicy:
+        return self.with_(rel_tol=self.rel_tol if rel_tol is None else rel_tol,
+                          abs_tol=self.abs_tol if abs_tol is None else abs_tol)
+
     def essential(self) -> EqualityPolicy:
         """What a shrunk counterexample must still differ in: return values and exceptions (not
         argument mutation or printed output)."""

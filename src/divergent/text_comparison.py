@@ -14,8 +14,9 @@ two runs that printed, the output mode:
 ``lines``
     the lines are equal once trailing blanks are stripped, trailing empty lines ignored;
 ``float``
-    tokens, and tokens that are both numbers are equal within ``float_tol``, absolute or relative
-    (testlib's rule: ``|a - b| <= tol`` or ``|a - b| <= tol * max(|a|, |b|)``).
+    tokens, and tokens that are both numbers are equal within ``rel_tol`` or ``abs_tol``
+    (``math.isclose``; with both 1e-6, the default, testlib's rule: ``|a - b| <= tol`` or
+    ``|a - b| <= tol * max(|a|, |b|)``).
 
 In every mode an output whose tokens are all "yes"/"no" is compared without regard to case
 (judges accept ``Yes`` for ``YES``). With a checker program (``--checker``) the runner asks the
@@ -28,7 +29,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from divergent.comparison import TimeoutRule, inconclusive_timeouts
 from divergent.errors import InvalidArgument
@@ -49,14 +50,17 @@ class OutputComparison:
     """How the outputs of whole programs are compared (a :class:`~divergent.comparison.Comparison`)."""
 
     mode: OutputMode = OutputMode.TOKENS
-    #: the absolute or relative tolerance of ``float`` mode
-    float_tol: float = 1e-6
+    #: the older name of one tolerance for both ``rel_tol`` and ``abs_tol`` (None once read)
+    float_tol: float | None = None
     #: a checker decided the classes (outcomes carry ``accepted_with``); its label, for ``describe``
     checker: str | None = None
     #: what a timeout where another program finishes is (the search's one rule: ``--timeouts``)
     timeouts: TimeoutRule = TimeoutRule.HANG
     #: whole programs have no arguments whose state could change
     record_arguments: bool = False
+    #: ``float`` mode: the relative and the absolute tolerance of numbers
+    rel_tol: float = 1e-6
+    abs_tol: float = 1e-6
 
     def __post_init__(self) -> None:
         try:
@@ -69,8 +73,13 @@ class OutputComparison:
         except ValueError:
             choices = ", ".join(rule.value for rule in TimeoutRule)
             raise InvalidArgument(f"timeouts={self.timeouts!r}: choose from {choices}") from None
-        if not (self.float_tol >= 0 and math.isfinite(self.float_tol)):
-            raise InvalidArgument(f"float tolerance {self.float_tol!r} must be a finite number >= 0")
+        if self.float_tol is not None:
+            object.__setattr__(self, "rel_tol", self.float_tol)
+            object.__setattr__(self, "abs_tol", self.float_tol)
+            object.__setattr__(self, "float_tol", None)
+        for tolerance in (self.rel_tol, self.abs_tol):
+            if not (tolerance >= 0 and math.isfinite(tolerance)):
+                raise InvalidArgument(f"float tolerance {tolerance!r} must be a finite number >= 0")
 
     # -- texts ----------------------------------------------------------------------------------
 
@@ -103,8 +112,7 @@ class OutputComparison:
         x, y = _number(a), _number(b)
         if x is None or y is None:
             return False
-        difference = abs(x - y)
-        return difference <= self.float_tol or difference <= self.float_tol * max(abs(x), abs(y))
+        return math.isclose(x, y, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
 
     # -- the Comparison protocol ------------------------------------------------------------------
 
@@ -135,6 +143,10 @@ class OutputComparison:
         return Observation(input=item, outcomes=outcomes, classes=self.partition(outcomes),
                            inconclusive=self.inconclusive(outcomes))
 
+    def with_tolerances(self, rel_tol: float | None, abs_tol: float | None) -> OutputComparison:
+        return replace(self, rel_tol=self.rel_tol if rel_tol is None else rel_tol,
+                       abs_tol=self.abs_tol if abs_tol is None else abs_tol)
+
     def essential(self) -> OutputComparison:
         return self
 
@@ -142,7 +154,9 @@ class OutputComparison:
         if self.checker is not None:
             text = f"checker={self.checker}"
         elif self.mode is OutputMode.FLOAT:
-            text = f"output=float(tol={self.float_tol:g})"
+            tolerance = (f"tol={self.rel_tol:g}" if self.rel_tol == self.abs_tol
+                         else f"rel_tol={self.rel_tol:g}, abs_tol={self.abs_tol:g}")
+            text = f"output=float({tolerance})"
         else:
             text = f"output={self.mode.value}"
         if self.timeouts is not TimeoutRule.INCONCLUSIVE:

@@ -4,10 +4,13 @@ Exit codes (a contract): 0 no difference found within the budget, 1 a confirmed 
 2 a usage or input error (with a one-line reason on stderr), 3 an internal error of divergent
 (one line on stderr, a JSON object with verdict "error" under ``--json``; never a verdict).
 
-Rooms: :mod:`~divergent.cli.app` (the application, exit codes, errors, progress),
-:mod:`~divergent.cli.search_options` (the options of the searching commands), one module per
-command (check, cluster, incoherence, probegen, report, sandbox, bench and its harnesses: bench_refute,
-bench_equibench, bench_cetbench), :mod:`~divergent.cli.llm_options`.
+Rooms: :mod:`~divergent.cli.app` (the application, exit codes, errors, progress, one JSON shape),
+:mod:`~divergent.cli.option_groups` (option groups: flags declared by the group that reads them),
+:mod:`~divergent.cli.search_options` (the searching commands' groups and how they become the
+options), the groups (:mod:`~divergent.cli.search_groups`, :mod:`~divergent.cli.function_group`,
+:mod:`~divergent.cli.program_group`, :mod:`~divergent.cli.llm_options`, :mod:`~divergent.cli.outputs`),
+one module per command (check, cluster, incoherence, probegen, report, sandbox, bench and its
+harnesses: bench_refute, bench_equibench, bench_cetbench).
 """
 
 import sys

@@ -4,6 +4,8 @@ characters, the live progress line."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import logging
 import os
@@ -11,11 +13,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 import typer
 from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
+from typer.models import OptionInfo
 
 from divergent.errors import DivergentError
 from divergent.report.terminal import EscapeControls
@@ -35,7 +39,14 @@ class _PlainFlags:
 
 
 class DivergentCommand(_PlainFlags, TyperCommand):
-    """Every divergent command (see :class:`_PlainFlags`)."""
+    """Every divergent command (see :class:`_PlainFlags`); one whose JSON document goes to
+    ``--json-file`` still reads the older ``--json FILE`` (:func:`with_json_flag`)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if getattr(self.callback, "reads_older_json_value", False):
+            takes_arguments = any(param.param_type_name == "argument" for param in self.params)
+            args = _older_json_form(args, takes_arguments=takes_arguments)
+        return super().parse_args(ctx, args)
 
 
 class Group(_PlainFlags, TyperGroup):
@@ -66,6 +77,98 @@ def stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
+#: ``--json``'s help, the same on every command that prints a JSON document
+JSON_HELP = "Print the result as JSON on stdout (the documented contract) instead of the report or tables."
+#: ``--json-file``'s help
+JSON_FILE_HELP = "Also write the JSON result to FILE (- prints it on stdout, as --json does)."
+
+
+def with_json_flag(command: Callable[..., Any]) -> Callable[..., Any]:
+    """One shape for JSON on every command: ``--json`` prints the document on stdout, ``--json-file
+    FILE`` writes it. A command whose ``as_json`` parameter is ``--json-file`` (a path, ``-`` for
+    stdout) gets the ``--json`` flag here, which stands for ``--json-file -``; its older form
+    ``--json FILE`` (and ``--json -``) is still read, with a note on a terminal. Other commands are
+    returned as they are."""
+    signature = inspect.signature(command, eval_str=True)
+    parameters = list(signature.parameters.values())
+    names = {name for p in parameters for name in _option_names(p)}
+    target = signature.parameters.get("as_json")
+    if target is None or "--json-file" not in _option_names(target) or "--json" in names:
+        return command
+    flag = inspect.Parameter("json_on_stdout", inspect.Parameter.KEYWORD_ONLY, default=False,
+                             annotation=Annotated[bool, typer.Option("--json", help=JSON_HELP)])
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, json_on_stdout: bool = False, **kwargs: Any) -> Any:
+        if json_on_stdout and kwargs.get("as_json") is None:
+            kwargs["as_json"] = Path("-")
+        return command(*args, **kwargs)
+
+    # the flag just before --json-file (keyword-only parameters after the others)
+    position = parameters.index(target)
+    ordered = [p if i < position else p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+               for i, p in enumerate(parameters)]
+    ordered.insert(position, flag)
+    wrapper.__signature__ = signature.replace(parameters=ordered)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in ordered}
+    wrapper.reads_older_json_value = True  # type: ignore[attr-defined]
+    del wrapper.__wrapped__  # typer must see the signature with the flag
+    return wrapper
+
+
+def _option_names(parameter: inspect.Parameter) -> tuple[str, ...]:
+    for extra in getattr(parameter.annotation, "__metadata__", ()):
+        if isinstance(extra, OptionInfo):
+            return option_names(extra)
+    return ()
+
+
+def option_names(info: OptionInfo) -> tuple[str, ...]:
+    """An option's spellings as declared (in ``Annotated``, typer reads the first one from where
+    a default would be), each ``--a/--b`` pair split."""
+    declared = (info.default, *info.param_decls) if isinstance(info.default, str) else info.param_decls
+    return tuple(name for spelling in declared if str(spelling).startswith("-") for name in str(spelling).split("/"))
+
+
+def _older_json_form(args: list[str], *, takes_arguments: bool) -> list[str]:
+    """``--json FILE`` (the older form, where ``--json`` took the file) as ``--json-file FILE``, and
+    ``--json -`` as ``--json``. For a command that also takes arguments (``show RUN``, ``analyze
+    DIR``), ``--json X`` is the older form only when X is a JSON file yet to be written: an existing
+    path, or a run's id, is the flag followed by an argument (an input is never overwritten)."""
+    read: list[str] = []
+    index = 0
+    while index < len(args):
+        token = args[index]
+        if token == "--":
+            read += args[index:]
+            break
+        value = None
+        if token.startswith("--json="):
+            value, index = token.partition("=")[2], index + 1
+        elif token == "--json" and index + 1 < len(args) and _older_json_value(args[index + 1], takes_arguments):
+            value, index = args[index + 1], index + 2
+        else:
+            read.append(token)
+            index += 1
+            continue
+        if value == "-":
+            read.append("--json")
+        else:
+            if stderr_is_terminal():
+                print("divergent: warning: --json FILE is deprecated: use --json-file FILE", file=sys.stderr)
+            read += ["--json-file", value]
+    return read
+
+
+def _older_json_value(value: str, takes_arguments: bool) -> bool:
+    """Whether ``value``, after ``--json``, is the file of the older form."""
+    if value == "-":
+        return True
+    if value.startswith("-"):
+        return False
+    return not takes_arguments or (value.lower().endswith(".json") and not Path(value).exists())
+
+
 class DivergentTyper(typer.Typer):
     """typer.Typer whose commands and groups are divergent's (:class:`DivergentCommand`, :class:`Group`):
     every command of the CLI is made through it, so they all share one help shape."""
@@ -77,7 +180,13 @@ class DivergentTyper(typer.Typer):
 
     def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None,
                 **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        return super().command(name, cls=cls or DivergentCommand, **options)
+        register = super().command(name, cls=cls or DivergentCommand, **options)
+
+        def decorator(function: Callable[..., Any]) -> Callable[..., Any]:
+            register(with_json_flag(function))
+            return function
+
+        return decorator
 
 
 app = DivergentTyper(
@@ -145,11 +254,20 @@ def process_started() -> float:
 
 
 def fail(message: str, *, as_json: bool = False) -> typer.Exit:
-    """Report an input error the contract's way: one line on stderr (and JSON if asked), exit 2."""
-    first_line = printable(" ".join(message.split()))
-    print(f"divergent: error: {first_line}", file=sys.stderr)
+    """Report an input error the contract's way, exit 2: one line on stderr, the message's first (its
+    reason); then its further lines as they are (details: each program's compiler output), escaped
+    for the terminal. With JSON, one object: ``error`` the reason, ``details`` the rest."""
+    first, _, rest = message.strip().partition("\n")
+    reason = printable(" ".join(first.split()))
+    details = rest.rstrip()
+    print(f"divergent: error: {reason}", file=sys.stderr)
+    if details:
+        print(printable(details), file=sys.stderr)
     if as_json:
-        print(json.dumps({"verdict": "error", "error": first_line, "counterexample": None}))
+        document: dict[str, Any] = {"verdict": "error", "error": reason, "counterexample": None}
+        if details:
+            document["details"] = details
+        print(json.dumps(document))
     return typer.Exit(EXIT_ERROR)
 
 

@@ -179,7 +179,7 @@ def _print_and_write(documents: list[dict[str, Any]], as_json: Path | None, html
     if not prints_json(as_json):
         render_tables(documents, make_console())
     if as_json is not None and len(documents) != 1:
-        raise InvalidArgument("--json writes one results document: show one model's runs (or one file) with it")
+        raise InvalidArgument("--json and --json-file write one results document: show one model's runs (or one file) with it")
     write_outputs(documents[0] if as_json is not None else {}, as_json, html,
                   lambda _: refute_page(documents), quiet=quiet)
 
@@ -206,13 +206,13 @@ def _row(record: Any) -> tuple[str, ...]:
 
 add_stored_run_commands(refute_app, StoredRuns(
     title="REFUTE", kinds=("refute",), columns=("strategy", "model", "data"), row=_row, show=_show,
-    show_help="Stored runs (one per strategy, of one model), or results files written by --json (one per model).",
+    show_help="Stored runs (one per strategy, of one model), or results files written by --json-file (one per model).",
 ))
 
 
 @refute_app.command("report", hidden=True)
 def report(
-    files: Annotated[list[Path], typer.Argument(help="Results files written by --json (one per model).")],
+    files: Annotated[list[Path], typer.Argument(help="Results files written by --json-file (one per model).")],
     html: HtmlOpt = None,
 ) -> None:
     """The older name of ``show FILE...``."""

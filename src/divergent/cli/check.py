@@ -2,40 +2,43 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, app, make_console
-from divergent.cli.search_options import SearchArguments, run_search, with_search_options
+from divergent.cli.llm_options import ModelGroup
+from divergent.cli.option_groups import with_option_groups
+from divergent.cli.outputs import OutputGroup
+from divergent.cli.search_groups import SearchGroup
+from divergent.cli.search_options import IMPLEMENTATIONS_HELP, SearchFlags, run_search
 
 
 @app.command()
-@with_search_options
+@with_option_groups
 def check(
-    implementations: Annotated[
-        list[str], typer.Argument(help="path.py[:function], module:function, or REV:path.py:function")
-    ],
-    options: SearchArguments,
-    shrink: Annotated[bool, typer.Option("--shrink/--no-shrink", help="Shrink the counterexample.")] = True,
+    implementations: Annotated[list[str], typer.Argument(help=IMPLEMENTATIONS_HELP, metavar="IMPL")],
+    flags: SearchFlags,
+    shrink: Annotated[bool, typer.Option("--shrink/--no-shrink", help="Shrink the counterexample.",
+                                         rich_help_panel=SearchGroup.panel)] = True,
     brute_force: Annotated[
         bool,
         typer.Option("--brute-force", help="With --model: compare with a brute-force reference the model writes "
-                     "(REFUTE's RandSearch when no implementation is trusted).", rich_help_panel="Language model"),
+                     "(REFUTE's RandSearch when no implementation is trusted).", rich_help_panel=ModelGroup.panel),
     ] = False,
     emit_test: Annotated[
         Path | None,
-        typer.Option("--emit-test", help="Write a pytest module reproducing the counterexample here (paths relative "
-                     "to it); it fails while the implementations differ."),
+        typer.Option("--emit-test", metavar="FILE", rich_help_panel=OutputGroup.panel,
+                     help="Write a pytest module reproducing the counterexample here (paths relative to it); it "
+                     "fails while the implementations differ."),
     ] = None,
 ) -> None:
     """Find an input on which the implementations behave differently (exit 1), or say none was found (exit 0)."""
     from dataclasses import replace
 
     from divergent.cli.app import input_errors, stderr_console
-    from divergent.cli.outputs import check_output_paths, keep_report, write_html_report, write_text_file
+    from divergent.cli.outputs import keep_report, write_html_report, write_text_file
     from divergent.report.json import report_json
     from divergent.report.text import plain_report, render_report
     from divergent.search import check as run_check
@@ -48,40 +51,41 @@ def check(
         compared[:] = found
         return run_check(found, search_options, shrink=shrink)
 
-    with input_errors(options.as_json):
-        check_output_paths(("--html", options.html), ("--emit-test", emit_test))
-    ran = run_search(implementations, options, run)
+    outputs = flags.outputs
+    with input_errors(outputs.prints_json):
+        outputs.check_paths(("--emit-test", emit_test))
+    ran = run_search(implementations, flags, run)
     kind, report, programs = ran.kind, ran.result, compared or list(ran.programs)
     extras = kind.extras(report, programs, ran.options)
     document = report_json(report, extras=extras)
-    notices = stderr_console(options.quiet)
+    notices = stderr_console(outputs.quiet)
     test = None
     if report.counterexample is not None:
         # paths relative to where the test is written, or to the current directory
         test_dir = emit_test.resolve().parent if emit_test is not None else Path.cwd()
-        with input_errors(options.as_json):
+        with input_errors(outputs.prints_json):
             test = kind.reproduction(report.counterexample, programs, ran.options, test_dir=test_dir)
-    if options.as_json:
-        print(json.dumps(document, ensure_ascii=False))
-    elif options.quiet:
+    with input_errors(outputs.prints_json):
+        outputs.write_json(document, notices)
+    if outputs.quiet and not outputs.prints_json:
         if report.divergent:
             print(plain_report(report, extras))
-    else:
+    elif not outputs.prints_json:
         # with --emit-test the test is in its file: the terminal names it instead of printing it
         render_report(report, make_console(), extras=replace(extras, test=test if emit_test is None else ""))
-    with input_errors(options.as_json):
+    with input_errors(outputs.prints_json):
         if emit_test is not None:
             if test is None:
                 notices.print(f"no counterexample: {emit_test} not written", highlight=False)
             else:
                 write_text_file(emit_test, test, "--emit-test")
                 notices.print(f"reproducing test written: pytest {emit_test}", highlight=False)
-        if options.html is not None:
+        if outputs.html is not None:
             from divergent.report.html import check_page
 
-            write_html_report(check_page(document, test=test), options.html, notices)
-        if options.store or options.db is not None:
-            keep_report("check", document, options.db, notices, test=test)
+            write_html_report(check_page(document, test=test), outputs.html, notices)
+        if outputs.store or outputs.db is not None:
+            keep_report("check", document, outputs.db, notices, test=test)
     raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
 
 

@@ -9,7 +9,6 @@ each split judged by the spurious-counterexample filter (:mod:`divergent.cluster
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,16 +17,18 @@ from rich.console import Console
 from rich.table import Table
 
 from divergent.cli.app import EXIT_SAME, app, make_console
-from divergent.cli.search_options import SearchArguments, run_search, with_search_options
+from divergent.cli.llm_options import ModelGroup
+from divergent.cli.option_groups import with_option_groups
+from divergent.cli.search_options import IMPLEMENTATIONS_HELP, SearchFlags, run_search
 
 ProbesOpt = Annotated[
     int,
-    typer.Option("--probes", help="With --model: ProbeGen probes (N_P) for semantic clustering.", min=0,
-                 rich_help_panel="Language model"),
+    typer.Option("--probes", metavar="N", help="With --model: ProbeGen probes (N_P) for semantic clustering.", min=0,
+                 rich_help_panel=ModelGroup.panel),
 ]
 TestsOpt = Annotated[
     Path | None,
-    typer.Option("--tests", help="Reference tests (assert lines, test_*() or check(candidate)) for pass@1."),
+    typer.Option("--tests", metavar="FILE", help="Reference tests (assert lines, test_*() or check(candidate)) for pass@1."),
 ]
 
 
@@ -61,10 +62,10 @@ def clustering_json(clustering: Any, function_name: str, tests: Any = None) -> d
 
 
 @app.command()
-@with_search_options
+@with_option_groups
 def cluster(
-    implementations: Annotated[list[str], typer.Argument(help="Implementations (as for check).")],
-    options: SearchArguments,
+    implementations: Annotated[list[str], typer.Argument(help=IMPLEMENTATIONS_HELP, metavar="IMPL")],
+    flags: SearchFlags,
     probes: ProbesOpt = 10,
     tests: TestsOpt = None,
 ) -> None:
@@ -99,25 +100,26 @@ def cluster(
         return clustering, clustering.tests
 
     from divergent.cli.app import input_errors, stderr_console
-    from divergent.cli.outputs import check_output_paths, keep_report, write_html_report
+    from divergent.cli.outputs import keep_report, write_html_report
 
-    with input_errors(options.as_json):
-        check_output_paths(("--html", options.html))
-    ran = run_search(implementations, options, run)
+    outputs = flags.outputs
+    with input_errors(outputs.prints_json):
+        outputs.check_paths()
+    ran = run_search(implementations, flags, run)
     impls, (clustering, results) = list(ran.programs), ran.result
     document = clustering_json(clustering, impls[0].display_name, results)
-    if options.as_json:
-        print(json.dumps(document, ensure_ascii=False))
-    else:
+    notices = stderr_console(outputs.quiet)
+    with input_errors(outputs.prints_json):
+        outputs.write_json(document, notices)
+    if not outputs.prints_json:
         render_clustering(clustering, impls, make_console(), results)
-    notices = stderr_console(options.quiet)
-    with input_errors(options.as_json):
-        if options.html is not None:
+    with input_errors(outputs.prints_json):
+        if outputs.html is not None:
             from divergent.report.html import cluster_page
 
-            write_html_report(cluster_page(document), options.html, notices)
-        if options.store or options.db is not None:
-            keep_report("cluster", document, options.db, notices)
+            write_html_report(cluster_page(document), outputs.html, notices)
+        if outputs.store or outputs.db is not None:
+            keep_report("cluster", document, outputs.db, notices)
     raise typer.Exit(EXIT_SAME)
 
 

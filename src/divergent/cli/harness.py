@@ -4,8 +4,10 @@ Each harness is a group with ``run`` (work the dataset, or resume the stored run
 options), ``show RUN`` (report a stored run again, running nothing) and ``list`` (the stored
 runs); CETBench adds ``generate``. They take the same options for the same things:
 
-* ``--json FILE`` (the results envelope; ``-`` prints it on stdout in place of the tables),
-  ``--html FILE``, ``-q/--quiet`` (no progress bar, no notes on stderr), ``--db`` (the store);
+* ``--json`` (the results envelope on stdout in place of the tables) and ``--json-file FILE``
+  (written there; ``-`` is stdout), as on every command (:func:`divergent.cli.app.with_json_flag`:
+  the older ``--json FILE`` is still read), ``--html FILE``, ``-q/--quiet`` (no progress bar, no
+  notes on stderr), ``--db`` (the store);
 * ``-j/--jobs``, ``--executor threads|ray``, ``--address`` (where the items are worked on:
   :mod:`divergent.executors`), ``--isolation``;
 
@@ -28,6 +30,7 @@ from rich.table import Table
 
 from divergent.cli.app import (
     EXIT_INTERRUPTED,
+    JSON_FILE_HELP,
     DefaultRunGroup,
     DivergentTyper,
     input_errors,
@@ -65,9 +68,9 @@ __all__ = [
 
 _WHERE = "Where the work runs"
 
-JsonOpt = Annotated[Path | None, typer.Option(
-    "--json", help="Write the results (JSON) to FILE; - prints them on stdout instead of the tables.",
-    metavar="FILE")]
+#: the results file (``-``: stdout); the ``--json`` flag (stdout) is added beside it to every command
+#: that takes it (:func:`divergent.cli.app.with_json_flag`), which receives both as ``as_json``
+JsonOpt = Annotated[Path | None, typer.Option("--json-file", help=JSON_FILE_HELP, metavar="FILE")]
 HtmlOpt = Annotated[Path | None, typer.Option(
     "--html", help="Write a self-contained HTML report to FILE.", metavar="FILE")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no notes on stderr.")]
@@ -134,18 +137,20 @@ def check_outputs(as_json: Path | None, html: Path | None) -> None:
     """Before any work: the output files' directories exist (a typo costs no run)."""
     from divergent.cli.outputs import check_output_paths
 
-    check_output_paths(*((name, path) for name, path in (("--json", as_json), ("--html", html))
+    check_output_paths(*((name, path) for name, path in (("--json-file", as_json), ("--html", html))
                          if path is not None and str(path) != "-"))
 
 
 def prints_json(as_json: Path | None) -> bool:
-    """Whether ``--json -`` asked for the document on stdout (then no tables are printed)."""
+    """Whether ``--json`` (or ``--json-file -``) asked for the document on stdout (then no tables
+    are printed)."""
     return as_json is not None and str(as_json) == "-"
 
 
 def write_outputs(document: dict[str, Any], as_json: Path | None, html: Path | None,
                   page: Callable[[dict[str, Any]], Any] | None, *, quiet: bool = False) -> None:
-    """The ``--json`` document (a file, or stdout for ``-``) and the ``--html`` page built by ``page``."""
+    """The JSON document (``--json-file``, or stdout for ``--json``) and the ``--html`` page built by
+    ``page``."""
     from divergent.bench.common import write_results
 
     notes = make_console(stderr=True, quiet=quiet)

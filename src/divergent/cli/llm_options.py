@@ -1,4 +1,5 @@
-"""The language-model options every LLM-using command shares, and the client they make.
+"""The language-model options every LLM-using command shares, the client they make, and the
+searching commands' group of them (:class:`ModelGroup`).
 
 A command declares them as parameters::
 
@@ -11,11 +12,14 @@ and gets an :class:`LLMClient`, or None when no model is configured anywhere (no
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from divergent.cli.option_groups import OptionGroup
+from divergent.engines.settings import ProbeGenSettings
 from divergent.errors import InvalidArgument
 from divergent.llm.config import ENV_MODEL, resolve_llm_settings
 
@@ -27,17 +31,20 @@ __all__ = [
     "ApiKeyEnvOpt",
     "BaseUrlOpt",
     "LLMConfigOpt",
+    "ModelGroup",
     "ModelOpt",
     "ReplayOpt",
     "chat_model_from_options",
 ]
 
 _PANEL = "Language model"
+_PROBEGEN = ProbeGenSettings()
 
 ModelOpt = Annotated[
     str | None,
     typer.Option(
         "--model",
+        metavar="MODEL",
         help=f"Chat model name, e.g. gpt-4o-mini (else ${ENV_MODEL}, else the config file).",
         rich_help_panel=_PANEL,
     ),
@@ -46,6 +53,7 @@ BaseUrlOpt = Annotated[
     str | None,
     typer.Option(
         "--base-url",
+        metavar="URL",
         help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (else $OPENAI_BASE_URL).",
         rich_help_panel=_PANEL,
     ),
@@ -54,6 +62,7 @@ ApiKeyEnvOpt = Annotated[
     str | None,
     typer.Option(
         "--api-key-env",
+        metavar="NAME",
         help="NAME of the environment variable holding the API key (default OPENAI_API_KEY).",
         rich_help_panel=_PANEL,
     ),
@@ -62,6 +71,7 @@ LLMConfigOpt = Annotated[
     Path | None,
     typer.Option(
         "--llm-config",
+        metavar="FILE",
         help="TOML file with an \\[llm] table (default $DIVERGENT_HOME/config.toml or ~/.config/divergent).",
         rich_help_panel=_PANEL,
     ),
@@ -118,3 +128,54 @@ def chat_model_from_options(
     from divergent.llm.client import LLMClient
 
     return LLMClient(settings, store=store)
+
+
+@dataclass(frozen=True)
+class ModelGroup(OptionGroup):
+    """The searching commands' model options: model access (above), the task description, the
+    spurious-counterexample filter and ProbeGen's tree. It builds the engines' settings at once (a
+    bad strategy is an input error before anything starts) and opens the client last
+    (:meth:`connect`), once the programs are loaded."""
+
+    panel = _PANEL
+
+    model: ModelOpt = None
+    base_url: BaseUrlOpt = None
+    api_key_env: ApiKeyEnvOpt = None
+    llm_config: LLMConfigOpt = None
+    replay: ReplayOpt = False
+    spec: Annotated[Path | None, typer.Option(
+        "--spec", metavar="FILE", help="Task description (text or markdown) for the LLM engine and the filter.")] = None
+    no_filter: Annotated[bool, typer.Option(
+        "--no-filter", help="Count every difference: no LLM spurious-counterexample filter.")] = False
+    probegen_strategy: Annotated[str, typer.Option(
+        "--probegen-strategy", metavar="NAME",
+        help="ProbeGen's tree: full, top, decreasing, increasing, halving, doubling.")] = _PROBEGEN.strategy.value
+    k: Annotated[int, typer.Option(
+        "-K", min=1, metavar="N", help="ProbeGen: samples at the first turn (the strategy's K).")] = _PROBEGEN.k
+    d: Annotated[int, typer.Option("-D", min=1, metavar="N", help="ProbeGen: turns of feedback (the tree's depth D).")] = _PROBEGEN.d
+
+    def apply(self, options: Any, flags: Any) -> Any:
+        from divergent.engines.settings import EngineSettings
+
+        settings = EngineSettings(probegen=ProbeGenSettings(strategy=self.probegen_strategy, k=self.k, d=self.d))
+        spec = None
+        if self.spec is not None:
+            try:
+                spec = self.spec.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                raise InvalidArgument(f"--spec {self.spec}: cannot read it ({error})") from None
+        return options.with_(engine_settings=settings, spec=spec)
+
+    def connect(self, options: Any) -> Any:
+        """``options`` with an open model client (the caller closes ``options.llm`` when done) and the
+        spurious filter (unless ``--no-filter``); as they are when no model is configured."""
+        chat = chat_model_from_options(self.model, self.base_url, self.api_key_env, self.llm_config, self.replay)
+        if chat is None:
+            return options
+        spurious_filter = None
+        if not self.no_filter:
+            from divergent.spurious import SpuriousFilter
+
+            spurious_filter = SpuriousFilter(chat, spec=options.spec)
+        return options.with_(llm=chat, spurious_filter=spurious_filter)

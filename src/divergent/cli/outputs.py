@@ -1,16 +1,68 @@
-"""The files a command writes besides its terminal output: the HTML report (``--html``), the
-reproducing test (``--emit-test``), and a report kept in the store (``--store``/``--db``).
+"""What a command prints and the files it writes besides its terminal output: the searching
+commands' group of output options (:class:`OutputGroup`), the JSON document (``--json`` on stdout,
+``--json-file FILE``), the HTML report (``--html``), the reproducing test (``--emit-test``), and a
+report kept in the store (``--store``/``--db``).
 
 Their one-line notices go to stderr, so ``--json`` output on stdout stays one object."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import typer
 from rich.console import Console
 
+from divergent.cli.option_groups import OptionGroup
 from divergent.errors import InvalidArgument
+
+#: ``--json``'s help, the same on every command that prints a JSON document
+JSON_HELP = "Print the result as JSON on stdout (the documented contract) instead of the report."
+#: ``--json-file``'s help
+JSON_FILE_HELP = "Also write the JSON result to FILE (- prints it on stdout, as --json does)."
+
+
+@dataclass(frozen=True)
+class OutputGroup(OptionGroup):
+    """How a searching command shows its result and what it keeps."""
+
+    panel = "Output"
+
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False
+    json_file: Annotated[Path | None, typer.Option("--json-file", metavar="FILE", help=JSON_FILE_HELP)] = None
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the result.")] = False
+    html: Annotated[Path | None, typer.Option(
+        "--html", metavar="FILE", help="Also write a self-contained HTML report (charts, no network) here.")] = None
+    store: Annotated[bool, typer.Option(
+        "--store", help="Keep the report in the store: `divergent report RUN` shows it again.")] = False
+    db: Annotated[Path | None, typer.Option(
+        "--db", metavar="PATH", help="The store for --store (default: $DIVERGENT_HOME or "
+        "~/.local/share/divergent); implies --store.")] = None
+
+    @property
+    def prints_json(self) -> bool:
+        """Whether the JSON document takes stdout (``--json``, ``--json-file -``)."""
+        return self.as_json or (self.json_file is not None and str(self.json_file) == "-")
+
+    @property
+    def quiet_display(self) -> bool:
+        """No live display and no notes on stdout's behalf: quiet, or JSON on stdout."""
+        return self.quiet or self.prints_json
+
+    def check_paths(self, *more: tuple[str, Path | None]) -> None:
+        """Before any work: the files to write can be written (their directories exist)."""
+        json_file = None if self.prints_json else self.json_file
+        check_output_paths(("--json-file", json_file), ("--html", self.html), *more)
+
+    def write_json(self, document: dict[str, Any], console: Console) -> None:
+        """The document on stdout (``--json``) or in ``--json-file``."""
+        if self.prints_json:
+            print(json.dumps(document, ensure_ascii=False))
+        elif self.json_file is not None:
+            write_text_file(self.json_file, json.dumps(document, ensure_ascii=False) + "\n", "--json-file")
+            console.print(f"JSON written to {self.json_file}", highlight=False, soft_wrap=True)
 
 
 def check_output_paths(*options: tuple[str, Path | None]) -> None:

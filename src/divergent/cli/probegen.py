@@ -54,7 +54,9 @@ def analyze_command(
         str, typer.Option("--cost", help="Cost for the Pareto fronts: calls (most), expected_calls or tokens.")
     ] = "calls",
     plots: Annotated[Path | None, typer.Option("--plots", help="Write Figure 4-style plots (PNG, SVG) here.")] = None,
-    as_json: Annotated[Path | None, typer.Option("--json", help="Write every point and front as JSON here.")] = None,
+    as_json: Annotated[Path | None, typer.Option(
+        "--json-file", metavar="FILE", help="Also write every point and front as JSON to FILE (- prints it on "
+        "stdout, as --json does).")] = None,
     include_undisproved: Annotated[
         bool, typer.Option("--include-undisproved", help="Also average over trees where nothing differentiated.")
     ] = False,
@@ -67,8 +69,9 @@ def analyze_command(
     from divergent.probegen.plots import plot_analysis
     from divergent.probegen.strategies import parse_strategies
 
-    console = make_console()
-    with input_errors(False):
+    on_stdout = as_json is not None and str(as_json) == "-"
+    console = make_console(quiet=on_stdout)
+    with input_errors(on_stdout):
         chosen = parse_strategies(strategies)
         loaded = load_trees(locations, skip_malformed=skip_malformed)
         analysis = analyze(
@@ -78,8 +81,12 @@ def analyze_command(
         for file, reason in loaded.skipped:
             console.print(f"[yellow]skipped {file}: {reason}[/yellow]")
         _render_analysis(console, analysis)
-        if as_json is not None:
-            as_json.write_text(json.dumps(analysis.to_json(), indent=1), encoding="utf-8")
+        if on_stdout:
+            print(json.dumps(analysis.to_json(), indent=1))
+        elif as_json is not None:
+            from divergent.cli.outputs import write_text_file
+
+            write_text_file(as_json, json.dumps(analysis.to_json(), indent=1), "--json-file")
             console.print(f"results written to {as_json}")
         if plots is not None:
             written = plot_analysis(analysis, plots)

@@ -26,32 +26,42 @@ def report_command(
     html: Annotated[
         Path | None, typer.Option("--html", help="Write the run's self-contained HTML report to this file.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the stored document (check, cluster, incoherence).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the stored JSON document (check, cluster, "
+                                          "incoherence) on stdout instead of the summary.")] = False,
+    json_file: Annotated[Path | None, typer.Option(
+        "--json-file", metavar="FILE", help="Also write the stored JSON document to FILE (- prints it on stdout, "
+        "as --json does).")] = None,
     kind: Annotated[str | None, typer.Option("--kind", help="With no RUN: list only runs of this kind.")] = None,
     db: DbOpt = None,
 ) -> None:
     """Show a stored run (check and cluster with --store, incoherence, probegen), or write it as HTML."""
-    from divergent.cli.outputs import check_output_paths, write_html_report
+    from divergent.cli.outputs import check_output_paths, write_html_report, write_text_file
     from divergent.store import Store
 
     console = make_console()
-    with input_errors(as_json), Store(db) as store:
+    on_stdout = as_json or (json_file is not None and str(json_file) == "-")
+    to_file = None if on_stdout else json_file
+    with input_errors(on_stdout), Store(db) as store:
         if run is None:
             _list_runs(console, store, kind)
             return
-        check_output_paths(("--html", html))
+        check_output_paths(("--html", html), ("--json-file", to_file))
         record = store.get_run(run)
         page, document = stored_page(store, record)
-        if as_json:
-            if document is None:
-                from divergent.errors import InvalidArgument
+        if (on_stdout or to_file is not None) and document is None:
+            from divergent.errors import InvalidArgument
 
-                raise InvalidArgument(f"run {record.short_id} ({record.kind}) has no JSON document; use --html")
-            print(json.dumps(document, ensure_ascii=False))
+            raise InvalidArgument(f"run {record.short_id} ({record.kind}) has no JSON document; use --html")
+        text = json.dumps(document, ensure_ascii=False)
+        if on_stdout:
+            print(text)
         elif html is None:
             _summary(console, record, page)
+        if to_file is not None:
+            write_text_file(to_file, text + "\n", "--json-file")
+            stderr_console(False).print(f"JSON written to {to_file}", highlight=False, soft_wrap=True)
         if html is not None:
-            write_html_report(page, html, stderr_console(as_json))
+            write_html_report(page, html, stderr_console(on_stdout))
 
 
 def stored_page(store: Any, record: Any) -> tuple[Any, dict[str, Any] | None]:

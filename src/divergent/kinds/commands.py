@@ -103,7 +103,8 @@ class Commands(TextKind):
     noun = "command"
     test_comparison = (
         "from divergent.kinds.commands import CommandComparison",
-        'CommandComparison(mode=OPTIONS["output"], float_tol=OPTIONS["float_tol"], checker={checker})',
+        'CommandComparison(mode=OPTIONS["output"], rel_tol=OPTIONS["rel_tol"], abs_tol=OPTIONS["abs_tol"], '
+        'checker={checker})',
     )
 
     def claims(self, spec: object) -> bool:
@@ -139,8 +140,8 @@ class Commands(TextKind):
     def comparison(self, options: SearchOptions, checker: StdinProgram | None) -> Comparison:
         if isinstance(options.comparison, CommandComparison):
             return options.comparison
-        return CommandComparison(mode=options.programs.output, float_tol=options.programs.float_tol,
-                                 checker=checker.label if checker else None, timeouts=options.comparison.timeouts)
+        return CommandComparison(mode=options.programs.output, rel_tol=options.programs.rel_tol,
+                                 abs_tol=options.programs.abs_tol, checker=checker.label if checker else None, timeouts=options.comparison.timeouts)
 
     def workdir(self, programs: Sequence[Program]) -> str | None:
         directories = {command.directory for command in _commands(programs)}

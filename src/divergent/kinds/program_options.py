@@ -43,18 +43,25 @@ class ProgramOptions:
     checker: str | None = None
     #: how outputs compare: tokens, exact, lines, float
     output: str = OutputMode.TOKENS.value
-    #: ``float`` mode: the absolute or relative tolerance
-    float_tol: float = 1e-6
+    #: ``float`` mode: numbers are equal within the relative or the absolute tolerance
+    #: (``math.isclose``; with both 1e-6, testlib's "absolute or relative error")
+    rel_tol: float = 1e-6
+    abs_tol: float = 1e-6
+    #: the older name of one tolerance for both (``rel_tol`` and ``abs_tol``); None once read
+    float_tol: float | None = None
     #: CPU seconds per run (the wall clock gets twice as much); None: ``SearchOptions.limits.timeout``
     time_limit: float | None = None
     #: MiB of memory per run
     memory_limit: int = ProgramLimits().memory_mb
     #: bytes a run may print before it is ``output-limit``
     output_limit: int = ProgramLimits().output_bytes
-    #: C compiler flags (a string is split like a shell would); None: ``-O2 -std=c17 -DONLINE_JUDGE``
+    #: C compiler flags, replacing the defaults whole (a string is split like a shell would); None:
+    #: ``-O2 -std=c17 -DONLINE_JUDGE`` (the command line's ``--cflags`` adds to them instead)
     cflags: tuple[str, ...] | None = None
     #: C++ compiler flags; None: ``-O2 -std=c++17 -DONLINE_JUDGE``
     cxxflags: tuple[str, ...] | None = None
+    #: javac's flags; None: ``-encoding UTF-8``
+    javacflags: tuple[str, ...] | None = None
     #: the C++ standard (``c++20``), replacing the default flags' ``-std=``
     std: str | None = None
     #: the build cache directory; None: ``$XDG_CACHE_HOME/divergent/builds``
@@ -73,7 +80,7 @@ class ProgramOptions:
         elif isinstance(examples, str | Path | AnyInput):
             examples = (examples,)
         object.__setattr__(self, "examples", tuple(examples))
-        for name in ("cflags", "cxxflags"):
+        for name in ("cflags", "cxxflags", "javacflags"):
             value: Any = getattr(self, name)
             if isinstance(value, str):
                 object.__setattr__(self, name, tuple(shlex.split(value)))
@@ -93,8 +100,14 @@ class ProgramOptions:
             raise InvalidArgument(
                 f"output={self.output!r}: choose from {', '.join(m.value for m in OutputMode)}"
             ) from None
-        if not (math.isfinite(self.float_tol) and self.float_tol >= 0):
-            raise InvalidArgument(f"float_tol={self.float_tol!r} must be a finite number >= 0")
+        if self.float_tol is not None:
+            object.__setattr__(self, "rel_tol", self.float_tol)
+            object.__setattr__(self, "abs_tol", self.float_tol)
+            object.__setattr__(self, "float_tol", None)
+        for name in ("rel_tol", "abs_tol"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise InvalidArgument(f"{name}={value!r} must be a finite number >= 0")
         if self.time_limit is not None and not (math.isfinite(self.time_limit) and self.time_limit > 0):
             raise InvalidArgument(f"time_limit={self.time_limit!r} must be > 0 seconds")
         if self.memory_limit < 8:
@@ -118,6 +131,7 @@ class ProgramOptions:
             _DEFAULT_BUILD,
             cflags=self.cflags if self.cflags is not None else _DEFAULT_BUILD.cflags,
             cxxflags=cxxflags,
+            javacflags=self.javacflags if self.javacflags is not None else _DEFAULT_BUILD.javacflags,
             cache_dir=self.build_cache,
             fresh_interpreter=self.fresh_interpreter,
             files=self.with_files,

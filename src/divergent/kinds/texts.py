@@ -64,28 +64,36 @@ def read_input_file(path: Path, what: str) -> TextInput:
 
 
 def text_seeds(options: SearchOptions) -> list[TextInput]:
-    """The examples, the test files of ``inputs_dir`` and text seeds, in that order, each once."""
+    """The examples, the seeds (a file is one input, a directory holds test files) and the test
+    files of ``inputs_dir``, in that order, each once."""
     found: list[TextInput] = []
     settings = options.programs
     for example in (*settings.examples, *options.seeds):
         if isinstance(example, TextInput):
             found.append(example if example.how_generated else replace(example, how_generated="seeds"))
+        elif isinstance(example, str | Path) and Path(example).is_dir():
+            found.extend(_test_files(Path(example)))
         elif isinstance(example, str | Path):
-            found.append(read_input_file(Path(example), "example"))
+            found.append(read_input_file(Path(example), "seed"))
         else:
-            raise InvalidArgument(f"example {example!r}: expected a file or a TextInput (whole programs read text)")
+            raise InvalidArgument(f"seed {example!r}: expected a file or a TextInput (whole programs read text)")
     if settings.inputs_dir is not None:
         directory = Path(settings.inputs_dir)
         if not directory.is_dir():
             raise InvalidArgument(f"--inputs {directory}: not a directory")
-        files = sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith("."))
-        # Answer files sit next to the inputs in many test sets: they are not inputs.
-        files = [p for p in files if p.suffix not in (".a", ".ans", ".out", ".answer", ".expected")]
-        found.extend(read_input_file(p, "test file") for p in files)
+        found.extend(_test_files(directory))
     unique: dict[str, TextInput] = {}
     for item in found:
         unique.setdefault(item.key, item)
     return list(unique.values())
+
+
+def _test_files(directory: Path) -> list[TextInput]:
+    """Every regular file of ``directory`` as one input, but answer files."""
+    files = sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith("."))
+    # Answer files sit next to the inputs in many test sets: they are not inputs.
+    files = [p for p in files if p.suffix not in (".a", ".ans", ".out", ".answer", ".expected")]
+    return [read_input_file(p, "test file") for p in files]
 
 
 class Validator:
@@ -208,11 +216,11 @@ class TextKind(ProgramKind):
 
     def comparison(self, options: SearchOptions, checker: StdinProgram | None) -> Comparison:
         """How outputs compare: the options' comparison when it is one of outputs, else the output
-        mode (``--output``, ``--float-tol``, the checker) under the options' timeout rule."""
+        mode (``--output``, ``--rel-tol``/``--abs-tol``, the checker) under the options' timeout rule."""
         if isinstance(options.comparison, OutputComparison):
             return options.comparison
-        return OutputComparison(mode=options.programs.output, float_tol=options.programs.float_tol,
-                                checker=checker.label if checker else None, timeouts=options.comparison.timeouts)
+        return OutputComparison(mode=options.programs.output, rel_tol=options.programs.rel_tol,
+                                abs_tol=options.programs.abs_tol, checker=checker.label if checker else None, timeouts=options.comparison.timeouts)
 
     def engine_names(self, options: SearchOptions) -> tuple[str, ...]:
         names = super().engine_names(options)
@@ -279,12 +287,15 @@ class TextKind(ProgramKind):
     #: how the reproducing test builds its comparison: (import line, expression over OPTIONS)
     test_comparison: ClassVar[tuple[str, str]] = (
         "from divergent.text_comparison import OutputComparison",
-        'OutputComparison(mode=OPTIONS["output"], float_tol=OPTIONS["float_tol"], checker={checker})',
+        'OutputComparison(mode=OPTIONS["output"], rel_tol=OPTIONS["rel_tol"], abs_tol=OPTIONS["abs_tol"], '
+        'checker={checker})',
     )
 
     def reproduction(self, cx: Counterexample, programs: Sequence[Program], options: SearchOptions, *,
                      test_dir: Path) -> str:
-        return run_reproduction(cx, programs, test_dir=test_dir, settings=options.programs,
+        # the test runs the programs under the run's time limit (``--timeout`` unless the options set one)
+        settings = replace(options.programs, time_limit=options.programs.limits(options.limits.timeout).time_limit)
+        return run_reproduction(cx, programs, test_dir=test_dir, settings=settings,
                                 comparison=self.test_comparison, workdir=self.workdir(programs))
 
     def workdir(self, programs: Sequence[Program]) -> str | None:

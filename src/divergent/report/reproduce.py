@@ -141,8 +141,8 @@ def run_reproduction(
     settings: Any,
     test_dir: str | Path | None = None,
     comparison: tuple[str, str] = ("from divergent.text_comparison import OutputComparison",
-                                   'OutputComparison(mode=OPTIONS["output"], float_tol=OPTIONS["float_tol"], '
-                                   "checker={checker})"),
+                                   'OutputComparison(mode=OPTIONS["output"], rel_tol=OPTIONS["rel_tol"], '
+                                   'abs_tol=OPTIONS["abs_tol"], checker={checker})'),
     workdir: str | None = None,
 ) -> str:
     """The text of a pytest module reproducing ``cx`` on programs reading a text (whole programs): it
@@ -354,14 +354,21 @@ def _program_test(cx: Counterexample, programs: Sequence[Program], directory: Pa
     text = cast(TextInput, cx.input).text
     specs = [program_spec(program, directory) for program in programs]
     function = identifier(cx.function_name, 0)
-    output, float_tol = settings.output, settings.float_tol
-    options = [f'"stdin": True, "output": {output!r}, "float_tol": {float_tol!r}']
+    options = [f'"stdin": True, "output": {settings.output!r}, "rel_tol": {settings.rel_tol!r}, '
+               f'"abs_tol": {settings.abs_tol!r}']
     time_limit = settings.time_limit
     if time_limit is not None:
         options.append(f'"time_limit": {time_limit!r}')
     memory_limit = settings.memory_limit
     if memory_limit is not None:
         options.append(f'"memory_limit": {memory_limit!r}')
+    # the programs are rebuilt with the run's compiler flags and see the files it declared
+    flags = {"cflags": settings.cflags, "cxxflags": settings.cxxflags, "javacflags": settings.javacflags,
+             "std": settings.std}
+    options.extend(f'"{name}": {value!r}' for name, value in flags.items() if value is not None)
+    if settings.with_files:
+        joined = ", ".join(f"(HERE / {relative_path(f, directory)!r}).as_posix()" for f in settings.with_files)
+        options.append(f'"with_files": [{joined}]')
     checker = settings.checker
     checker_label = "None"
     if checker is not None:

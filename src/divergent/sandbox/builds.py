@@ -55,8 +55,10 @@ JAVA = ("java", "default-jdk-headless")
 #: flags of the JVM for every run: a deep stack (judges give one), a single-threaded collector
 #: (no GC threads to count against the process cap), no perf-data file in /tmp
 JAVA_RUN_FLAGS = ("-Xss256m", "-XX:+UseSerialGC", "-XX:-UsePerfData")
-#: the compiler's messages kept for a compile error
-_ERROR_LINES = 12
+#: lines of the compiler's output kept for a compile error (the first: the first error matters most),
+#: and characters of each
+_ERROR_LINES = 30
+_ERROR_WIDTH = 300
 #: what a build may leave in the cache at most
 _MAX_ARTIFACT_BYTES = 512 * 1024 * 1024
 _BINARY = "prog"
@@ -360,7 +362,8 @@ def _compile(program: StdinProgram, entry: Path, level: Isolation, extra: list[S
             raise LoadError(f"{program.label}: no time left to build it within the budget (raise --budget)")
         if result.kind is not OutcomeKind.OK:
             raise LoadError(_compile_error(program, result.kind, result.stderr or result.stdout, result.detail,
-                                           budget=deadline is not None and seconds < build.seconds))
+                                           budget=deadline is not None and seconds < build.seconds,
+                                           command=_build_command(program, compiler)))
         run_dir = Path(output) / "run"
         if program.language is Language.JAVA:
             _publish_tree(run_dir / _CLASSES, entry, program)
@@ -371,16 +374,41 @@ def _compile(program: StdinProgram, entry: Path, level: Isolation, extra: list[S
         shutil.rmtree(output, ignore_errors=True)
 
 
-def _compile_error(program: StdinProgram, kind: OutcomeKind, messages: str, detail: str, *, budget: bool = False) -> str:
+def _compile_error(program: StdinProgram, kind: OutcomeKind, messages: str, detail: str, *, budget: bool = False,
+                   command: str = "") -> str:
+    """The text of a build that failed: a first line that says it (with the compiler's first error),
+    then the compiler's output as it printed it (its first lines, indented) and the command that
+    rebuilds it by hand."""
     if kind is OutcomeKind.TIMEOUT and budget:
         return f"{program.label}: the build did not finish within what was left of the budget (raise --budget)"
     if kind is OutcomeKind.TIMEOUT:
         return f"{program.label}: the build took too long ({detail}); raise BuildOptions.seconds if it is real"
     if kind is OutcomeKind.MEMORY_LIMIT:
         return f"{program.label}: the build ran out of memory ({detail})"
-    lines = [line for line in messages.splitlines() if line.strip()][:_ERROR_LINES]
-    shown = "\n".join("  " + line[:300] for line in lines) or f"  ({detail})"
-    return f"{program.label}: compile error:\n{shown}"
+    lines = messages.rstrip().splitlines()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    first = next((line.strip() for line in lines if "error" in line.lower() and not line.startswith("collect2:")),
+                 lines[0].strip() if lines else detail)
+    shown = [line.rstrip() if len(line) <= _ERROR_WIDTH else line[:_ERROR_WIDTH] + "..." for line in lines[:_ERROR_LINES]]
+    if len(lines) > _ERROR_LINES:
+        shown.append(f"... ({len(lines) - _ERROR_LINES} more lines)")
+    text = f"{program.label}: compile error: {first}"
+    if shown:
+        text += "\n" + "\n".join("    " + line for line in shown)
+    if command:
+        text += f"\n  built with: {command}"
+    return text
+
+
+def build_failures(failures: Sequence[tuple[Program, LoadError]]) -> LoadError:
+    """One error for the programs that did not build: a first line naming them, then each one's own
+    message (for a compile error, the compiler's output)."""
+    if len(failures) == 1:
+        return failures[0][1]
+    labels = ", ".join(program.label for program, _ in failures)
+    return LoadError(f"{len(failures)} programs do not build: {labels}\n"
+                     + "\n".join(str(error) for _, error in failures))
 
 
 def _complete(entry: Path) -> bool:

@@ -16,7 +16,7 @@ import os
 import selectors
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from divergent.errors import InvalidArgument, SandboxUnavailable
 from divergent.records import Outcome, OutcomeKind
@@ -61,6 +61,9 @@ class ProgramLimits:
     processes: int = 64
     #: bytes kept of each end (head and tail) of a run's stderr
     stderr_bytes: int = 4096
+    #: how many times the time limit this is (a re-run that confirms a timeout scales it): a
+    #: timeout's detail says so
+    scale: float = 1.0
 
     def __post_init__(self) -> None:
         if self.time_limit <= 0 or self.wall_factor < 1:
@@ -79,7 +82,7 @@ class ProgramLimits:
         return ProgramLimits(
             time_limit=self.time_limit * factor, wall_factor=self.wall_factor, memory_mb=self.memory_mb,
             stack_mb=self.stack_mb, output_bytes=self.output_bytes, file_bytes=self.file_bytes,
-            processes=self.processes, stderr_bytes=self.stderr_bytes,
+            processes=self.processes, stderr_bytes=self.stderr_bytes, scale=self.scale * factor,
         )
 
     def wire(self, *, address_space: bool = True) -> dict[str, float | int]:
@@ -100,6 +103,7 @@ class ProgramLimits:
             "output": self.output_bytes,
             "stderr": self.stderr_bytes,
             "processes": processes,
+            "scale": self.scale,
         }
 
 
@@ -164,6 +168,28 @@ class ProgramRun:
     @classmethod
     def hung(cls, seconds: float) -> ProgramRun:
         return cls(kind=OutcomeKind.TIMEOUT, detail=f"no answer within {seconds:g} s; killed", seconds=seconds)
+
+
+def timeout_detail(run: ProgramRun, limits: ProgramLimits) -> str:
+    """Which limit stopped a run that timed out, said from its numbers and the limits it ran under:
+    the kernel at the CPU limit (whole seconds, counted in clock ticks: that count can run ahead of
+    the one read after the run), the CPU limit passed by a run that ended by itself, or the wall
+    clock (the CPU limit times ``wall_factor``: a run that waits, or a busy machine)."""
+    limit = f"the {limits.time_limit:g} s CPU limit"
+    if abs(limits.scale - 1.0) > 1e-9:
+        limit += f": {limits.scale:g}x the {limits.time_limit / limits.scale:g} s time limit, on this re-run"
+    cpu = run.cpu_seconds
+    if run.signal in ("SIGXCPU", "SIGKILL"):
+        kernel = max(1, math.ceil(limits.time_limit))
+        rounded = ", rounded up to whole seconds" if kernel != limits.time_limit else ""
+        measured = (f"{cpu:.2f} s measured after the run (the kernel counts in clock ticks: its count can run ahead)"
+                    if cpu < kernel else f"{cpu:.2f} s used")
+        return f"CPU limit: stopped by the kernel at {kernel} s of CPU ({limit}{rounded}); {measured}"
+    if run.exit_code is not None or run.signal is not None:
+        return f"CPU limit: {cpu:.2f} s of CPU, over {limit} (it ran to its end)"
+    factor = limits.wall_factor
+    times = "as long as" if factor == 1 else "twice" if factor == 2 else f"{factor:g}x"
+    return f"wall-clock limit: no end within {limits.wall_seconds:g} s ({times} {limit}); {cpu:.2f} s of CPU used; killed"
 
 
 def result_from_wire(raw: object, output_cap: int, stderr_cap: int) -> ProgramRun:
@@ -295,6 +321,8 @@ class LauncherProcess(ChildConnection):
                 result = result_from_wire(frame.get("r"), self.limits.output_bytes, self.limits.stderr_bytes)
             except (KeyError, TypeError, ValueError) as error:
                 raise ProtocolViolation(f"a malformed result ({error})") from None
+            if result.kind is OutcomeKind.TIMEOUT:
+                result = replace(result, detail=timeout_detail(result, self.limits))
             batch.reported += 1
             batch.last_progress = time.monotonic()
             found.append((index, result))

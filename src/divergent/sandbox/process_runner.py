@@ -27,11 +27,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from divergent.errors import SandboxUnavailable
+from divergent.errors import LoadError, SandboxUnavailable
 from divergent.programs import Program, StdinProgram
 from divergent.records import Outcome, OutcomeKind, TextInput
 from divergent.sandbox.accelerators import prepare
-from divergent.sandbox.builds import BuiltProgram
+from divergent.sandbox.builds import BuiltProgram, build_failures
 from divergent.sandbox.frames import ChildGone
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.launch import DEADLINE_GRACE, Job, LauncherProcess, ProgramLimits, ProgramRun
@@ -47,11 +47,20 @@ def build_all(programs: Sequence[StdinProgram], *, level: Isolation, limits: Pro
               deadline: float | None = None) -> list[BuiltProgram]:
     """Every program built (or found in the build cache), two at a time: each build is a compiler
     in its own sandbox, none past ``deadline`` (a ``time.monotonic()`` value: the end of the
-    budget). The first build error raises (LoadError)."""
+    budget). Every program that does not build is in the one LoadError raised (each with its
+    compiler's output)."""
     check_declared(list(programs))
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(prepare, program, level=level, limits=limits, deadline=deadline) for program in programs]
-        return [future.result() for future in futures]
+    built, failures = [], []
+    for program, future in zip(programs, futures, strict=True):
+        try:
+            built.append(future.result())
+        except LoadError as error:
+            failures.append((program, error))
+    if failures:
+        raise build_failures(failures)
+    return built
 
 
 def start_launcher(built: BuiltProgram, limits: ProgramLimits, level: Isolation) -> LauncherProcess:
