@@ -8,6 +8,10 @@ from pathlib import Path
 
 import pytest
 
+# Imported once for the session: under pytest, Hypothesis' import (its modules rewritten by pytest's
+# assertion rewriting) takes seconds, which the first test with a short budget would otherwise pay
+# out of its search time.
+import divergent.engines.hypothesis  # noqa: F401
 from scripted_openai import ScriptedOpenAI
 
 # The recorded benchmark data (the DiffTrust artifact's layout) is found through $DIVERGENT_BENCH_DATA
