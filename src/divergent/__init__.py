@@ -18,6 +18,10 @@ from typing import Any
 
 __version__ = "0.1.0"
 
+from divergent import trace
+
+trace.mark("divergent imported")
+
 _EXPORTS: dict[str, str] = {
     "check": "divergent.search",
     "assert_equivalent": "divergent.search",

@@ -25,6 +25,9 @@ from divergent.cli import (  # noqa: F401 - registers the commands
     sandbox,
 )
 from divergent.cli.app import app, enter_program, run_app
+from divergent.trace import mark
+
+mark("cli imported")
 
 __all__ = ["app", "main"]
 

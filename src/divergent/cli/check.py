@@ -34,6 +34,10 @@ def check(
     """Find an input on which the implementations behave differently (exit 1), or say none was found (exit 0)."""
     from dataclasses import replace
 
+    from divergent.trace import mark
+
+    mark("command parsed")
+
     from divergent.cli.app import input_errors, stderr_console
     from divergent.cli.outputs import check_output_paths, keep_report, write_html_report, write_text_file
     from divergent.report.json import report_json
@@ -52,6 +56,7 @@ def check(
         check_output_paths(("--html", options.html), ("--emit-test", emit_test))
     ran = run_search(implementations, options, run)
     kind, report, programs = ran.kind, ran.result, compared or list(ran.programs)
+    mark("search done")
     extras = kind.extras(report, programs, ran.options)
     document = report_json(report, extras=extras)
     notices = stderr_console(options.quiet)
@@ -82,6 +87,7 @@ def check(
             write_html_report(check_page(document, test=test), options.html, notices)
         if options.store or options.db is not None:
             keep_report("check", document, options.db, notices, test=test)
+    mark("report written")
     raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
 
 

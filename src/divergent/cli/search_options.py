@@ -440,12 +440,16 @@ def run_search(implementations: list[str], arguments: SearchArguments, run: Call
     contract's way."""
     from divergent.kinds.registry import choose_kind
     from divergent.search import SearchOptions
+    from divergent.trace import mark
+
+    mark("search modules imported")
 
     quiet = arguments.quiet or arguments.as_json
     with input_errors(arguments.as_json):
         loading = SearchOptions(function=arguments.function, programs=arguments.program_options())
         kind = choose_kind(implementations, loading)
         programs = kind.load(implementations, loading)
+        mark("programs loaded")
         progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
         options = arguments.to_options(progress)
         try:

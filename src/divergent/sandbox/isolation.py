@@ -63,6 +63,7 @@ from divergent.sandbox.cgroups import (
     retry_pending_cgroups,
 )
 from divergent.sandbox.limits import Limits
+from divergent.trace import mark
 
 __all__ = [
     "GUARANTEES",
@@ -367,6 +368,7 @@ def spawn(
     untrusted code (every child built on :mod:`divergent.sandbox.child.kit` does); this function
     applies what must come from outside (namespaces, file system, cgroups, environment, session).
     """
+    mark("spawn")
     retry_pending_cgroups()
     workdir: Path | None = None
     data_fds: dict[str, int] = {}
@@ -418,6 +420,7 @@ def spawn(
         # batches of inputs and results cross in one go rather than in 64 KiB turns
         with contextlib.suppress(OSError, AttributeError):
             fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)  # type: ignore[union-attr]
+    mark("spawned")
     return IsolatedProcess(popen=popen, level=level, workdir=workdir, cgroups=cgroups, stderr_file=stderr_file)
 
 

@@ -46,6 +46,7 @@ from divergent.sandbox.frames import (
 )
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
+from divergent.trace import mark
 from divergent.values import Encoded, MalformedEncoding, NotBuiltin, check_encoded, decode_builtin, encode
 
 #: inputs sent to a worker in one message (bounds the memory of one exchange)
@@ -146,8 +147,10 @@ class WorkerPool:
         self.notes: list[str] = []
         self._workers: list[WorkerProcess | None] = [None] * len(self.implementations)
         self._arguments = ArgumentEncodings(())
+        mark("pool start")
         try:
             self._start_all(range(len(self.implementations)))
+            mark("pool ready")
         except BaseException:
             self.close()
             raise

@@ -55,6 +55,7 @@ from divergent.search.fresh import Prestarted, SpareRunners
 from divergent.search.notes import Journal, model_engine_notes, unsettled_notes
 from divergent.search.partition import Partition
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
+from divergent.trace import mark
 
 #: a batch may run this many times its turn's target before the rest waits for the engine's next turn
 _SLICE_SLACK = 3.0
@@ -100,6 +101,7 @@ class Search:
             prestarted.discard()
             self.spares.close()
             raise
+        mark("runner ready")
         #: runs one batch in the background while the search proposes and judges (see step)
         self.pipeline = Pipeline(raw_runner)
         #: the runner for everyone else: its ``run`` first settles the batch in flight
@@ -327,6 +329,7 @@ class Search:
             deadline = min(deadline, self.deadline)
             # A call started just before the end of the budget must not run far past it.
             limit = min(limit, max(0.01, self.deadline - time.monotonic()))
+        mark(f"batch {engine.name}")
         self.pipeline.start(engine, fresh, deadline=deadline, limit=limit)
 
     def _judge_batch(
@@ -349,6 +352,8 @@ class Search:
             if fingerprint not in self.fingerprints:
                 self.fingerprints.add(fingerprint)
                 novel += 1
+            if observation.divergent and not divergences:
+                mark(f"difference seen {engine.name}")
             divergences += observation.divergent
             if observation.inconclusive:
                 if self.subjects.adaptive_limits:
@@ -511,6 +516,7 @@ class Search:
         return {"model": self.llm.model, **self.llm.usage().as_dict()}
 
     def close(self) -> None:
+        mark("closing")
         self.escalator.close()
         self.pipeline.close()
         for engine in self.engines:
@@ -519,3 +525,4 @@ class Search:
         self.spares.close()
         self.runner.close()
         self.subjects.close()
+        mark("closed")
