@@ -18,10 +18,6 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-from divergent import trace
-
-trace.mark("divergent imported")
-
 _EXPORTS: dict[str, str] = {
     "check": "divergent.search",
     "assert_equivalent": "divergent.search",

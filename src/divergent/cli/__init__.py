@@ -7,10 +7,9 @@ Exit codes (a contract): 0 no difference found within the budget, 1 a confirmed 
 Rooms: :mod:`~divergent.cli.app` (the application, exit codes, errors, progress),
 :mod:`~divergent.cli.search_options` (the options of the searching commands), one module per
 command (check, cluster, incoherence, probegen, report, sandbox, bench and its harnesses: bench_refute,
-bench_equibench, bench_cetbench), :mod:`~divergent.cli.llm_options`.
+bench_equibench, bench_cetbench), :mod:`~divergent.cli.llm_options`. The program's entry point is
+``divergent.__main__`` (it starts the sandboxed workers a search will need before importing this).
 """
-
-import sys
 
 from divergent.cli import (  # noqa: F401 - registers the commands
     bench,
@@ -24,14 +23,13 @@ from divergent.cli import (  # noqa: F401 - registers the commands
     report,
     sandbox,
 )
-from divergent.cli.app import app, enter_program, run_app
+from divergent.cli.app import app, enter_program, leave, run_app
 from divergent.trace import mark
-
-mark("cli imported")
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
+    mark("cli imported")
     enter_program()
-    sys.exit(run_app())
+    leave(run_app())

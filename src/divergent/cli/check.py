@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -41,7 +42,6 @@ def check(
     from divergent.cli.app import input_errors, stderr_console
     from divergent.cli.outputs import check_output_paths, keep_report, write_html_report, write_text_file
     from divergent.report.json import report_json
-    from divergent.report.text import plain_report, render_report
     from divergent.search import check as run_check
 
     compared: list = []
@@ -59,7 +59,7 @@ def check(
     mark("search done")
     extras = kind.extras(report, programs, ran.options)
     document = report_json(report, extras=extras)
-    notices = stderr_console(options.quiet)
+    notices = functools.cache(lambda: stderr_console(options.quiet))  # made when a notice is printed
     test = None
     if report.counterexample is not None:
         # paths relative to where the test is written, or to the current directory
@@ -69,24 +69,28 @@ def check(
     if options.as_json:
         print(json.dumps(document, ensure_ascii=False))
     elif options.quiet:
+        from divergent.report.text import plain_report
+
         if report.divergent:
             print(plain_report(report, extras))
     else:
+        from divergent.report.text import render_report
+
         # with --emit-test the test is in its file: the terminal names it instead of printing it
         render_report(report, make_console(), extras=replace(extras, test=test if emit_test is None else ""))
     with input_errors(options.as_json):
         if emit_test is not None:
             if test is None:
-                notices.print(f"no counterexample: {emit_test} not written", highlight=False)
+                notices().print(f"no counterexample: {emit_test} not written", highlight=False)
             else:
                 write_text_file(emit_test, test, "--emit-test")
-                notices.print(f"reproducing test written: pytest {emit_test}", highlight=False)
+                notices().print(f"reproducing test written: pytest {emit_test}", highlight=False)
         if options.html is not None:
             from divergent.report.html import check_page
 
-            write_html_report(check_page(document, test=test), options.html, notices)
+            write_html_report(check_page(document, test=test), options.html, notices())
         if options.store or options.db is not None:
-            keep_report("check", document, options.db, notices, test=test)
+            keep_report("check", document, options.db, notices(), test=test)
     mark("report written")
     raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
 

@@ -6,11 +6,12 @@ Their one-line notices go to stderr, so ``--json`` output on stdout stays one ob
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from divergent.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def check_output_paths(*options: tuple[str, Path | None]) -> None:

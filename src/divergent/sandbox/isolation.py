@@ -279,11 +279,12 @@ class IsolatedProcess:
             return ""
         return data.decode("utf-8", "replace")
 
-    def kill(self) -> None:
-        """Kill the process and everything it started; remove its cgroups and directory."""
+    def signal_kill(self) -> None:
+        """Send SIGKILL to the process and everything it started, without waiting: a caller
+        closing many processes signals them all first, so they die together, then :meth:`kill`
+        waits for each and cleans up."""
         if self._closed:
             return
-        self._closed = True
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
@@ -292,6 +293,13 @@ class IsolatedProcess:
             for pid in cgroup_pids(path):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
+
+    def kill(self) -> None:
+        """Kill the process and everything it started; remove its cgroups and directory."""
+        if self._closed:
+            return
+        self.signal_kill()
+        self._closed = True
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=5)
         for stream in (self.popen.stdin, self.popen.stdout):

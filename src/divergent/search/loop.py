@@ -66,6 +66,8 @@ RESERVE_SECONDS = 0.3
 EXIT_RESERVE_SECONDS = 0.1
 #: about how many points of the engines' history a report keeps (between this and twice this)
 TIMELINE_POINTS = 150
+#: seconds of searching after which a second spare runner is kept ready (a quick answer needs one)
+SECOND_SPARE_AFTER = 0.5
 
 
 class Search:
@@ -90,6 +92,8 @@ class Search:
         prestarted = runner if runner is not None else Prestarted(subjects.open_runner)
         #: fresh runners for confirmation and re-runs, the first starting beside the main one
         self.spares = SpareRunners(subjects.open_runner)
+        self._created = time.monotonic()
+        self._all_spares = False
         constants = Constants.harvest(program.source for program in self.implementations)
         self.shaped = subjects.shaped  # values shaped like the code expects (functions mine them), for the engines
         # Engines named by the caller are imported now (a missing one is an input error); the
@@ -257,6 +261,9 @@ class Search:
         observations of the batch before its own (and :meth:`settle` those of the one in flight)."""
         observations: list[tuple[str, Observation]] = self._settled
         self._settled = []
+        if not self._all_spares and time.monotonic() - self._created > SECOND_SPARE_AFTER:
+            self._all_spares = True
+            self.spares.keep()
         for result in self.escalator.results():
             self._take_escalated(result, observations)
         background = self.portfolio.poll_background()
