@@ -211,6 +211,27 @@ def test_spare_runners_are_fresh_and_ready() -> None:
         spares.close()
 
 
+def test_a_second_spare_runner_starts_only_when_asked_for() -> None:
+    started: list[int] = []
+
+    def start() -> WorkerPool:
+        started.append(1)
+        return WorkerPool([impl(RETURNS, "a")], limits=Limits())
+
+    spares = SpareRunners(start)
+    try:
+        spares.take().close()
+        time.sleep(0.5)
+        assert len(started) == 1  # a quick answer takes one: no second one started for nothing
+        spares.keep()
+        deadline = time.monotonic() + 30
+        while len(started) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(started) == 3  # once kept, two more (one after the other)
+    finally:
+        spares.close()
+
+
 # -- end to end -----------------------------------------------------------------------------------
 
 QUADRATIC = """

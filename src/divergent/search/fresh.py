@@ -133,7 +133,7 @@ class SpareRunners:
 
     def take(self) -> Runner:
         """A fresh runner (a ready spare, else the one starting, else one started now); the next
-        spare starts at once when more than one is kept."""
+        spare starts at once once :meth:`keep` was called (before, the first spare is not replaced)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the spare runners are closed")
@@ -141,6 +141,8 @@ class SpareRunners:
             spare = ready[0] if ready else (self._spares[0] if self._spares else None)
             if spare is not None:
                 self._spares.remove(spare)
+            if self._wanted < self._count:
+                self._wanted = 0  # the quick start's one spare is used: more only when kept
         if spare is None:
             spare = Prestarted(self._start)
         if self._wanted > 1:
