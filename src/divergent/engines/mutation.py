@@ -39,8 +39,10 @@ _MAX_RECENT = 1000
 #: the size of new values at the start, its least, and its growth per 64 of the engine's inputs
 #: that ran within the per-call limit
 _FIRST_SIZE = 0.1
-#: the first size of a restarted engine, by restart (in turn): tiny values, large ones, the usual
-_RESTART_SIZES = (0.02, 0.6, _FIRST_SIZE)
+#: the first size of a restarted engine, by restart (in turn): large values, then the usual start.
+#: Never tiny: the instance it replaces began small, and one starting tiny would need thousands of
+#: inputs to grow back to the lengths it had reached (a 40-character digest was missed that way)
+_RESTART_SIZES = (0.6, _FIRST_SIZE)
 _MIN_SIZE = 0.02
 _SIZE_STEP = 0.02
 
