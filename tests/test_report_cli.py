@@ -4,6 +4,7 @@ files the command line writes (--html, --emit-test, --store, divergent report)."
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import os
 import subprocess
@@ -94,6 +95,12 @@ def test_the_json_keeps_the_timeline_and_the_shrinking_steps() -> None:
     assert data["timeline"][-1]["seconds"] == 16.0
     assert data["timeline"][-1]["engines"]["mutation"] == {"inputs": 123_456, "novel": 1_234, "divergences": 2,
                                                                 "behaviours": 0, "restarts": 0}
+    stuck = dataclasses.replace(report.engines[1], behaviours=7, since_novel=9000, longest_stale=9000,
+                                longest_stale_seconds=2.5, restarts=3)
+    engine = report_json(dataclasses.replace(report, engines=(report.engines[0], stuck)))["engines"][1]
+    assert {k: engine[k] for k in ("name", "behaviours", "since_novel", "longest_stale", "longest_stale_seconds",
+                                   "restarts")} == {"name": stuck.name, "behaviours": 7, "since_novel": 9000,
+                                                    "longest_stale": 9000, "longest_stale_seconds": 2.5, "restarts": 3}
 
 
 def divergent(*args: str, home: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
