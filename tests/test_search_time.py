@@ -15,7 +15,7 @@ from divergent.engines.portfolio import FIRST_TURN_BATCH, Portfolio
 from divergent.errors import EngineCannotProceed
 from divergent.policy import DEFAULT_POLICY
 from divergent.programs import PythonFunction, Signature
-from divergent.records import Budget, EngineStats, Input, Observation, Outcome, OutcomeKind
+from divergent.records import Budget, EngineStats, Input, Observation, Outcome, OutcomeKind, Verdict
 from divergent.report.text import engines_table
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
@@ -352,3 +352,14 @@ def test_an_engine_that_cannot_propose_does_not_stop_the_others() -> None:
     portfolio = Portfolio([Stops("stops", 0.0), Counting("goes", 0.0)])
     engine, _ = portfolio.next_turn()
     assert engine.name == "goes"
+
+
+def test_a_search_that_saw_nothing_new_for_most_of_its_time_says_so(tmp_path: Path) -> None:
+    a = write(tmp_path, "a.py", "def even(x: int, s: str) -> bool:\n    return x % 2 == 0\n")
+    b = write(tmp_path, "b.py", "def even(x: int, s: str) -> bool:\n    return x & 1 == 0\n")
+    report = divergent.check([a, b], engines="mutation", budget=Budget(seconds=5))
+    assert report.verdict is Verdict.NO_DIFFERENCE_FOUND
+    (mutation,) = report.engines
+    # two behaviours (True, False), seen in the first inputs; every later input showed nothing new
+    assert mutation.behaviours == 2 and mutation.since_novel > 0 and mutation.longest_stale >= mutation.since_novel
+    assert any("no input revealed a new behaviour" in note for note in report.notes)
