@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -388,6 +389,16 @@ def test_mutation_effects_on_strings() -> None:
     assert any(len(v) == 5 and set(v) <= set("abcdef") for v in values)  # one deleted
     assert "ABCDEF" in values  # case swapped
     assert any(any(ch in v for ch in "ßİﬁΣ") for v in values)  # tricky Unicode
+
+
+@pytest.mark.parametrize("engine_type", [MutationEngine, HypothesisEngine])
+def test_a_restarted_engine_walks_elsewhere_and_the_same_way_for_a_seed(engine_type: type[Engine]) -> None:
+    context = make_context([param("x", int), param("s", str)], seeds=[Input(args=(3, "ab"))])
+    first = [p.args for p in draw(engine_type(context), 200)]
+    restarted = dataclasses.replace(context, restart=1)
+    again = [p.args for p in draw(engine_type(restarted), 200)]
+    assert again != first  # a fresh random stream
+    assert again == [p.args for p in draw(engine_type(restarted), 200)]  # reproducible for the seed
 
 
 @pytest.mark.parametrize("engine_type", [MutationEngine, HypothesisEngine])

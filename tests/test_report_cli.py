@@ -4,6 +4,7 @@ files the command line writes (--html, --emit-test, --store, divergent report)."
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import os
 import subprocess
@@ -72,9 +73,14 @@ def test_the_terminal_report_fits_80_columns_and_its_test_can_be_pasted(monkeypa
     assert "│" not in snippet and "'examples/old.py'" in snippet and str(ROOT) not in snippet
     table = lines[end:]
     assert all(len(line) <= 80 for line in lines[:heading] + table), [line for line in lines if len(line) > 80]
+    header = next(line.split() for line in table if line.split()[:1] == ["engine"])
     rows = {line.split()[0]: line.split() for line in table
             if len(line.split()) > 1 and line.split()[1].replace(",", "").isdigit()}
-    assert rows["mutation"][:5] == ["mutation", "123,456", "1,234", "2", "12.50"]
+    # at 80 columns the table keeps the seconds and the inputs since a new behaviour (is it stuck?)
+    assert header[:3] == ["engine", "inputs", "novel"] and "seconds" in header and "since" in header
+    mutation = dict(zip([h for h in header if h != "new"], rows["mutation"], strict=False))  # "stopped" empty
+    assert mutation == {"engine": "mutation", "inputs": "123,456", "novel": "1,234", "since": "0",
+                        "divergent": "2", "seconds": "12.50"}
     assert rows["seeds"][-1] == "exhausted" and rows["symbolic"][-1] == "unsupported"
     below = " ".join(line.strip() for line in table)
     assert "seeds stopped: exhausted: all 3 seed inputs used (3 proposed," in below
@@ -87,7 +93,14 @@ def test_the_json_keeps_the_timeline_and_the_shrinking_steps() -> None:
     assert data["counterexample"]["shrink_steps"] == ["normalize('\\r world ')", "normalize('\\r')"]
     assert [o["class"] for o in data["counterexample"]["outcomes"]] == [1, 2]
     assert data["timeline"][-1]["seconds"] == 16.0
-    assert data["timeline"][-1]["engines"]["mutation"] == {"inputs": 123_456, "novel": 1_234, "divergences": 2}
+    assert data["timeline"][-1]["engines"]["mutation"] == {"inputs": 123_456, "novel": 1_234, "divergences": 2,
+                                                                "behaviours": 0, "restarts": 0}
+    stuck = dataclasses.replace(report.engines[1], behaviours=7, since_novel=9000, longest_stale=9000,
+                                longest_stale_seconds=2.5, restarts=3)
+    engine = report_json(dataclasses.replace(report, engines=(report.engines[0], stuck)))["engines"][1]
+    assert {k: engine[k] for k in ("name", "behaviours", "since_novel", "longest_stale", "longest_stale_seconds",
+                                   "restarts")} == {"name": stuck.name, "behaviours": 7, "since_novel": 9000,
+                                                    "longest_stale": 9000, "longest_stale_seconds": 2.5, "restarts": 3}
 
 
 def divergent(*args: str, home: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

@@ -15,11 +15,13 @@ from divergent.engines.portfolio import FIRST_TURN_BATCH, Portfolio
 from divergent.errors import EngineCannotProceed
 from divergent.policy import DEFAULT_POLICY
 from divergent.programs import PythonFunction, Signature
-from divergent.records import Budget, Input, Observation, Outcome, OutcomeKind
+from divergent.records import Budget, EngineStats, Input, Observation, Outcome, OutcomeKind, Verdict
+from divergent.report.text import engines_table
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
 from divergent.search.escalation import AdaptiveLimit, Escalator, Pending
 from divergent.search.fresh import Prestarted, SpareRunners
+from divergent.search.notes import stuck_note
 
 
 def write(directory: Path, name: str, source: str) -> str:
@@ -183,6 +185,77 @@ def test_turns_share_time_so_a_slow_engine_never_takes_it_all() -> None:
     assert stats["slow"].seconds < 0.8 * (stats["fast"].seconds + stats["slow"].seconds)
 
 
+class Walker(Counting):
+    """A restartable engine that remembers how it was made (its restart, the parents it was given)."""
+
+    restartable = True
+
+    def __init__(self, name: str, restart: int = 0) -> None:
+        super().__init__(name, 0.0)
+        self.restart = restart
+        self.parents: list[Observation] = []
+
+    def observe(self, observations) -> None:
+        self.parents.extend(observations)
+
+
+def test_an_engine_that_finds_nothing_new_is_restarted_with_a_fresh_seed_and_parents() -> None:
+    made: list[Walker] = []
+
+    def restart(number: int) -> Engine:
+        made.append(Walker("walker", number))
+        return made[-1]
+
+    parents = [Observation(input=Input(args=(i,)), outcomes=(returned(0.0, i),), classes=((0,),)) for i in range(3)]
+    portfolio = Portfolio([Walker("walker"), Counting("other", 0.0)], restarts={"walker": restart},
+                          parents=lambda number: parents[:number])
+    found_at = 0
+    for turn in range(400):
+        engine, batch = portfolio.next_turn()
+        # the walker finds new behaviours in its first 100 inputs, then nothing
+        novel = len(batch) if engine.name == "walker" and found_at < 100 else 0
+        found_at += len(batch) if engine.name == "walker" else 0
+        portfolio.record(engine, inputs=len(batch), executions=len(batch), seconds=0.01 * len(batch) / 16,
+                         novel=novel, divergences=0, behaviours=[f"{engine.name}:{turn % 7}"] * len(batch))
+    stats = {s.name: s for s in portfolio.stats()}
+    walker = stats["walker"]
+    assert walker.restarts >= 1 and made[0].restart == 1 and made[0].parents == parents[:1]
+    assert portfolio.engine("walker") is made[-1] and made[-1].restart == walker.restarts
+    # the engines table's diversity: its distinct behaviours, its inputs since it last found one
+    assert walker.behaviours == 7 and walker.since_novel > 2000 and walker.longest_stale >= walker.since_novel
+    assert stats["other"].restarts == 0  # not restartable
+
+
+def test_an_engine_still_finding_new_behaviours_is_never_restarted() -> None:
+    portfolio = Portfolio([Walker("walker")], restarts={"walker": lambda number: Walker("walker", number)})
+    for _ in range(300):
+        engine, batch = portfolio.next_turn()
+        portfolio.record(engine, inputs=len(batch), executions=len(batch), seconds=0.05, novel=1, divergences=0)
+    assert portfolio.stats()[0].restarts == 0 and portfolio.stats()[0].since_novel == 0
+
+
+def test_a_search_stuck_for_most_of_its_time_says_so_and_names_its_restarts() -> None:
+    stats = [EngineStats("mutation", 9000, 18000, 3.0, novel=2, since_novel=8000, restarts=3),
+             EngineStats("hypothesis", 300, 600, 2.0, since_novel=300)]
+    (note,) = stuck_note(6.0, 8.0, 8300, stats)
+    assert "last 6.0 s (8,300 inputs; restarted with fresh seeds: mutation 3x)" in note
+    assert stuck_note(1.5, 2.0, 100, stats) == ()  # too short to tell
+    assert stuck_note(3.0, 8.0, 100, stats) == ()  # new behaviours in most of its time
+
+
+def test_the_engines_table_shows_diversity_and_restarts_and_keeps_seconds_at_80_columns() -> None:
+    stats = [EngineStats("mutation", 8132, 16264, 2.75, novel=2, behaviours=2, since_novel=8116, restarts=3),
+             EngineStats("symbolic", 0, 0, 0.0, stopped="exhausted: nothing new to try")]
+    for width, dropped in ((120, set()), (80, {"distinct"})):
+        table, _ = engines_table(stats, width)
+        headers = [str(column.header) for column in table.columns]
+        assert set(headers) == {"engine", "inputs", "novel", "distinct", "since new", "divergent", "restarts",
+                                "seconds", "stopped"} - dropped
+    table, _ = engines_table(stats[1:], 80)
+    assert "restarts" not in [str(column.header) for column in table.columns]  # none restarted
+    assert engines_table([], 40)[0].columns  # no engine ran: the table still has its columns
+
+
 # -- pre-started runners --------------------------------------------------------------------------
 
 
@@ -207,6 +280,27 @@ def test_spare_runners_are_fresh_and_ready() -> None:
                 assert runner.run([Input(args=(1,))])[0][0].value == 1  # no call ran there before
             finally:
                 runner.close()
+    finally:
+        spares.close()
+
+
+def test_a_second_spare_runner_starts_only_when_asked_for() -> None:
+    started: list[int] = []
+
+    def start() -> WorkerPool:
+        started.append(1)
+        return WorkerPool([impl(RETURNS, "a")], limits=Limits())
+
+    spares = SpareRunners(start)
+    try:
+        spares.take().close()
+        time.sleep(0.5)
+        assert len(started) == 1  # a quick answer takes one: no second one started for nothing
+        spares.keep()
+        deadline = time.monotonic() + 30
+        while len(started) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(started) == 3  # once kept, two more (one after the other)
     finally:
         spares.close()
 
@@ -258,3 +352,14 @@ def test_an_engine_that_cannot_propose_does_not_stop_the_others() -> None:
     portfolio = Portfolio([Stops("stops", 0.0), Counting("goes", 0.0)])
     engine, _ = portfolio.next_turn()
     assert engine.name == "goes"
+
+
+def test_a_search_that_saw_nothing_new_for_most_of_its_time_says_so(tmp_path: Path) -> None:
+    a = write(tmp_path, "a.py", "def even(x: int, s: str) -> bool:\n    return x % 2 == 0\n")
+    b = write(tmp_path, "b.py", "def even(x: int, s: str) -> bool:\n    return x & 1 == 0\n")
+    report = divergent.check([a, b], engines="mutation", budget=Budget(seconds=5))
+    assert report.verdict is Verdict.NO_DIFFERENCE_FOUND
+    (mutation,) = report.engines
+    # two behaviours (True, False), seen in the first inputs; every later input showed nothing new
+    assert mutation.behaviours == 2 and mutation.since_novel > 0 and mutation.longest_stale >= mutation.since_novel
+    assert any("no input revealed a new behaviour" in note for note in report.notes)

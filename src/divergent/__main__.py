@@ -1,5 +1,24 @@
-"""``python -m divergent``."""
+"""The ``divergent`` program (``python -m divergent``, and the ``divergent`` script).
 
-from divergent.cli import main
+Before it imports the command line (typer, rich, and pydantic behind typer: most of a quick
+answer's time), it starts the sandboxed workers the command will most likely need
+(:mod:`divergent.sandbox.early`), so they boot on the other core meanwhile."""
 
-main()
+import sys
+
+
+def main() -> None:
+    from divergent.trace import mark
+
+    mark("program started")
+    from divergent.sandbox.early import start_workers
+
+    start_workers(sys.argv[1:])
+    mark("early start")
+    from divergent.cli import main as command_line
+
+    command_line()
+
+
+if __name__ == "__main__":
+    main()

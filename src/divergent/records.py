@@ -344,6 +344,15 @@ class EngineStats:
     stopped: str = ""
     #: what the engine explored on its own beyond its inputs ("CrossHair: 412 paths in 3.1 s"), or ""
     explored: str = ""
+    #: distinct behaviours among this engine's own inputs (first revealed by it or not)
+    behaviours: int = 0
+    #: this engine's inputs since it last revealed a behaviour new to the search (a long run: stuck)
+    since_novel: int = 0
+    #: the longest such run of the search, and how many seconds of its turns it lasted
+    longest_stale: int = 0
+    longest_stale_seconds: float = 0.0
+    #: times the scheduler restarted it (fresh seed, fresh parents) after it stopped finding new behaviours
+    restarts: int = 0
 
 
 @dataclass(frozen=True)

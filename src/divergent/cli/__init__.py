@@ -10,10 +10,9 @@ Rooms: :mod:`~divergent.cli.app` (the application, exit codes, errors, progress,
 options), the groups (:mod:`~divergent.cli.search_groups`, :mod:`~divergent.cli.function_group`,
 :mod:`~divergent.cli.program_group`, :mod:`~divergent.cli.llm_options`, :mod:`~divergent.cli.outputs`),
 one module per command (check, cluster, incoherence, probegen, report, sandbox, bench and its
-harnesses: bench_refute, bench_equibench, bench_cetbench).
+harnesses: bench_refute, bench_equibench, bench_cetbench). The program's entry point is
+``divergent.__main__`` (it starts the sandboxed workers a search will need before importing this).
 """
-
-import sys
 
 from divergent.cli import (  # noqa: F401 - registers the commands
     bench,
@@ -27,11 +26,13 @@ from divergent.cli import (  # noqa: F401 - registers the commands
     report,
     sandbox,
 )
-from divergent.cli.app import app, enter_program, run_app
+from divergent.cli.app import app, enter_program, leave, run_app
+from divergent.trace import mark
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
+    mark("cli imported")
     enter_program()
-    sys.exit(run_app())
+    leave(run_app())

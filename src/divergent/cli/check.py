@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -37,10 +38,13 @@ def check(
     """Find an input on which the implementations behave differently (exit 1), or say none was found (exit 0)."""
     from dataclasses import replace
 
+    from divergent.trace import mark
+
+    mark("command parsed")
+
     from divergent.cli.app import input_errors, stderr_console
     from divergent.cli.outputs import keep_report, write_html_report, write_text_file
     from divergent.report.json import report_json
-    from divergent.report.text import plain_report, render_report
     from divergent.search import check as run_check
 
     compared: list = []
@@ -56,9 +60,10 @@ def check(
         outputs.check_paths(("--emit-test", emit_test))
     ran = run_search(implementations, flags, run)
     kind, report, programs = ran.kind, ran.result, compared or list(ran.programs)
+    mark("search done")
     extras = kind.extras(report, programs, ran.options)
     document = report_json(report, extras=extras)
-    notices = stderr_console(outputs.quiet)
+    notices = functools.cache(lambda: stderr_console(outputs.quiet))  # made when a notice is printed
     test = None
     if report.counterexample is not None:
         # paths relative to where the test is written, or to the current directory
@@ -66,26 +71,31 @@ def check(
         with input_errors(outputs.prints_json):
             test = kind.reproduction(report.counterexample, programs, ran.options, test_dir=test_dir)
     with input_errors(outputs.prints_json):
-        outputs.write_json(document, notices)
+        outputs.write_json(document, notices())
     if outputs.quiet and not outputs.prints_json:
+        from divergent.report.text import plain_report
+
         if report.divergent:
             print(plain_report(report, extras))
     elif not outputs.prints_json:
+        from divergent.report.text import render_report
+
         # with --emit-test the test is in its file: the terminal names it instead of printing it
         render_report(report, make_console(), extras=replace(extras, test=test if emit_test is None else ""))
     with input_errors(outputs.prints_json):
         if emit_test is not None:
             if test is None:
-                notices.print(f"no counterexample: {emit_test} not written", highlight=False)
+                notices().print(f"no counterexample: {emit_test} not written", highlight=False)
             else:
                 write_text_file(emit_test, test, "--emit-test")
-                notices.print(f"reproducing test written: pytest {emit_test}", highlight=False)
+                notices().print(f"reproducing test written: pytest {emit_test}", highlight=False)
         if outputs.html is not None:
             from divergent.report.html import check_page
 
-            write_html_report(check_page(document, test=test), outputs.html, notices)
+            write_html_report(check_page(document, test=test), outputs.html, notices())
         if outputs.store or outputs.db is not None:
-            keep_report("check", document, outputs.db, notices, test=test)
+            keep_report("check", document, outputs.db, notices(), test=test)
+    mark("report written")
     raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
 
 

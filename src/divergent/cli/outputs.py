@@ -10,13 +10,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from divergent.cli.option_groups import OptionGroup
 from divergent.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: ``--json``'s help, the same on every command that prints a JSON document
 JSON_HELP = "Print the result as JSON on stdout (the documented contract) instead of the report."

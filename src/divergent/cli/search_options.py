@@ -90,11 +90,16 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
     """Choose the programs' kind, build the options for it and load the programs (once), and call
     ``run(programs, options)`` (check or cluster) with a live progress display; input errors exit 2
     the contract's way."""
+    from divergent.trace import mark
+
+    mark("search modules imported")
+
     quiet = flags.outputs.quiet_display
     with input_errors(flags.outputs.prints_json):
         kind = flags.kind_of(implementations)
         options = flags.options_for(kind)
         programs = kind.load(implementations, options)
+        mark("programs loaded")
         progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
         options = options.with_(progress=progress)
         try:

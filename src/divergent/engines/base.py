@@ -87,6 +87,9 @@ class EngineContext:
     #: values shaped like the code expects, per parameter (regexes, formats, literals, keys it
     #: uses: :mod:`divergent.structure`); None when nothing was mined
     shaped: ShapedInputs | None = None
+    #: how many times the scheduler restarted this engine (0: its first instance); a restarted engine
+    #: draws from a fresh random stream (:meth:`rng`) and may start another schedule (sizes)
+    restart: int = 0
 
     @property
     def text_seeds(self) -> tuple[TextInput, ...]:
@@ -94,8 +97,9 @@ class EngineContext:
         return self.seeds  # type: ignore[return-value]
 
     def rng(self, salt: str) -> random.Random:
-        """A random generator private to one engine, reproducible from the run's seed."""
-        return random.Random(f"{self.seed}:{salt}")
+        """A random generator private to one engine, reproducible from the run's seed (and the
+        engine's restart: a restarted engine gets a stream of its own)."""
+        return random.Random(f"{self.seed}:{salt}" if not self.restart else f"{self.seed}:{salt}:restart {self.restart}")
 
 
 class Engine(abc.ABC):
@@ -114,6 +118,10 @@ class Engine(abc.ABC):
     #: past the second.
     turn_deadline: float | None = None
     deadline: float | None = None
+    #: True for engines the scheduler may replace by a fresh instance (``context.restart`` + 1, fresh
+    #: random stream, parents from a sample of the search's behaviours) when they stop revealing new
+    #: behaviours: engines whose finds depend on where their random walk went
+    restartable: ClassVar[bool] = False
 
     def __init__(self, context: EngineContext) -> None:
         self.context = context

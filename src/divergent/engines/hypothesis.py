@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import pickle
-import random
 import re
 import typing
 from collections import deque
@@ -235,6 +234,7 @@ class HypothesisEngine(Engine):
 
     name = "hypothesis"
     checks_preconditions = True
+    restartable = True
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
@@ -380,7 +380,7 @@ class HypothesisEngine(Engine):
     def _run_round(self, examples: int) -> int:
         """Run Hypothesis once for up to ``examples`` draws; buffer the new ones and count them."""
         drawn: list[Input] = []
-        round_seed = random.Random(f"{self.context.seed}:hypothesis:{self._rounds}").getrandbits(64)
+        round_seed = self.context.rng(f"hypothesis:{self._rounds}").getrandbits(64)
         self._rounds += 1
 
         @settings(

@@ -39,6 +39,10 @@ _MAX_RECENT = 1000
 #: the size of new values at the start, its least, and its growth per 64 of the engine's inputs
 #: that ran within the per-call limit
 _FIRST_SIZE = 0.1
+#: the first size of a restarted engine, by restart (in turn): large values, then the usual start.
+#: Never tiny: the instance it replaces began small, and one starting tiny would need thousands of
+#: inputs to grow back to the lengths it had reached (a 40-character digest was missed that way)
+_RESTART_SIZES = (0.6, _FIRST_SIZE)
 _MIN_SIZE = 0.02
 _SIZE_STEP = 0.02
 
@@ -48,6 +52,7 @@ class MutationEngine(Engine):
 
     name = "mutation"
     checks_preconditions = True
+    restartable = True
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
@@ -63,7 +68,8 @@ class MutationEngine(Engine):
             self._mutator.restrict(TABLE6_OPERATORS)
             self._gen_children = []
         else:
-            self._mutator.size = _FIRST_SIZE
+            restart = context.restart
+            self._mutator.size = _RESTART_SIZES[(restart - 1) % len(_RESTART_SIZES)] if restart else _FIRST_SIZE
         signature = context.signature
         self._parameters = signature.parameters
         #: whether a call can have another shape (optional parameters, *args): else no step tries it

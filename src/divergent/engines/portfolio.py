@@ -19,21 +19,33 @@ be slow stops at the first and starts nothing past the second.
 Background engines (symbolic execution in its own process, a language model on its own thread) are
 not scheduled: they are polled on every turn and whatever they found runs in the next batch.
 
+An engine whose finds depend on where its random walk went (``Engine.restartable``: mutation,
+Hypothesis) can get stuck there: its inputs keep showing behaviours already seen while another seed
+would have found the bug in a second. Once such an engine has revealed nothing new to the search in
+its last :data:`RESTART_INPUTS` inputs, in twice as many as it needed for its last find, and in
+:data:`RESTART_SECONDS` of its turns, it is restarted: a fresh instance with a fresh random stream
+(``EngineContext.restart``), its parents the seeds and a random sample of the inputs that first
+showed each behaviour of the search (``parents``), and another schedule of value sizes. The engines
+table says how diverse each engine's inputs were and how long it went without a find, so a report
+shows when the search was stuck.
+
 Because turns follow measured seconds, the order in which engines' inputs run depends on the
 machine's speed; each engine's own sequence of inputs is reproducible for a seed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import math
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.registry import NEEDS_MODEL
 from divergent.errors import EngineCannotProceed, InvalidArgument, MissingExtra
-from divergent.records import EngineStats, Input
+from divergent.records import EngineStats, Input, Observation
 
 #: inputs of an engine's first turn: enough to see its cost, few enough to answer fast
 FIRST_TURN_BATCH = 16
@@ -44,6 +56,14 @@ TURN_SECONDS = 0.1
 _FLOOR = 0.2
 #: how much the last turns count against earlier ones in an engine's finds per second
 _DECAY = 0.7
+#: a restartable engine is restarted after at least this many inputs with nothing new to the search...
+RESTART_INPUTS = 2000
+#: ... and this many times the inputs it needed for its last find...
+RESTART_FACTOR = 2.0
+#: ... and at least this many seconds of its turns since then
+RESTART_SECONDS = 1.0
+#: observations a restarted engine is given as parents (a sample of the search's behaviours)
+RESTART_PARENTS = 256
 
 
 @dataclass
@@ -52,6 +72,8 @@ class _Arm:
     #: builds the engine when its first turn comes (None once built)
     start: Callable[[], Engine] | None
     engine: Engine | None = None
+    #: builds a fresh instance for a restart (its argument: the restart's number), if it may restart
+    restart: Callable[[int], Engine] | None = None
     inputs: int = 0
     executions: int = 0
     #: seconds of its turns: proposing, running and judging its inputs
@@ -63,10 +85,27 @@ class _Arm:
     #: decayed finds and seconds of recent turns (finds per second = their ratio)
     recent_finds: float = 0.0
     recent_seconds: float = 0.0
+    #: the distinct behaviours of its own inputs (hashes of their fingerprints)
+    behaviours: set[int] = field(default_factory=set)
+    #: its inputs since it last revealed a behaviour new to the search (and its seconds then), the
+    #: longest such run
+    since_novel: int = 0
+    seconds_at_novel: float = 0.0
+    longest_stale: int = 0
+    longest_stale_seconds: float = 0.0
+    restarts: int = 0
+    #: the current instance's inputs, and how many it had run at its last find
+    instance_inputs: int = 0
+    instance_found_at: int = 0
 
     @property
     def background(self) -> bool:
         return self.engine is not None and self.engine.background
+
+    @property
+    def since_novel_seconds(self) -> float:
+        """Seconds of its turns since it last revealed a behaviour new to the search."""
+        return self.seconds - self.seconds_at_novel
 
     def stats(self) -> EngineStats:
         return EngineStats(
@@ -78,7 +117,20 @@ class _Arm:
             divergences=self.divergences,
             stopped=self.stopped,
             explored=self.engine.explored if self.engine is not None else "",
+            behaviours=len(self.behaviours),
+            since_novel=self.since_novel,
+            longest_stale=self.longest_stale,
+            longest_stale_seconds=round(self.longest_stale_seconds, 3),
+            restarts=self.restarts,
         )
+
+    def stuck(self) -> bool:
+        """Whether it should be restarted: see the module's docstring."""
+        if self.restart is None or self.engine is None or not self.engine.restartable or self.stopped:
+            return False
+        stale = self.instance_inputs - self.instance_found_at
+        return (stale >= RESTART_INPUTS and stale >= RESTART_FACTOR * self.instance_found_at
+                and self.since_novel_seconds >= RESTART_SECONDS)
 
     def batch_size(self, seconds_left: float | None = None) -> int:
         if self.inputs == 0:
@@ -101,17 +153,24 @@ class Portfolio:
         pending: Sequence[tuple[str, Callable[[], Engine]]] = (),
         on_start_failure: Callable[[str, Exception], None] | None = None,
         order: Sequence[str] = (),
+        restarts: dict[str, Callable[[int], Engine]] | None = None,
+        parents: Callable[[int], Sequence[Observation]] | None = None,
     ) -> None:
         """``engines`` are running already; ``pending`` are (name, factory) pairs built at their first
         turn, in order. A factory that raises (an optional library missing, say) stops that engine;
         ``on_start_failure`` hears about it. ``order``: the engines' order in turns and statistics
-        (default: running ones first, then pending ones)."""
+        (default: running ones first, then pending ones). ``restarts``: by engine name, what builds
+        its restart number N (engines without one are never restarted); ``parents(N)``: the
+        observations a restarted engine is given as parents."""
         arms = [_Arm(engine.name, None, engine) for engine in engines]
         arms += [_Arm(name, factory) for name, factory in pending]
+        for arm in arms:
+            arm.restart = (restarts or {}).get(arm.name)
         rank = {name: position for position, name in enumerate(order)}
         arms.sort(key=lambda arm: rank.get(arm.name, len(rank)))
         self._arms: dict[str, _Arm] = {arm.name: arm for arm in arms}
         self._on_start_failure = on_start_failure
+        self._parents = parents
 
     @property
     def engines(self) -> list[Engine]:
@@ -166,6 +225,8 @@ class Portfolio:
                 continue
             if arm.background:
                 continue  # it turned out to work on its own: polled from now on
+            if arm.stuck():
+                self._restart(arm)
             assert arm.engine is not None
             size = arm.batch_size(seconds_left)
             owed = extra(arm.name) if extra is not None else []
@@ -201,6 +262,28 @@ class Portfolio:
             arm.seconds += time.monotonic() - started
         return True
 
+    def _restart(self, arm: _Arm) -> None:
+        """Replace a stuck engine by a fresh instance (see the module's docstring); when it cannot
+        be built, the old one goes on."""
+        assert arm.restart is not None and arm.engine is not None
+        number = arm.restarts + 1
+        started = time.monotonic()
+        try:
+            fresh = arm.restart(number)
+            parents = list(self._parents(number)) if self._parents is not None else []
+            if parents:
+                fresh.observe(parents)
+        except Exception:  # noqa: BLE001 - a restart is an attempt: the engine it would replace goes on
+            arm.restart = None
+            return
+        finally:
+            arm.seconds += time.monotonic() - started
+        old, arm.engine = arm.engine, fresh
+        with contextlib.suppress(Exception):  # the old instance is dropped either way
+            old.close()
+        arm.restarts = number
+        arm.instance_inputs = arm.instance_found_at = 0
+
     def _propose(self, arm: _Arm, n: int) -> list[Input]:
         assert arm.engine is not None
         try:
@@ -229,8 +312,9 @@ class Portfolio:
         return min(live, key=behind)
 
     def record(self, engine: Engine, *, inputs: int, executions: int, seconds: float, novel: int,
-               divergences: int) -> None:
-        """What one batch of ``engine``'s inputs gave, and the seconds it took to run and judge."""
+               divergences: int, behaviours: Iterable[str] = ()) -> None:
+        """What one batch of ``engine``'s inputs gave, and the seconds it took to run and judge;
+        ``behaviours``: the fingerprints of its inputs' behaviours (for the engine's diversity)."""
         arm = self._arms[engine.name]
         arm.inputs += inputs
         arm.executions += executions
@@ -239,6 +323,15 @@ class Portfolio:
         arm.divergences += divergences
         arm.recent_finds = arm.recent_finds * _DECAY + novel + 10 * divergences
         arm.recent_seconds = arm.recent_seconds * _DECAY + seconds
+        arm.behaviours.update(hash(behaviour) for behaviour in behaviours)
+        arm.instance_inputs += inputs
+        if novel:
+            arm.since_novel, arm.seconds_at_novel = 0, arm.seconds
+            arm.instance_found_at = arm.instance_inputs
+        else:
+            arm.since_novel += inputs
+            if arm.since_novel > arm.longest_stale:
+                arm.longest_stale, arm.longest_stale_seconds = arm.since_novel, arm.since_novel_seconds
 
 
 def requested_classes(names: Sequence[str], engine_class: Callable[[str], type[Engine]]) -> dict[str, type[Engine]]:
@@ -256,12 +349,18 @@ def requested_classes(names: Sequence[str], engine_class: Callable[[str], type[E
 def start_portfolio(
     names: Sequence[str], engine_class: Callable[[str], type[Engine]], context: EngineContext, *,
     requested: dict[str, type[Engine]] | None = None, note: Callable[[str], None],
+    parents: Callable[[int], Sequence[Observation]] | None = None,
 ) -> Portfolio:
     """The portfolio of engines ``names`` (their classes from ``engine_class``). Engines the caller
     named (``requested``, imported already) are built now, and one that cannot start is an input
     error; of the default portfolio, the engines that drive a model start at once (they work on
     their own thread, mostly waiting on the network) and the others at their first turn, cheapest
-    first, an engine that cannot start being a ``note``."""
+    first, an engine that cannot start being a ``note``. Restartable engines are restarted with
+    ``parents`` when they get stuck (see the module's docstring)."""
+
+    def restart(cls: type[Engine]) -> Callable[[int], Engine]:
+        return lambda number: cls(dataclasses.replace(context, restart=number))
+
     if requested:
         engines: list[Engine] = []
         for name, cls in requested.items():
@@ -269,7 +368,7 @@ def start_portfolio(
                 engines.append(cls(context))
             except (EngineCannotProceed, MissingExtra, ImportError) as error:
                 raise InvalidArgument(f"engine {name!r} cannot run: {error}") from error
-        return Portfolio(engines)
+        return Portfolio(engines, restarts={name: restart(cls) for name, cls in requested.items()}, parents=parents)
     if not names:
         raise InvalidArgument("no engines selected")
 
@@ -287,4 +386,6 @@ def start_portfolio(
             except (EngineCannotProceed, MissingExtra, ImportError) as error:
                 failed(name, error)
     later = [(name, factory(name)) for name in names if name not in NEEDS_MODEL]
-    return Portfolio(at_once, pending=later, on_start_failure=failed, order=names)
+    restarts = {name: (lambda number, name=name: engine_class(name)(dataclasses.replace(context, restart=number)))
+                for name, _ in later}
+    return Portfolio(at_once, pending=later, on_start_failure=failed, order=names, restarts=restarts, parents=parents)

@@ -19,36 +19,43 @@ The rooms:
 
 from __future__ import annotations
 
-from divergent.load.callables import load_callable
-from divergent.load.literals import evaluate_literal
-from divergent.load.python_files import load_implementation, load_source
-from divergent.load.seeds import Seeds, fit_seeds, seeds_from_asserts, seeds_from_docstring, seeds_from_file
-from divergent.load.signatures import (
-    annotation_warnings,
-    check_generatable,
-    common_signature,
-    signature_from_ast,
-)
-from divergent.load.targets import Target, parse_target
-from divergent.load.whole_programs import load_program, load_program_source, names_whole_program
+import importlib
+from typing import Any
 
-__all__ = [
-    "Seeds",
-    "Target",
-    "annotation_warnings",
-    "check_generatable",
-    "common_signature",
-    "evaluate_literal",
-    "fit_seeds",
-    "load_callable",
-    "load_implementation",
-    "load_program",
-    "load_program_source",
-    "load_source",
-    "names_whole_program",
-    "parse_target",
-    "seeds_from_asserts",
-    "seeds_from_docstring",
-    "seeds_from_file",
-    "signature_from_ast",
-]
+#: every name of the package, by the module that holds it: imported on first use, so a caller that
+#: needs one room (the command line's early start reads a file's package layout) loads only that one
+_EXPORTS: dict[str, str] = {
+    "Seeds": "seeds",
+    "Target": "targets",
+    "annotation_warnings": "signatures",
+    "check_generatable": "signatures",
+    "common_signature": "signatures",
+    "evaluate_literal": "literals",
+    "fit_seeds": "seeds",
+    "load_callable": "callables",
+    "load_implementation": "python_files",
+    "load_program": "whole_programs",
+    "load_program_source": "whole_programs",
+    "load_source": "python_files",
+    "names_whole_program": "whole_programs",
+    "parse_target": "targets",
+    "seeds_from_asserts": "seeds",
+    "seeds_from_docstring": "seeds",
+    "seeds_from_file": "seeds",
+    "signature_from_ast": "signatures",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'divergent.load' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"divergent.load.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

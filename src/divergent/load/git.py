@@ -8,7 +8,6 @@ import os
 import shutil
 import stat
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -70,6 +69,8 @@ def _private_cache_root() -> Path:
 
 def _export_commit(commit: str, cwd: Path, spec: str) -> Path:
     """The whole tree at ``commit``, exported once into a cache directory and reused afterwards."""
+    import tarfile  # (only for revisions: most loads read files)
+
     root = _private_cache_root()
     final = root / commit
     if final.is_dir():

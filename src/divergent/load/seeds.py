@@ -7,7 +7,6 @@ Seeds are read with :mod:`ast` and built by the literal-only evaluator of
 from __future__ import annotations
 
 import ast
-import doctest
 import os
 import textwrap
 from collections.abc import Iterable
@@ -241,8 +240,10 @@ def seeds_from_docstring(impl: PythonFunction, *, signature: Signature | None = 
     if node is None or isinstance(node, ast.Lambda):
         return Seeds()
     docstring = ast.get_docstring(node)
-    if not docstring:
+    if not docstring or ">>>" not in docstring:
         return Seeds()
+    import doctest  # (with unittest behind it: only for a docstring that has examples)
+
     try:
         examples = doctest.DocTestParser().get_examples(docstring)
     except ValueError:

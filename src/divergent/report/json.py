@@ -87,6 +87,10 @@ def report_json(report: Report, function_name: str = "f", *, extras: ReportExtra
             {
                 "name": s.name, "inputs": s.inputs, "executions": s.executions, "seconds": s.seconds,
                 "novel": s.novel, "divergences": s.divergences, "stopped": s.stopped, "explored": s.explored,
+                # diversity: distinct behaviours of its inputs, its inputs since its last new
+                # behaviour (and the longest such run), restarts with a fresh seed when it was stuck
+                "behaviours": s.behaviours, "since_novel": s.since_novel, "longest_stale": s.longest_stale,
+                "longest_stale_seconds": s.longest_stale_seconds, "restarts": s.restarts,
             }
             for s in report.engines
         ],
@@ -112,12 +116,14 @@ def report_json(report: Report, function_name: str = "f", *, extras: ReportExtra
 
 def timeline_json(report: Report) -> list[dict[str, Any]]:
     """The engines' cumulative counts over the search: ``[{"seconds", "engines": {name: {"inputs",
-    "novel", "divergences"}}}]``, oldest first."""
+    "novel", "divergences", "behaviours", "restarts"}}}]``, oldest first."""
     return [
         {
             "seconds": point.seconds,
             "engines": {
-                s.name: {"inputs": s.inputs, "novel": s.novel, "divergences": s.divergences} for s in point.engines
+                s.name: {"inputs": s.inputs, "novel": s.novel, "divergences": s.divergences,
+                         "behaviours": s.behaviours, "restarts": s.restarts}
+                for s in point.engines
             },
         }
         for point in report.timeline

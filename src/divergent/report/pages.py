@@ -257,7 +257,9 @@ def engine_charts(document: Document) -> list[Chart]:
     inputs: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
     novel: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
     found: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+    restarted: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
     last_divergences = dict.fromkeys(names, 0)
+    last_restarts = dict.fromkeys(names, 0)
     for name in names:  # every engine starts from nothing
         inputs[name].append((0.0, 0))
         novel[name].append((0.0, 0))
@@ -269,6 +271,9 @@ def engine_charts(document: Document) -> list[Chart]:
             if counts.get("divergences", 0) > last_divergences[name]:
                 found[name].append((seconds, counts.get("inputs", 0)))
                 last_divergences[name] = counts["divergences"]
+            if counts.get("restarts", 0) > last_restarts[name]:
+                restarted[name].append((seconds, counts.get("novel", 0)))
+                last_restarts[name] = counts["restarts"]
     caption = "✕ marks when an engine's inputs revealed new divergences"
     if sum(len(points) for points in found.values()) > MAX_MARKS:
         # clustering: nearly every input splits some class; marks would hide the lines
@@ -277,14 +282,28 @@ def engine_charts(document: Document) -> list[Chart]:
         line_chart("Inputs run per engine", inputs, xlabel="seconds", ylabel="inputs (cumulative)", marks=found,
                    mark_label="new divergent inputs", caption=caption),
         line_chart("New behaviours per engine", novel, xlabel="seconds", ylabel="novel behaviours (cumulative)",
-                   caption="inputs whose outcomes showed a behaviour no earlier input had"),
+                   marks=restarted if any(restarted.values()) else None, mark_label="restarted (fresh seed)",
+                   caption="inputs whose outcomes showed a behaviour no earlier input had; a flat stretch is an "
+                           "engine finding nothing new (✕: the scheduler restarted it with a fresh seed)"
+                   if any(restarted.values()) else
+                   "inputs whose outcomes showed a behaviour no earlier input had; a flat stretch is an engine "
+                   "finding nothing new"),
     ]
+
+
+def _stale(engine: dict[str, Any]) -> str:
+    """An engine's longest run of inputs without a new behaviour, and its seconds."""
+    if "longest_stale" not in engine:
+        return ""  # a document from before the engines' diversity was kept
+    return f"{engine['longest_stale']:,} ({engine.get('longest_stale_seconds', 0.0):.1f} s)"
 
 
 def engines_section(document: Document) -> Section:
     engines = document.get("engines") or []
-    columns = ["engine", "inputs", "executions", "novel", "divergent", "seconds", "stopped"]
-    rows = [(e.get("name"), e.get("inputs"), e.get("executions"), e.get("novel"), e.get("divergences"),
+    columns = ["engine", "inputs", "executions", "novel", "distinct behaviours", "inputs since a new one",
+               "longest run without one", "restarts", "divergent", "seconds", "stopped"]
+    rows = [(e.get("name"), e.get("inputs"), e.get("executions"), e.get("novel"), e.get("behaviours", ""),
+             e.get("since_novel", ""), _stale(e), e.get("restarts", ""), e.get("divergences"),
              e.get("seconds"), e.get("stopped") or "") for e in engines]
     if any(e.get("explored") for e in engines):  # a background engine's own search (CrossHair's paths)
         columns.append("explored on its own")

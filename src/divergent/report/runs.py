@@ -22,7 +22,7 @@ from rich.text import Text
 from divergent.records import AnyInput, Counterexample, Outcome, OutcomeKind, Report, TextInput
 from divergent.report.presentation import ReportExtras
 from divergent.report.terminal import escaping
-from divergent.report.text import describe_classes, print_reproducing_test
+from divergent.report.text import describe_classes, engines_table, print_reproducing_test
 from divergent.text_comparison import OutputComparison
 from divergent.values import printable
 
@@ -247,13 +247,10 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
         print_reproducing_test(console, test)
         if len(report.implementations) > 2:
             console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(describe_classes(report)))
-    engines = Table(title="engines", box=None, padding=(0, 2), title_justify="left")
-    for column in ("engine", "inputs", "novel", "divergent", "seconds", "stopped"):
-        engines.add_column(column, justify="right" if column in ("inputs", "novel", "divergent", "seconds") else "left")
-    for stats in report.engines:
-        engines.add_row(stats.name, f"{stats.inputs:,}", str(stats.novel), str(stats.divergences),
-                        f"{stats.seconds:.2f}", stats.stopped)
+    engines, reasons = engines_table(report.engines, console.width)
     console.print(engines)
+    for reason in reasons:
+        console.print(Text(f"  {reason}", style="dim"))
     console.print(f"[dim]sandbox: {report.isolation} · comparison: {report.policy} · seed: {report.seed}[/dim]")
     for note in report.notes:
         console.print(Text.assemble(("note: ", "yellow"), note))

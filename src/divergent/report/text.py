@@ -92,19 +92,22 @@ def print_reproducing_test(console: Console, test: str | None) -> None:
         console.out(test, highlight=False)
 
 
+#: the engines table's columns, and which go first when the terminal is too narrow for them all
+_ENGINE_COLUMNS = ("engine", "inputs", "novel", "distinct", "since new", "divergent", "restarts", "seconds", "stopped")
+_DROPPED_FIRST = ("distinct", "seconds", "since new")
+
+
 def engines_table(engines: Sequence[Any], width: int = 80) -> tuple[Table, list[str]]:
     """The engines table, fit for ``width`` columns, and the lines to print below it.
 
-    Why an engine stopped can be long: the table shows its first word ("exhausted", "failed"...)
-    and the whole reason goes below it, after what a background engine explored on its own (its
-    inputs are only what it found); on a narrow terminal the seconds column goes first."""
-    table = Table(title="engines", box=None, padding=(0, 2 if width >= 70 else 1), title_justify="left")
-    columns = ["engine", "inputs", "novel", "divergent", "seconds", "stopped"]
-    if width < 60:
-        columns.remove("seconds")
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("engine", "stopped") else "right", no_wrap=True,
-                         overflow="ellipsis")
+    Besides each engine's inputs, new behaviours (``novel``) and divergent inputs, its diversity:
+    the distinct behaviours of its inputs and its inputs since it last showed a new one (a long run:
+    it was stuck), and (when any was) how often it was restarted with a fresh seed. Why an engine
+    stopped can be long: the table shows its first word ("exhausted", "failed"...) and the whole
+    reason goes below it, after what a background engine explored on its own (its inputs are only
+    what it found); on a narrow terminal the distinct behaviours go first, then the seconds, then
+    the inputs since a new behaviour."""
+    rows = []
     reasons = []
     for stats in engines:
         short = stats.stopped.split(":", 1)[0].split(" —", 1)[0].strip()
@@ -112,11 +115,31 @@ def engines_table(engines: Sequence[Any], width: int = 80) -> tuple[Table, list[
             reasons.append(f"{stats.name} explored: {stats.explored}")
         if stats.stopped and stats.stopped != short:
             reasons.append(f"{stats.name} stopped: {stats.stopped}")
-        cells = {
+        behaviours = getattr(stats, "behaviours", 0)
+        rows.append({
             "engine": stats.name, "inputs": f"{stats.inputs:,}", "novel": f"{stats.novel:,}",
-            "divergent": f"{stats.divergences:,}", "seconds": f"{stats.seconds:.2f}", "stopped": short,
-        }
-        table.add_row(*(cells[column] for column in columns))
+            "distinct": f"{behaviours:,}" if stats.inputs else "",
+            "since new": f"{getattr(stats, 'since_novel', 0):,}" if stats.inputs else "",
+            "divergent": f"{stats.divergences:,}", "restarts": f"{getattr(stats, 'restarts', 0):,}",
+            "seconds": f"{stats.seconds:.2f}", "stopped": short,
+        })
+    columns = [c for c in _ENGINE_COLUMNS if c != "restarts" or any(getattr(s, "restarts", 0) for s in engines)]
+
+    def needed(names: list[str], padding: int) -> int:
+        # every cell is padded on both sides
+        return sum(max([len(name), *(len(row[name]) for row in rows)]) + 2 * padding for name in names)
+
+    padding = 2 if needed(columns, 2) <= width else 1
+    for column in _DROPPED_FIRST:
+        if needed(columns, padding) <= width:
+            break
+        columns.remove(column)
+    table = Table(title="engines", box=None, padding=(0, padding), title_justify="left")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("engine", "stopped") else "right", no_wrap=True,
+                         overflow="ellipsis")
+    for row in rows:
+        table.add_row(*(row[column] for column in columns))
     return table, reasons
 
 

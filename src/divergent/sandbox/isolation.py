@@ -63,6 +63,7 @@ from divergent.sandbox.cgroups import (
     retry_pending_cgroups,
 )
 from divergent.sandbox.limits import Limits
+from divergent.trace import mark
 
 __all__ = [
     "GUARANTEES",
@@ -278,11 +279,12 @@ class IsolatedProcess:
             return ""
         return data.decode("utf-8", "replace")
 
-    def kill(self) -> None:
-        """Kill the process and everything it started; remove its cgroups and directory."""
+    def signal_kill(self) -> None:
+        """Send SIGKILL to the process and everything it started, without waiting: a caller
+        closing many processes signals them all first, so they die together, then :meth:`kill`
+        waits for each and cleans up."""
         if self._closed:
             return
-        self._closed = True
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
@@ -291,6 +293,13 @@ class IsolatedProcess:
             for pid in cgroup_pids(path):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
+
+    def kill(self) -> None:
+        """Kill the process and everything it started; remove its cgroups and directory."""
+        if self._closed:
+            return
+        self.signal_kill()
+        self._closed = True
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=5)
         for stream in (self.popen.stdin, self.popen.stdout):
@@ -367,6 +376,7 @@ def spawn(
     untrusted code (every child built on :mod:`divergent.sandbox.child.kit` does); this function
     applies what must come from outside (namespaces, file system, cgroups, environment, session).
     """
+    mark("spawn")
     retry_pending_cgroups()
     workdir: Path | None = None
     data_fds: dict[str, int] = {}
@@ -418,6 +428,7 @@ def spawn(
         # batches of inputs and results cross in one go rather than in 64 KiB turns
         with contextlib.suppress(OSError, AttributeError):
             fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)  # type: ignore[union-attr]
+    mark("spawned")
     return IsolatedProcess(popen=popen, level=level, workdir=workdir, cgroups=cgroups, stderr_file=stderr_file)
 
 

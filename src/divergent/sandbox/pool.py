@@ -15,12 +15,14 @@ deadline are a CRASH of that implementation, never an exception of divergent.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import mmap
 import os
 import pickle
 import selectors
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,6 +48,7 @@ from divergent.sandbox.frames import (
 )
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
+from divergent.trace import mark
 from divergent.values import Encoded, MalformedEncoding, NotBuiltin, check_encoded, decode_builtin, encode
 
 #: inputs sent to a worker in one message (bounds the memory of one exchange)
@@ -70,9 +73,15 @@ class WorkerProcess(ChildConnection):
         level: Isolation,
         *,
         read_only: Sequence[PythonFunction] = (),
+        paths: Sequence[str] | None = None,
     ) -> None:
-        """Start a worker that may read the files of ``impl`` and ``read_only``; with an
+        """Start a worker that may read the files of ``impl`` and ``read_only`` (or exactly
+        ``paths``, as :func:`~divergent.sandbox.frames.implementation_paths` gives them); with an
         implementation, also send it the command to load it."""
+        if paths is None:
+            paths = implementation_paths([impl, *read_only] if impl is not None else list(read_only))
+        #: what the worker was started with (a blank worker is taken by a pool asking for the same)
+        self.started_as = StartedAs(level, limits, tuple(paths))
         # The page where the call child writes the index of each call before making it: a memory
         # descriptor, never a path the sandbox could replace.
         fd = os.memfd_create("divergent-progress")
@@ -80,24 +89,110 @@ class WorkerProcess(ChildConnection):
             os.ftruncate(fd, PROGRESS_RECORD.size)
             self._page = mmap.mmap(fd, PROGRESS_RECORD.size)
             self._page[:] = PROGRESS_RECORD.pack(NO_PROGRESS)
-            programs = [impl, *read_only] if impl is not None else list(read_only)
             process = start_child(
-                _WORKER_MODULE, limits=limits, level=level, read_only=implementation_paths(programs),
+                _WORKER_MODULE, limits=limits, level=level, read_only=self.started_as.paths,
                 settings={"progress_fd": fd}, pass_fds=(fd,),
             )
         finally:
             os.close(fd)
         # The pool and the matrix check every field of every frame themselves.
         super().__init__(process, check_nesting=False)
-        self.impl = impl
+        self.impl: PythonFunction | None = None
         self.limits = limits
         if impl is not None:
-            self.send("load", implementation_payload(impl))
+            self.load(impl)
+
+    def load(self, impl: PythonFunction) -> None:
+        """Send the command to load ``impl`` (its answer is the next frame)."""
+        self.impl = impl
+        self.send("load", implementation_payload(impl))
+
+    @property
+    def alive(self) -> bool:
+        return self.process.popen.poll() is None
 
     def progress(self) -> int | None:
         """The index of the call the worker last started (written before each call)."""
         (index,) = PROGRESS_RECORD.unpack(self._page[: PROGRESS_RECORD.size])
         return None if index == NO_PROGRESS else index
+
+
+@dataclass(frozen=True)
+class StartedAs:
+    """What a worker was started with: the isolation level, the limits and the paths it may read
+    (a worker's sandbox is fixed when it starts)."""
+
+    level: Isolation
+    limits: Limits
+    paths: tuple[str, ...]
+
+
+class _Stock:
+    """Blank workers started ahead of need (:func:`prestart_workers`), by what they were started
+    with; a pool takes one only when it would start its own with exactly the same (so the same
+    command line, the same sandbox): such a worker has run nothing, so it is as fresh as a new one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._workers: dict[StartedAs, list[WorkerProcess]] = {}
+
+    def put(self, worker: WorkerProcess) -> None:
+        with self._lock:
+            self._workers.setdefault(worker.started_as, []).append(worker)
+
+    def take(self, wanted: StartedAs) -> WorkerProcess | None:
+        while True:
+            with self._lock:
+                workers = self._workers.get(wanted)
+                worker = workers.pop(0) if workers else None
+            if worker is None or worker.alive:
+                return worker
+            worker.kill()  # it died waiting (it never ran anything): start another
+
+    def clear(self) -> None:
+        with self._lock:
+            workers = [w for waiting in self._workers.values() for w in waiting]
+            self._workers.clear()
+        for worker in workers:
+            worker.process.signal_kill()
+        for worker in workers:
+            worker.kill()
+
+
+_STOCK = _Stock()
+atexit.register(_STOCK.clear)
+
+
+def prestart_workers(paths: Sequence[Sequence[str]], *, limits: Limits = Limits(), isolation: str | None = None,
+                     copies: int = 2) -> int:
+    """Start ``copies`` blank workers for each set of readable ``paths`` (one per implementation,
+    as :func:`~divergent.sandbox.frames.implementation_paths` gives them) and keep them for the
+    pools that will ask for workers with these paths, ``limits`` and ``isolation`` (the command line
+    starts them before it parses its options and imports the rest of divergent); the rest are
+    killed at exit. How many were started.
+
+    Call it from a thread that lives as long as the workers (the main thread): a worker is killed
+    when the thread that started it ends (bubblewrap's ``--die-with-parent``)."""
+    level = choose_level(isolation)
+    started = 0
+    for _ in range(copies):
+        for readable in paths:
+            _STOCK.put(WorkerProcess(None, limits, level, paths=readable))
+            started += 1
+    return started
+
+
+def started_worker(impl: PythonFunction, limits: Limits, level: Isolation) -> WorkerProcess:
+    """A worker loading ``impl``: a blank one started ahead with exactly these settings, else a new one."""
+    worker = _STOCK.take(StartedAs(level, limits, tuple(implementation_paths([impl]))))
+    if worker is None:
+        return WorkerProcess(impl, limits, level)
+    try:
+        worker.load(impl)
+    except ChildGone:
+        worker.kill()
+        return WorkerProcess(impl, limits, level)
+    return worker
 
 
 @dataclass
@@ -146,8 +241,10 @@ class WorkerPool:
         self.notes: list[str] = []
         self._workers: list[WorkerProcess | None] = [None] * len(self.implementations)
         self._arguments = ArgumentEncodings(())
+        mark("pool start")
         try:
             self._start_all(range(len(self.implementations)))
+            mark("pool ready")
         except BaseException:
             self.close()
             raise
@@ -155,7 +252,7 @@ class WorkerPool:
     # -- lifecycle ------------------------------------------------------------------------------
 
     def _start_all(self, indices: Sequence[int] | range) -> None:
-        started = {i: WorkerProcess(self.implementations[i], self.limits, self.level) for i in indices}
+        started = {i: started_worker(self.implementations[i], self.limits, self.level) for i in indices}
         problems = []
         for i, worker in started.items():
             self._workers[i] = worker
@@ -184,7 +281,7 @@ class WorkerPool:
             # Closed (from another thread) while a run was in progress: the run ends here.
             raise SandboxUnavailable("the worker pool was closed")
         self.restarts += 1
-        worker = WorkerProcess(self.implementations[index], self.limits, self.level)
+        worker = started_worker(self.implementations[index], self.limits, self.level)
         self._workers[index] = worker
         try:
             answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
@@ -198,10 +295,12 @@ class WorkerPool:
 
     def close(self) -> None:
         self._closed = True
-        for worker in self._workers:
-            if worker is not None:
-                worker.kill()
+        workers = [worker for worker in self._workers if worker is not None]
         self._workers = [None] * len(self.implementations)
+        for worker in workers:  # every worker told to die first, then each waited for
+            worker.process.signal_kill()
+        for worker in workers:
+            worker.kill()
 
     def __enter__(self) -> WorkerPool:
         return self

@@ -12,6 +12,7 @@ from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner
 from divergent.search.escalation import Escalated
 from divergent.search.notes import Journal
+from divergent.trace import mark
 
 
 class Confirmer:
@@ -67,6 +68,7 @@ class Confirmer:
         An input the escalation lane re-ran on fresh workers is confirmed already. When a timeout
         takes part in the difference (``--timeouts differ``), the re-run gives three times the
         timeout, so a call that is merely slow on a loaded machine is not reported."""
+        mark("confirm")
         settled = self.escalated.get(observation.input.key)
         if settled is not None and settled.observation is observation:
             return (observation, "") if settled.confirmed else (None, settled.why)
@@ -84,6 +86,7 @@ class Confirmer:
             self.unstable += 1
             return None, f"not deterministic: {', '.join(unstable)} behaved differently on a re-run"
         confirmed = self.comparison.observe(observation.input, outcomes)
+        mark("confirmed")
         if not confirmed.divergent:
             return None, "the difference did not hold on fresh workers (a slow call or leftover state)"
         return confirmed, ""
@@ -95,6 +98,7 @@ class Confirmer:
 
         "The same kind": when the implementations differ in what they return or raise, a smaller
         input must too (not only in how they leave their arguments, or in what they print)."""
+        mark("shrink")
         target = observation.classes
         values_only = self.comparison.essential()
         keep_values_apart = values_only.partition(observation.outcomes) == target
@@ -128,6 +132,7 @@ class Confirmer:
         smaller = self.subjects.kind.shrink(observation.input, still_divergent=still_divergent,
                                             acceptable=self.acceptable, seconds=seconds, on_step=steps.append)
         self.shrink_steps = ()
+        mark("shrunk")
         if time.monotonic() >= deadline:
             self.journal.note("shrinking was cut short by the budget: the counterexample may not be the simplest")
         if smaller.key == observation.input.key:

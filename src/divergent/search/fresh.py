@@ -93,26 +93,39 @@ class Prestarted:
 
 
 class SpareRunners:
-    """Fresh runners on demand, ``count`` of them starting or ready in the background.
+    """Fresh runners on demand, up to ``count`` of them starting or ready in the background.
 
-    A found difference is confirmed on one, and its shrunk form on another, so two are kept; the
-    second starts once the first is ready (starting both at once would slow the first). Thread-safe:
-    the search's thread and its re-run lane both take runners. A taken runner belongs to the caller
-    (who closes it)."""
+    A found difference is confirmed on one, and its shrunk form on another when the first does not
+    hold; slow inputs are re-run on them. The first spare starts at once; the others only when
+    :meth:`keep` asks for them (the search does once it has run a moment: a quick answer needs one
+    spare, and a second one started for nothing costs the other core's time and a tear-down before
+    the program can exit), and each once the one before it is ready (starting them all at once
+    would slow the first). Thread-safe: the search's thread and its re-run lane both take runners.
+    A taken runner belongs to the caller (who closes it)."""
 
     def __init__(self, start: Callable[[], Runner], *, count: int = 2, start_now: bool = True) -> None:
         self._start = start
         self._count = count
+        #: how many spares to keep starting or ready now (:meth:`keep` raises it to ``count``)
+        self._wanted = min(1, count)
         self._lock = threading.Lock()
         self._spares: list[Prestarted] = []
         self._closed = False
         if start_now:
             self.prepare()
 
-    def prepare(self) -> None:
-        """Start a spare when fewer than ``count`` are starting or ready, and none is still starting."""
+    def keep(self) -> None:
+        """From now on keep ``count`` spares (not just the first)."""
         with self._lock:
-            if self._closed or len(self._spares) >= self._count:
+            if self._wanted == self._count:
+                return
+            self._wanted = self._count
+        self.prepare()
+
+    def prepare(self) -> None:
+        """Start a spare when fewer than wanted are starting or ready, and none is still starting."""
+        with self._lock:
+            if self._closed or len(self._spares) >= self._wanted:
                 return
             if self._spares and not self._spares[-1].ready:
                 return  # the next one starts when this one is ready (see take and _started)
@@ -120,7 +133,7 @@ class SpareRunners:
 
     def take(self) -> Runner:
         """A fresh runner (a ready spare, else the one starting, else one started now); the next
-        spare starts at once."""
+        spare starts at once once :meth:`keep` was called (before, the first spare is not replaced)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the spare runners are closed")
@@ -128,9 +141,12 @@ class SpareRunners:
             spare = ready[0] if ready else (self._spares[0] if self._spares else None)
             if spare is not None:
                 self._spares.remove(spare)
+            if self._wanted < self._count:
+                self._wanted = 0  # the quick start's one spare is used: more only when kept
         if spare is None:
             spare = Prestarted(self._start)
-        self.prepare()
+        if self._wanted > 1:
+            self.prepare()
         return spare.get()
 
     def close(self) -> None:

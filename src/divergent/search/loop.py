@@ -21,6 +21,7 @@ shrinking (a phase the budget cut short says so in the notes).
 from __future__ import annotations
 
 import contextlib
+import random
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -28,7 +29,7 @@ from typing import Any
 from divergent.comparison import Comparison, TimeoutRule, behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
-from divergent.engines.portfolio import TURN_SECONDS, requested_classes, start_portfolio
+from divergent.engines.portfolio import RESTART_PARENTS, TURN_SECONDS, requested_classes, start_portfolio
 from divergent.engines.settings import ModelAccess
 from divergent.kinds.base import Subjects
 from divergent.llm.chat import ChatModel
@@ -52,9 +53,10 @@ from divergent.sandbox.runner import Runner
 from divergent.search.confirmation import Confirmer
 from divergent.search.escalation import AdaptiveLimit, Escalated, Escalator, Pending
 from divergent.search.fresh import Prestarted, SpareRunners
-from divergent.search.notes import Journal, model_engine_notes, unsettled_notes
+from divergent.search.notes import Journal, model_engine_notes, stuck_note, unsettled_notes
 from divergent.search.partition import Partition
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
+from divergent.trace import mark
 
 #: a batch may run this many times its turn's target before the rest waits for the engine's next turn
 _SLICE_SLACK = 3.0
@@ -65,6 +67,10 @@ RESERVE_SECONDS = 0.3
 EXIT_RESERVE_SECONDS = 0.1
 #: about how many points of the engines' history a report keeps (between this and twice this)
 TIMELINE_POINTS = 150
+#: seconds of searching after which a second spare runner is kept ready (a quick answer needs one)
+SECOND_SPARE_AFTER = 0.5
+#: first inputs of behaviours kept as parents for restarted engines (a uniform sample of them all)
+_FIRSTS_KEPT = 4096
 
 
 class Search:
@@ -89,6 +95,9 @@ class Search:
         prestarted = runner if runner is not None else Prestarted(subjects.open_runner)
         #: fresh runners for confirmation and re-runs, the first starting beside the main one
         self.spares = SpareRunners(subjects.open_runner)
+        self._created = time.monotonic()
+        self._all_spares = False
+        self._firsts_rng = random.Random(f"{options.seed}:firsts")
         constants = Constants.harvest(program.source for program in self.implementations)
         self.shaped = subjects.shaped  # values shaped like the code expects (functions mine them), for the engines
         # Engines named by the caller are imported now (a missing one is an input error); the
@@ -100,6 +109,7 @@ class Search:
             prestarted.discard()
             self.spares.close()
             raise
+        mark("runner ready")
         #: runs one batch in the background while the search proposes and judges (see step)
         self.pipeline = Pipeline(raw_runner)
         #: the runner for everyone else: its ``run`` first settles the batch in flight
@@ -139,9 +149,15 @@ class Search:
             shaped=self.shaped,
         )
         self.portfolio = start_portfolio(self.engine_names, self.kind.engine_class, self.context,
-                                         requested=classes, note=self.journal.note)
+                                         requested=classes, note=self.journal.note, parents=self._parents)
         self.seen: set[str] = set()
         self.fingerprints: set[str] = set()
+        #: the first input of each behaviour (a bounded sample): parents for a restarted engine
+        self._firsts: list[Observation] = []
+        self._firsts_seen = 0
+        #: when the search last saw a behaviour new to it, and how many inputs it had run then
+        self.last_novel = time.monotonic()
+        self.inputs_at_last_novel = 0
         self.inputs_run = 0
         #: inputs that failed a precondition (the validator counts its own rejections: :attr:`rejected`)
         self.failed_preconditions = 0
@@ -255,6 +271,9 @@ class Search:
         observations of the batch before its own (and :meth:`settle` those of the one in flight)."""
         observations: list[tuple[str, Observation]] = self._settled
         self._settled = []
+        if not self._all_spares and time.monotonic() - self._created > SECOND_SPARE_AFTER:
+            self._all_spares = True
+            self.spares.keep()
         for result in self.escalator.results():
             self._take_escalated(result, observations)
         background = self.portfolio.poll_background()
@@ -327,6 +346,7 @@ class Search:
             deadline = min(deadline, self.deadline)
             # A call started just before the end of the budget must not run far past it.
             limit = min(limit, max(0.01, self.deadline - time.monotonic()))
+        mark(f"batch {engine.name}")
         self.pipeline.start(engine, fresh, deadline=deadline, limit=limit)
 
     def _judge_batch(
@@ -337,6 +357,7 @@ class Search:
         engine = batch.engine
         novel = divergences = 0
         batch_observations = []
+        behaviours: list[str] = []
         finished: list[tuple[Outcome, ...]] = []
         owed = []
         for item, outcomes in zip(batch.inputs, results, strict=True):
@@ -346,9 +367,13 @@ class Search:
             finished.append(outcomes)
             observation = self.comparison.observe(item, outcomes)
             fingerprint = behaviour_fingerprint(observation)
+            behaviours.append(fingerprint)
             if fingerprint not in self.fingerprints:
                 self.fingerprints.add(fingerprint)
                 novel += 1
+                self._keep_first(observation)
+            if observation.divergent and not divergences:
+                mark(f"difference seen {engine.name}")
             divergences += observation.divergent
             if observation.inconclusive:
                 if self.subjects.adaptive_limits:
@@ -376,7 +401,27 @@ class Search:
             seconds=waited + time.monotonic() - started,
             novel=novel,
             divergences=divergences,
+            behaviours=behaviours,
         )
+        if novel:
+            self.last_novel = time.monotonic()
+            self.inputs_at_last_novel = self.inputs_run
+
+    def _keep_first(self, observation: Observation) -> None:
+        """Keep the first input of a new behaviour in a bounded uniform sample (reservoir sampling)."""
+        self._firsts_seen += 1
+        if len(self._firsts) < _FIRSTS_KEPT:
+            self._firsts.append(observation)
+            return
+        slot = self._firsts_rng.randrange(self._firsts_seen)
+        if slot < _FIRSTS_KEPT:
+            self._firsts[slot] = observation
+
+    def _parents(self, restart: int) -> list[Observation]:
+        """Parents for an engine's restart number ``restart``: a random sample of the inputs that
+        first showed a behaviour, drawn afresh for each restart (reproducible for the seed)."""
+        rng = random.Random(f"{self.seed}:parents:{restart}")
+        return rng.sample(self._firsts, min(RESTART_PARENTS, len(self._firsts)))
 
     def _pend(self, engine: str, observation: Observation) -> None:
         """An input some implementation ran past the per-call limit on: re-run it at the escalated
@@ -494,6 +539,9 @@ class Search:
             notes=self.journal.notes
             + (unsettled_notes(self.escalator.waiting(), self.implementations, self.call_limit.current) if verdict is not Verdict.DIVERGENT else ())
             + model_engine_notes(self.engines, self.portfolio.stats())
+            + (stuck_note(time.monotonic() - self.last_novel, time.monotonic() - self._created,
+                          self.inputs_run - self.inputs_at_last_novel, self.portfolio.stats())
+               if verdict is Verdict.NO_DIFFERENCE_FOUND else ())
             + tuple(self.subjects.report_notes(self.runner)),
             nondeterministic=tuple(partition.nondeterministic),
             filtered_out=tuple(partition.filtered_out),
@@ -511,6 +559,7 @@ class Search:
         return {"model": self.llm.model, **self.llm.usage().as_dict()}
 
     def close(self) -> None:
+        mark("closing")
         self.escalator.close()
         self.pipeline.close()
         for engine in self.engines:
@@ -519,3 +568,4 @@ class Search:
         self.spares.close()
         self.runner.close()
         self.subjects.close()
+        mark("closed")

@@ -77,3 +77,24 @@ def model_engine_notes(engines: Sequence[Engine], stats: Sequence[EngineStats]) 
         if stopped:
             notes.append(f"engine {engine.name} stopped — {stopped}; the other engines' results stand")
     return tuple(notes)
+
+
+#: a search that found nothing is called stuck when it saw nothing new for this share of its time...
+STUCK_SHARE = 0.5
+#: ... and at least these many seconds
+STUCK_SECONDS = 2.0
+
+
+def stuck_note(stale_seconds: float, searched_seconds: float, stale_inputs: int,
+               stats: Sequence[EngineStats]) -> tuple[str, ...]:
+    """A note when the search revealed no new behaviour for most of its time (``stale_seconds`` of
+    ``searched_seconds``, its last ``stale_inputs`` inputs): more of the same budget would likely
+    not help, other starting points might."""
+    if stale_seconds < max(STUCK_SECONDS, STUCK_SHARE * searched_seconds):
+        return ()
+    restarted = [f"{s.name} {s.restarts}x" for s in stats if s.restarts]
+    restarts = f"; restarted with fresh seeds: {', '.join(restarted)}" if restarted else ""
+    return (f"no input revealed a new behaviour in the search's last {stale_seconds:.1f} s ({stale_inputs:,} "
+            f"inputs{restarts}): either the programs have little more to show, or the engines were stuck on "
+            f"what they had seen, and seed inputs that reach other code (--seeds) may get further than a "
+            f"longer budget",)

@@ -14,6 +14,7 @@ from divergent.options import ImplementationSpec, SearchOptions
 from divergent.programs import Program
 from divergent.search.fresh import Prestarted
 from divergent.search.loop import Search
+from divergent.trace import mark
 
 
 def load_programs(specs: Sequence[ImplementationSpec], options: SearchOptions | None = None,
@@ -40,11 +41,13 @@ def prepare(
     if len(programs) < minimum:
         raise InvalidArgument(f"need at least {minimum} {kind.noun}s to compare, got {len(programs)}")
     subjects = kind.set_up(programs, options)
+    mark("set up")
     # The runner starts (and loads the programs) while the seeds are read and checked; the engines'
     # libraries are imported only when an engine's first turn comes.
     runner = Prestarted(subjects.open_runner)
     try:
         subjects.gather_seeds()
+        mark("seeds gathered")
         return Search(subjects, runner=runner)
     except BaseException:
         runner.discard()

@@ -17,14 +17,15 @@ import time
 import zlib
 from collections.abc import Sequence
 from random import Random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from divergent.grammars.catalog import Grammar, grammar
-from divergent.grammars.dates import date_strings
-from divergent.grammars.edits import reshape
-from divergent.grammars.regex import sample_regex
-from divergent.grammars.units import with_units
 from divergent.structure.findings import UNTARGETED, CodeStructure, ParameterStructure, RegexUse
+
+if TYPE_CHECKING:
+    from divergent.grammars.catalog import Grammar
+
+# The grammars (their catalog compiles many patterns) are imported where a text parameter needs
+# them: a search over numbers never loads them.
 
 __all__ = ["ShapedInputs"]
 
@@ -187,12 +188,16 @@ class ShapedInputs:
         return tuple(r for r in self.structure.of(name).regexes if (r.pattern, r.flags) in self._drawable)
 
     def grammars(self, name: str) -> list[Grammar]:
+        from divergent.grammars.catalog import grammar
+
         return [g for g in (grammar(n) for n in self.structure.of(name).grammars) if g is not None]
 
     def edit(self, value: str, name: str, rng: Random) -> tuple[str, str]:
         """(``value`` changed by one of its parts, the edit's name)."""
         bank = [v for v in self.values(name) if isinstance(v, str)]
         words = tuple(literal for literal, _ in self.structure.of(name).literals if literal.strip())
+        from divergent.grammars.edits import reshape
+
         return reshape(value, rng, grammars=self.grammars(name), donors=bank[:64], words=words)
 
     def summary(self) -> dict[str, Any]:
@@ -218,6 +223,8 @@ class ShapedInputs:
         text = self._text_kind(name)
         if text is None:
             return {}
+        from divergent.grammars.dates import date_strings
+
         formats = list(dict.fromkeys(f for use in parameter.formats for f in (use.group or (use.format,))))
         if not formats and "date" in parameter.grammars and elsewhere.formats:
             formats = list(dict.fromkeys(f.format for f in elsewhere.formats))[:24]
@@ -263,6 +270,8 @@ class ShapedInputs:
         if self._sampling_left <= 0:
             self.problems[use.describe()] = "the time for sampling regular expressions was spent"
             return None
+        from divergent.grammars.regex import sample_regex
+
         started = time.monotonic()
         seed = zlib.crc32(f"{self.seed}:{use.pattern!r}".encode())
         samples = sample_regex(use.pattern, use.flags, count=count, seed=seed, deadline=started + self._sampling_left)
@@ -274,6 +283,9 @@ class ShapedInputs:
         return samples
 
     def _grammar_values(self, parameter: ParameterStructure) -> list[Any]:
+        from divergent.grammars.catalog import grammar
+        from divergent.grammars.units import with_units
+
         values: list[Any] = []
         rng = Random(f"{self.seed}:grammar:{parameter.name}")
         for name in parameter.grammars:
