@@ -307,6 +307,18 @@ def test_the_kind_of_an_unannotated_parameter_comes_from_its_uses() -> None:
     found = mine_function(ModuleIndex(source), "scale")
     kinds = {name: found[name].kinds.most_common(1)[0][0] for name in ("value", "unit", "items", "flag", "label")}
     assert kinds == {"value": "number", "unit": "number", "items": "list", "flag": "number", "label": "str"}
+    more = mine_function(ModuleIndex(textwrap.dedent('''
+        import itertools, unicodedata
+        from urllib.parse import urlparse
+        def f(url, label, pos, left, text, raw):
+            parts = urlparse(url)
+            code = ord(label[pos])
+            head = list(itertools.takewhile(str.isdigit, left))
+            found = PATTERNS[0].match(text)
+            return unicodedata.normalize("NFKD", raw)
+    ''')), "f")
+    assert {name: more[name].kinds.most_common(1)[0][0] for name in ("url", "label", "pos", "left", "text", "raw")} == {
+        "url": "str", "label": "str", "pos": "number", "left": "list", "text": "str", "raw": "str"}
     # formatting and joining are no arithmetic
     formatting = mine_function(ModuleIndex("def f(x, y):\n    return '%s!' % x + y\n"), "f")
     assert "number" not in formatting.get("x", Collected()).kinds

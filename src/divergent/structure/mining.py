@@ -35,6 +35,8 @@ _LITERAL_METHODS = frozenset({
     "startswith", "endswith", "split", "rsplit", "partition", "rpartition", "strip", "lstrip", "rstrip",
     "replace", "find", "rfind", "index", "rindex", "count", "removeprefix", "removesuffix",
 })  # fmt: skip
+#: methods of patterns and scanners whose first argument is the text they read
+_SCANNING_METHODS = frozenset({"match", "fullmatch", "search", "findall", "finditer", "scan"})
 #: methods only text has
 _TEXT_ONLY_METHODS = frozenset({
     "lower", "upper", "casefold", "title", "capitalize", "swapcase", "isdigit", "isalpha", "isalnum",
@@ -182,10 +184,15 @@ class _Miner:
             targets = self.targets(receiver)
             if targets:
                 self._method(node, method, targets)
-            for grammar in call_hints(method):
-                for argument in node.args[:1]:
-                    for target in self.direct_targets(argument):
-                        self.at(target).grammars[grammar] = None
+            if method in _SCANNING_METHODS and node.args:
+                # a pattern the miner could not fold (built by a helper, say) still reads text
+                self._kind(self.direct_targets(node.args[0]) - self.direct_targets(receiver), "str")
+            if isinstance(receiver, ast.Name) and receiver.id == "unicodedata" and len(node.args) >= 2:
+                self._kind(self.direct_targets(node.args[1]), "str")  # normalize(form, text), is_normalized
+            if isinstance(receiver, ast.Name) and receiver.id == "itertools":
+                for argument in node.args:
+                    self._kind(self.direct_targets(argument), "list")
+            self._hinted(method, node.args[:1])
             return
         if not isinstance(callee, ast.Name):
             return
@@ -208,15 +215,31 @@ class _Miner:
             for kind in dict.fromkeys(_TYPE_KINDS.get(n.id) for n in named if isinstance(n, ast.Name)):
                 if kind is not None:
                     self._kind(self.direct_targets(node.args[0]), kind)
-        for grammar in call_hints(name):
-            for argument in node.args[:1]:
-                for target in self.direct_targets(argument):
-                    self.at(target).grammars[grammar] = None
+        if name == "ord" and node.args:
+            argument = node.args[0]
+            self._kind(self.direct_targets(argument.value if isinstance(argument, ast.Subscript) else argument), "str")
+        elif name == "chr" and node.args:
+            self._kind(self.direct_targets(node.args[0]), "number")
+        elif name in ("map", "filter", "zip"):
+            for argument in node.args[1:] if name != "zip" else node.args:
+                self._kind(self.direct_targets(argument), "list")
+        self._hinted(name, node.args[:1])
         if name in self.module.functions:
             self._helper(name, node)
         for argument in node.args:  # functions passed as callbacks: their patterns count too
             if isinstance(argument, ast.Name) and argument.id in self.module.functions:
                 self._helper(argument.id, None)
+
+    def _hinted(self, name: str, arguments: list[ast.expr]) -> None:
+        """The grammars a call names for its first argument (``urlparse(url)``): text in that grammar."""
+        grammars = call_hints(name)
+        for argument in arguments if grammars else ():
+            targets = self.direct_targets(argument)
+            for target in targets:
+                for grammar in grammars:
+                    self.at(target).grammars[grammar] = None
+            if not set(grammars) & {"number", "duration"}:  # Decimal(x), timedelta(x) take numbers too
+                self._kind(targets, "str")
 
     def _argument(self, node: ast.Call, position: int | None, keyword: str) -> ast.expr | None:
         if position is None:
@@ -229,6 +252,9 @@ class _Miner:
         folder = self.scope.folder
         flag_values = [f for f in folder.values(flags) if isinstance(f, int)] if flags is not None else [0]
         targets = self.targets(text)
+        self._kind(self.direct_targets(text), "str")  # even when the pattern cannot be folded
+        if how in ("sub", "subn"):
+            self._kind(self.direct_targets(self._argument(node, 1, "repl")), "str")
         for value in folder.values(pattern):
             for flag in flag_values or [0]:
                 if isinstance(value, CompiledPattern):
@@ -321,6 +347,8 @@ class _Miner:
                 self._kind(targets, "str")
 
     def _subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.slice, ast.Name):
+            self._kind(self.direct_targets(node.slice), "number")  # text[pos]
         targets = self.targets(node.value)
         if not targets or isinstance(node.slice, ast.Slice):
             return
