@@ -379,7 +379,9 @@ def test_cli_user_comparison(tmp_path: Path) -> None:
     a = write(tmp_path, "a.py", "def f(x: int) -> list[int]:\n    return [x, -x]\n")
     b = write(tmp_path, "b.py", "def f(x: int) -> list[int]:\n    return [-x, x]\n")
     compare = write(tmp_path, "same_set.py", "def same(a, b):\n    return sorted(a) == sorted(b)\n")
-    differs = cli("check", a, b, "--budget", "3", "--engines", "seeds,mutation", "--json")
+    # a search ends at its first confirmed difference: a larger budget costs nothing here, and keeps
+    # a loaded machine's slow start from eating the whole search
+    differs = cli("check", a, b, "--budget", "10", "--engines", "seeds,mutation", "--json")
     assert differs.returncode == 1
     same = cli("check", a, b, "--budget", "3", "--engines", "seeds,mutation", "--compare", f"{compare}:same", "--json")
     assert same.returncode == 0, same.stderr
