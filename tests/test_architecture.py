@@ -200,7 +200,8 @@ ONE_KIND_MODULES = (
     "kinds",  # every kind's module
     "load.whole_programs",  # whole programs' specs
     "engines.proofs",  # the symbolic engine's proofs (Python functions)
-    "engines.text_seeds", "engines.text_mutation", "engines.text_generator", "engines.text_llm",  # texts
+    "engines.text_seeds", "engines.text_mutation", "engines.text_grammar", "engines.text_generator",
+    "engines.text_llm",  # texts
 )
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, app, make_console
+from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, EXIT_TOO_FEW_INPUTS, app, make_console
 from divergent.cli.search_options import SearchArguments, run_search, with_search_options
 
 
@@ -82,7 +82,7 @@ def check(
             write_html_report(check_page(document, test=test), options.html, notices)
         if options.store or options.db is not None:
             keep_report("check", document, options.db, notices, test=test)
-    raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
+    raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_TOO_FEW_INPUTS if report.too_few_inputs else EXIT_SAME)
 
 
 def brute_force_implementation(impls: list, llm: Any, spec: str | None) -> Any:

@@ -101,6 +101,19 @@ ValidatorOpt = Annotated[
     str | None, typer.Option("--validator", help="A program reading an input on stdin; exit 0 = valid.",
                              rich_help_panel=_PROGRAM_PANEL)
 ]
+InputFormatOpt = Annotated[
+    str | None, typer.Option("--input-format", help="A file describing what an input is made of (docs/programs.md, "
+                             "Input formats); default: inferred from the examples, --statement and the programs.",
+                             rich_help_panel=_PROGRAM_PANEL)
+]
+StatementOpt = Annotated[
+    str | None, typer.Option("--statement", help="The problem statement (text, Markdown or HTML): its input section "
+                             "and constraints shape the inputs.", rich_help_panel=_PROGRAM_PANEL)
+]
+MinInputsOpt = Annotated[
+    int, typer.Option("--min-inputs", help="Fewer valid inputs judged than this: verdict too-few-inputs (exit 4), "
+                      "not 'no difference'.", min=0, rich_help_panel=_PROGRAM_PANEL)
+]
 CheckerOpt = Annotated[
     str | None, typer.Option("--checker", help="testlib checker: 'checker input output answer', exit 0 = accepted.",
                              rich_help_panel=_PROGRAM_PANEL)
@@ -225,6 +238,9 @@ class SearchArguments:
     generator: str | None = None
     validator: str | None = None
     checker: str | None = None
+    input_format: str | None = None
+    statement: str | None = None
+    min_inputs: int = _PROGRAMS.min_inputs
     output: str = _PROGRAMS.output
     float_tol: float = _PROGRAMS.float_tol
     time_limit: float | None = _PROGRAMS.time_limit
@@ -249,6 +265,7 @@ class SearchArguments:
             time_limit=self.time_limit, memory_limit=self.memory_limit, cflags=self.cflags,  # type: ignore[arg-type]
             cxxflags=self.cxxflags, std=self.std, build_cache=self.build_cache,  # type: ignore[arg-type]
             fresh_interpreter=self.fresh_interpreter, with_files=tuple(self.with_file or ()),
+            input_format=self.input_format, statement=self.statement, min_inputs=self.min_inputs,
         )
 
     def to_options(self, progress: Callable[..., None] | None = None) -> Any:
@@ -388,6 +405,9 @@ def _shared_search_options(
     generator: GeneratorOpt = None,
     validator: ValidatorOpt = None,
     checker: CheckerOpt = None,
+    input_format: InputFormatOpt = None,
+    statement: StatementOpt = None,
+    min_inputs: MinInputsOpt = _PROGRAMS.min_inputs,
     output: OutputModeOpt = _PROGRAMS.output,
     float_tol: FloatTolOpt = _PROGRAMS.float_tol,
     time_limit: TimeLimitOpt = _PROGRAMS.time_limit,

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 _INTEGER = re.compile(r"^[+-]?\d+$")
 _FLOAT = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+|\d+(?:\.\d*)?[eE][+-]?\d+)$")
@@ -53,6 +53,8 @@ class Rep:
     items: list = field(default_factory=list)
     #: how inline items are joined: " " (tokens) or "" (the characters of a word)
     joiner: str = " "
+    #: its size is not to change (an input format says how many: five rows of five cells)
+    fixed: bool = False
 
     @property
     def characters(self) -> bool:
@@ -150,7 +152,7 @@ def _clone_line(line: Line, reps: dict[int, Rep], counts: list) -> Line:
 
 def _clone_rep(rep: Rep, reps: dict[int, Rep], counts: list) -> Rep:
     items = list(rep.items) if rep.inline else [_clone_block(element, reps, counts) for element in rep.items]
-    copy = Rep(inline=rep.inline, items=items, joiner=rep.joiner)
+    copy = replace(rep, items=items)
     reps[id(rep)] = copy
     return copy
 
@@ -347,6 +349,8 @@ def _parse_unit(rows: list[list[str]], i: int, end: int) -> tuple[Block, int]:
             continue
         if count == 1 and _token_count_matches(rows, i, end, numbers):
             break
+        if count == 1 and len(following[0]) == len(row) >= 2:
+            continue  # a 1 on a line like the next one is a cell of a table, not a count
         return _records(row, j, numbers, following), i + 1 + count
     if _self_counted(row):
         return [_plain_line(row)], i + 1

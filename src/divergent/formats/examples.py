@@ -116,8 +116,16 @@ def _body(block: Block, namer: _Namer, owners: dict[int, Count], pick: str) -> t
     for node in block:  # a count of repeats holding structure is a test count: t
         if isinstance(node, Rep) and (count := owners.get(id(node))) is not None and _holds_structure(node):
             namer.name(count, test_count=True)
-    for node in block:
+    position = 0
+    while position < len(block):
+        node = block[position]
+        position += 1
         if isinstance(node, TreeLine):
+            run = _table(block, position - 1)
+            if run > 1:  # rows alike with no count: a table of a fixed size
+                nodes.append(_table_repeat(node, run))
+                position += run - 1
+                continue
             nodes.append(_line(node, namer, owners))
             continue
         expr = _sized_by(owners.get(id(node)), namer)
@@ -128,8 +136,43 @@ def _body(block: Block, namer: _Namer, owners: dict[int, Count], pick: str) -> t
     return tuple(nodes)
 
 
+def _plain_shape(node: object) -> tuple[int, Kind] | None:
+    """A line of plain tokens of one kind: (its width, the kind); else None."""
+    if not isinstance(node, TreeLine) or not node.parts or not all(isinstance(p, str) for p in node.parts):
+        return None
+    kinds = {token_kind(p) for p in node.parts}
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    if len(node.parts) == 1 and (kind is not Kind.WORD or len(node.parts[0]) < 2):
+        return None  # a column of single numbers is no table
+    return len(node.parts), kind
+
+
+def _table(block: Block, start: int) -> int:
+    """How many rows alike (same width, same kind, words of one length) start at ``start``."""
+    shape = _plain_shape(block[start])
+    if shape is None:
+        return 0
+    length = len(block[start].parts[0]) if shape == (1, Kind.WORD) else None
+    end = start + 1
+    while end < len(block) and _plain_shape(block[end]) == shape and (
+            length is None or len(block[end].parts[0]) == length):
+        end += 1
+    return end - start
+
+
+def _table_repeat(row: TreeLine, times: int) -> Repeat:
+    width = len(row.parts)
+    if width == 1:
+        length = Expr(len(row.parts[0]))
+        return Repeat(Expr(times), (Line((Token(TokenType(Kind.WORD, low=length, high=length)),)),))
+    return Repeat(Expr(times), (Line((Token(TokenType(Kind.WORD), count=Expr(width)),)),))
+
+
 def _holds_structure(rep: Rep) -> bool:
-    return any(not isinstance(node, TreeLine) or any(not isinstance(p, str) for p in node.parts)
+    """Whether a repeat's elements have counts or repeats of their own (test cases, not rows)."""
+    return any(not isinstance(node, TreeLine) or any(isinstance(p, Count) for p in node.parts)
                for element in rep.items[:1] for node in element)
 
 
@@ -214,8 +257,11 @@ def _type_of(token: Token, values: list[str]) -> TokenType:
         return TokenType(Kind.INT, low=Expr(1 if min(numbers) >= 1 else 0), high=Expr(max(numbers)),
                          soft_low=True, soft_high=True)
     fixed = current.fixed_length()
-    if fixed is not None:  # a word whose length is a count: its characters
+    if fixed is not None and fixed.variable is not None:  # a word whose length is a count: its characters
         return TokenType(Kind.WORD, low=fixed, high=fixed, alphabet=_alphabet(values))
+    if fixed is not None:  # the rows of a table of characters
+        kind = value_type(values)
+        return TokenType(Kind.WORD, low=fixed, high=fixed, alphabet=kind.alphabet or _alphabet(values))
     return value_type(values)
 
 

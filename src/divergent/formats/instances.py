@@ -206,7 +206,7 @@ class _Builder:
             raise Misfit(f"a repeat {times} times")
         for _ in range(times):
             rep.items.append(self.block(node.body, dict(env), dict(links), where + "."))
-        _link(links, node.count, rep)
+        rep.fixed = not _link(links, node.count, rep)  # a number of times no count says: it stays
         return rep
 
     def line(self, line: Line, env: dict[str, int], links: dict[str, Count], where: str,
@@ -257,7 +257,7 @@ class _Builder:
                 raise Misfit(f"a list of {count} items")
             items = self.source.items(spec, count)
         rep = Rep(inline=True, items=items)
-        _link(links, token.count, rep)
+        rep.fixed = not token.count.is_any and not _link(links, token.count, rep)
         return rep
 
 
@@ -265,17 +265,18 @@ def _linkable(expr: Expr, links: dict[str, Count]) -> bool:
     return expr.variable in links and expr.scale == 1
 
 
-def _link(links: dict[str, Count], expr: Expr, rep: Rep) -> None:
+def _link(links: dict[str, Count], expr: Expr, rep: Rep) -> bool:
     """Tie ``rep`` to the count it is sized by (``n``, ``n - 1``), when that is one count read here
-    with the same offset as its other targets."""
+    with the same offset as its other targets; whether it is tied."""
     if not _linkable(expr, links):
-        return
+        return False
     count = links[expr.variable]  # type: ignore[index]
     offset = -expr.constant
     if count.targets and count.offset != offset:
-        return
+        return False
     count.offset = offset
     count.targets.append(rep)
+    return True
 
 
 # -- the entry points ----------------------------------------------------------------------------

@@ -131,6 +131,12 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
         result = Verdict.DIVERGENT
     elif exit_reason is ExitReason.PROVEN:
         result = Verdict.PROVEN_EQUIVALENT
+    elif search.inputs_run < search.subjects.input_floor:
+        # A thin search is not evidence of equivalence: say how thin (the headline says it too).
+        result = Verdict.TOO_FEW_INPUTS
+        rejected = f"; {search.rejected:,} rejected as invalid" if search.rejected else ""
+        search.journal.note(f"too few inputs to tell: {search.inputs_run} valid input(s) judged, fewer than "
+                            f"{search.subjects.input_floor} (--min-inputs){rejected}")
     else:
         result = Verdict.NO_DIFFERENCE_FOUND
     return search.report(verdict=result, counterexample=counterexample, partition=partition, exit_reason=exit_reason)
