@@ -246,6 +246,10 @@ class TextMutationEngine(Engine):
         if services is None:
             return
         self.feedback.settle(services)
+        # a rejected child is no parent (its children would be rejected for what it broke)
+        kept = [entry for entry in self._recent if not services.rejection_reason(entry[0])]
+        if len(kept) < len(self._recent):
+            self._recent = deque(kept, maxlen=self._recent.maxlen)
         fresh = [n for message in services.rejection_messages() for n in numbers_in_text(message, 20)
                  if n not in self._learned]
         if fresh:
