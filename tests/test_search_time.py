@@ -183,6 +183,21 @@ def test_turns_share_time_so_a_slow_engine_never_takes_it_all() -> None:
     assert stats["slow"].seconds < 0.8 * (stats["fast"].seconds + stats["slow"].seconds)
 
 
+
+def test_an_engine_owed_a_larger_share_gets_that_much_more_of_the_time() -> None:
+    class Owed(Counting):
+        share = 4.0  # as the user's own input generator is
+
+    portfolio = Portfolio([Counting("other", 0.0), Owed("owed", 0.0)])
+    for _ in range(100):
+        turn = portfolio.next_turn()
+        assert turn is not None
+        engine, batch = turn
+        portfolio.record(engine, inputs=len(batch), executions=2 * len(batch), seconds=0.0001 * len(batch),
+                         novel=len(batch), divergences=0)
+    stats = {s.name: s for s in portfolio.stats()}
+    assert 3.0 < stats["owed"].seconds / stats["other"].seconds < 5.5
+
 # -- pre-started runners --------------------------------------------------------------------------
 
 
