@@ -149,6 +149,9 @@ def test_a_statement_reads_into_a_format_with_its_bounds():
     tree = ("The first line contains $$$n$$$ ($$$2 \\le n \\le 10^5$$$). Each of the next $$$n - 1$$$ lines "
             "contains an edge $$$u$$$ $$$v$$$ ($$$1 \\le u, v \\le n$$$).")
     assert statement_format(tree).text() == "n:int[2,10^5]\nrepeat n-1:\n    u:int[1,n] v:int[1,n]\n"
+    counted = ("The first line holds n. The second line holds b, then the b distinct indices x_1 .. x_b.\n"
+               "- 1 <= n <= 100\n- 0 <= b <= n, 0 <= x_i < n\n")
+    assert statement_format(counted).text() == "n:int[1,100]\nb:int[0,n] x:int[0,n-1]*b\n"  # a count and its list on one line
 
 
 # -- how programs read ------------------------------------------------------------------------------

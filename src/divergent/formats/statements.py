@@ -40,7 +40,7 @@ _SEPARATOR = r"\s*(?:,|<=?|>=?)?\s*"
 _LIST = re.compile(rf"\b([A-Za-z])_(\w+)(?:{_SEPARATOR}\1_\w+)*{_SEPARATOR}\.\.\.{_SEPARATOR}"
                    r"\1_((?:[A-Za-z]|\d+)(?:\s*[-+]\s*\d+)?)\b")
 _N_THINGS = re.compile(r"(?<![\w_])([A-Za-z](?:\s*[-+]\s*\d+)?)\s+(?:space-separated\s+|distinct\s+|non-negative\s+|"
-                       r"positive\s+)?(integers|numbers|real\s+numbers|values|elements)(?:\s+([A-Za-z])_\w+)?")
+                       r"positive\s+)?(integers|numbers|real\s+numbers|values|elements|indices|indexes)(?:\s+([A-Za-z])_\w+)?")
 _STRING = re.compile(r"\b(?:a|the|one|non-empty)?\s*(string|word|sequence|pattern|text|line)\b(?:\s+([A-Za-z]\w?)\b)?",
                      re.IGNORECASE)
 _CHOICES = re.compile(r"\bis\s+(?:either\s+)?([A-Z]{1,5}|\d+|[a-z])\s+(?:\([^)]*\)\s+)?or\s+([A-Z]{1,5}|\d+|[a-z])\b")
@@ -112,7 +112,9 @@ def _tokens(text: str, defined: set[str]) -> list[Token]:
     text_no_notes = re.sub(r"\([^()]*\)", lambda m: " " * len(m.group(0)), text)
     for match in _LIST.finditer(text_no_notes):
         if free(*match.span()):
-            count = _count(match.group(3), defined)
+            # "b, then the b indices x_1, ..., x_b": a count read earlier on the same line counts too
+            earlier = {m.group(1) for m in _VARIABLE.finditer(text_no_notes[:match.start()])} - _NOT_VARIABLES
+            count = _count(match.group(3), defined | earlier)
             found.append((match.start(), Token(TokenType(Kind.INT), name=match.group(1), count=count)))
             taken.append(match.span())
     for match in _N_THINGS.finditer(text_no_notes):
