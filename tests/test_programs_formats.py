@@ -131,3 +131,17 @@ def test_a_search_with_too_few_valid_inputs_says_so_and_exits_4(programs_dir, bu
     enough = runner.invoke(app, ["check", *common[:-6], "--min-inputs", "1", "--json",
                                  "--build-cache", build_cache, "--time-limit", "1"])
     assert enough.exit_code == 0 and json.loads(enough.stdout)["verdict"] == "no-difference-found"
+
+
+def test_a_search_that_saw_every_input_the_engines_can_make_is_not_too_thin(programs_dir, build_cache, tmp_path):
+    # n in [1, 5]: five inputs in all; the engines run out of new ones long before the budget
+    square = write(programs_dir, "square.py", "n = int(input())\nprint(n * n)\n")
+    power = write(programs_dir, "power.py", "n = int(input())\nprint(n ** 2)\n")
+    five = tmp_path / "five.fmt"
+    five.write_text("n:int[1,5]\n")
+    report = divergent.check([square, power], stdin=True, examples=[write(programs_dir, "three.txt", "3\n")],
+                             input_format=str(five), budget=Budget(seconds=60.0), build_cache=build_cache,
+                             time_limit=1.0)
+    assert report.verdict is Verdict.NO_DIFFERENCE_FOUND and report.exit_reason.value == "exhausted"
+    assert report.inputs == 5 and report.rejected == 0
+    assert any(note.startswith("the engines ran out of new inputs after 5 valid input(s)") for note in report.notes)
