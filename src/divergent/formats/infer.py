@@ -68,7 +68,7 @@ def infer_format(examples: Sequence[str], *, statement: str | None = None,
                     notes.append("the statement's description of the input did not match the examples")
     if base is None and from_statement is not None:
         base = from_statement
-        notes.append("read from the statement (no example)")
+        notes.append("read from the statement; no example to check it against")
     if base is None and from_programs is not None:
         base = bounded(from_programs, constraints(statement)) if statement else from_programs
         notes.extend(from_programs.notes)
