@@ -75,8 +75,8 @@ LAYERS: dict[str, int] = {
     "grammars": 1, "executors": 1,
     # 2: turning specs into programs; running them in the sandbox; the structure of inputs mined from code
     "load": 2, "sandbox": 2, "structure": 2,
-    # 3: the engines and the spurious-counterexample filter
-    "engines": 3, "spurious": 3,
+    # 3: the engines, the input formats of whole programs they draw from, the spurious-counterexample filter
+    "engines": 3, "formats": 3, "spurious": 3,
     # 4: ProbeGen's tree search and the datasets
     "probegen": 4, "datasets": 4,
     # 5: the engines that drive a language model
@@ -200,7 +200,8 @@ ONE_KIND_MODULES = (
     "kinds",  # every kind's module
     "load.whole_programs",  # whole programs' specs
     "engines.proofs",  # the symbolic engine's proofs (Python functions)
-    "engines.text_seeds", "engines.text_mutation", "engines.text_generator", "engines.text_llm",  # texts
+    "engines.text_seeds", "engines.text_mutation", "engines.text_grammar", "engines.text_generator",
+    "engines.text_llm",  # texts
 )
 
 

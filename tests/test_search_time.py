@@ -256,6 +256,20 @@ def test_the_engines_table_shows_diversity_and_restarts_and_keeps_seconds_at_80_
     assert engines_table([], 40)[0].columns  # no engine ran: the table still has its columns
 
 
+def test_an_engine_owed_a_larger_share_gets_that_much_more_of_the_time() -> None:
+    class Owed(Counting):
+        share = 4.0  # as the user's own input generator is
+
+    portfolio = Portfolio([Counting("other", 0.0), Owed("owed", 0.0)])
+    for _ in range(100):
+        turn = portfolio.next_turn()
+        assert turn is not None
+        engine, batch = turn
+        portfolio.record(engine, inputs=len(batch), executions=2 * len(batch), seconds=0.0001 * len(batch),
+                         novel=len(batch), divergences=0)
+    stats = {s.name: s for s in portfolio.stats()}
+    assert 3.0 < stats["owed"].seconds / stats["other"].seconds < 5.5
+
 # -- pre-started runners --------------------------------------------------------------------------
 
 

@@ -42,8 +42,9 @@ class _Services:
 
     generator = None
 
-    def __init__(self, messages=()):
+    def __init__(self, messages=(), input_format=None):
         self.messages = list(messages)
+        self.input_format = input_format
 
     def admit(self, items):
         return [True] * len(items)

@@ -318,6 +318,9 @@ class Verdict(enum.StrEnum):
     #: the symbolic engine explored every path of the implementations without a difference, for
     #: types and operations it models exactly (see :class:`Proof` for what was proven)
     PROVEN_EQUIVALENT = "proven-equivalent"
+    #: no difference, but the search judged fewer valid inputs than its floor (whole programs:
+    #: ``--min-inputs``, 100): too few to say the programs agree
+    TOO_FEW_INPUTS = "too-few-inputs"
     ERROR = "error"
 
 
@@ -439,3 +442,7 @@ class Report:
     @property
     def proven(self) -> bool:
         return self.verdict is Verdict.PROVEN_EQUIVALENT
+
+    @property
+    def too_few_inputs(self) -> bool:
+        return self.verdict is Verdict.TOO_FEW_INPUTS

@@ -216,6 +216,8 @@ def _root(
     """Find where programs that should behave the same do not."""
 
 EXIT_SAME, EXIT_DIVERGENT, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
+#: no difference, but too few valid inputs were judged to say the programs agree (``too-few-inputs``)
+EXIT_TOO_FEW_INPUTS = 4
 #: Ctrl-C, as shells report it
 EXIT_INTERRUPTED = 130
 

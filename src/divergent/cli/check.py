@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, app, make_console
+from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, EXIT_TOO_FEW_INPUTS, app, make_console
 from divergent.cli.llm_options import ModelGroup
 from divergent.cli.option_groups import with_option_groups
 from divergent.cli.outputs import OutputGroup
@@ -96,7 +96,7 @@ def check(
         if outputs.store or outputs.db is not None:
             keep_report("check", document, outputs.db, notices(), test=test)
     mark("report written")
-    raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
+    raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_TOO_FEW_INPUTS if report.too_few_inputs else EXIT_SAME)
 
 
 def brute_force_implementation(impls: list, llm: Any, spec: str | None) -> Any:

@@ -75,6 +75,18 @@ class ProgramGroup(OptionGroup):
         "--with-file", metavar="PATH",
         help="A file (or directory) the programs in its directory may read besides their own source: helper "
         "modules, other classes, headers (repeatable). A program sees nothing else of its directory.")] = None
+    input_format: Annotated[str | None, typer.Option(
+        "--input-format", metavar="FILE",
+        help="A file describing what an input is made of (docs/programs.md, Input formats); default: inferred "
+        "from the examples, --statement and the programs.")] = None
+    statement: Annotated[str | None, typer.Option(
+        "--statement", metavar="FILE",
+        help="The problem statement (text, Markdown or HTML): its input section and constraints shape the "
+        "inputs.")] = None
+    min_inputs: Annotated[int, typer.Option(
+        "--min-inputs", metavar="N", min=0,
+        help="Fewer valid inputs judged than this: verdict too-few-inputs (exit 4), not 'no difference'.")] = (
+        _PROGRAMS.min_inputs)
     # older spellings, hidden; each keeps the meaning it had
     example: Annotated[list[str] | None, typer.Option("--example", **_HIDDEN)] = None
     inputs: Annotated[str | None, typer.Option("--inputs", **_HIDDEN)] = None
@@ -112,7 +124,8 @@ class ProgramGroup(OptionGroup):
             cxxflags=_added(_BUILD.cxxflags, self.cxxflags, "--cxxflags"),
             javacflags=_added(_BUILD.javacflags, self.javacflags, "--javacflags"),
             std=self.std, build_cache=self.build_cache, fresh_interpreter=self.fresh_interpreter,
-            with_files=tuple(self.with_file or ()),
+            with_files=tuple(self.with_file or ()), input_format=self.input_format, statement=self.statement,
+            min_inputs=self.min_inputs,
         )
 
 

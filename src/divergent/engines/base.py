@@ -27,6 +27,7 @@ from divergent.records import AnyInput, Input, Observation, Proof, TextInput
 
 if TYPE_CHECKING:
     from divergent.engines.constants import Constants
+    from divergent.formats.model import InputFormat
     from divergent.sandbox.limits import Limits
     from divergent.sandbox.process_runner import ProgramService
     from divergent.sandbox.runner import Runner
@@ -39,6 +40,9 @@ class TextServices(Protocol):
 
     #: the generator program (``--generator``: prints one input, its seed in argv[1]), or None
     generator: ProgramService | None
+    #: what an input is made of (``--input-format``, or inferred from the examples, a statement and
+    #: the programs: :mod:`divergent.formats`), or None when nothing said
+    input_format: InputFormat | None
 
     def admit(self, items: Sequence[AnyInput]) -> list[bool]:
         """The validator's verdicts on a batch of inputs (True for all without a validator)."""
@@ -108,6 +112,9 @@ class Engine(abc.ABC):
     name: ClassVar[str]
     #: True for engines that work on their own in a subprocess and are polled (symbolic)
     background: ClassVar[bool] = False
+    #: the engine's weight in the portfolio's time shares (1: as much as any other; the user's own
+    #: input generator is owed more)
+    share: ClassVar[float] = 1.0
     #: True for engines that propose only inputs meeting the preconditions (the annotations, as
     #: :func:`divergent.preconditions.conforms` checks them, and the user's requirement): the
     #: search then does not check them a second time

@@ -307,7 +307,7 @@ class Portfolio:
 
         def behind(arm: _Arm) -> float:
             share = floor + (1.0 - _FLOOR) * rates[arm.name] / total
-            return arm.seconds / share
+            return arm.seconds / (share * (arm.engine.share if arm.engine is not None else 1.0))
 
         return min(live, key=behind)
 

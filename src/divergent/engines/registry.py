@@ -11,7 +11,7 @@ from __future__ import annotations
 from divergent.errors import InvalidArgument
 
 #: the names the CLI's ``--engines`` accepts, in the order the portfolio starts them (cheap first)
-ENGINES: tuple[str, ...] = ("seeds", "mutation", "generator", "hypothesis", "symbolic", "llm", "randsearch")
+ENGINES: tuple[str, ...] = ("seeds", "mutation", "grammar", "generator", "hypothesis", "symbolic", "llm", "randsearch")
 
 #: engines that need a language model: left out of the default list when no model is configured
 NEEDS_MODEL: frozenset[str] = frozenset({"llm", "randsearch"})

@@ -15,8 +15,15 @@ counts):
 * sizes grow from small to large: the cap on a repeated part's size starts small and rises when
   the engine stops finding new behaviours.
 
+When the search has an input format (``--input-format``, or one inferred from the examples, a
+statement and the programs: :mod:`divergent.formats`), inputs are read by it, so every token has
+its type and bounds: numbers stay within the stated bounds (and go past the ones only seen in
+examples now and then), words keep their alphabet and length, counts stay within theirs, and the
+lists one count sizes are resized together. Without examples, the first inputs are drawn from it.
+
 The validator (``--validator``) judges every child before it runs; the numbers it names in its
-rejections become boundaries too.
+rejections become boundaries too, and the kinds of change it rejects every time (an operator on a
+slot: :mod:`divergent.engines.text_feedback`) are no longer made.
 """
 
 from __future__ import annotations
@@ -26,48 +33,32 @@ import re
 import time
 from collections import deque
 from collections.abc import Sequence
-from typing import Any
 
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
-from divergent.engines.text_structure import (
-    Block,
-    Line,
-    Rep,
-    clone,
-    clone_element,
-    is_float,
-    is_integer,
-    parse,
-    render,
-    reps,
-    token_slots,
-)
+from divergent.engines.text_feedback import Rejections
+from divergent.engines.text_operators import SPECIAL, TreeMutator
+from divergent.engines.text_structure import Block, clone, parse, render
 from divergent.errors import EngineCannotProceed
+from divergent.formats.instances import Misfit, generate, read
+from divergent.formats.model import InputFormat
 from divergent.records import AnyInput, Observation, TextInput
 
 __all__ = ["TextMutationEngine", "boundary_numbers", "numbers_in_text"]
 
 #: the sizes a repeated part may grow to, one level after another
-SIZE_LEVELS = (8, 32, 128, 1024, 10_000, 100_000, 200_000)
+SIZE_LEVELS = (20, 70, 300, 1024, 10_000, 100_000, 200_000)
 #: the largest input the engine makes
 MAX_TEXT = 4 * 1024 * 1024
-_SPECIAL = (
-    0, 1, -1, 2, 3, 7, 10, 100, 127, 128, 255, 256, 1000, 1023, 1024, 65535, 65536, 100_000, 200_000, 1_000_000,
-    2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**32 - 1, 2**32, 10**9, 10**9 + 7, 998_244_353, 10**18, 2**62,
-    2**63 - 1, -(2**63), 10**18 + 1, -(10**9), -(10**18),
-)
 _MAX_FRUITLESS = 2000
+_MAX_POOL = 2000
+_STARTERS = ("1\n", "0\n", "2\n1 2\n", "3\n1 2 3\n", "1 1\n", "1\n1\n", "a\n")
 #: trees of larger inputs are not kept (parsed again when one is a parent): bounded memory
 _KEEP_TREE_CHARS = 256 * 1024
 #: a first guess of a child's cost per character of its parent (measured as children are made)
 _SECONDS_PER_CHAR = 1e-6
 #: parents tried for one child before the engine gives up a turn that has no time for any
 _PARENT_TRIES = 4
-#: up to this many new items are inserted one by one; more are merged in at once
-_INSERT_ONE_BY_ONE = 16
-_MAX_POOL = 2000
-_STARTERS = ("1\n", "0\n", "2\n1 2\n", "3\n1 2 3\n", "1 1\n", "1\n1\n", "a\n")
 #: what :meth:`TextMutationEngine._child` returns when no parent can be mutated in the time left
 _NO_TIME = TextInput("", how_generated="none")
 _NUMBERS = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE]\d+)?(?![\w.])")
@@ -91,7 +82,7 @@ def numbers_in_text(text: str, limit: int = 400) -> list[int]:
 
 def boundary_numbers(seen: Sequence[int]) -> list[int]:
     """The special values, and each seen number with its neighbours."""
-    values: dict[int, None] = dict.fromkeys(_SPECIAL)
+    values: dict[int, None] = dict.fromkeys(SPECIAL)
     for value in seen:
         for delta in (0, -1, 1):
             values[value + delta] = None
@@ -105,15 +96,18 @@ class TextMutationEngine(Engine):
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
-        if context.services is None:
+        services = context.services
+        if services is None:
             raise EngineCannotProceed("unsupported", "text mutation is for whole programs")
         self._rng = context.rng("text-mutation")
+        #: the input format (given or inferred), or None: trees are then guessed from each input
+        self._format: InputFormat | None = services.input_format
         seeds = list(context.text_seeds)
         self._started_blind = not seeds
         if not seeds:
-            seeds = [TextInput(text, how_generated=self.name) for text in _STARTERS]
-        # (input, its tree or None: parsed again when it is a parent, for large inputs)
-        self._pool: list[tuple[TextInput, Block | None]] = [(seed, _kept(seed.text, parse(seed.text)))
+            seeds = self._starters()
+        # (input, its tree or None: read again when it is a parent, for large inputs)
+        self._pool: list[tuple[TextInput, Block | None]] = [(seed, _kept(seed.text, self._tree_of(seed.text)))
                                                              for seed in seeds]
         self._seed_count = len(self._pool)
         self._pending: list[TextInput] = seeds if self._started_blind else []
@@ -122,11 +116,8 @@ class TextMutationEngine(Engine):
         self._trees: dict[str, Block] = {seed.key: tree for seed, tree in self._pool if tree is not None}
         #: measured seconds of making a child, per character of parent and child
         self._seconds_per_char = _SECONDS_PER_CHAR
-        #: characters the child being made may still grow by (it must render within MAX_TEXT)
-        self._room = MAX_TEXT
         self._seen: set[str] = {seed.key for seed in seeds}
         self._behaviours: set[str] = set()
-        self._fruitless = 0
         self._quiet_rounds = 0
         self._level = 0
         sources = "\n".join(program.source for program in context.implementations)
@@ -135,7 +126,34 @@ class TextMutationEngine(Engine):
         #: the numbers of the sources and the examples
         self._local: set[int] = {n for n in (*numbers_in_text(sources), *example_numbers) if abs(n) <= 10**18}
         self._numbers = boundary_numbers(sorted(self._local))
-        self._alphabet = sorted({c for seed in seeds for c in seed.text if not c.isspace()}) or list("ab")
+        alphabet = sorted({c for seed in seeds for c in seed.text if not c.isspace()}) or list("ab")
+        #: what the validator said about the children, by the operators that made them
+        self.feedback = Rejections()
+        self._mutator = TreeMutator(self._rng, numbers=lambda: self._numbers,
+                                    named=lambda: sorted(self._learned | self._local), alphabet=alphabet,
+                                    feedback=self.feedback, size_cap=lambda: self.size_cap)
+
+    def _starters(self) -> list[TextInput]:
+        """Inputs to start from without examples: drawn from the format, else tiny guesses."""
+        if self._format is not None:
+            drawn = []
+            for cap in (1, 2, 3, 5, 8, 8, 16, 17):
+                try:
+                    drawn.append(TextInput(render(generate(self._format, self._rng, cap=cap)), how_generated=self.name))
+                except Misfit:
+                    break
+            unique = list({item.key: item for item in drawn}.values())
+            if unique:
+                return unique
+        return [TextInput(text, how_generated=self.name) for text in _STARTERS]
+
+    def _tree_of(self, text: str) -> Block:
+        """The tree of an input: read by the format when it fits, else guessed from the text."""
+        if self._format is not None:
+            tree = read(self._format, text)
+            if tree is not None:
+                return tree
+        return parse(text)
 
     # -- proposing --------------------------------------------------------------------------
 
@@ -178,10 +196,16 @@ class TextMutationEngine(Engine):
         else:
             return _NO_TIME
         started = time.monotonic()
-        tree = clone(parent_tree) if parent_tree is not None else parse(parent.text)
-        self._room = MAX_TEXT - len(parent.text)
-        for _ in range(self._rng.randint(1, 3)):
-            self._mutate(tree)
+        tree = clone(parent_tree) if parent_tree is not None else self._tree_of(parent.text)
+        self._mutator.room = MAX_TEXT - len(parent.text)  # a child must render within MAX_TEXT
+        keys = []
+        # one change half of the time: what the validator says of it is then about that change
+        for _ in range(1 if self._rng.random() < 0.5 else self._rng.randint(2, 3)):
+            key = self._mutator.mutate(tree)
+            if key is not None:
+                keys.append(key)
+        if not keys:
+            return None
         text = render(tree)
         self._measured(len(parent.text) + len(text), time.monotonic() - started)
         if len(text) > MAX_TEXT:
@@ -194,6 +218,7 @@ class TextMutationEngine(Engine):
         if kept is not None:
             self._trees[child.key] = kept
         self._recent.append((child, kept))
+        self.feedback.made(child, keys)
         return child
 
     def _cost(self, characters: int) -> float:
@@ -218,201 +243,16 @@ class TextMutationEngine(Engine):
     def size_cap(self) -> int:
         return SIZE_LEVELS[self._level]
 
-    # -- operators ----------------------------------------------------------------------------
-
-    def _mutate(self, tree: Block) -> None:
-        rng = self._rng
-        roll = rng.random()
-        if roll < 0.08 and self._extreme(tree):
-            return
-        if roll < 0.45 and self._number(tree):
-            return
-        if roll < 0.75 and self._resize(tree):
-            return
-        if roll < 0.88 and self._arrange(tree):
-            return
-        if not self._word(tree):
-            self._number(tree)
-
-    def _number(self, tree: Block) -> bool:
-        slots = [(holder, i) for holder, i in token_slots(tree) if is_integer(holder[i]) or is_float(holder[i])]
-        if not slots:
-            return False
-        holder, index = self._rng.choice(slots)
-        holder[index] = self._new_number(holder[index])
-        return True
-
-    def _new_number(self, token: str) -> str:
-        rng = self._rng
-        if is_float(token) and not is_integer(token):
-            decimals = len(token.split(".", 1)[1]) if "." in token and "e" not in token.lower() else 6
-            value = float(token)
-            choice = rng.choice((0.0, -value, value * 10, value / 10, value + 10**-decimals, 1e9, -1e9, 0.5))
-            return f"{choice:.{decimals}f}"
-        value = int(token)
-        roll = rng.random()
-        if roll < 0.35:
-            new = rng.choice((0, 1, -1, value + 1, value - 1, -value, value * 2, value // 2, value + rng.randint(-10, 10)))
-        elif roll < 0.85:
-            new = rng.choice(self._numbers)
-        elif roll < 0.93:
-            new = rng.choice((2, 10)) ** rng.randint(1, 62 if rng.random() < 0.5 else 18)
-        else:
-            new = rng.randint(-abs(value) - 10, abs(value) + 10)
-        return str(new)
-
-    def _extreme(self, tree: Block) -> bool:
-        """Every number of one line (or list) set to one extreme value at once: the classic "all
-        values at their maximum" case, where sums and products overflow."""
-        groups: list[list[tuple[list, int]]] = []
-        for line in (node for node in tree if isinstance(node, Line)):
-            slots = [(line.parts, i) for i, part in enumerate(line.parts) if isinstance(part, str) and is_integer(part)]
-            if len(slots) > 1:
-                groups.append(slots)
-        for rep in reps(tree):
-            if rep.inline and not rep.characters:
-                slots = [(rep.items, i) for i, item in enumerate(rep.items) if is_integer(item)]
-                if len(slots) > 1:
-                    groups.append(slots)
-        if not groups:
-            return False
-        slots = self._rng.choice(groups)
-        # the limits the task names (validator, sources, examples) before the generic extremes
-        named = sorted(self._learned | self._local)
-        if named and self._rng.random() < 0.8:
-            value = named[-1] if self._rng.random() < 0.5 else self._rng.choice(named)
-        else:
-            value = self._rng.choice(_SPECIAL)
-        for holder, index in slots:
-            holder[index] = str(value)
-        return True
-
-    def _resize(self, tree: Block) -> bool:
-        candidates = [rep for rep in reps(tree) if not rep.characters or rep.items]
-        if not candidates:
-            return False
-        rep = self._rng.choice(candidates)
-        rng = self._rng
-        current = len(rep.items)
-        roll = rng.random()
-        if roll < 0.25:
-            self._remove(rep)
-        elif roll < 0.5:
-            self._duplicate(rep, 1)
-        else:
-            target = rng.choice((0, 1, 2, current - 1, current + 1, current * 2, current // 2, self.size_cap,
-                                 rng.randint(0, self.size_cap)))
-            target = max(0, min(target, self.size_cap))
-            if target < current:
-                for _ in range(current - target):
-                    self._remove(rep)
-            elif target > current:
-                self._duplicate(rep, target - current)
-        return True
-
-    def _remove(self, rep: Rep) -> None:
-        if rep.items:
-            del rep.items[self._rng.randrange(len(rep.items))]
-
-    def _duplicate(self, rep: Rep, count: int) -> None:
-        rng = self._rng
-        count = self._affordable(rep, count)
-        if count <= 0:
-            return
-        if not rep.items:
-            if rep.inline:
-                rep.items.extend(rng.choice(self._alphabet) if rep.characters else str(rng.choice((0, 1, 2)))
-                                 for _ in range(count))
-            return  # an empty list of records: nothing to copy from
-        if count <= _INSERT_ONE_BY_ONE:
-            for _ in range(count):
-                item = self._copy_of(rep, rng.choice(rep.items))
-                rep.items.insert(rng.randrange(len(rep.items) + 1), item)
-            return
-        # Many at once (a resize to the size cap): copies of the items there were, merged in at
-        # random places in one pass (inserting one by one is quadratic: seconds for 10^5 items).
-        originals = rep.items
-        added = [self._copy_of(rep, rng.choice(originals)) for _ in range(count)]
-        places = sorted(rng.randrange(len(originals) + 1) for _ in range(count))
-        merged: list = []
-        previous = 0
-        for place, item in zip(places, added, strict=True):
-            merged.extend(originals[previous:place])
-            merged.append(item)
-            previous = place
-        merged.extend(originals[previous:])
-        rep.items[:] = merged
-
-    def _affordable(self, rep: Rep, count: int) -> int:
-        """As many of ``count`` new items as the child has room for (it must render within
-        :data:`MAX_TEXT`: a larger one would be made, then thrown away), taken from the room."""
-        if rep.inline:
-            sample = rep.items[: 8]
-            each = (sum(len(item) for item in sample) / len(sample) if sample else 1) + (1 if not rep.characters else 0)
-        else:
-            each = len(render(rep.items[0])) if rep.items else 1
-        affordable = min(count, int(self._room // max(1.0, each)))
-        self._room -= affordable * max(1.0, each)
-        return affordable
-
-    def _copy_of(self, rep: Rep, model: Any) -> Any:
-        """A new item like ``model``: a fresh character, a number near it or new, or a copy."""
-        rng = self._rng
-        if not rep.inline:
-            return clone_element(model)
-        if rep.characters:
-            return rng.choice(self._alphabet)
-        if is_integer(model) and rng.random() < 0.7:
-            return self._new_number(model) if rng.random() < 0.3 else str(int(model) + rng.randint(-3, 3))
-        return model
-
-    def _arrange(self, tree: Block) -> bool:
-        candidates = [rep for rep in reps(tree) if len(rep.items) > 1]
-        if not candidates:
-            return False
-        rep = self._rng.choice(candidates)
-        rng = self._rng
-        how = rng.choice(("sort", "reverse", "shuffle", "equal", "swap", "sort-desc"))
-        numeric = rep.inline and all(is_integer(i) or is_float(i) for i in rep.items)
-        if how in ("sort", "sort-desc") and rep.inline:
-            key = float if numeric else str
-            rep.items.sort(key=key, reverse=how == "sort-desc")  # type: ignore[arg-type]
-        elif how == "reverse" or (how in ("sort", "sort-desc") and not rep.inline):
-            rep.items.reverse()
-        elif how == "shuffle":
-            rng.shuffle(rep.items)
-        elif how == "equal":
-            model = rng.choice(rep.items)
-            rep.items[:] = [model if rep.inline else clone_element(model) for _ in rep.items]
-        else:
-            i, j = rng.randrange(len(rep.items)), rng.randrange(len(rep.items))
-            rep.items[i], rep.items[j] = rep.items[j], rep.items[i]
-        return True
-
-    def _word(self, tree: Block) -> bool:
-        rng = self._rng
-        words = [(holder, i) for holder, i in token_slots(tree) if not (is_integer(holder[i]) or is_float(holder[i]))]
-        characters = [rep for rep in reps(tree) if rep.characters and rep.items]
-        if characters and (not words or rng.random() < 0.5):
-            rep = rng.choice(characters)
-            rep.items[rng.randrange(len(rep.items))] = rng.choice(self._alphabet)
-            return True
-        if not words:
-            return False
-        holder, index = rng.choice(words)
-        word = holder[index]
-        position = rng.randrange(len(word) + 1)
-        roll = rng.random()
-        if roll < 0.4 and word:
-            word = word[:position] + rng.choice(self._alphabet) + word[position + 1 :]
-        elif roll < 0.7:
-            word = word[:position] + rng.choice(self._alphabet) + word[position:]
-        elif len(word) > 1:
-            word = word[:position] + word[position + 1 :]
-        holder[index] = word or rng.choice(self._alphabet)
-        return True
-
     # -- feedback -----------------------------------------------------------------------------
+
+    @property
+    def explored(self) -> str:
+        """The kinds of input the validator always rejected, which the engine stopped making."""
+        given_up = self.feedback.given_up()
+        if not given_up:
+            return ""
+        shown = ", ".join(given_up[:4]) + (f" and {len(given_up) - 4} more" if len(given_up) > 4 else "")
+        return f"stopped making what the validator always rejected: {shown}"
 
     def observe(self, observations: Sequence[Observation]) -> None:
         novel = 0
@@ -421,6 +261,7 @@ class TextMutationEngine(Engine):
             if not isinstance(item, TextInput):
                 continue
             self._seen.add(item.key)
+            self.feedback.ran(item.key)
             behaviour = behaviour_fingerprint(observation)
             if behaviour in self._behaviours and not observation.divergent:
                 continue
@@ -428,10 +269,10 @@ class TextMutationEngine(Engine):
             novel += 1
             if len(item.text) > MAX_TEXT:
                 continue
-            # a large input's tree is made when it is a parent (parsing costs as much as its size)
+            # a large input's tree is made when it is a parent (reading costs as much as its size)
             tree = self._trees.get(item.key)
             if tree is None and len(item.text) <= _KEEP_TREE_CHARS:
-                tree = parse(item.text)
+                tree = self._tree_of(item.text)
             entry = (item, tree)
             if len(self._pool) < _MAX_POOL:
                 self._pool.append(entry)
@@ -454,6 +295,11 @@ class TextMutationEngine(Engine):
         services = self.context.services
         if services is None:
             return
+        self.feedback.settle(services)
+        # a rejected child is no parent (its children would be rejected for what it broke)
+        kept = [entry for entry in self._recent if not services.rejection_reason(entry[0])]
+        if len(kept) < len(self._recent):
+            self._recent = deque(kept, maxlen=self._recent.maxlen)
         fresh = [n for message in services.rejection_messages() for n in numbers_in_text(message, 20)
                  if n not in self._learned]
         if fresh:
@@ -461,7 +307,6 @@ class TextMutationEngine(Engine):
             self._numbers = list(dict.fromkeys([*boundary_numbers(fresh), *self._numbers]))
 
 
-
 def _kept(text: str, tree: Block) -> Block | None:
-    """The tree to keep for an input (None for a large one: it is parsed again when needed)."""
+    """The tree to keep for an input (None for a large one: it is read again when needed)."""
     return tree if len(text) <= _KEEP_TREE_CHARS else None

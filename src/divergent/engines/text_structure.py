@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 _INTEGER = re.compile(r"^[+-]?\d+$")
 _FLOAT = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+|\d+(?:\.\d*)?[eE][+-]?\d+)$")
@@ -53,6 +53,8 @@ class Rep:
     items: list = field(default_factory=list)
     #: how inline items are joined: " " (tokens) or "" (the characters of a word)
     joiner: str = " "
+    #: its size is not to change (an input format says how many: five rows of five cells)
+    fixed: bool = False
 
     @property
     def characters(self) -> bool:
@@ -64,15 +66,20 @@ class Count:
     """A number that is the size of its targets (every target has the same size)."""
 
     targets: list[Rep]
+    #: what the number is beyond its targets' size (``n`` then ``n - 1`` edges: 1)
+    offset: int = 0
 
     @property
     def value(self) -> int:
-        return len(self.targets[0].items) if self.targets else 0
+        return (len(self.targets[0].items) if self.targets else 0) + self.offset
 
 
 @dataclass(eq=False)
 class Line:
     parts: list = field(default_factory=list)
+    #: what each part may be, when an input format says (a ``divergent.formats`` TokenSpec per part:
+    #: a token's type, a list's items' type, a count's range), else None
+    specs: tuple | None = None
 
 
 Block = list  # list[Line | Rep]
@@ -133,19 +140,19 @@ def _clone_line(line: Line, reps: dict[int, Rep], counts: list) -> Line:
     parts = []
     for part in line.parts:
         if isinstance(part, Count):
-            copy = Count(targets=list(part.targets))
+            copy = Count(targets=list(part.targets), offset=part.offset)
             counts.append((part, copy))
             parts.append(copy)
         elif isinstance(part, Rep):
             parts.append(_clone_rep(part, reps, counts))
         else:
             parts.append(part)
-    return Line(parts)
+    return Line(parts, line.specs)
 
 
 def _clone_rep(rep: Rep, reps: dict[int, Rep], counts: list) -> Rep:
     items = list(rep.items) if rep.inline else [_clone_block(element, reps, counts) for element in rep.items]
-    copy = Rep(inline=rep.inline, items=items, joiner=rep.joiner)
+    copy = replace(rep, items=items)
     reps[id(rep)] = copy
     return copy
 
@@ -263,10 +270,67 @@ def _test_cases(rows: list[list[str]]) -> Block | None:
 def _parse_rows(rows: list[list[str]], start: int, end: int) -> tuple[Block, int]:
     block: Block = []
     position = start
+    #: numbers of earlier header lines that no count took yet: (line, part, value), newest last
+    pending: list[tuple[Line, int, int]] = []
     while position < end:
-        unit, position = _parse_unit(rows, position, end)
+        late = _pending_unit(rows, position, end, pending) or _parallel_list(rows, position, block)
+        if late is not None:
+            unit, position = late
+        else:
+            unit, position = _parse_unit(rows, position, end)
+            pending.extend(_unused_numbers(unit))
         block.extend(unit)
     return block, position
+
+
+def _unused_numbers(unit: Block) -> list[tuple[Line, int, int]]:
+    """The numbers (2 or more) of a unit's first line that count nothing yet."""
+    if not unit or not isinstance(unit[0], Line):
+        return []
+    line = unit[0]
+    return [(line, j, value) for j, part in enumerate(line.parts)
+            if isinstance(part, str) and (value := _int(part)) is not None and value >= 2]
+
+
+def _parallel_list(rows: list[list[str]], i: int, block: Block) -> tuple[Block, int] | None:
+    """A second list as long as one before it, sized by the same count (``n``, ``a_1..a_n``,
+    ``b_1..b_n``): the count's targets share one size."""
+    row = rows[i]
+    for node in reversed(block):
+        if not isinstance(node, Line):
+            continue
+        for part in node.parts:
+            if (isinstance(part, Count) and part.offset == 0 and part.targets and len(row) >= 3
+                    and all(t.inline and not t.characters for t in part.targets) and part.value == len(row)):
+                rep = Rep(inline=True, items=list(row))
+                part.targets.append(rep)
+                return [Line([rep])], i + 1
+    return None
+
+
+def _pending_unit(rows: list[list[str]], i: int, end: int,
+                  pending: list[tuple[Line, int, int]]) -> tuple[Block, int] | None:
+    """Lines counted by a number of an earlier header (``n q``, a list of ``n``, then ``q``
+    queries): ``value`` records alike, or a list of ``value`` (3 or more) tokens."""
+    for index in range(len(pending) - 1, -1, -1):
+        line, j, value = pending[index]
+        following = rows[i:i + value]
+        rep: Rep | None = None
+        after = i
+        if len(following) == value and all(following) and len({len(r) for r in following}) == 1 and value >= 2:
+            rep = Rep(inline=False, items=[[_plain_line(r, in_block=True)] for r in following])
+            _consistent_inline_counts(rep)
+            unit: Block = [rep]
+            after = i + value
+        elif value >= 3 and len(rows[i]) == value:
+            rep = Rep(inline=True, items=list(rows[i]))
+            unit = [Line([rep])]
+            after = i + 1
+        if rep is not None:
+            line.parts[j] = Count([rep])
+            del pending[index]
+            return unit, after
+    return None
 
 
 def _parse_unit(rows: list[list[str]], i: int, end: int) -> tuple[Block, int]:
@@ -285,6 +349,8 @@ def _parse_unit(rows: list[list[str]], i: int, end: int) -> tuple[Block, int]:
             continue
         if count == 1 and _token_count_matches(rows, i, end, numbers):
             break
+        if count == 1 and len(following[0]) == len(row) >= 2:
+            continue  # a 1 on a line like the next one is a cell of a table, not a count
         return _records(row, j, numbers, following), i + 1 + count
     if _self_counted(row):
         return [_plain_line(row)], i + 1
@@ -298,6 +364,14 @@ def _parse_unit(rows: list[list[str]], i: int, end: int) -> tuple[Block, int]:
         for _, rep in links:
             block.append(Line([rep]))
         return block, after
+    # n then the n - 1 lines alike that end the input (the edges of a tree)
+    for j, count in numbers:
+        following = rows[i + 1 : end]
+        if count >= 3 and len(following) == count - 1 and all(following) and len({len(r) for r in following}) == 1:
+            rep = Rep(inline=False, items=[[_plain_line(r, in_block=True)] for r in following])
+            parts = list(row)
+            parts[j] = Count([rep], offset=1)
+            return [Line(parts), rep], end
     return [_plain_line(row)], i + 1
 
 

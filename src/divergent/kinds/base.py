@@ -18,7 +18,7 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from divergent.comparison import Comparison
 from divergent.engines.base import Engine, TextServices
@@ -216,6 +216,16 @@ class Subjects:
     def report_notes(self, runner: Runner) -> list[str]:
         """What the report must say about the helpers and the runner at the end."""
         return list(runner.notes)
+
+    @property
+    def input_floor(self) -> int:
+        """A search that judged fewer valid inputs than this found too few to say "no difference"
+        (``Verdict.TOO_FEW_INPUTS``); 0: no floor."""
+        return 0
+
+    def inferred_inputs(self) -> Mapping[str, Any] | None:
+        """What was inferred about the inputs, for the report (``--json``: ``inferred_inputs``)."""
+        return self.shaped.summary() if self.shaped is not None else None
 
     def close(self) -> None:
         """End the helpers' processes."""

@@ -72,6 +72,16 @@ class ProgramOptions:
     #: else of its directory): each goes to the programs whose directory holds it, at its path
     #: relative to that directory (helper modules, other classes, headers)
     with_files: tuple[str, ...] = ()
+    #: what an input is made of, in the language of docs/programs.md ("Input formats"): a file
+    #: holding it, or an ``InputFormat``; None: inferred from the examples, the statement and the
+    #: programs
+    input_format: Any = None
+    #: the problem statement (a file, text or HTML): its input section and constraints shape the
+    #: inputs when no format is given
+    statement: str | None = None
+    #: a search that judged fewer valid inputs than this says so (verdict ``too-few-inputs``)
+    #: instead of "no difference found"
+    min_inputs: int = 100
 
     def __post_init__(self) -> None:
         examples: Any = self.examples
@@ -90,6 +100,12 @@ class ProgramOptions:
         if isinstance(with_files, str | Path):
             with_files = (with_files,)
         object.__setattr__(self, "with_files", tuple(str(Path(f).expanduser().absolute()) for f in with_files or ()))
+        if isinstance(self.input_format, Path):
+            object.__setattr__(self, "input_format", str(self.input_format))
+        if isinstance(self.statement, Path):
+            object.__setattr__(self, "statement", str(self.statement))
+        if self.min_inputs < 0:
+            raise InvalidArgument(f"min_inputs={self.min_inputs!r} must be at least 0")
         for name in ("inputs_dir", "generator", "validator", "checker", "build_cache"):
             value = getattr(self, name)
             if value is not None:
@@ -120,7 +136,8 @@ class ProgramOptions:
     @property
     def used(self) -> bool:
         """Whether anything here asks for whole programs."""
-        return self.stdin or bool(self.examples or self.inputs_dir or self.generator or self.validator or self.checker)
+        return self.stdin or bool(self.examples or self.inputs_dir or self.generator or self.validator or self.checker
+                                  or self.input_format is not None or self.statement)
 
     def build_options(self) -> BuildOptions:
         cxxflags = self.cxxflags if self.cxxflags is not None else _DEFAULT_BUILD.cxxflags

@@ -20,6 +20,9 @@ from typing import ClassVar
 
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LoadError
+from divergent.formats.infer import infer_format, load_format
+from divergent.formats.instances import violation
+from divergent.formats.model import InputFormat
 from divergent.kinds.base import ProgramKind, Subjects
 from divergent.kinds.text_shrink import shrink_text
 from divergent.load.whole_programs import load_program
@@ -39,6 +42,7 @@ from divergent.text_comparison import OutputComparison
 TEXT_ENGINES: dict[str, str] = {
     "seeds": "divergent.engines.text_seeds:TextSeedEngine",
     "mutation": "divergent.engines.text_mutation:TextMutationEngine",
+    "grammar": "divergent.engines.text_grammar:GrammarEngine",
     "generator": "divergent.engines.text_generator:GeneratorEngine",
     "llm": "divergent.engines.text_llm:TextProbeEngine",
     "randsearch": "divergent.engines.text_llm:TextRandSearchEngine",
@@ -167,6 +171,16 @@ def _message(text: str) -> str:
     return lines[0][:300]
 
 
+def format_note(fmt: InputFormat) -> str:
+    """The report's note on the input format: where it came from and the format itself."""
+    if fmt.stated:
+        return "input format: given (--input-format): " + " | ".join(fmt.text().strip().splitlines())
+    how = "; ".join(fmt.notes)
+    return (f"input format inferred from the {fmt.origin.replace('+', ', the ')}" + (f" ({how})" if how else "")
+            + ": " + " | ".join(fmt.text().rstrip().splitlines())
+            + "  (wrong? write it to a file, correct it and pass --input-format FILE)")
+
+
 def valid_seeds(seeds: list[TextInput], validator: Validator | None) -> tuple[list[TextInput], list[str]]:
     """The seeds the validator accepts (all without one), and a note on those it rejected."""
     if validator is None or not seeds:
@@ -192,6 +206,58 @@ def load_helper(spec: str | None, what: str, build: BuildOptions) -> StdinProgra
         return load_program(spec, build=build)
     except LoadError as error:
         raise LoadError(f"{what}: {error}") from None
+
+
+def statement_of(spec: str | None) -> str | None:
+    """A statement given as a file (or as its text: anything with a line break)."""
+    if spec is None:
+        return None
+    if "\n" in spec:
+        return spec
+    path = Path(spec)
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise InvalidArgument(f"--statement {spec}: cannot read it ({error.strerror or error})") from None
+
+
+def input_format_of(options: SearchOptions, seeds: Sequence[TextInput], programs: Sequence[Program]) -> InputFormat | None:
+    """The format the user gave, else the one the examples, the statement and the programs say."""
+    settings = options.programs
+    given = settings.input_format
+    if isinstance(given, InputFormat):
+        return given
+    if given is not None:
+        return load_format(given)
+    sources = [(program.source, str(program.language)) for program in programs if program.source]
+    return infer_format([seed.text for seed in seeds], statement=statement_of(settings.statement), programs=sources)
+
+
+class FormatCheck:
+    """A given input format as a precondition: an input it does not describe is never run."""
+
+    def __init__(self, fmt: InputFormat) -> None:
+        self.format = fmt
+        self.rejected = 0
+        self.first_rejection: tuple[str, str] | None = None
+        self._reasons: dict[str, str] = {}
+
+    def verdicts(self, items: Sequence[TextInput]) -> list[bool]:
+        verdicts = []
+        for item in items:
+            problem = violation(self.format, item.text)
+            if problem is not None:
+                self.rejected += 1
+                if len(self._reasons) >= _VERDICT_CACHE // 10:
+                    self._reasons.clear()
+                self._reasons[item.key] = problem
+                if self.first_rejection is None:
+                    self.first_rejection = (item.text, problem)
+            verdicts.append(problem is None)
+        return verdicts
+
+    def reason(self, item: TextInput) -> str:
+        return self._reasons.get(item.key, "")
 
 
 class TextKind(ProgramKind):
@@ -339,6 +405,10 @@ class TextSubjects(Subjects):
         self.generator = generator
         self.checker = checker
         self.services = self
+        #: what an input is made of (given, or inferred when the seeds are read), or None
+        self.input_format: InputFormat | None = None
+        #: the given format, judging inputs before the validator (an inferred one only guides engines)
+        self.format_check: FormatCheck | None = None
 
     @property
     def time_limit(self) -> float:
@@ -350,31 +420,54 @@ class TextSubjects(Subjects):
 
     def gather_seeds(self) -> None:
         seeds, notes = valid_seeds(text_seeds(self.options), self.validator)
+        self.input_format = input_format_of(self.options, seeds, self.programs)
+        if self.input_format is not None and self.input_format.stated:
+            self.format_check = FormatCheck(self.input_format)
+            kept = [seed for seed, fits in zip(seeds, self.format_check.verdicts(seeds), strict=True) if fits]
+            if len(kept) < len(seeds):
+                notes.append(f"the input format rejected {len(seeds) - len(kept)} of the {len(seeds)} examples and "
+                             f"test files (first: {self.format_check.first_rejection[1] if self.format_check.first_rejection else ''})")
+            self.format_check.rejected, self.format_check.first_rejection = 0, None
+            seeds = kept
         self.seeds = tuple(seeds)
         self.notes.extend(notes)
 
     def admit(self, items: Sequence[AnyInput]) -> list[bool]:
-        """The validator's verdicts (every input is admitted without a validator)."""
-        if self.validator is None or not items:
+        """The given format's and the validator's verdicts (every input is admitted without them)."""
+        if not items or (self.validator is None and self.format_check is None):
             return [True] * len(items)
         texts = []
         for item in items:
             assert isinstance(item, TextInput)
             texts.append(item)
-        return self.validator.verdicts(texts)
+        verdicts = self.format_check.verdicts(texts) if self.format_check is not None else [True] * len(texts)
+        if self.validator is not None:
+            fitting = [item for item, fits in zip(texts, verdicts, strict=True) if fits]
+            judged = iter(self.validator.verdicts(fitting) if fitting else [])
+            verdicts = [fits and next(judged) for fits in verdicts]
+        return verdicts
 
     def rejected(self) -> int:
-        """Inputs the validator rejected during the search (0 without a validator)."""
-        return self.validator.rejected if self.validator is not None else 0
+        """Inputs the given format or the validator rejected during the search."""
+        return ((self.validator.rejected if self.validator is not None else 0)
+                + (self.format_check.rejected if self.format_check is not None else 0))
 
     def rejection_messages(self) -> list[str]:
         return list(self.validator.messages) if self.validator is not None else []
 
     def rejection_reason(self, item: AnyInput) -> str:
-        if self.validator is None:
-            return ""
         assert isinstance(item, TextInput)
-        return self.validator.reason(item)
+        if self.format_check is not None and (reason := self.format_check.reason(item)):
+            return reason
+        return self.validator.reason(item) if self.validator is not None else ""
+
+    @property
+    def input_floor(self) -> int:
+        return self.options.programs.min_inputs
+
+    def inferred_inputs(self) -> dict[str, object] | None:
+        """The input format used (``--json``: ``inferred_inputs.input_format``)."""
+        return {"input_format": self.input_format.to_json()} if self.input_format is not None else None
 
     def report_notes(self, runner: Runner) -> list[str]:
         notes = []
@@ -387,6 +480,12 @@ class TextSubjects(Subjects):
             notes.append(
                 f"validator {validator.label} rejected {validator.rejected} input(s) (never counterexamples){first}"
             )
+        if self.format_check is not None and self.format_check.rejected:
+            text, message = self.format_check.first_rejection or ("", "")
+            notes.append(f"the input format rejected {self.format_check.rejected} input(s) (never run); "
+                         f"first: {TextInput(text).call(max_length=40)}: {message}")
+        if self.input_format is not None:
+            notes.append(format_note(self.input_format))
         if validator is not None and validator.failures:
             notes.append(f"validator {validator.label} crashed or timed out on {validator.failures} input(s) "
                          "(counted as rejections)")

@@ -36,6 +36,7 @@ MAX_MARKS = 25
 _VERDICTS = {
     "divergent": ("Implementations differ", "bad"),
     "no-difference-found": ("No difference found", "good"),
+    "too-few-inputs": ("Too few inputs to tell", "warn"),
     "error": ("The run failed", "bad"),
 }
 

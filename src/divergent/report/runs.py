@@ -214,7 +214,15 @@ def render_program_report(report: Report, console: Console, *, input_file: str |
 def _render_program_report(report: Report, console: Console, *, input_file: str | None,
                            reproduce: Sequence[str], test: str | None) -> None:
     cx = report.counterexample
-    if cx is None:
+    if cx is None and report.too_few_inputs:
+        rejected = f"; {report.rejected:,} rejected as invalid" if report.rejected else ""
+        console.print(Panel(Text.assemble(
+            ("Too few inputs to tell", "bold yellow"),
+            f": no difference among {len(report.implementations)} programs, but only {report.inputs:,} valid "
+            f"input(s) were judged{rejected} ({report.executions:,} runs in {report.seconds:.1f} s, stopped: "
+            f"{report.exit_reason.value}). Give examples, a generator, --input-format or more --budget.",
+        ), border_style="yellow"))
+    elif cx is None:
         console.print(Panel(Text.assemble(
             ("No difference found", "bold green"),
             f" among {len(report.implementations)} programs: {report.inputs:,} inputs, {report.executions:,} runs "

@@ -131,6 +131,19 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
         result = Verdict.DIVERGENT
     elif exit_reason is ExitReason.PROVEN:
         result = Verdict.PROVEN_EQUIVALENT
+    elif search.inputs_run < search.subjects.input_floor and exit_reason is ExitReason.EXHAUSTED \
+            and search.rejected <= search.inputs_run:
+        # Every engine ran out of new inputs, and not for want of valid ones: the input space is
+        # that small (n in [1, 25]), and the search saw all of it that the engines can make.
+        result = Verdict.NO_DIFFERENCE_FOUND
+        search.journal.note(f"the engines ran out of new inputs after {search.inputs_run} valid input(s), fewer "
+                            f"than {search.subjects.input_floor} (--min-inputs): the inputs they can make are that few")
+    elif search.inputs_run < search.subjects.input_floor:
+        # A thin search is not evidence of equivalence: say how thin (the headline says it too).
+        result = Verdict.TOO_FEW_INPUTS
+        rejected = f"; {search.rejected:,} rejected as invalid" if search.rejected else ""
+        search.journal.note(f"too few inputs to tell: {search.inputs_run} valid input(s) judged, fewer than "
+                            f"{search.subjects.input_floor} (--min-inputs){rejected}")
     else:
         result = Verdict.NO_DIFFERENCE_FOUND
     return search.report(verdict=result, counterexample=counterexample, partition=partition, exit_reason=exit_reason)

@@ -545,7 +545,7 @@ class Search:
             + tuple(self.subjects.report_notes(self.runner)),
             nondeterministic=tuple(partition.nondeterministic),
             filtered_out=tuple(partition.filtered_out),
-            llm=self.llm_usage(), inferred_inputs=self.shaped.summary() if self.shaped is not None else None,
+            llm=self.llm_usage(), inferred_inputs=self.subjects.inferred_inputs(),
             timeline=(*self.timeline, TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats())),
             rejected=self.rejected,
             proof=self.proof if verdict is Verdict.PROVEN_EQUIVALENT else None,

@@ -98,10 +98,12 @@ def compare_on_inputs(
 
 
 def search_difference(
-    sources: Sequence[str], examples: Sequence[str], settings: ExecutionSettings, *, validator: str | None = None
+    sources: Sequence[str], examples: Sequence[str], settings: ExecutionSettings, *, validator: str | None = None,
+    input_format: Any = None,
 ) -> ExecutionResult:
     """``divergent.check`` on two Python stdin programs from the statement's samples (``validator``: a
-    program that accepts the valid inputs; the others never count)."""
+    program that accepts the valid inputs; the others never count; ``input_format``: what inputs are
+    made of, a ``divergent.formats`` InputFormat the engines draw and mutate within)."""
     from divergent.load.whole_programs import load_program_source
     from divergent.options import SearchOptions
     from divergent.records import Budget, TextInput
@@ -114,7 +116,7 @@ def search_difference(
         options = SearchOptions.of(
             budget=Budget(seconds=settings.budget), seed=settings.seed, isolation=settings.isolation,
             stdin=True, examples=tuple(TextInput(text, how_generated="statement") for text in examples),
-            time_limit=settings.timeout, validator=validator,
+            time_limit=settings.timeout, validator=validator, input_format=input_format,
         )
         # unshrunk: the witness is as the engines found it (a judge needs a witness, not the smallest one)
         report = check(programs, options, shrink=False)

@@ -11,16 +11,11 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
+
+from divergent.formats.statement_text import html_blocks, looks_like_html, statement_text
 
 __all__ = ["SampleTest", "sample_tests", "statement_text"]
 
-_BLOCK_TAGS = frozenset({
-    "p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "h1", "h2", "h3", "h4", "h5", "h6",
-    "pre", "blockquote", "dl", "dt", "dd", "hr",
-})
-_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "strong", "b", "dt"})
-_SKIPPED_TAGS = frozenset({"script", "style"})
 _INPUT_HEADING = re.compile(r"(sample|example)\s*input|input\s*(example|sample)|入力例|入力\s*例", re.IGNORECASE)
 _OUTPUT_HEADING = re.compile(r"(sample|example)\s*output|output\s*(example|sample)|出力例|出力\s*例", re.IGNORECASE)
 
@@ -31,80 +26,6 @@ class SampleTest:
 
     input: str
     output: str | None = None
-
-
-def _looks_like_html(text: str) -> bool:
-    return re.search(r"<\s*(p|div|pre|h\d|br|span|var|section|ul|table)\b", text, re.IGNORECASE) is not None
-
-
-class _Reader(HTMLParser):
-    """Text with block structure, and (heading, <pre> text) pairs in document order."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.blocks: list[tuple[str, str]] = []
-        self._heading: list[str] | None = None
-        self._last_heading = ""
-        self._pre: list[str] | None = None
-        self._skipping = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _SKIPPED_TAGS:
-            self._skipping += 1
-        elif tag == "pre":
-            self._pre = []
-            self.parts.append("\n")
-        elif tag == "sup":
-            self.handle_data("^")  # 10<sup>5</sup> reads 10^5
-        elif tag in _HEADING_TAGS and self._pre is None:
-            self._heading = []
-        if tag in _BLOCK_TAGS and tag != "pre":
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIPPED_TAGS:
-            self._skipping = max(0, self._skipping - 1)
-        elif tag == "pre" and self._pre is not None:
-            self.blocks.append((self._last_heading, "".join(self._pre)))
-            self._pre = None
-            self.parts.append("\n")
-        elif tag in _HEADING_TAGS and self._heading is not None:
-            heading = " ".join("".join(self._heading).split())
-            if heading:
-                self._last_heading = heading
-            self._heading = None
-        if tag in _BLOCK_TAGS and tag != "pre":
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if self._skipping:
-            return
-        self.parts.append(data)
-        if self._pre is not None:
-            self._pre.append(data)
-        elif self._heading is not None:
-            self._heading.append(data)
-
-
-def _read(text: str) -> _Reader:
-    reader = _Reader()
-    reader.feed(text)
-    reader.close()
-    return reader
-
-
-def statement_text(statement: str) -> str:
-    """The statement as plain text (HTML tags dropped, blocks on their own lines, <pre> kept)."""
-    if not _looks_like_html(statement):
-        return statement.strip()
-    text = "".join(_read(statement).parts)
-    lines = [line.rstrip() for line in text.splitlines()]
-    collapsed: list[str] = []
-    for line in lines:
-        if line.strip() or (collapsed and collapsed[-1].strip()):
-            collapsed.append(line)
-    return "\n".join(collapsed).strip()
 
 
 def _normalised(block: str) -> str:
@@ -120,7 +41,7 @@ def _number(heading: str) -> int | None:
 def _html_samples(statement: str) -> list[SampleTest]:
     inputs: list[tuple[int | None, str]] = []
     outputs: list[tuple[int | None, str]] = []
-    for heading, block in _read(statement).blocks:
+    for heading, block in html_blocks(statement):
         if _INPUT_HEADING.search(heading):
             inputs.append((_number(heading), _normalised(block)))
         elif _OUTPUT_HEADING.search(heading):
@@ -171,7 +92,7 @@ def sample_tests(statement: str) -> list[SampleTest]:
     duplicates; [] when it has none."""
     if not statement.strip():
         return []
-    if _looks_like_html(statement):
+    if looks_like_html(statement):
         return _html_samples(statement)
     return _text_samples(html.unescape(statement))
 

@@ -142,11 +142,13 @@ class CodeRunner(Protocol):
         timeout: float,
         memory_mb: int,
         seed: int = 0,
+        statement: str | None = None,
     ) -> SearchResult:
         """divergent's search for a stdin input on which ``wrong`` and ``correct`` differ: the
         examples as seeds, the validator as precondition (rejected inputs are never claimed),
-        structure-aware mutation, and ``generator`` (a program printing one input, seed in
-        argv[1]) as one more engine when given."""
+        structure-aware mutation, inputs drawn from the input format (inferred from the examples,
+        the ``statement``'s input section and the programs), and ``generator`` (a program
+        printing one input, seed in argv[1]) as one more engine when given."""
         ...
 
     def close(self) -> None: ...
@@ -258,7 +260,7 @@ class SandboxRunner:
 
     def search(self, wrong: Source, correct: Source, *, examples: Sequence[str], validator: Source | None,
                generator: Source | None = None, seconds: float, timeout: float, memory_mb: int,
-               seed: int = 0) -> SearchResult:
+               seed: int = 0, statement: str | None = None) -> SearchResult:
         from divergent.records import TextInput
         from divergent.search.check import check
 
@@ -270,6 +272,10 @@ class SandboxRunner:
                     path = Path(directory) / f"{name}.{suffix}"
                     path.write_text(helper.code, encoding="utf-8", errors="surrogateescape")
                     helpers[name] = str(path)
+            if statement:
+                path = Path(directory) / "statement.txt"
+                path.write_text(statement, encoding="utf-8", errors="surrogateescape")
+                helpers["statement"] = str(path)
             # not shrunk: the success rule takes any valid input, and the budget is better spent searching
             report = check(
                 [self._program(wrong, "wrong"), self._program(correct, "correct")],

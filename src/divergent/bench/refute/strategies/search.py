@@ -2,8 +2,10 @@
 
 ``divergent``: divergent's search on the wrong and the correct code as two stdin programs, the
 statement's example as the seed, the validator as the precondition (inputs it rejects are never
-claimed), structure-aware mutation of the example (numbers toward boundaries, lines added and
-removed with their counts kept consistent, sizes grown), and the shrinking of what it finds. The
+claimed), the statement's input section read for the input format (lines, counts, bounds: the
+engines mutate the example and draw new inputs within it), structure-aware mutation of the
+example (numbers toward boundaries, lines added and removed with their counts kept consistent,
+sizes grown), and the shrinking of what it finds. The
 correct code is its oracle, as in RandSearch Oracle. The input it finds is then judged by the same
 success rule as every other strategy's.
 
@@ -51,6 +53,7 @@ def _search(
         timeout=context.rules.run_timeout_for(task),
         memory_mb=context.rules.memory_for(task),
         seed=context.seed + index,
+        statement=task.input_format or None,
     )
     result.trace.append({
         "step": "search", "inputs": found.inputs, "rejected": found.rejected, "seconds": round(found.seconds, 3),

@@ -1,0 +1,71 @@
+"""What the validator says about the children of an engine of texts, by the operators that made them.
+
+Every child carries the keys of the operators that made it (``number:0.1:outside``: a number
+moved out of the range the examples showed, in the slot ``0.1``; ``grow:1.0``; ``word:2.0``).
+A child the search ran was valid, which counts for each of its keys; a child the validator rejected
+counts against its key when one operator made it (with several, the culprit is unknown). A key
+tried :data:`MIN_TRIES` times and rejected nearly always is a kind of input the validator never
+takes (10^18 in a 0/1 cell, a fourth letter in a seat row of three): the engine stops making it,
+but for one try in :data:`RETRY_ONE_IN` (a validator may reject for another reason at first).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+
+from divergent.engines.base import TextServices
+from divergent.records import TextInput
+
+__all__ = ["MIN_TRIES", "Rejections"]
+
+MIN_TRIES = 8
+#: rejected at least this share of the time: given up
+_GIVE_UP = 0.95
+RETRY_ONE_IN = 25
+#: children waiting for a verdict, at most (older ones are forgotten: their batch was cut short)
+_WAITING = 4096
+
+
+class Rejections:
+    """Accepted and rejected children per operator key."""
+
+    def __init__(self) -> None:
+        self.tried: Counter[str] = Counter()
+        self.rejected: Counter[str] = Counter()
+        self._waiting: dict[str, tuple[TextInput, tuple[str, ...]]] = {}
+
+    def made(self, child: TextInput, keys: Sequence[str]) -> None:
+        if not keys:
+            return
+        if len(self._waiting) >= _WAITING:
+            self._waiting.pop(next(iter(self._waiting)))
+        self._waiting[child.key] = (child, tuple(keys))
+
+    def ran(self, key: str) -> None:
+        """The search ran this child: the validator accepted it."""
+        waiting = self._waiting.pop(key, None)
+        if waiting is not None:
+            self.tried.update(waiting[1])
+
+    def settle(self, services: TextServices) -> None:
+        """Count the children the validator rejected since the last call. A rejected child made by
+        several operators says nothing about which one broke it: only those made by one count."""
+        for key, (child, keys) in list(self._waiting.items()):
+            if services.rejection_reason(child):
+                del self._waiting[key]
+                if len(set(keys)) == 1:
+                    self.tried.update(keys)
+                    self.rejected.update(keys)
+
+    def allowed(self, key: str, rng: random.Random) -> bool:
+        """Whether to make a child with this operator key (no: the validator rejects them all)."""
+        tried = self.tried[key]
+        if tried < MIN_TRIES or self.rejected[key] < _GIVE_UP * tried:
+            return True
+        return rng.randrange(RETRY_ONE_IN) == 0
+
+    def given_up(self) -> list[str]:
+        return sorted(key for key, tried in self.tried.items()
+                      if tried >= MIN_TRIES and self.rejected[key] >= _GIVE_UP * tried)

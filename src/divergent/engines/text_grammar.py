@@ -1,0 +1,103 @@
+"""The grammar engine: fresh inputs drawn from the input format (``--input-format``, or the one
+inferred from the examples, a statement and the programs: :mod:`divergent.formats`).
+
+Each input has one of the format's counts (the focus, chosen at random) drawn up to the current
+size cap and the others small; values at and next to their bounds, small, anywhere in their range,
+and lists with many equal values as often as distinct ones, at the sizes where solutions change
+algorithm (16, 32, 64 elements and their neighbours: insertion sorts, small hash tables). The cap
+grows level by level while the engine stops finding new behaviours; a size the validator rejects
+every time (a sum of n over test cases past its limit, say) is no longer drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from divergent.comparison import behaviour_fingerprint
+from divergent.engines.base import Engine, EngineContext
+from divergent.engines.text_feedback import Rejections
+from divergent.engines.text_structure import render
+from divergent.errors import EngineCannotProceed
+from divergent.formats.instances import Misfit, generate
+from divergent.records import AnyInput, Observation, TextInput
+
+__all__ = ["GrammarEngine"]
+
+#: the caps on the focused count, one level after another
+CAPS = (20, 70, 300, 1000, 10_000, 100_000, 200_000)
+#: the largest input drawn
+_MAX_TEXT = 4 * 1024 * 1024
+_MAX_ATTEMPTS = 200
+
+
+class GrammarEngine(Engine):
+    """Inputs drawn from the input format, growing in size."""
+
+    name = "grammar"
+
+    def __init__(self, context: EngineContext) -> None:
+        super().__init__(context)
+        services = context.services
+        if services is None:
+            raise EngineCannotProceed("unsupported", "the grammar engine is for programs reading a text")
+        if services.input_format is None:
+            raise EngineCannotProceed("unsupported", "no input format (give an example, a statement or --input-format)")
+        self.format = services.input_format
+        self._services = services
+        self._rng = context.rng("text-grammar")
+        self._level = 0
+        self._quiet_rounds = 0
+        self._seen: set[str] = set()
+        self._behaviours: set[str] = set()
+        self.feedback = Rejections()
+
+    def propose(self, n: int) -> list[AnyInput]:
+        self.feedback.settle(self._services)
+        batch: list[AnyInput] = []
+        attempts = 0
+        while len(batch) < n and attempts < _MAX_ATTEMPTS:
+            attempts += 1
+            level = self._level if self._rng.random() < 0.6 else self._rng.randrange(self._level + 1)
+            key = f"drawn:{level}"
+            if not self.feedback.allowed(key, self._rng):
+                continue
+            try:
+                text = render(generate(self.format, self._rng, cap=CAPS[level]))
+            except Misfit as error:
+                raise EngineCannotProceed("failed", f"the input format cannot be drawn from: {error}") from None
+            if len(text) > _MAX_TEXT:
+                continue
+            item = TextInput(text, how_generated=self.name)
+            if item.key in self._seen:
+                continue
+            self._seen.add(item.key)
+            self.feedback.made(item, [key])
+            batch.append(item)
+        if not batch and attempts >= _MAX_ATTEMPTS:
+            raise EngineCannotProceed("exhausted", f"{_MAX_ATTEMPTS} draws in a row gave only inputs drawn before")
+        return batch
+
+    @property
+    def explored(self) -> str:
+        """The kinds of input the validator always rejected, which the engine stopped making."""
+        given_up = self.feedback.given_up()
+        if not given_up:
+            return ""
+        shown = ", ".join(given_up[:4]) + (f" and {len(given_up) - 4} more" if len(given_up) > 4 else "")
+        return f"stopped making what the validator always rejected: {shown}"
+
+    def observe(self, observations: Sequence[Observation]) -> None:
+        novel = 0
+        for observation in observations:
+            self.feedback.ran(observation.input.key)
+            behaviour = behaviour_fingerprint(observation)
+            if behaviour not in self._behaviours:
+                self._behaviours.add(behaviour)
+                novel += 1
+        if observations and not novel:
+            self._quiet_rounds += 1
+            if self._quiet_rounds >= 2 and self._level < len(CAPS) - 1:
+                self._level += 1
+                self._quiet_rounds = 0
+        elif novel:
+            self._quiet_rounds = 0

@@ -1,0 +1,419 @@
+"""The operators of text mutation, on the trees of :mod:`divergent.engines.text_structure`.
+
+Each operator changes a tree in place and returns the key of what it did (for the validator's
+feedback, :mod:`divergent.engines.text_feedback`), or None when it found nothing to change. When
+the tree came from an input format, every slot has a spec (``Line.specs``): numbers stay within
+the stated bounds and move past the ones only seen in examples now and then, words keep their
+alphabet and a fixed length, choices stay choices, counts stay within their bounds, and the lists a
+count sizes together (``a_1..a_n`` and ``b_1..b_n``, a grid's rows) are resized together.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from divergent.engines.text_feedback import Rejections
+from divergent.engines.text_structure import (
+    Block,
+    Count,
+    Line,
+    Rep,
+    clone_element,
+    is_float,
+    is_integer,
+    render,
+    reps,
+)
+from divergent.formats.model import Kind
+from divergent.formats.values import THRESHOLDS, SlotSpec, draw_token, draw_value
+
+__all__ = ["SPECIAL", "Slot", "TreeMutator"]
+
+SPECIAL = (
+    0, 1, -1, 2, 3, 7, 10, 100, 127, 128, 255, 256, 1000, 1023, 1024, 65535, 65536, 100_000, 200_000, 1_000_000,
+    2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**32 - 1, 2**32, 10**9, 10**9 + 7, 998_244_353, 10**18, 2**62,
+    2**63 - 1, -(2**63), 10**18 + 1, -(10**9), -(10**18),
+)
+#: up to this many new items are inserted one by one; more are merged in at once
+_INSERT_ONE_BY_ONE = 16
+
+
+@dataclass
+class Slot:
+    """A token of a tree: ``holder[index]``, with its spec (None: no format says)."""
+
+    holder: list
+    index: int
+    spec: SlotSpec | None
+
+    @property
+    def token(self) -> str:
+        return self.holder[self.index]
+
+    @property
+    def key(self) -> str:
+        return self.spec.key if self.spec is not None else "?"
+
+
+def slots(block: Block) -> Iterator[Slot]:
+    """Every token of the tree (line tokens and list items; not a word's characters)."""
+    for node in block:
+        if isinstance(node, Line):
+            specs = node.specs
+            for index, part in enumerate(node.parts):
+                spec = specs[index] if specs is not None else None
+                if isinstance(part, str):
+                    yield Slot(node.parts, index, spec)
+                elif isinstance(part, Rep) and not part.characters:
+                    for item in range(len(part.items)):
+                        yield Slot(part.items, item, spec)
+        else:
+            for element in node.items:
+                yield from slots(element)
+
+
+def part_specs(block: Block) -> tuple[dict[int, SlotSpec], dict[int, tuple[Count, SlotSpec | None]]]:
+    """By a Rep's id: the spec of its items (lists, words), and the count sizing it with the
+    count's spec."""
+    items: dict[int, SlotSpec] = {}
+    sized: dict[int, tuple[Count, SlotSpec | None]] = {}
+
+    def walk(nodes: Block) -> None:
+        for node in nodes:
+            if isinstance(node, Line):
+                for index, part in enumerate(node.parts):
+                    spec = node.specs[index] if node.specs is not None else None
+                    if isinstance(part, Rep) and spec is not None:
+                        items[id(part)] = spec
+                    elif isinstance(part, Count):
+                        for target in part.targets:
+                            sized[id(target)] = (part, spec)
+            else:
+                for element in node.items:
+                    walk(element)
+
+    walk(block)
+    return items, sized
+
+
+class TreeMutator:
+    """The operators, with the numbers worth trying and the feedback of the validator."""
+
+    def __init__(self, rng: random.Random, *, numbers: Callable[[], list[int]], named: Callable[[], list[int]],
+                 alphabet: list[str], feedback: Rejections, size_cap: Callable[[], int]) -> None:
+        self.rng = rng
+        self.numbers = numbers
+        self.named = named
+        self.alphabet = alphabet
+        self.feedback = feedback
+        self.size_cap = size_cap
+        #: characters the tree being mutated may still grow by (set per child: it must render
+        #: within the engine's largest input; a larger one would be made, then thrown away)
+        self.room: float = math.inf
+
+    def mutate(self, tree: Block) -> str | None:
+        rng = self.rng
+        roll = rng.random()
+        operators = [self.number, self.resize, self.arrange, self.word]
+        if roll < 0.08:
+            operators.insert(0, self.extreme)
+        elif roll < 0.45:
+            pass
+        elif roll < 0.75:
+            operators = [self.resize, self.number, self.arrange, self.word]
+        elif roll < 0.88:
+            operators = [self.arrange, self.number, self.resize, self.word]
+        else:
+            operators = [self.word, self.number, self.resize, self.arrange]
+        for operator in operators:
+            key = operator(tree)
+            if key is not None:
+                return key
+        return None
+
+    def _allowed(self, key: str) -> bool:
+        return self.feedback.allowed(key, self.rng)
+
+    # -- numbers -------------------------------------------------------------------------------
+
+    def number(self, tree: Block) -> str | None:
+        candidates = [slot for slot in slots(tree) if _numeric(slot)]
+        if not candidates:
+            return None
+        for _ in range(4):
+            slot = self.rng.choice(candidates)
+            token, where = self.new_number(slot.token, slot.spec)
+            key = f"number:{slot.key}:{where}"
+            if self._allowed(key):
+                slot.holder[slot.index] = token
+                return key
+        return None
+
+    def new_number(self, token: str, spec: SlotSpec | None) -> tuple[str, str]:
+        """A new value for a numeric token, and where it lies: ``inside`` the bounds (soft ones
+        too) or ``outside`` the ones only seen."""
+        rng = self.rng
+        if spec is not None and (spec.choices or spec.kind is Kind.WORD):
+            return draw_token(spec, rng, alphabet="".join(self.alphabet)), "inside"
+        if (is_float(token) and not is_integer(token)) or (spec is not None and spec.kind is Kind.FLOAT):
+            decimals = len(token.split(".", 1)[1]) if "." in token and "e" not in token.lower() else 6
+            if spec is not None and spec.decimals is not None:
+                decimals = spec.decimals
+            value = float(token)
+            choice = rng.choice((0.0, -value, value * 10, value / 10, value + 10**-decimals, 1e9, -1e9, 0.5))
+            if spec is not None:
+                choice = float(spec.clamp(int(choice))) if not spec.allows(int(choice)) else choice
+            return f"{choice:.{decimals}f}", "inside" if spec is None or spec.inside(int(choice)) else "outside"
+        value = int(token)
+        roll = rng.random()
+        if spec is not None and roll < 0.3:
+            new = draw_value(spec, rng)
+        elif roll < 0.55:
+            new = rng.choice((0, 1, -1, value + 1, value - 1, -value, value * 2, value // 2, value + rng.randint(-10, 10)))
+        elif roll < 0.88:
+            new = rng.choice(self.numbers())
+        elif roll < 0.95:
+            new = rng.choice((2, 10)) ** rng.randint(1, 62 if rng.random() < 0.5 else 18)
+        else:
+            new = rng.randint(-abs(value) - 10, abs(value) + 10)
+        if spec is None:
+            return str(new), "any"
+        if not spec.allows(new):
+            new = spec.clamp(new)
+        return str(new), "inside" if spec.inside(new) else "outside"
+
+    def extreme(self, tree: Block) -> str | None:
+        """Every number of one line (or list) set to one extreme value at once: the classic "all
+        values at their maximum" case, where sums and products overflow."""
+        groups: list[list[Slot]] = []
+        for line in (node for node in tree if isinstance(node, Line)):
+            group = [slot for slot in slots([line]) if slot.holder is line.parts and _numeric(slot)]
+            if len(group) > 1:
+                groups.append(group)
+        for slot_group in _lists(tree):
+            if len(slot_group) > 1 and all(_numeric(slot) for slot in slot_group):
+                groups.append(slot_group)
+        if not groups:
+            return None
+        group = self.rng.choice(groups)
+        spec = group[0].spec
+        named = self.named()
+        if spec is not None and spec.numeric and spec.high is not None and self.rng.random() < 0.6:
+            value = spec.high if self.rng.random() < 0.7 or spec.low is None else spec.low
+            where = "inside"
+        elif named and self.rng.random() < 0.8:
+            value = named[-1] if self.rng.random() < 0.5 else self.rng.choice(named)
+            where = "named"
+        else:
+            value = self.rng.choice(SPECIAL)
+            where = "special"
+        key = f"extreme:{group[0].key}:{where}"
+        if not self._allowed(key):
+            return None
+        for slot in group:
+            slot.holder[slot.index] = str(slot.spec.clamp(value) if slot.spec is not None else value)
+        return key
+
+    # -- sizes -----------------------------------------------------------------------------------
+
+    def resize(self, tree: Block) -> str | None:
+        candidates = [rep for rep in reps(tree) if (not rep.characters or rep.items) and not rep.fixed]
+        if not candidates:
+            return None
+        item_specs, sized = part_specs(tree)
+        rep = self.rng.choice(candidates)
+        count, count_spec = sized.get(id(rep), (None, None))
+        group = [target for target in count.targets if len(target.items) == len(rep.items) and not target.fixed] \
+            if count else [rep]
+        if rep not in group:
+            group = [rep]
+        current = len(rep.items)
+        cap = self.size_cap()
+        rng = self.rng
+        roll = rng.random()
+        if roll < 0.25:
+            target = current - 1
+        elif roll < 0.5:
+            target = current + 1
+        else:
+            near = [t for t in THRESHOLDS if t <= cap]
+            target = rng.choice((0, 1, 2, current - 1, current + 1, current * 2, current // 2, cap,
+                                 rng.randint(0, cap), rng.choice(near) if near else cap))
+        target = max(0, min(target, max(cap, current)))
+        offset = count.offset if count is not None else 0
+        if count_spec is not None:  # the count's own bounds: count = size + offset
+            low = count_spec.low - offset if count_spec.hard_low and count_spec.low is not None else 0
+            high = count_spec.high - offset if count_spec.hard_high and count_spec.high is not None else target
+            target = max(low, min(target, high))
+        word = item_specs.get(id(rep))
+        if rep.characters and word is not None and count is None and word.hard_low and word.hard_high:
+            return None  # a word of a fixed length
+        if target == current:
+            return None
+        key = f"{'grow' if target > current else 'shrink'}:{count_spec.key if count_spec else 'rep'}"
+        if not self._allowed(key):
+            return None
+        self._resize_all(group, target, item_specs)
+        return key
+
+    def _resize_all(self, group: list[Rep], target: int, item_specs: dict[int, SlotSpec]) -> None:
+        """Every list of a group (sized by one count) to ``target`` items, removing and copying at
+        the same places (parallel arrays stay parallel)."""
+        rng = self.rng
+        current = len(group[0].items)
+        if target < current:
+            doomed = sorted(rng.sample(range(current), current - target), reverse=True)
+            for rep in group:
+                keep = set(range(len(rep.items))) - set(doomed)
+                rep.items[:] = [item for index, item in enumerate(rep.items) if index in keep]
+            return
+        count = self._affordable(group, target - current)
+        if count <= 0:
+            return
+        if current == 0:
+            for rep in group:
+                if rep.inline:
+                    spec = item_specs.get(id(rep))
+                    rep.items.extend(self._fresh(rep, spec) for _ in range(count))
+            return
+        sources = [rng.randrange(current) for _ in range(count)]
+        places = sorted(rng.randrange(current + 1) for _ in range(count))
+        for rep in group:
+            spec = item_specs.get(id(rep))
+            if count <= _INSERT_ONE_BY_ONE:
+                for source, place in zip(sources, places, strict=True):
+                    rep.items.insert(min(place, len(rep.items)), self._copy_of(rep, rep.items[source], spec))
+                continue
+            added = [self._copy_of(rep, rep.items[source], spec) for source in sources]
+            merged: list = []
+            previous = 0
+            for place, item in zip(places, added, strict=True):
+                merged.extend(rep.items[previous:place])
+                merged.append(item)
+                previous = place
+            merged.extend(rep.items[previous:])
+            rep.items[:] = merged
+
+    def _affordable(self, group: list[Rep], count: int) -> int:
+        """As many of ``count`` new items per list as the room left allows, taken from it."""
+        each = 0.0
+        for rep in group:
+            if rep.inline:
+                sample = rep.items[:8]
+                each += (sum(len(item) for item in sample) / len(sample) if sample else 1) + (0 if rep.characters else 1)
+            else:
+                each += len(render(rep.items[0])) if rep.items else 1
+        each = max(1.0, each)
+        affordable = min(count, int(self.room // each))
+        self.room -= affordable * each
+        return affordable
+
+    def _fresh(self, rep: Rep, spec: SlotSpec | None) -> str:
+        if rep.characters:
+            return self.rng.choice(spec.alphabet if spec is not None and spec.alphabet else self.alphabet)
+        if spec is not None:
+            return draw_token(spec, self.rng)
+        return str(self.rng.choice((0, 1, 2)))
+
+    def _copy_of(self, rep: Rep, model: Any, spec: SlotSpec | None) -> Any:
+        """A new item like ``model``: a fresh character, a number near it or new, or a copy."""
+        rng = self.rng
+        if not rep.inline:
+            return clone_element(model)
+        if rep.characters:
+            return self._fresh(rep, spec)
+        if is_integer(model) and (spec is None or spec.numeric) and not (spec is not None and spec.choices) \
+                and rng.random() < 0.7:
+            if rng.random() < 0.3:
+                return self.new_number(model, spec)[0]
+            new = int(model) + rng.randint(-3, 3)
+            return str(spec.clamp(new) if spec is not None else new)
+        return model
+
+    def arrange(self, tree: Block) -> str | None:
+        candidates = [rep for rep in reps(tree) if len(rep.items) > 1]
+        if not candidates:
+            return None
+        rep = self.rng.choice(candidates)
+        rng = self.rng
+        how = rng.choice(("sort", "reverse", "shuffle", "equal", "swap", "sort-desc", "few"))
+        key = f"arrange:{how}"
+        if not self._allowed(key):
+            return None
+        numeric = rep.inline and all(is_integer(i) or is_float(i) for i in rep.items)
+        if how in ("sort", "sort-desc") and rep.inline:
+            rep.items.sort(key=float if numeric else str, reverse=how == "sort-desc")  # type: ignore[arg-type]
+        elif how == "reverse" or (how in ("sort", "sort-desc") and not rep.inline):
+            rep.items.reverse()
+        elif how == "shuffle":
+            rng.shuffle(rep.items)
+        elif how == "equal":
+            model = rng.choice(rep.items)
+            rep.items[:] = [model if rep.inline else clone_element(model) for _ in rep.items]
+        elif how == "few":  # two or three values, many times each (ties in a long list)
+            palette = rng.sample(rep.items, min(len(rep.items), rng.choice((2, 3))))
+            rep.items[:] = [rng.choice(palette) if rep.inline else clone_element(rng.choice(palette))
+                            for _ in rep.items]
+        else:
+            i, j = rng.randrange(len(rep.items)), rng.randrange(len(rep.items))
+            rep.items[i], rep.items[j] = rep.items[j], rep.items[i]
+        return key
+
+    # -- words -----------------------------------------------------------------------------------
+
+    def word(self, tree: Block) -> str | None:
+        rng = self.rng
+        words = [slot for slot in slots(tree) if not _numeric(slot)]
+        item_specs, _ = part_specs(tree)
+        characters = [rep for rep in reps(tree) if rep.characters and rep.items]
+        if characters and (not words or rng.random() < 0.5):
+            rep = rng.choice(characters)
+            spec = item_specs.get(id(rep))
+            alphabet = spec.alphabet if spec is not None and spec.alphabet else self.alphabet
+            rep.items[rng.randrange(len(rep.items))] = rng.choice(alphabet)
+            return f"char:{spec.key if spec else '?'}"
+        if not words:
+            return None
+        slot = rng.choice(words)
+        spec = slot.spec
+        key = f"word:{slot.key}"
+        if not self._allowed(key):
+            return None
+        if spec is not None and spec.choices:
+            slot.holder[slot.index] = rng.choice(spec.choices)
+            return key
+        alphabet = spec.alphabet if spec is not None and spec.alphabet else self.alphabet
+        fixed = spec is not None and spec.hard_low and spec.hard_high and spec.low == spec.high
+        word = slot.token
+        position = rng.randrange(len(word) + 1)
+        roll = rng.random()
+        if (roll < 0.4 or fixed) and word:
+            position = min(position, len(word) - 1)
+            word = word[:position] + rng.choice(alphabet) + word[position + 1:]
+        elif roll < 0.7:
+            word = word[:position] + rng.choice(alphabet) + word[position:]
+        elif roll < 0.85 and spec is not None:
+            word = draw_token(spec, rng, alphabet="".join(self.alphabet))
+        elif len(word) > 1:
+            word = word[:position] + word[position + 1:]
+        slot.holder[slot.index] = word or rng.choice(alphabet)
+        return key
+
+
+def _numeric(slot: Slot) -> bool:
+    if slot.spec is not None:
+        return slot.spec.numeric and not slot.spec.choices
+    return is_integer(slot.token) or is_float(slot.token)
+
+
+def _lists(tree: Block) -> Iterator[list[Slot]]:
+    """The items of each inline list, as slots."""
+    item_specs, _ = part_specs(tree)
+    for rep in reps(tree):
+        if rep.inline and not rep.characters:
+            spec = item_specs.get(id(rep))
+            yield [Slot(rep.items, index, spec) for index in range(len(rep.items))]

@@ -1,0 +1,268 @@
+"""Input formats of whole programs (divergent.formats): the language, inputs read and drawn by a
+format, formats learnt from examples, read from statements and from how programs read, and the
+engines of texts working within them. No sandbox: nothing here runs a program."""
+
+from __future__ import annotations
+
+import random
+import textwrap
+
+import pytest
+
+from divergent.engines.base import EngineContext
+from divergent.engines.text_feedback import MIN_TRIES, Rejections
+from divergent.engines.text_grammar import GrammarEngine
+from divergent.engines.text_mutation import TextMutationEngine
+from divergent.engines.text_structure import counts, render
+from divergent.errors import InvalidArgument
+from divergent.formats.examples import format_from_examples
+from divergent.formats.infer import infer_format
+from divergent.formats.instances import generate, read, violation
+from divergent.formats.model import Kind
+from divergent.formats.reading import program_format
+from divergent.formats.statement_text import constraints
+from divergent.formats.statements import statement_format
+from divergent.formats.syntax import parse_format
+from divergent.programs import Signature
+from divergent.records import TextInput
+
+TEST_CASES = """\
+    # t test cases: n and k, n numbers, a bit string of length n
+    t:int[1,10^4]
+    repeat t:
+        n:int[1,2*10^5] k:int[0,n]
+        a:int[-10^9,10^9]*n
+        s:word[n]{01}
+"""
+
+
+def fmt(text: str):
+    return parse_format(textwrap.dedent(text))
+
+
+# -- the language -------------------------------------------------------------------------------
+
+
+def test_a_format_prints_in_its_own_language_and_reads_back_the_same():
+    parsed = fmt(TEST_CASES)
+    assert parse_format(parsed.text()) == parsed
+    assert parsed.text().splitlines()[0] == "t:int[1,10^4]"
+    assert "    s:word[n]{01}" in parsed.text()
+    choices = fmt("d:(L|R)\nx:float[0,1].3 w:word[~2,~8]{a-z.#}\nrepeat *:\n    int*\n")
+    assert parse_format(choices.text()) == choices
+    assert choices.text().splitlines()[1] == "x:float[0,1].3 w:word[~2,~8]{\\#.a-z}"  # '#' alone starts a comment
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("a:int*n\n", "line 1: 'n' is used before"),
+    ("n:int\n  int*n\n", "line 2: indented"),
+    ("n:int\nint[1,2,3]\n", "line 2: the range"),
+    ("n:int\nrepeat n:\n", "line 2: a repeat needs"),
+    ("n:int\nfoo\n", "line 2: cannot read the token 'foo'"),
+    ("# nothing\n", "describes no line"),
+])
+def test_a_wrong_format_names_its_line(text, message):
+    with pytest.raises(InvalidArgument, match=message):
+        parse_format(text)
+
+
+# -- inputs read, drawn and checked by a format ------------------------------------------------
+
+
+def test_an_input_read_by_its_format_renders_back_with_counts_tied_to_what_they_count():
+    text = "2\n3 1\n1 2 3\n010\n1 0\n5\n1\n"
+    tree = read(fmt(TEST_CASES), text)
+    assert tree is not None and render(tree) == text
+    assert [c.value for c in counts(tree)] == [2, 3, 1]  # t, then each case's n
+    assert read(fmt(TEST_CASES), "2\n3 1\n1 2\n010\n") is None  # two numbers where n = 3
+
+
+def test_drawn_inputs_keep_every_stated_bound_and_reach_past_sixteen_with_ties():
+    leaderboard = fmt("n:int[1,2*10^5]\ns:int[0,10^9]*n\n")
+    rng = random.Random(4)
+    sizes, tied = [], 0
+    for _ in range(300):
+        text = render(generate(leaderboard, rng, cap=70))
+        assert violation(leaderboard, text) is None, text
+        values = text.split("\n")[1].split()
+        sizes.append(len(values))
+        tied += len(values) > 16 and len(set(values)) <= len(values) // 2
+    assert {17, 33, 65} & set(sizes) and max(sizes) <= 70
+    assert tied >= 20  # many equal keys in long lists: an unstable sort shows
+    for _ in range(100):
+        assert violation(fmt(TEST_CASES), render(generate(fmt(TEST_CASES), rng, cap=20))) is None
+
+
+def test_violation_says_what_breaks_a_stated_format():
+    grid = fmt("repeat 2:\n    int[0,1]*2\n")
+    assert violation(grid, "0 1\n1 0\n") is None
+    assert "out of [0, 1]" in violation(grid, "0 1\n5 0\n")
+    assert "fewer tokens" in violation(grid, "0 1\n1\n")
+    assert "more lines" in violation(grid, "0 1\n1 0\n1 1\n")
+    assert "not in its alphabet" in violation(fmt("w:word[3]{01}\n"), "102\n")
+
+
+# -- formats learnt from examples -----------------------------------------------------------------
+
+
+def test_examples_give_counts_test_cases_and_soft_ranges():
+    learnt = format_from_examples(["3\n3\n1 3 5\n2\n2 3\n4\n2 4 6 8\n"])
+    assert learnt.text() == "t:int[~1,~3]\nrepeat t:\n    n:int[~1,~4]\n    int[~1,~8]*n\n"
+    edges = format_from_examples(["5\n1 2\n1 3\n3 4\n3 5\n"])
+    assert edges.text() == "n:int[~1,~5]\nrepeat n-1:\n    int[~1,~3] int[~1,~5]\n"
+    queries = format_from_examples(["5 3\n0 4 0 2 7\n1 3\n3 5\n1 5\n"])
+    assert queries.text().splitlines()[-3:] == ["int[~0,~7]*n", "repeat m:", "    int[~1,~3] int[~1,~5]"]
+
+
+def test_cells_always_zero_or_one_and_fixed_width_bit_strings_stay_what_they_are():
+    grid = format_from_examples(["0 0 0 0 0\n0 0 0 0 1\n0 0 0 0 0\n0 0 0 0 0\n0 0 0 0 0\n"])
+    assert grid.text() == "repeat 5:\n    int[0,1]*5\n"
+    seats = format_from_examples(["3\n101\n010\n110\n"])
+    assert "word[3]{01}" in seats.text()
+
+
+# -- statements ---------------------------------------------------------------------------------
+
+
+def test_constraints_are_read_in_every_notation():
+    found = constraints("($$$1 \\le n \\le 2 \\cdot 10^5$$$, $$$-10^9 \\le a_i, b_i \\le 10^9$$$)\n"
+                        "- 1 <= k <= n <= 50\n- |x| <= 10^9\n- 0 <= m < 10^{18}\n- c_ij is 0 or 1\n")
+    assert [str(e) for e in found["n"].highs][:1] == ["2*10^5"]
+    assert [str(e) for e in found["a"].lows] == ["-10^9"] and [str(e) for e in found["b"].highs] == ["10^9"]
+    assert [str(e) for e in found["k"].highs] == ["n", "50"]
+    assert [str(e) for e in found["x"].lows] == ["-10^9"]
+    assert [str(e) for e in found["m"].highs] == ["999999999999999999"]
+    assert found["c"].choices == ("0", "1")
+
+
+def test_a_statement_reads_into_a_format_with_its_bounds():
+    codeforces = ("The first line contains $$$t$$$ ($$$1 \\le t \\le 10^4$$$). Each test case consists of a line with "
+                  "$$$n$$$ ($$$1 \\le n \\le 2 \\cdot 10^5$$$) and a line with $$$a_1, \\ldots, a_n$$$ "
+                  "($$$1 \\le a_i \\le n$$$).")
+    assert statement_format(codeforces).text() == (
+        "t:int[1,10^4]\nrepeat t:\n    n:int[1,2*10^5]\n    a:int[1,n]*n\n")
+    plain = ("## Input\n\nThe first line holds n and m. Then n lines of m integers a_ij: 1 for a good cell.\n\n"
+             "- 3 <= n, m <= 50\n- a_ij is 0 or 1\n\n## Output\n\nThe answer (1 <= answer <= 10^9).\n")
+    assert statement_format(plain).text() == "n:int[3,50] m:int[3,50]\nrepeat n:\n    a:int[0,1]*m\n"
+    words = "The first line is L or R. The second line is a string of lowercase letters.\n- 1 <= length <= 100\n"
+    assert statement_format(words).text() == "(L|R)\nword[1,100]{a-z}\n"
+    tree = ("The first line contains $$$n$$$ ($$$2 \\le n \\le 10^5$$$). Each of the next $$$n - 1$$$ lines "
+            "contains an edge $$$u$$$ $$$v$$$ ($$$1 \\le u, v \\le n$$$).")
+    assert statement_format(tree).text() == "n:int[2,10^5]\nrepeat n-1:\n    u:int[1,n] v:int[1,n]\n"
+    counted = ("The first line holds n. The second line holds b, then the b distinct indices x_1 .. x_b.\n"
+               "- 1 <= n <= 100\n- 0 <= b <= n, 0 <= x_i < n\n")
+    assert statement_format(counted).text() == "n:int[1,100]\nb:int[0,n] x:int[0,n-1]*b\n"  # a count and its list on one line
+
+
+# -- how programs read ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("language", "source", "expected"), [
+    ("python", "n = int(input())\na = list(map(int, input().split()))\nprint(sum(a))\n", "n:int\na:int*n\n"),
+    ("python", "import sys\ninput = sys.stdin.readline\nfor _ in range(int(input())):\n"
+               "    n, k = map(int, input().split())\n    s = input().strip()\n",
+     "t:int\nrepeat t:\n    n:int k:int\n    s:word\n"),
+    ("cpp", "#include <bits/stdc++.h>\nusing namespace std;\nint main(){int t;cin>>t;while(t--){int n;cin>>n;"
+            "vector<long long>a(n);for(auto&x:a)cin>>x;string s;cin>>s;}}\n",
+     "t:int\nrepeat t:\n    n:int\n    int*n\n    word\n"),
+    ("c", "#include <stdio.h>\nint a[105][105];\nint main(){int n,m,i,j;scanf(\"%d %d\",&n,&m);"
+          "for(i=0;i<n;i++)for(j=0;j<m;j++)scanf(\"%d\",&a[i][j]);char s[10];scanf(\"%s\",s);}\n",
+     "n:int m:int\nrepeat n:\n    int*m\nword\n"),
+    ("java", "import java.util.*;\npublic class Main { public static void main(String[] x) {\n"
+             "Scanner sc = new Scanner(System.in); int n = sc.nextInt(); long[] a = new long[n];\n"
+             "for (int i = 0; i < n; i++) a[i] = sc.nextLong(); double d = sc.nextDouble(); } }\n",
+     "n:int\nint*n\nd:float\n"),
+])
+def test_what_a_program_reads_is_its_format(language, source, expected):
+    assert program_format(source, language).text() == expected
+
+
+def test_a_program_read_it_cannot_follow_gives_no_format():
+    assert program_format("import sys\nd = sys.stdin.read().split()\nif d[0] == '1':\n    x = input()\n",
+                          "python") is None
+    assert program_format("int main(){int c; while((c=getchar())!=EOF){}}", "c") is None
+
+
+def test_inference_prefers_a_statement_every_example_fits_and_words_the_programs_read_as_strings():
+    statement = ("The first line contains $$$n$$$ ($$$1 \\le n \\le 100$$$). The second line contains "
+                 "$$$a_1, \\ldots, a_n$$$ ($$$1 \\le a_i \\le 10^9$$$).")
+    inferred = infer_format(["3\n5 5 1\n"], statement=statement)
+    assert inferred.text() == "n:int[1,100]\na:int[1,10^9]*n\n" and inferred.origin == "statement+examples"
+    seats = infer_format(["101\n"], programs=[("s = input()\nprint(s.count('1'))\n", "python")])
+    assert seats.text() == "word[1]{01}\n" or seats.tokens().__next__().type.kind is Kind.WORD
+
+
+# -- engines within a format -------------------------------------------------------------------------
+
+
+class _Services:
+    generator = None
+
+    def __init__(self, input_format, rejects=lambda text: ""):
+        self.input_format = input_format
+        self._rejects = rejects
+
+    def admit(self, items):
+        return [not self._rejects(item.text) for item in items]
+
+    def rejection_messages(self):
+        return []
+
+    def rejection_reason(self, item):
+        return self._rejects(item.text)
+
+
+def _context(services, seeds=()):
+    return EngineContext(implementations=(), signature=Signature(()), seeds=tuple(seeds), constants=None,  # type: ignore[arg-type]
+                         services=services)
+
+
+def test_mutation_within_a_stated_format_never_breaks_a_stated_bound():
+    stated = fmt("n:int[1,50]\na:int[-5,5]*n\nrepeat 2:\n    word[3]{ab}\n")
+    engine = TextMutationEngine(_context(_Services(stated), [TextInput("3\n1 2 3\naba\nbbb\n")]))
+    children = [child for _ in range(20) for child in engine.propose(20)]
+    assert len(children) >= 200
+    broken = [c.text for c in children if violation(stated, c.text)]
+    assert not broken, broken[:3]
+
+
+def test_mutation_stops_making_what_the_validator_always_rejects():
+    # the validator takes any list but only k = 0: every change of k is rejected
+    stated = fmt("k:int[0,9]\na:int[0,99]*6\n")
+
+    def k_is_zero(text: str) -> str:
+        return "" if text.split()[0] == "0" else "k must be 0"
+
+    engine = TextMutationEngine(_context(_Services(stated, k_is_zero), [TextInput("0\n1 2 3 4 5 6\n")]))
+    early = engine.propose(60)
+    for _ in range(6):
+        engine.propose(40)
+    late = engine.propose(60)
+    assert "number:0.0:inside" in engine.feedback.given_up()
+    assert sum(bool(k_is_zero(c.text)) for c in late) < sum(bool(k_is_zero(c.text)) for c in early) / 2
+    assert "stopped making what the validator always rejected: " in engine.explored
+
+
+def test_rejections_give_up_a_kind_only_on_its_own_evidence():
+    feedback = Rejections()
+    services = _Services(None, lambda text: "no")
+    for i in range(MIN_TRIES):
+        feedback.made(TextInput(f"{i}\n"), ["number:x"])
+        feedback.made(TextInput(f"{i} {i}\n"), ["number:x", "arrange:swap"])
+    feedback.settle(services)
+    assert feedback.given_up() == ["number:x"]
+    assert sum(not feedback.allowed("number:x", random.Random(i)) for i in range(200)) > 150
+
+
+def test_the_grammar_engine_draws_long_lists_of_ties_from_the_format():
+    engine = GrammarEngine(_context(_Services(fmt("n:int[1,2*10^5]\ns:int[0,10^9]*n\n"))))
+    drawn = [item.text for _ in range(5) for item in engine.propose(40)]
+    long_ties = [t for t in drawn if len(t.split()) > 17 and len(set(t.split()[1:])) < len(t.split()) // 2]
+    assert long_ties
+
+
+def test_the_grammar_engine_needs_a_format():
+    from divergent.errors import EngineCannotProceed
+
+    with pytest.raises(EngineCannotProceed, match="no input format"):
+        GrammarEngine(_context(_Services(None)))
