@@ -14,6 +14,7 @@ clones of the repositories it comes from, into each problem's ``submissions/`` (
     python benchmarks/contest.py materialize --mirrors /work/.mirror   # DIR/owner+name/repo[/.git]
     python benchmarks/contest.py verify                 # samples, witnesses, accepted vs samples
     python benchmarks/contest.py check --budget 10      # the measurement (samples only)
+    python benchmarks/contest.py check --with-generator # the same, divergent also given gen.py
     python benchmarks/contest.py judge --budget 10      # the execution judge, samples withheld
     python benchmarks/contest.py check --problems cf478A,cf71A --jobs 2
 
@@ -165,12 +166,25 @@ def _git_dir(mirrors: Path, repo: str) -> Path:
 
 
 def materialize(problems: list[Problem], mirrors: Path) -> bool:
+    """Copy each submission out of its repository's clone under ``mirrors``, checking its sha256.
+    A repository with no clone there is named once and its submissions skipped (the rest are still
+    copied); the answer is False if anything was skipped or differs."""
     ok = True
+    absent = sorted({s.meta["repo"] for p in problems for s in p.submissions
+                     if not _git_dir(mirrors, s.meta["repo"]).is_dir()})
+    for repo in absent:
+        print(f"skipped: no clone of {repo} at {mirrors / repo.replace('/', '+') / 'repo'} "
+              f"(git clone https://github.com/{repo} there, then run materialize again)")
     for problem in problems:
         (problem.directory / "submissions").mkdir(exist_ok=True)
+        copied = skipped = 0
         for submission in problem.submissions:
             meta = submission.meta
             target = problem.path(submission)
+            if meta["repo"] in absent:
+                skipped += 1
+                ok = False
+                continue
             shown = subprocess.run(
                 ["git", "--git-dir", str(_git_dir(mirrors, meta["repo"])), "show", f"{meta['commit']}:{meta['path']}"],
                 capture_output=True,
@@ -186,7 +200,9 @@ def materialize(problems: list[Problem], mirrors: Path) -> bool:
                 ok = False
                 continue
             target.write_bytes(data)
-        print(f"{problem.id:8} {len(problem.submissions)} submission(s)")
+            copied += 1
+        print(f"{problem.id:8} {copied} of {len(problem.submissions)} submission(s) copied"
+              + (f", {skipped} skipped (no clone)" if skipped else ""))
     return ok
 
 
@@ -225,10 +241,10 @@ def verify(problems: list[Problem]) -> bool:
         paths = [str(problem.path(s)) for s in problem.submissions]
         rows = _run(paths, texts)
         for index, submission in enumerate(problem.submissions):
-            for k, (row, answer) in enumerate(zip(rows, expected, strict=False)):
-                outcome = row[index] if row is not None else None
+            for k, answer in enumerate(expected):
+                outcome = rows[k][index] if rows[k] is not None else None
                 right = outcome is not None and outcome.kind is OutcomeKind.OK and outcome.stdout.split() == answer.split()
-                if not right and (submission.role == "accepted" or k < len(samples)):
+                if not right:
                     issues.append(f"{submission.file} is wrong on sample {k + 1}")
         accepted = [i for i, s in enumerate(problem.submissions) if s.role == "accepted"]
         for k, submission in enumerate(problem.failed):
@@ -340,13 +356,14 @@ def judge_bounds(statement: str, reading: str) -> tuple[int, int] | None:
 
 
 def run_pairs(pairs: list[Pair], mode: str, budget: float, seed: int, jobs: int, out: Path,
-              reading: str = "statement") -> list[dict]:
+              reading: str = "statement", generator: bool = False) -> list[dict]:
     out.parent.mkdir(parents=True, exist_ok=True)
 
     def one(pair: Pair) -> dict:
         problem = pair.problem
         if mode == "check":
-            report = _divergent(pair, problem.samples, problem.directory / "validator.py", budget, seed, [])
+            extra = ["--generator", str(problem.directory / "gen.py")] if generator else []
+            report = _divergent(pair, problem.samples, problem.directory / "validator.py", budget, seed, extra)
         else:
             with tempfile.TemporaryDirectory(prefix="divergent-judge-") as scratch:
                 seed_file = Path(scratch) / "seed.txt"
@@ -361,6 +378,7 @@ def run_pairs(pairs: list[Pair], mode: str, budget: float, seed: int, jobs: int,
         row = _row(pair, mode, report, budget, seed)
         if mode == "judge":
             row["reading"] = reading
+        row["generator"] = generator
         status = row["verdict"] if row["verdict"] != "divergent" else (
             "refuted" if row.get("strictly_valid") else "claimed on an INVALID input")
         print(f"{mode:5} {problem.id:8} {pair.kind:8} {pair.subject.file:34} {status:28} "
@@ -429,6 +447,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--kind", choices=("all", "failed", "accepted"), default="all")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--with-generator", action="store_true",
+                        help="check: also give divergent the problem's hand-written generator (gen.py)")
     parser.add_argument("--bounds", choices=("statement", "lines"), default="statement",
                         help="judge: read the statement's numeric bounds as the EquiBench judge does today "
                              "(statement) or line by line (lines)")
@@ -454,8 +474,11 @@ def main(argv: list[str] | None = None) -> int:
     pairs = [p for p in pairs_of(problems) if args.kind in ("all", p.kind)]
     print(f"{args.command}: {len(pairs)} pairs, budget {args.budget:g} s, load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
-    rows = run_pairs(pairs, args.command, args.budget, args.seed, args.jobs, args.out, args.bounds)
-    summary = summarize(rows, args.command if args.command == "check" else f"judge/{args.bounds}")
+    rows = run_pairs(pairs, args.command, args.budget, args.seed, args.jobs, args.out, args.bounds,
+                     args.with_generator)
+    mode = f"judge/{args.bounds}" if args.command == "judge" else (
+        "check+generator" if args.with_generator else "check")
+    summary = summarize(rows, mode)
     summary.update(budget=args.budget, seed=args.seed, load=os.getloadavg()[0], problems=len(problems))
     with args.out.open("a", encoding="utf-8") as stream:
         stream.write(json.dumps({"summary": summary}) + "\n")
