@@ -48,9 +48,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from divergent.bench.equibench.statement import numeric_bounds, range_validator, statement_text
-from divergent.load.programs import load_program
-from divergent.model import OutcomeKind, TextInput
+from divergent.load.whole_programs import load_program
 from divergent.programs import BuildOptions
+from divergent.records import OutcomeKind, TextInput
 from divergent.sandbox.launch import ProgramLimits
 from divergent.sandbox.process_runner import ProcessRunner
 from divergent.text_comparison import OutputComparison

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import divergent
-from divergent.model import Budget
+from divergent.records import Budget
 from suite import Pair, load_pairs, parse_pair_names
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -1,4 +1,4 @@
-"""Equivalence-judge benchmarks (issue F): divergent's execution judge on the EquiBench data we have,
+"""Equivalence-judge benchmarks: divergent's execution judge on the EquiBench data we have,
 the CETBench generator's throughput and rejection rates, and the execution judge on generated pairs,
 beside the best LLM figures the papers report.
 

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from divergent.incoherence.difftrust import DIFFTRUST_POLICY
 from divergent.incoherence.run import class_labels
-from divergent.model import ExceptionInfo, Outcome, OutcomeKind
 from divergent.policy import DEFAULT_POLICY
+from divergent.records import ExceptionInfo, Outcome, OutcomeKind
 from divergent.values import encode
 
 CANDIDATES = 30

@@ -35,9 +35,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import divergent
-from divergent.load.programs import load_program
-from divergent.model import Budget, OutcomeKind, TextInput
+from divergent.load.whole_programs import load_program
 from divergent.programs import BuildOptions
+from divergent.records import Budget, OutcomeKind, TextInput
 from divergent.sandbox.launch import ProgramLimits
 from divergent.sandbox.process_runner import ProcessRunner
 from divergent.text_comparison import OutputComparison

@@ -54,23 +54,26 @@ from pathlib import Path
 from typing import Any
 
 from divergent import load
-from divergent.engines.registry import ENGINES, NEEDS_MODEL, engine_class
+from divergent.datasets import default_data_dir
+from divergent.engines.registry import NEEDS_MODEL
 from divergent.errors import DivergentError, LoadError, MissingSeeds, SandboxUnavailable, SignatureMismatch
-from divergent.model import Budget, Input, Outcome, OutcomeKind, Report
+from divergent.kinds.functions import FUNCTION_ENGINES, PYTHON_FUNCTIONS, function_seeds
 from divergent.policy import DEFAULT_POLICY
 from divergent.programs import PythonFunction
+from divergent.records import Budget, Input, Outcome, OutcomeKind, Report
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
-from divergent.search import Progress, check, gather_seeds
+from divergent.search import Progress, check
 from divergent.values import render
 
-DATA_DIR = Path("/work/shared/data/difftrust")
+# $DIVERGENT_BENCH_DATA (docs/incoherence.md), else shared/data/difftrust beside this checkout
+DATA_DIR = default_data_dir() or Path(__file__).resolve().parents[2] / "shared" / "data" / "difftrust"
 TASKS_FILE = DATA_DIR / "HumanEval" / "data" / "human-eval-v2-20210705.jsonl"
 SAMPLES_FILE = DATA_DIR / "candidates_HumanEval.jsonl.gz"
 RESULTS_FILE = Path(__file__).resolve().parent / "results" / "real_samples.jsonl"
 
 #: every engine that does not call a language model
-DEFAULT_ENGINES = tuple(name for name in ENGINES if name not in NEEDS_MODEL)
+DEFAULT_ENGINES = tuple(name for name in FUNCTION_ENGINES if name not in NEEDS_MODEL)
 #: the default policy without the argument-mutation rule, to tell mutation-only differences apart
 WITHOUT_MUTATION = DEFAULT_POLICY.with_(compare_mutation=False)
 MODES = ("a", "b")
@@ -354,7 +357,7 @@ def run_mode(impls: list[PythonFunction], seeds: list[Input] | None, budget: flo
         # seeds that would still reach the engines in mode (a) (asserts left in a sample's source)
         try:
             signature = load.common_signature(impls)
-            record["leaked_seeds"] = len(gather_seeds(impls, signature, None)[0])
+            record["leaked_seeds"] = len(function_seeds(impls, signature, None)[0])
         except DivergentError:
             pass
     started = time.monotonic()
@@ -576,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
         # an engine that cannot even be imported (a checkout mid-edit) would silently drop out of check
         for name in DEFAULT_ENGINES:
             try:
-                engine_class(name)
+                PYTHON_FUNCTIONS.engine_class(name)
             except Exception as error:  # noqa: BLE001 - report any import failure and stop
                 parser.error(f"engine {name} cannot be imported: {type(error).__name__}: {error}")
     if args.fresh and not args.summary_only:

@@ -31,7 +31,7 @@ from typing import Any
 
 BENCHMARKS_DIR = Path(__file__).resolve().parent
 PAIRS_DIR = BENCHMARKS_DIR / "pairs"
-#: pairs written after the engines were tuned on ``pairs/``, for the generation classes of issue 12
+#: pairs written after the engines were tuned on ``pairs/``, for the generation classes the portfolio used to miss
 #: (runs of one element, values near powers, negative arguments to recursion, hangs, slowness on
 #: large values) and equivalent pairs CrossHair can prove
 HELDOUT_DIR = BENCHMARKS_DIR / "heldout"

@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from divergent.model import Input
 from divergent.programs import PythonFunction, Signature
+from divergent.records import Input
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
 from divergent.values import encode

@@ -12,9 +12,9 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from divergent.bench.refute.execution import RunKind, RunResult, SearchResult, Source
+from divergent.bench.refute.execution import CodeRun, RunKind, SearchResult, Source
 
-Behaviour = Callable[[str, Sequence[str]], "RunResult | str"]
+Behaviour = Callable[[str, Sequence[str]], "CodeRun | str"]
 
 
 def prints(text: str) -> Behaviour:
@@ -22,7 +22,7 @@ def prints(text: str) -> Behaviour:
 
 
 def fails(kind: RunKind, stderr: str = "", exit_code: int | None = 1) -> Behaviour:
-    return lambda stdin, args: RunResult(kind, stderr=stderr, exit_code=exit_code)
+    return lambda stdin, args: CodeRun(kind, stderr=stderr, exit_code=exit_code)
 
 
 LOOPS = fails(RunKind.TIMEOUT, exit_code=None)
@@ -43,17 +43,17 @@ class FakeRunner:
         return self
 
     def run(self, source: Source, stdin: str, *, timeout: float, memory_mb: int,
-            output_bytes: int = 64 * 1024 * 1024, args: Sequence[str] = ()) -> RunResult:
+            output_bytes: int = 64 * 1024 * 1024, args: Sequence[str] = ()) -> CodeRun:
         with self._lock:
             self.calls.append((source.role, stdin))
         behaviour = self.programs.get(source.code.strip())
         if behaviour is None:
-            return RunResult(RunKind.BUILD_ERROR, stderr=f"{source.role}: unknown program (error: expected ';')")
+            return CodeRun(RunKind.BUILD_ERROR, stderr=f"{source.role}: unknown program (error: expected ';')")
         answer = behaviour(stdin, list(args))
-        return RunResult(RunKind.OK, stdout=answer, exit_code=0) if isinstance(answer, str) else answer
+        return CodeRun(RunKind.OK, stdout=answer, exit_code=0) if isinstance(answer, str) else answer
 
     def run_many(self, source: Source, stdins: Sequence[str], *, timeout: float, memory_mb: int,
-                 output_bytes: int = 64 * 1024 * 1024, args: Sequence[Sequence[str]] | None = None) -> list[RunResult]:
+                 output_bytes: int = 64 * 1024 * 1024, args: Sequence[Sequence[str]] | None = None) -> list[CodeRun]:
         return [self.run(source, stdin, timeout=timeout, memory_mb=memory_mb, args=(args[i] if args else ()))
                 for i, stdin in enumerate(stdins)]
 

@@ -46,18 +46,18 @@ def check_example(directory: Path) -> Example:
 
     import divergent
     from divergent.report.html import report_html
-    from divergent.report.reproduce import reproduction_test
-    from divergent.search import resolve_implementations
+    from divergent.report.reproduce import call_reproduction
+    from divergent.search import load_programs
 
     # labelled as `divergent check examples/old.py examples/new.py` in the repository shows them
     implementations = [
         replace(p, label=f"examples/{Path(p.path).name}")
-        for p in resolve_implementations([str(ROOT / "examples/old.py"), str(ROOT / "examples/new.py")],
+        for p in load_programs([str(ROOT / "examples/old.py"), str(ROOT / "examples/new.py")],
                                          function="normalize")
     ]
     report = divergent.check(implementations, budget=10, **FAST)
     assert report.counterexample is not None
-    test = reproduction_test(report.counterexample, implementations, test_dir=directory)
+    test = call_reproduction(report.counterexample, implementations, test_dir=directory)
     return Example("check", report_html(report, test=test), "Implementations differ", report.counterexample.call)
 
 
@@ -73,10 +73,10 @@ def cluster_example(directory: Path) -> Example:
         files.append(str(path))
     from dataclasses import replace
 
-    from divergent.search import resolve_implementations
+    from divergent.search import load_programs
 
     # labelled by file name, as `divergent cluster sample_*.py` run in that directory would show them
-    programs = [replace(p, label=Path(p.path).name) for p in resolve_implementations(files, function="f")]
+    programs = [replace(p, label=Path(p.path).name) for p in load_programs(files, function="f")]
     clustering = cluster(programs, budget=4, **FAST)
     document = _cluster_document(clustering)
     first_split = document["splits"][0]["call"]
@@ -167,7 +167,7 @@ def probegen_example(directory: Path) -> Example:
 
 
 def bench_judgements() -> list:
-    from divergent.report.evaluation import Judgement
+    from divergent.report.evaluation import ScoredAnswer
 
     judgements = []
     truths = {"dce": ["equivalent", "inequivalent"] * 4, "cuda": ["equivalent"] * 3 + ["inequivalent"] * 5,
@@ -175,9 +175,9 @@ def bench_judgements() -> list:
     for category, labels in truths.items():
         for i, truth in enumerate(labels):
             item = f"{category}-{i}"
-            judgements.append(Judgement(item, category, truth, "equivalent", judge="always-equivalent"))
+            judgements.append(ScoredAnswer(item, category, truth, "equivalent", judge="always-equivalent"))
             guess = truth if i % 3 else ("inequivalent" if truth == "equivalent" else None)
-            judgements.append(Judgement(item, category, truth, guess, judge="careful-model"))
+            judgements.append(ScoredAnswer(item, category, truth, guess, judge="careful-model"))
     return judgements
 
 

@@ -36,13 +36,13 @@ def test_public_api_is_pinned() -> None:
 def test_foundation_modules_import_nothing_of_divergent_above_them() -> None:
     for name in ("errors.py", "values.py"):
         assert imported_divergent_modules(PACKAGE / name) == set(), name
-    assert imported_divergent_modules(PACKAGE / "model.py") <= {"divergent.values", "divergent.errors"}
+    assert imported_divergent_modules(PACKAGE / "records.py") <= {"divergent.values", "divergent.errors"}
 
 
 def test_store_knows_only_records() -> None:
     for path in (PACKAGE / "store").glob("*.py"):
         modules = imported_divergent_modules(path)
-        assert all(m.startswith(("divergent.store", "divergent.errors", "divergent.model")) or m == "divergent"
+        assert all(m.startswith(("divergent.store", "divergent.errors", "divergent.records")) or m == "divergent"
                    for m in modules), (path.name, modules)
 
 
@@ -68,24 +68,29 @@ def test_nothing_below_the_cli_imports_it() -> None:
 # TYPE_CHECKING) may only point to the same or a lower layer. docs/architecture.md draws this table.
 LAYERS: dict[str, int] = {
     # 0: the foundation: records, errors, the encoding, and the seams' vocabulary
-    "__init__": 0, "errors": 0, "values": 0, "model": 0, "programs": 0, "comparison": 0, "annotations": 0,
+    "__init__": 0, "errors": 0, "values": 0, "records": 0, "programs": 0, "comparison": 0, "annotations": 0,
     "probegen.strategies": 0,
     # 1: rules and services that know only records
     "policy": 1, "text_comparison": 1, "preconditions": 1, "store": 1, "llm": 1, "report": 1,
-    # 2: turning specs into programs; running them in the sandbox
-    "load": 2, "sandbox": 2,
+    "grammars": 1, "executors": 1,
+    # 2: turning specs into programs; running them in the sandbox; the structure of inputs mined from code
+    "load": 2, "sandbox": 2, "structure": 2,
     # 3: the engines and the spurious-counterexample filter
     "engines": 3, "spurious": 3,
     # 4: ProbeGen's tree search and the datasets
     "probegen": 4, "datasets": 4,
     # 5: the engines that drive a language model
     "engines.llm_probes": 5, "engines.randsearch": 5, "engines.text_llm": 5,
-    # 6: the search loop
-    "search": 6,
-    # 7: what is built on the search
-    "clustering": 7, "incoherence": 7, "bench": 7,
-    # 8: the command line
-    "cli": 8, "__main__": 8,
+    # 6: the kinds of program (what differs between them, their shrinkers among it) and the options they read
+    "kinds": 6, "options": 6,
+    # the names of the kinds: data only, found by anyone (a report names its kind)
+    "kinds.registry": 0,
+    # 7: the search loop
+    "search": 7,
+    # 8: what is built on the search
+    "clustering": 8, "incoherence": 8, "bench": 8,
+    # 9: the command line
+    "cli": 9, "__main__": 9,
 }
 MAX_MODULE_LINES = 600
 
@@ -177,3 +182,80 @@ def test_no_module_imports_another_modules_private_names() -> None:
 def test_no_module_is_a_god_module() -> None:
     long = {name: len(path.read_text().splitlines()) for name, path in modules().items()}
     assert not {n: count for n, count in long.items() if count > MAX_MODULE_LINES}, long
+
+
+# -- one pipeline for every kind of program -------------------------------------------------------
+# What differs between kinds of program (Python functions, whole programs reading stdin, ...) lives in
+# the kind's object (divergent.kinds); everything else holds a kind and never asks which it is.
+#: the records, inputs, comparisons and services of particular kinds (and every class a kind's module
+#: defines: :func:`kind_classes`)
+KIND_CLASSES = frozenset({
+    "PythonFunction", "Implementation", "StdinProgram", "Input", "TextInput", "EqualityPolicy", "OutputComparison",
+    "TextServices",
+})
+#: modules that serve one kind of program (or the kinds whose input is a text) and nothing else: the
+#: kinds themselves, the loader of whole programs, and the engines only a kind's table names. A
+#: branch on the kind there is no branch: the module is the kind's own.
+ONE_KIND_MODULES = (
+    "kinds",  # every kind's module
+    "load.whole_programs",  # whole programs' specs
+    "engines.proofs",  # the symbolic engine's proofs (Python functions)
+    "engines.text_seeds", "engines.text_mutation", "engines.text_generator", "engines.text_llm",  # texts
+)
+
+
+def kind_classes() -> frozenset[str]:
+    defined = {node.name for path in (PACKAGE / "kinds").glob("*.py") for node in ast.walk(ast.parse(path.read_text()))
+               if isinstance(node, ast.ClassDef)}
+    return KIND_CLASSES | defined - {"ProgramKind", "Subjects"}
+
+
+def _names(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    if isinstance(node, ast.Tuple):
+        return set().union(*(_names(element) for element in node.elts))
+    if isinstance(node, ast.BinOp):
+        return _names(node.left) | _names(node.right)
+    return set()
+
+
+def kind_branches(path: Path, classes: frozenset[str]) -> list[str]:
+    """Where a module asks which kind of program it holds: ``isinstance`` (or ``type(...) is``)
+    against a kind's classes, or ``services is None`` (the services of text kinds, or none: the way
+    the search once told whole programs from functions, ``programs is None``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass") \
+                and len(node.args) == 2 and _names(node.args[1]) & classes:
+            found.append(f"line {node.lineno}: {node.func.id}(..., {', '.join(sorted(_names(node.args[1]) & classes))})")
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+            left, right = node.left, node.comparators[0]
+            if isinstance(node.ops[0], ast.Is | ast.IsNot) and isinstance(right, ast.Constant) and right.value is None \
+                    and _names(left) & {"programs", "services"} and isinstance(left, ast.Name | ast.Attribute):
+                found.append(f"line {node.lineno}: {' '.join(sorted(_names(left)))} is None")
+            if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "type" \
+                    and _names(right) & classes:
+                found.append(f"line {node.lineno}: type(...) is {', '.join(sorted(_names(right) & classes))}")
+    return found
+
+
+def test_nothing_outside_the_kinds_asks_which_kind_of_program_it_holds() -> None:
+    classes = kind_classes()
+    offenders = []
+    for name, path in modules().items():
+        if any(name == owner or name.startswith(owner + ".") for owner in ONE_KIND_MODULES):
+            continue
+        offenders += [f"divergent.{name}: {branch}" for branch in kind_branches(path, classes)]
+    assert not offenders, "ask the kind instead (divergent.kinds.base.ProgramKind):\n" + "\n".join(offenders)
+
+
+def test_the_rule_sees_a_branch_on_the_kind(tmp_path: Path) -> None:
+    module = tmp_path / "branchy.py"
+    module.write_text("def f(item, context):\n    if isinstance(item, TextInput):\n        return 1\n"
+                      "    if context.services is None:\n        return 2\n    if self.programs is not None:\n"
+                      "        return 3\n    return type(item) is Input\n")
+    assert [branch.split(":")[1].strip() for branch in kind_branches(module, kind_classes())] == [
+        "isinstance(..., TextInput)", "services is None", "programs is None", "type(...) is Input"]

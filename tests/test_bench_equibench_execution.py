@@ -25,7 +25,7 @@ from divergent.cli import app
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = next((p for p in (ROOT.parent.parent / "shared", ROOT.parent / "shared") if (p / "data").is_dir()), None)
 EXEMPLARS = SHARED / "data" / "equibench" / "fewshot_exemplars.jsonl" if SHARED else None
-WHOLE_PROGRAMS = importlib.util.find_spec("divergent.load.programs") is not None
+WHOLE_PROGRAMS = importlib.util.find_spec("divergent.load.whole_programs") is not None
 needs_programs = pytest.mark.skipif(not WHOLE_PROGRAMS or shutil.which("gcc") is None,
                                     reason="whole programs (issue D) or gcc not available in this build")
 needs_exemplars = pytest.mark.skipif(EXEMPLARS is None or not EXEMPLARS.is_file(), reason="shared/data absent")

@@ -14,7 +14,7 @@ import pytest
 import divergent
 from divergent.clustering import cluster
 from divergent.errors import InvalidArgument, LoadError, MissingSeeds, SignatureMismatch
-from divergent.model import Budget, OutcomeKind, Verdict
+from divergent.records import Budget, OutcomeKind, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = {"engines": "seeds,mutation", "budget": Budget(seconds=10)}
@@ -77,6 +77,25 @@ def test_exceptions_and_mutation_count_as_differences(tmp_path: Path) -> None:
     assert divergent.check([c, d], policy=divergent.EqualityPolicy(compare_mutation=False), **FAST).verdict is (
         Verdict.NO_DIFFERENCE_FOUND
     )
+
+
+def test_each_versions_own_exception_class_is_the_same_type(tmp_path: Path) -> None:
+    """Two versions of one module, imported under different names, each raise their own class of
+    one name: the same behaviour (a class of a library module keeps its module in the name)."""
+    source = (
+        "class InvalidName(ValueError):\n    pass\n\n"
+        "def canon(name: str) -> str:\n    if not name.isidentifier():\n        raise InvalidName(name)\n"
+        "    return name.lower(){tail}\n"
+    )
+    a = write(tmp_path, "a.py", source.format(tail=""))
+    b = write(tmp_path, "b.py", source.format(tail="  # reworded"))
+    report = divergent.check([a, b], engines="seeds,mutation", budget=Budget(seconds=10, executions=400))
+    assert report.verdict is Verdict.NO_DIFFERENCE_FOUND, report.counterexample
+    c = write(tmp_path, "c.py", source.format(tail="").replace("raise InvalidName(name)", "raise ValueError(name)"))
+    report = divergent.check([a, c], **FAST)
+    assert report.divergent and report.counterexample is not None
+    kinds = {o.exception.type_name for o in report.counterexample.outcomes}
+    assert kinds == {"InvalidName", "ValueError"}
 
 
 def test_require_filters_inputs(tmp_path: Path) -> None:
@@ -346,9 +365,9 @@ def test_shrinking_keeps_a_difference_in_values(tmp_path: Path) -> None:
 
 
 def test_an_engine_asked_for_by_name_must_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from divergent.engines import registry
+    from divergent.kinds.functions import FUNCTION_ENGINES
 
-    monkeypatch.setitem(registry.ENGINES, "seeds", "divergent.engines.no_such_module:Engine")
+    monkeypatch.setitem(FUNCTION_ENGINES, "seeds", "divergent.engines.no_such_module:Engine")
     a = write(tmp_path, "a.py", "def f(x: int) -> int:\n    return x\n")
     with pytest.raises(InvalidArgument, match="cannot run"):
         divergent.check([a, a], engines="seeds,mutation", budget=1)

@@ -36,7 +36,7 @@ from divergent.datasets import (
 )
 from divergent.datasets.records import DATA_DIR_ENV, default_data_dir
 from divergent.errors import InvalidArgument, LoadError
-from divergent.model import Input
+from divergent.records import Input
 from divergent.store import SCHEMA_VERSION, Store, StoreError, default_store_path
 
 SRC = Path(__file__).resolve().parents[1] / "src"

@@ -12,13 +12,13 @@ from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.hypothesis import HypothesisEngine, storage_outside_working_directory
 from divergent.engines.mutation import MutationEngine
-from divergent.engines.registry import engine_class
 from divergent.engines.seeds import SeedEngine, infer_annotation
 from divergent.engines.settings import EngineSettings, MutationOperators
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.model import Input, Observation, Outcome, OutcomeKind
+from divergent.kinds.functions import PYTHON_FUNCTIONS
 from divergent.preconditions import bind_arguments, conforms, make_requirement, nonconformity
 from divergent.programs import Parameter, ParameterKind, PythonFunction, Signature
+from divergent.records import Input, Observation, Outcome, OutcomeKind
 
 SOURCE = 'def f(x):\n    if x == 7919:\n        return "magic-word"\n    return x\n'
 
@@ -275,9 +275,9 @@ def test_seed_engine_proposes_conforming_seeds_in_order_then_stops() -> None:
 
 
 def test_registry_names_the_engine_classes() -> None:
-    assert engine_class("seeds") is SeedEngine
-    assert engine_class("mutation") is MutationEngine
-    assert engine_class("hypothesis") is HypothesisEngine
+    assert PYTHON_FUNCTIONS.engine_class("seeds") is SeedEngine
+    assert PYTHON_FUNCTIONS.engine_class("mutation") is MutationEngine
+    assert PYTHON_FUNCTIONS.engine_class("hypothesis") is HypothesisEngine
 
 
 # ---------------------------------------------------------------------------------------------

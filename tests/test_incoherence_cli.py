@@ -140,9 +140,9 @@ def test_bad_lines_and_unknown_tasks_are_reported_and_skipped(tmp_path: Path) ->
     result = divergent("incoherence", "--tasks", str(tasks), "--samples", str(jsonl), "-m", "3", "-n", "20",
                        home=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "1 malformed line(s) skipped" in result.stdout
-    assert "unknown task" in result.stdout
-    assert ":4:" in result.stdout  # the line number of the bad line
+    assert "1 malformed line(s) skipped" in result.stderr
+    assert "unknown task" in result.stderr
+    assert ":4:" in result.stderr  # the line number of the bad line
 
 
 def test_a_task_over_its_budget_is_left_out_and_the_others_are_measured(tmp_path: Path) -> None:
@@ -156,4 +156,19 @@ def test_a_task_over_its_budget_is_left_out_and_the_others_are_measured(tmp_path
     (model,) = data["models"]
     assert [t["task_id"] for t in model["tasks"]] == ["T/0"]
     assert data["failed_units"] == 1
-    assert "over the task budget" in result.stdout
+    assert "over the task budget" in result.stderr
+
+
+def test_the_study_counts_each_unit_once(tmp_path: Path) -> None:
+    from divergent.incoherence.study import StudyConfig, run_study
+    from divergent.store import Store
+
+    tasks, samples = make_benchmark(tmp_path)
+    config = StudyConfig(tasks=str(tasks), samples=str(samples), m=3, n=10, timeout=0.5, limit_tasks=1)
+    seen = []
+    with Store(tmp_path / "s.db") as store:
+        _, progress = run_study(config, store, on_progress=lambda p: seen.append((p.done, p.total)))
+        assert (progress.total, progress.done, progress.resumed) == (1, 1, 0)
+        assert seen[0] == (0, 1) and seen[-1] == (1, 1)
+        _, again = run_study(config, store)
+        assert (again.total, again.done, again.resumed) == (1, 1, 1)

@@ -35,8 +35,8 @@ from divergent.incoherence.metrics import (
     spearman,
     task_metrics,
 )
-from divergent.model import ExceptionInfo, Outcome, OutcomeKind
 from divergent.policy import DEFAULT_POLICY, DEFAULT_VALUE_RULES, EqualityPolicy
+from divergent.records import ExceptionInfo, Outcome, OutcomeKind
 from divergent.values import encode
 
 ARTIFACT = (default_data_dir() or Path("/nonexistent")) / "HumanEval" / "experiments"

@@ -1,4 +1,5 @@
-"""The optional Ray backend of ``divergent incoherence``, against a local Ray instance this module starts."""
+"""The optional Ray executor (``--executor ray``), with ``divergent incoherence``'s jobs, against a local
+Ray instance this module starts (the benchmarks' harnesses on Ray: tests/test_bench_ray.py)."""
 
 from __future__ import annotations
 
@@ -15,16 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from divergent import __version__
 from divergent.datasets import Candidate, Task
 from divergent.errors import InvalidArgument
-from divergent.incoherence.ray_executor import (
-    INSTALL_HINT,
-    JobPayload,
-    check_reachable,
-    decode_answer,
-    measure_payload,
-    run_jobs_on_ray,
-)
+from divergent.executors.base import Finished
+from divergent.executors.ray_cluster import INSTALL_HINT, RayExecutor, check_reachable, decode, run_item
+from divergent.incoherence.jobs import JobPayload, TaskMeasurer
 from divergent.incoherence.run import TaskJob, UnitResult, Validity, run_task
 from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.limits import Limits
@@ -101,26 +98,30 @@ def test_payload_ships_each_distinct_source_once_and_round_trips() -> None:
     assert numbers == set(range(len(distinct)))
 
 
+def answer(work, payload, version: str = __version__) -> Finished:
+    """What the driver reads of a Ray worker's answer (the worker's function, called here)."""
+    return decode("key", run_item(work, payload, (), version), ())
+
+
 def test_a_worker_answer_is_plain_json_units_or_an_error() -> None:
     job = tiny_job(1)
-    units, error, seconds = decode_answer(measure_payload(JobPayload.pack(job), OPTIONS))
-    assert error == "" and seconds >= 0
-    assert units == run_task(job, **OPTIONS)
+    finished = answer(TaskMeasurer(**OPTIONS), JobPayload.pack(job))
+    assert finished.error is None and finished.seconds >= 0
+    assert [UnitResult.from_json(unit) for unit in finished.result["units"]] == run_task(job, **OPTIONS)
 
     def refuses(job: TaskJob, **options: object) -> list[UnitResult]:
         raise InvalidArgument("this task cannot be measured")
 
-    assert decode_answer(measure_payload(JobPayload.pack(job), OPTIONS, runner=refuses))[:2] == (
-        None, "this task cannot be measured")
-    stale = JobPayload(**{**JobPayload.pack(job).__dict__, "version": "0.0.0-other"})
-    units, error, _ = decode_answer(measure_payload(stale, OPTIONS))
-    assert units is None and "same version on every node" in error
+    refused = answer(TaskMeasurer(**OPTIONS, runner=refuses), JobPayload.pack(job))
+    assert refused.result is None and refused.error == "InvalidArgument: this task cannot be measured"
+    stale = answer(TaskMeasurer(**OPTIONS), JobPayload.pack(job), version="0.0.0-other")
+    assert stale.result is None and "same version on every node" in stale.error
 
 
 def test_executor_ray_without_ray_installed_names_the_extra(tmp_path: Path) -> None:
     tasks, samples = make_benchmark(tmp_path)
     # ``sys.modules["ray"] = None`` makes ``import ray`` fail as if the extra were not installed.
-    result = divergent("incoherence", "--tasks", str(tasks), "--samples", str(samples), "-m", "2", "-n", "5",
+    result = divergent("incoherence", "run", "--tasks", str(tasks), "--samples", str(samples), "-m", "2", "-n", "5",
                        "--executor", "ray", home=tmp_path, python_prelude="import sys; sys.modules['ray'] = None")
     assert result.returncode == 2, result.stderr
     assert INSTALL_HINT in result.stderr and len(result.stderr.strip().splitlines()) == 1
@@ -129,7 +130,7 @@ def test_executor_ray_without_ray_installed_names_the_extra(tmp_path: Path) -> N
 
 def test_address_needs_the_ray_executor_and_executors_are_checked(tmp_path: Path) -> None:
     tasks, samples = make_benchmark(tmp_path)
-    common = ("incoherence", "--tasks", str(tasks), "--samples", str(samples), "-m", "2", "-n", "5")
+    common = ("incoherence", "run", "--tasks", str(tasks), "--samples", str(samples), "-m", "2", "-n", "5")
     result = divergent(*common, "--address", "auto", home=tmp_path)
     assert result.returncode == 2 and "--address" in result.stderr and "--executor ray" in result.stderr
     result = divergent(*common, "--executor", "dask", home=tmp_path)
@@ -217,19 +218,20 @@ def test_a_dead_worker_fails_its_job_only_and_in_flight_jobs_stay_bounded(ray_cl
         finally:
             marker.unlink()
 
-    received: dict[str, tuple[list[UnitResult] | None, str]] = {}
-
-    def on_result(job: TaskJob, results: list[UnitResult] | None, error: str, seconds: float) -> None:
-        received[job.task.task_id] = (results, error)
-
+    received: dict[str, Finished] = {}
     jobs = [tiny_job(i) for i in range(3)]
-    run_jobs_on_ray(jobs, on_result=on_result, max_in_flight=1, runner=dies_on_the_second_task, **OPTIONS)
+    with RayExecutor(jobs=1) as executor:
+        executor.map(TaskMeasurer(**OPTIONS, runner=dies_on_the_second_task),
+                     [(job.task.task_id, JobPayload.pack(job)) for job in jobs],
+                     lambda finished: received.__setitem__(finished.key, finished))
     assert set(received) == {"R/0", "R/1", "R/2"}
-    failed_results, failure = received["R/1"]
-    assert failed_results is None and "Ray task failed" in failure
+    failed = received["R/1"]
+    assert failed.result is None and "Ray task failed" in failed.error
     for task_id in ("R/0", "R/2"):
-        results, error = received[task_id]
-        assert error == "" and results == run_task(jobs[int(task_id[-1])], **OPTIONS)
+        finished = received[task_id]
+        assert finished.error is None
+        assert [UnitResult.from_json(u) for u in finished.result["units"]] == run_task(jobs[int(task_id[-1])],
+                                                                                      **OPTIONS)
     # --jobs 1: never two jobs on the cluster at once, though it has two CPUs
     seen = [int(path.read_text()) for path in tmp_path.glob("seen-*")]
     assert len(seen) >= 3 and max(seen) == 1
@@ -264,9 +266,9 @@ def test_ctrl_c_stops_the_cluster_work_and_the_next_run_resumes(ray_cluster: str
     while time.monotonic() < deadline and len(stored_units(database)) < 1 and process.poll() is None:
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
-    assert "interrupted" in stdout
+    assert "interrupted" in stderr
     assert [key for key, _ in stored_units(database)] == ["toy@0.5/S/0"]
     # The running tasks (a minute of work each) are stopped: the cluster gets its CPUs back.
     deadline = time.monotonic() + 20

@@ -37,8 +37,8 @@ from divergent.load import (
     seeds_from_docstring,
     seeds_from_file,
 )
-from divergent.model import Input
 from divergent.programs import Parameter, ParameterKind, Signature
+from divergent.records import Input
 
 FIXTURES = Path(__file__).parent / "fixtures" / "load"
 HUMANEVAL = (default_data_dir() or Path("/nonexistent")) / "HumanEval" / "data" / "human-eval-v2-20210705.jsonl"

@@ -18,10 +18,10 @@ from divergent.errors import InvalidArgument
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
 from divergent.load import load_implementation
-from divergent.model import Input
 from divergent.probegen.session import ProbeGenSession
-from divergent.probegen.strategies import Strategy, branching, max_calls
+from divergent.probegen.strategies import TreeStrategy, branching, max_calls
 from divergent.probegen.tree import tree_from_json
+from divergent.records import Input
 from divergent.sandbox.generators import run_generator
 from divergent.store import Store
 from scripted_openai import Received, Reply, ScriptedOpenAI
@@ -196,16 +196,16 @@ def test_bad_runner_arguments_are_errors(signature) -> None:
 @pytest.mark.parametrize(
     ("strategy", "k", "d", "calls"),
     [
-        (Strategy.FULL, 3, 2, 3 + 9),
-        (Strategy.DECREASING, 3, 4, 3 + 6 + 6 + 6),
-        (Strategy.TOP, 3, 4, 3 * 4),
-        (Strategy.INCREASING, 2, 3, 2 + 6 + 24),
-        (Strategy.HALVING, 4, 3, 4 + 8 + 8),
-        (Strategy.DOUBLING, 1, 3, 1 + 2 + 8),
-        (Strategy.FULL, 5, 5, (5**6 - 1) // 4 - 1),  # the paper's (K^(D+1) - 1)/(K - 1) - 1
+        (TreeStrategy.FULL, 3, 2, 3 + 9),
+        (TreeStrategy.DECREASING, 3, 4, 3 + 6 + 6 + 6),
+        (TreeStrategy.TOP, 3, 4, 3 * 4),
+        (TreeStrategy.INCREASING, 2, 3, 2 + 6 + 24),
+        (TreeStrategy.HALVING, 4, 3, 4 + 8 + 8),
+        (TreeStrategy.DOUBLING, 1, 3, 1 + 2 + 8),
+        (TreeStrategy.FULL, 5, 5, (5**6 - 1) // 4 - 1),  # the paper's (K^(D+1) - 1)/(K - 1) - 1
     ],
 )
-def test_max_calls_of_each_strategy(strategy: Strategy, k: int, d: int, calls: int) -> None:
+def test_max_calls_of_each_strategy(strategy: TreeStrategy, k: int, d: int, calls: int) -> None:
     assert max_calls(strategy, k, d) == calls
 
 

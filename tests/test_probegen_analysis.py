@@ -28,7 +28,7 @@ from divergent.probegen.analysis import (
     success_probability,
 )
 from divergent.probegen.strategies import (
-    Strategy,
+    TreeStrategy,
     branching_schedule,
     max_calls,
     parse_strategies,
@@ -85,20 +85,20 @@ def test_strategy_schedules_follow_the_paper() -> None:
 
 
 def test_node_counts_per_strategy() -> None:
-    assert max_calls(Strategy.DECREASING, 3, 4) == 3 + 6 + 6 + 6 == 21  # the paper's "at most 21"
-    assert max_calls(Strategy.FULL, 3, 2) == 3 + 9
+    assert max_calls(TreeStrategy.DECREASING, 3, 4) == 3 + 6 + 6 + 6 == 21  # the paper's "at most 21"
+    assert max_calls(TreeStrategy.FULL, 3, 2) == 3 + 9
     for k, depth in [(2, 3), (5, 5), (3, 4)]:
-        assert max_calls(Strategy.FULL, k, depth) == (k ** (depth + 1) - 1) // (k - 1) - 1
-    assert max_calls(Strategy.TOP, 5, 5) == 25
-    assert max_calls(Strategy.HALVING, 8, 4) == 8 + 32 + 64 + 64
-    assert max_calls(Strategy.INCREASING, 1, 3) == 1 + 2 + 6
-    assert max_calls(Strategy.DOUBLING, 1, 3) == 1 + 2 + 8
+        assert max_calls(TreeStrategy.FULL, k, depth) == (k ** (depth + 1) - 1) // (k - 1) - 1
+    assert max_calls(TreeStrategy.TOP, 5, 5) == 25
+    assert max_calls(TreeStrategy.HALVING, 8, 4) == 8 + 32 + 64 + 64
+    assert max_calls(TreeStrategy.INCREASING, 1, 3) == 1 + 2 + 6
+    assert max_calls(TreeStrategy.DOUBLING, 1, 3) == 1 + 2 + 8
     assert schedule_calls((1,)) == 1
 
 
 def test_parse_strategies() -> None:
-    assert parse_strategies("all") == list(Strategy)
-    assert parse_strategies("decreasing, Full,full") == [Strategy.DECREASING, Strategy.FULL]
+    assert parse_strategies("all") == list(TreeStrategy)
+    assert parse_strategies("decreasing, Full,full") == [TreeStrategy.DECREASING, TreeStrategy.FULL]
     with pytest.raises(InvalidArgument, match="unknown strategy 'Widest'"):
         parse_strategies("Full,Widest")
     with pytest.raises(InvalidArgument):
@@ -243,7 +243,7 @@ def test_estimator_is_unbiased_over_every_tree_labelling() -> None:
 # ---------------------------------------------------------------------------------------- Pareto fronts
 
 
-def _point(strategy: Strategy, k: int, depth: int, calls: int, success: float) -> StrategyPoint:
+def _point(strategy: TreeStrategy, k: int, depth: int, calls: int, success: float) -> StrategyPoint:
     return StrategyPoint(
         strategy=strategy, k=k, depth=depth, schedule=(k,) * depth, calls=calls, success=success, stderr=0.0,
         expected_calls=float(calls), expected_tokens=None,
@@ -251,18 +251,18 @@ def _point(strategy: Strategy, k: int, depth: int, calls: int, success: float) -
 
 
 def test_pareto_front_keeps_only_undominated_points() -> None:
-    a = _point(Strategy.FULL, 1, 1, 1, 0.2)
-    b = _point(Strategy.FULL, 2, 1, 2, 0.2)  # dominated by a (costlier, no better)
-    c = _point(Strategy.FULL, 1, 2, 2, 0.5)
-    d = _point(Strategy.FULL, 3, 1, 3, 0.4)  # dominated by c
-    e = _point(Strategy.FULL, 2, 2, 6, 0.9)
-    f = _point(Strategy.FULL, 1, 3, 3, 0.5)  # ties c on success at a higher cost: dominated
+    a = _point(TreeStrategy.FULL, 1, 1, 1, 0.2)
+    b = _point(TreeStrategy.FULL, 2, 1, 2, 0.2)  # dominated by a (costlier, no better)
+    c = _point(TreeStrategy.FULL, 1, 2, 2, 0.5)
+    d = _point(TreeStrategy.FULL, 3, 1, 3, 0.4)  # dominated by c
+    e = _point(TreeStrategy.FULL, 2, 2, 6, 0.9)
+    f = _point(TreeStrategy.FULL, 1, 3, 3, 0.5)  # ties c on success at a higher cost: dominated
     front = pareto_front([e, d, b, a, f, c])
     assert front == [a, c, e]
     assert cheapest_reaching(front, 0.5) == c
     assert cheapest_reaching(front, 0.95) is None
     # exact ties keep the smallest K, then D
-    g = _point(Strategy.TOP, 1, 2, 2, 0.5)
+    g = _point(TreeStrategy.TOP, 1, 2, 2, 0.5)
     assert pareto_front([g, c]) == [c]
     with pytest.raises(InvalidArgument, match="tokens"):
         pareto_front([a], "tokens")
@@ -278,13 +278,13 @@ def test_analyze_grid_fronts_and_limits() -> None:
     assert analysis.trees_used == sum(t.disproved for t in trees) - 0
     by_key = {(p.strategy, p.k, p.depth): p for p in analysis.points}
     # Doubling with K=2 needs 4 children at depth 2: only D=1 fits in K=3 trees
-    assert (Strategy.DOUBLING, 2, 1) in by_key and (Strategy.DOUBLING, 2, 2) not in by_key
-    assert (Strategy.INCREASING, 2, 2) in by_key and (Strategy.INCREASING, 2, 3) not in by_key
+    assert (TreeStrategy.DOUBLING, 2, 1) in by_key and (TreeStrategy.DOUBLING, 2, 2) not in by_key
+    assert (TreeStrategy.INCREASING, 2, 2) in by_key and (TreeStrategy.INCREASING, 2, 3) not in by_key
     # K=1 is one chain whatever the halving/decreasing rule
-    assert by_key[(Strategy.DECREASING, 1, 3)].success == by_key[(Strategy.FULL, 1, 3)].success
+    assert by_key[(TreeStrategy.DECREASING, 1, 3)].success == by_key[(TreeStrategy.FULL, 1, 3)].success
     # more of the same tree can only help
-    assert by_key[(Strategy.FULL, 3, 3)].success >= by_key[(Strategy.FULL, 2, 3)].success
-    assert by_key[(Strategy.FULL, 3, 3)].calls == 39
+    assert by_key[(TreeStrategy.FULL, 3, 3)].success >= by_key[(TreeStrategy.FULL, 2, 3)].success
+    assert by_key[(TreeStrategy.FULL, 3, 3)].calls == 39
     for strategy, front in analysis.fronts.items():
         costs = [p.calls for p in front]
         assert costs == sorted(costs) and len(set(costs)) == len(costs)
@@ -294,7 +294,7 @@ def test_analyze_grid_fronts_and_limits() -> None:
                 assert not any(q.calls <= p.calls and q.success > p.success for q in analysis.points
                                if q.strategy is strategy and p in front)
     assert analysis.overall_front[-1].success == max(p.success for p in analysis.points)
-    limited = analyze(trees, [Strategy.TOP], max_k=2, max_depth=2)
+    limited = analyze(trees, [TreeStrategy.TOP], max_k=2, max_depth=2)
     assert {(p.k, p.depth) for p in limited.points} == {(1, 1), (1, 2), (2, 1), (2, 2)}
     with pytest.raises(InvalidArgument, match="--max-k 4"):
         analyze(trees, max_k=4)

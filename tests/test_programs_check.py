@@ -14,7 +14,7 @@ import divergent
 from conftest import need_tool
 from divergent.cli import app
 from divergent.errors import InvalidArgument
-from divergent.model import Budget, OutcomeKind, TextInput, Verdict
+from divergent.records import Budget, OutcomeKind, TextInput, Verdict
 from divergent.report.json import report_json
 
 runner = CliRunner()
@@ -28,9 +28,10 @@ def write(directory: Path, name: str, text: str) -> str:
 
 def quick(build_cache: str, **changes):
     """Options for a short search. A search that should find nothing stops after ``runs`` runs (the
-    machine may be loaded: a count of runs, not seconds, says how much was tried)."""
+    machine may be loaded: a count of runs, not seconds, says how much was tried). The budget counts
+    the builds too (a first compile of ``bits/stdc++.h`` on a loaded machine takes seconds)."""
     runs = changes.pop("runs", None)
-    budget = Budget(seconds=30.0, executions=runs) if runs else Budget(seconds=changes.pop("budget", 8.0))
+    budget = Budget(seconds=30.0, executions=runs) if runs else Budget(seconds=changes.pop("budget", 20.0))
     return {"budget": budget, "build_cache": build_cache, "time_limit": 1.0, "stdin": True, **changes}
 
 
@@ -155,7 +156,7 @@ def test_a_crash_where_another_prints_is_a_difference_and_kinds_are_shown(progra
     ],
 )
 def test_each_output_mode(mode, left, right, same):
-    from divergent.model import Outcome
+    from divergent.records import Outcome
     from divergent.text_comparison import OutputComparison
 
     comparison = OutputComparison(mode=mode)
@@ -261,7 +262,7 @@ def test_functions_and_programs_are_not_mixed(programs_dir, build_cache):
 def test_cli_check_json_contract_for_programs(overflow_pair, programs_dir, build_cache):
     need_tool("gcc")
     sample = write(programs_dir, "cli_sample.txt", "2\n1 2\n")
-    result = runner.invoke(app, ["check", *overflow_pair, "--example", sample, "--budget", "4", "--json",
+    result = runner.invoke(app, ["check", *overflow_pair, "--example", sample, "--budget", "10", "--json",
                                  "--build-cache", build_cache, "--time-limit", "1"])
     assert result.exit_code == 1, result.output
     data = json.loads(result.stdout)
@@ -277,7 +278,7 @@ def test_cli_compile_error_is_exit_2_naming_the_file(programs_dir, build_cache):
     need_tool("gcc")
     broken = write(programs_dir, "cli_broken.c", "int main(void) { return missing; }\n")
     ok = write(programs_dir, "cli_ok.c", "int main(void) { return 0; }\n")
-    result = runner.invoke(app, ["check", broken, ok, "--budget", "2", "--build-cache", build_cache])
+    result = runner.invoke(app, ["check", broken, ok, "--budget", "10", "--build-cache", build_cache])
     assert result.exit_code == 2
     assert "cli_broken.c: compile error" in result.stderr and "missing" in result.stderr
 
@@ -285,7 +286,7 @@ def test_cli_compile_error_is_exit_2_naming_the_file(programs_dir, build_cache):
 def test_cli_text_report_marks_the_difference_and_shows_how_to_reproduce(overflow_pair, programs_dir, build_cache):
     need_tool("gcc")
     sample = write(programs_dir, "cli_sample3.txt", "2\n1 2\n")
-    result = runner.invoke(app, ["check", *overflow_pair, "--example", sample, "--budget", "4", "-q",
+    result = runner.invoke(app, ["check", *overflow_pair, "--example", sample, "--budget", "10", "-q",
                                  "--build-cache", build_cache, "--time-limit", "1"])
     assert result.exit_code == 1, result.output
     assert "programs differ" in result.stdout
@@ -302,7 +303,7 @@ def test_cli_emits_a_test_and_an_html_report_for_programs(overflow_pair, program
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     sample = write(programs_dir, "cli_sample4.txt", "2\n1 2\n")
     emitted, page = programs_dir / "test_emitted_overflow.py", tmp_path / "report.html"
-    result = runner.invoke(app, ["check", *overflow_pair, "--example", sample, "--budget", "4", "-q", "--build-cache",
+    result = runner.invoke(app, ["check", *overflow_pair, "--example", sample, "--budget", "10", "-q", "--build-cache",
                                  build_cache, "--time-limit", "1", "--emit-test", str(emitted), "--html", str(page)])
     assert result.exit_code == 1, result.output
     assert "TextInput(INPUT)" in emitted.read_text() and "sum_int.c" in emitted.read_text()

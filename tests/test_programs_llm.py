@@ -17,7 +17,7 @@ from divergent.engines.randsearch import GENERATOR_FUNCTION
 from divergent.engines.text_llm import TEXT_GENERATOR_FUNCTION
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
-from divergent.model import Budget, TextInput, Verdict
+from divergent.records import Budget, TextInput, Verdict
 from divergent.search import check
 from scripted_openai import Received, ScriptedOpenAI
 
@@ -124,6 +124,6 @@ def test_engines_for_python_values_do_not_start_for_programs(scripts, build_cach
     assert "hypothesis" not in names and "symbolic" not in names
     from divergent.errors import InvalidArgument
 
-    with pytest.raises(InvalidArgument, match=r"hypothesis.*whole programs read text"):
+    with pytest.raises(InvalidArgument, match=r"hypothesis makes no inputs for whole programs"):
         check([scripts["double.py"], scripts["odd.py"]], stdin=True, build_cache=build_cache,
               engines="hypothesis", budget=2.0)

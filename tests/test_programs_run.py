@@ -11,9 +11,9 @@ import pytest
 
 from conftest import need_tool
 from divergent.errors import LoadError
-from divergent.load.programs import load_program, load_program_source
-from divergent.model import OutcomeKind, TextInput
+from divergent.load.whole_programs import load_program, load_program_source
 from divergent.programs import BuildOptions, Language
+from divergent.records import OutcomeKind, TextInput
 from divergent.sandbox import builds
 from divergent.sandbox.launch import ProgramLimits
 from divergent.sandbox.process_runner import ProcessRunner

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 import divergent
 from divergent.cli import app
-from divergent.model import Budget, TextInput, Verdict
+from divergent.records import Budget, TextInput, Verdict
 
 runner = CliRunner()
 

@@ -53,3 +53,26 @@ def test_show_sources_fences_each_source_and_cuts_long_ones_with_one_marker() ->
     assert len(show_source(long_body)) < MAX_SOURCE_CHARS + 100
     headed = show_sources([short], heading=lambda index, impl: f"## {index}: {impl.label}")
     assert headed.startswith("## 0: a.py:f\n\n```python")
+
+
+def test_each_benchmark_s_templates_live_with_its_harness_and_load_the_one_way() -> None:
+    from divergent.bench.answers import TEMPLATES as SHARED
+    from divergent.bench.cetbench.run import TEMPLATES as CETBENCH
+    from divergent.bench.equibench.prompts import TEMPLATES as EQUIBENCH
+    from divergent.bench.refute.prompts import TEMPLATES as REFUTE
+
+    own = [entry.name for entry in PROMPTS.iterdir() if entry.name.endswith(".txt")]
+    assert not [name for name in own if name.startswith(("refute_", "equibench_", "cetbench_", "bench_"))]
+    counts = {}
+    for templates in (SHARED, REFUTE, EQUIBENCH, CETBENCH):
+        assert templates.where.startswith("bench")
+        for name in templates.names():
+            template = templates.template(name)
+            assert template.is_valid(), (templates.where, name)
+            assert not re.search(r"(?<![{$]){[a-z_]+}(?!})", template.template), (templates.where, name)
+        counts[templates.where] = len(templates.names())
+    assert counts == {"bench/templates": 1, "bench/refute/templates": 26, "bench/equibench/templates": 15,
+                      "bench/cetbench/templates": 2}
+    assert "FINAL_ANSWER_IS_YES" in CETBENCH.render("cot", program_1="a", program_2="b")
+    with pytest.raises(InvalidArgument, match=r"no prompt template 'nonesuch' \(bench/refute/templates/nonesuch.txt\)"):
+        REFUTE.render("nonesuch")

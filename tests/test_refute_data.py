@@ -11,7 +11,7 @@ import pytest
 from divergent.bench.common import pass_at_k, read_results, run_items, stored_results, write_results
 from divergent.bench.refute.actions import ActionError, find_action, parse_actions, reason_of
 from divergent.bench.refute.dataset import CPP, PYTHON, build_for, load_refute
-from divergent.bench.refute.prompts import AuthorsPrompts, OurPrompts, authors_task
+from divergent.bench.refute.prompts import OurPrompts, RefuteAuthorsPrompts, authors_task
 from divergent.errors import InvalidArgument, LLMUnavailable, LoadError, MissingExtra
 from divergent.store import Store
 
@@ -159,7 +159,7 @@ def test_prompts_ours_and_the_authors_files_as_data(tmp_path: Path) -> None:
     assert "90 s" in ours.messages("randsearch", task, loop_seconds=90)[0]["content"]
     (tmp_path / "zero_shot_system.txt").write_text("SYSTEM {not a placeholder} $$$x$$$")
     (tmp_path / "zero_shot_human.txt").write_text("HUMAN")
-    theirs = AuthorsPrompts(tmp_path)
+    theirs = RefuteAuthorsPrompts(tmp_path)
     messages = theirs.messages("zero_shot", task)
     assert messages[0]["content"] == "SYSTEM {not a placeholder} $$$x$$$"
     assert messages[1]["content"].startswith("HUMAN\n\n## Statement") and "## Code" in messages[1]["content"]
@@ -167,12 +167,12 @@ def test_prompts_ours_and_the_authors_files_as_data(tmp_path: Path) -> None:
     assert theirs.fingerprint.startswith("authors:chat:") and theirs.fingerprint != ours.fingerprint
     assert "## Correct Code" in authors_task(task, with_correct=True)
     with pytest.raises(LoadError, match="not a directory"):
-        AuthorsPrompts(tmp_path / "missing")
+        RefuteAuthorsPrompts(tmp_path / "missing")
 
 
 @needs_shared
 def test_the_authors_templates_load_as_data() -> None:
-    prompts = AuthorsPrompts(SHARED / "prompt_templates", variant="reasoning")
+    prompts = RefuteAuthorsPrompts(SHARED / "prompt_templates", variant="reasoning")
     task = load_refute(CORPUS).tasks[0]
     system = prompts.messages("randsearch", task)[0]["content"]
     assert system == (SHARED / "prompt_templates" / "reasoning_randsearch_system.txt").read_text()

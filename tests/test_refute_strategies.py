@@ -16,7 +16,7 @@ from rich.console import Console
 from divergent.bench.common import write_results
 from divergent.bench.refute.dataset import PYTHON, RefuteData, task_from_record
 from divergent.bench.refute.evaluate import Rules, Status, evaluate_input, evaluate_printer
-from divergent.bench.refute.execution import RunKind, RunResult, SearchResult, Source
+from divergent.bench.refute.execution import CodeRun, RunKind, SearchResult, Source
 from divergent.bench.refute.report import overlap, render_tables, results_document, summarize_strategy
 from divergent.bench.refute.run import run_refute
 from divergent.bench.refute.strategies import STRATEGIES, Context, parse_strategies
@@ -37,17 +37,17 @@ def _number(stdin: str) -> int | None:
     return int(text) if text.lstrip("-").isdigit() else None
 
 
-def _validator(stdin: str, args: object) -> RunResult | str:
+def _validator(stdin: str, args: object) -> CodeRun | str:
     n = _number(stdin)
     if n is None or not 1 <= n <= 100:
-        return RunResult(RunKind.RUNTIME_ERROR, stderr=f"line 1: n = {stdin.strip()!r} is out of [1, 100]", exit_code=1)
+        return CodeRun(RunKind.RUNTIME_ERROR, stderr=f"line 1: n = {stdin.strip()!r} is out of [1, 100]", exit_code=1)
     return ""
 
 
-def _wrong(stdin: str, args: object) -> RunResult | str:
+def _wrong(stdin: str, args: object) -> CodeRun | str:
     n = _number(stdin)
     if n == 99:
-        return RunResult(RunKind.RUNTIME_ERROR, stderr="Segmentation fault", signal="SIGSEGV")
+        return CodeRun(RunKind.RUNTIME_ERROR, stderr="Segmentation fault", signal="SIGSEGV")
     return "15\n" if n == 7 else f"{2 * (n or 0)}\n"
 
 
@@ -384,6 +384,6 @@ def test_the_run_command_refuses_bad_input_on_one_line(tmp_path: Path) -> None:
         (("--data", corpus, "--html", str(tmp_path / "no such directory" / "r.html")), "--html"),
         (("--data", corpus, "--json", str(tmp_path / "no such directory" / "r.json")), "--json"),
     ]:
-        result = _divergent("bench", "refute", *args, home=tmp_path)
+        result = _divergent("bench", "refute", "run", *args, home=tmp_path)
         assert result.returncode == 2, (args, result.stderr)
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr

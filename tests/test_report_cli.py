@@ -12,7 +12,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from divergent.model import (
+from divergent.programs import PythonFunction, Signature
+from divergent.records import (
     Counterexample,
     EngineStats,
     ExitReason,
@@ -23,8 +24,9 @@ from divergent.model import (
     TimelinePoint,
     Verdict,
 )
-from divergent.programs import PythonFunction, Signature
 from divergent.report.json import report_json
+from divergent.report.presentation import ReportExtras
+from divergent.report.reproduce import call_reproduction
 from divergent.report.text import render_report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +60,9 @@ def test_the_terminal_report_fits_80_columns_and_its_test_can_be_pasted(monkeypa
     monkeypatch.chdir(ROOT)
     report, programs = a_report()
     console = Console(width=80, record=True, color_system=None)
-    render_report(report, console, programs)
+    assert report.counterexample is not None
+    test = call_reproduction(report.counterexample, programs)
+    render_report(report, console, extras=ReportExtras(test=test))
     text = console.export_text()
     lines = text.splitlines()
     heading = next(i for i, line in enumerate(lines) if line.startswith("Reproduce with pytest"))

@@ -14,7 +14,7 @@ from divergent.report import charts
 from divergent.report.blocks import Table
 from divergent.report.diff import Span, char_diff, output_diff
 from divergent.report.evaluation import (
-    Judgement,
+    ScoredAnswer,
     accuracy_by_category,
     bias_table,
     confusion_matrix,
@@ -92,8 +92,8 @@ def test_program_output_is_escaped_and_its_differences_marked() -> None:
 
 def test_without_matplotlib_charts_become_tables_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(charts, "charts_available", lambda: False)
-    judgements = [Judgement("p1", "dce", "equivalent", "equivalent", "m"),
-                  Judgement("p2", "dce", "inequivalent", "equivalent", "m")]
+    judgements = [ScoredAnswer("p1", "dce", "equivalent", "equivalent", "m"),
+                  ScoredAnswer("p2", "dce", "inequivalent", "equivalent", "m")]
     chart = accuracy_by_category(judgements)
     assert chart.svg is None
     from divergent.report.blocks import Banner, Section
@@ -105,10 +105,10 @@ def test_without_matplotlib_charts_become_tables_with_a_note(monkeypatch: pytest
 
 def test_accuracy_confusion_bias_and_overlap_count_right() -> None:
     judgements = [
-        Judgement("p1", "dce", "equivalent", "equivalent", "m"),
-        Judgement("p2", "dce", "inequivalent", "equivalent", "m"),
-        Judgement("p3", "cuda", "inequivalent", "inequivalent", "m"),
-        Judgement("p4", "cuda", "equivalent", None, "m"),
+        ScoredAnswer("p1", "dce", "equivalent", "equivalent", "m"),
+        ScoredAnswer("p2", "dce", "inequivalent", "equivalent", "m"),
+        ScoredAnswer("p3", "cuda", "inequivalent", "inequivalent", "m"),
+        ScoredAnswer("p4", "cuda", "equivalent", None, "m"),
     ]
     chart = accuracy_by_category(judgements)
     assert chart.table.rows == (("dce (n=2)", 0.5), ("cuda (n=2)", 0.5), ("all (n=4)", 0.5))

@@ -11,10 +11,10 @@ import textwrap
 from pathlib import Path
 
 import divergent
-from divergent.model import Budget
 from divergent.policy import EqualityPolicy, TimeoutRule
-from divergent.report.reproduce import reproduction_test
-from divergent.search import resolve_implementations
+from divergent.records import Budget
+from divergent.report.reproduce import call_reproduction
+from divergent.search import load_programs
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = {"engines": "seeds,mutation", "budget": Budget(seconds=10)}
@@ -28,12 +28,12 @@ def write(path: Path, source: str) -> str:
 
 def emitted(tmp_path: Path, specs: list[str], policy: EqualityPolicy | None = None, **options: object) -> Path:
     """Run check, write the reproducing test under tmp_path/tests, and return its path."""
-    implementations = resolve_implementations(specs, function=None)
+    implementations = load_programs(specs, function=None)
     report = divergent.check(implementations, **({**FAST, **options} | ({"policy": policy} if policy else {})))
     assert report.counterexample is not None, report
     test = tmp_path / "tests" / "test_reproduce_it.py"
     test.parent.mkdir(exist_ok=True)
-    test.write_text(reproduction_test(report.counterexample, implementations, test_dir=test.parent, policy=policy))
+    test.write_text(call_reproduction(report.counterexample, implementations, test_dir=test.parent, policy=policy))
     return test
 
 

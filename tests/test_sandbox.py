@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from divergent.errors import LoadError
-from divergent.model import Input, OutcomeKind
 from divergent.programs import PythonFunction, Signature
+from divergent.records import Input, OutcomeKind
 from divergent.sandbox.isolation import Isolation, available_levels
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool

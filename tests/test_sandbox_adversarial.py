@@ -1,4 +1,5 @@
-"""Hostile programs against the sandbox: one test per finding of issue K (docs/sandbox.md's table).
+"""Hostile programs against the sandbox: one test per finding of two security reviews (docs/sandbox.md's
+table): functions first, then whole programs (stdin to stdout).
 
 Each test plays an attack as an attacker would and asserts what the user would see: the secret
 never appears, the listener records no connection, the forger is reported as different or crashed
@@ -25,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from divergent.errors import SandboxUnavailable
-from divergent.model import Input, OutcomeKind
 from divergent.programs import PythonFunction, Signature
+from divergent.records import Input, OutcomeKind
 from divergent.sandbox import isolation
 from divergent.sandbox.isolation import Isolation, available_levels
 from divergent.sandbox.limits import Limits
@@ -368,7 +369,7 @@ def test_a_forger_is_never_reported_equivalent(attack: str, tmp_path: Path) -> N
     (tmp_path / "reference.py").write_text(REFERENCE)
     (tmp_path / "forger.py").write_text(textwrap.dedent(FORGERS[attack]))
     started = time.monotonic()
-    result = divergent("check", "reference.py", "forger.py", "--budget", "4", "--json", cwd=tmp_path)
+    result = divergent("check", "reference.py", "forger.py", "--budget", "10", "--json", cwd=tmp_path)
     assert time.monotonic() - started < 60
     assert result.returncode == 1, (result.returncode, result.stderr[-2000:])
     data = json.loads(result.stdout)
@@ -537,12 +538,12 @@ def test_no_raw_escape_byte_reaches_human_readable_output_and_json_stays_exact(t
     (tmp_path / "reference.py").write_text(REFERENCE)
     (tmp_path / "hostile.py").write_text(HOSTILE_TEXT)
     for mode in ([], ["-q"]):
-        result = divergent("check", "reference.py", "hostile.py", "--budget", "3", *mode, cwd=tmp_path)
+        result = divergent("check", "reference.py", "hostile.py", "--budget", "10", *mode, cwd=tmp_path)
         assert result.returncode == 1, result.stderr
         for stream in (result.stdout, result.stderr):
             assert b"\x1b" not in stream and "\x9b".encode() not in stream and "\u202e".encode() not in stream
     assert b"raised ValueError: \\x1b[1A\\x1b[2Kmessage \\x9b31m \\u202eevil" in result.stdout  # shown, escaped
-    result = divergent("check", "reference.py", "hostile.py", "--budget", "3", "--json", cwd=tmp_path)
+    result = divergent("check", "reference.py", "hostile.py", "--budget", "10", "--json", cwd=tmp_path)
     outcome = json.loads(result.stdout)["counterexample"]["outcomes"][1]
     assert outcome["exception"]["message"] == "\x1b[1A\x1b[2Kmessage \x9b31m \u202eevil"
     assert outcome["stdout"] == "\x1b[31mprinted\x1b[0m\n"
@@ -602,7 +603,7 @@ def test_a_whole_programs_output_is_escaped_in_text_reports_too(tmp_path: Path) 
     (tmp_path / "hostile.py").write_text(HOSTILE_PROGRAM)
     (tmp_path / "sample.txt").write_text("7\n")
     for mode in ([], ["-q"]):
-        result = divergent("check", "plain.py", "hostile.py", "--stdin", "--example", "sample.txt", "--budget", "5",
+        result = divergent("check", "plain.py", "hostile.py", "--stdin", "--example", "sample.txt", "--budget", "10",
                            "--build-cache", str(tmp_path / "builds"), *mode, cwd=tmp_path)
         assert result.returncode == 1, result.stderr
         for stream in (result.stdout, result.stderr):
@@ -629,3 +630,391 @@ def test_the_cgroups_of_a_killed_divergent_are_swept_away() -> None:
         for path in (left, mine):
             with contextlib.suppress(OSError):
                 path.rmdir()
+
+
+# -- a forged proof: the code under test writes the symbolic runner's closing account -------------
+
+#: differs from HONEST_TWIN on one integer no engine guesses; inside CrossHair's process it writes
+#: the runner's closing frame ("done", complete, no diff) on every descriptor and exits
+PROOF_FORGER = """
+    {module_imports}
+    def f(x: int) -> int:
+        {function_imports}
+        if "crosshair" in system.modules:
+            body = j.dumps({{"event": "done", "text": "CrossHair explored every path (3 paths, 0 diffs)",
+                            "paths": 3, "exhausted": True, "strategy": "paths", "diffs": 0,
+                            "complete": True}}).encode()
+            for fd in range(3, 11):
+                try:
+                    o.write(fd, st.pack(">I", len(body)) + body)
+                except OSError:
+                    pass
+            o._exit(0)
+        if x - 12345 == 982451653 * 3:
+            return x + 1
+        return x * 2
+"""
+HONEST_TWIN = "def f(x: int) -> int:\n    return x * 2\n"
+_FORGER_IMPORTS = "import sys as system, json as j, os as o, struct as st"
+
+
+@pytest.mark.skipif(not __import__("importlib").util.find_spec("crosshair"), reason="needs crosshair-tool")
+@pytest.mark.parametrize("where", ["in the function", "in the module"])
+@pytest.mark.parametrize("forger_first", [True, False])
+def test_a_forged_symbolic_account_is_never_a_proof(where: str, forger_first: bool, tmp_path: Path) -> None:
+    inside = where == "in the function"
+    source = PROOF_FORGER.format(module_imports="" if inside else _FORGER_IMPORTS,
+                                 function_imports=_FORGER_IMPORTS if inside else "pass")
+    (tmp_path / "hostile.py").write_text(textwrap.dedent(source))
+    (tmp_path / "honest.py").write_text(HONEST_TWIN)
+    files = ["hostile.py", "honest.py"] if forger_first else ["honest.py", "hostile.py"]
+    result = divergent("check", *files, "-f", "f", "--engines", "seeds,symbolic", "--budget", "8", "--json",
+                       cwd=tmp_path)
+    assert result.returncode in (0, 1), (result.returncode, result.stderr[-2000:])
+    data = json.loads(result.stdout)
+    assert data["verdict"] != "proven-equivalent" and data["proof"] is None, data
+    assert data["exit_reason"] != "proven"
+    # not vacuous: the forged account did reach the parent, which refused to take it as a proof
+    assert any("reported every path explored" in note and "imports" in note for note in data["notes"]), data["notes"]
+
+
+# == whole programs: one test per finding of the second review ====================================
+#
+# Each plays the attack against `divergent check ... --stdin` (or the runner it uses) at the
+# default level, and asserts what a user would see.
+
+MEMORY_CGROUPS = os.access("/sys/fs/cgroup/memory", os.W_OK)
+
+
+def _whole(*args: str, cwd: Path, env: dict[str, str] | None = None,
+           timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+    return divergent("check", *args, cwd=cwd, env=env, timeout=timeout)
+
+
+# -- 2. a program sees nothing beside it, in a home directory or directly in /tmp ------------------
+
+SPY_PROGRAM = """\
+import json, os, sys
+sys.stdin.read()
+here = os.path.dirname(os.path.abspath(__file__))
+found = {"uid": os.getuid(), "file": os.path.abspath(__file__), "here": sorted(os.listdir(here)),
+         "tmp": sorted(os.listdir("/tmp"))}
+for path in %s:
+    try:
+        with open(path, errors="replace") as stream:
+            found[path] = stream.read(1000)
+    except OSError as error:
+        found[path] = type(error).__name__
+for place in (here, %r):
+    try:
+        with open(os.path.join(place, "planted"), "w") as stream:
+            stream.write("x")
+        found["wrote " + place] = True
+    except OSError:
+        found["wrote " + place] = False
+print(json.dumps(found))
+"""
+
+
+@needs_bwrap
+def test_a_whole_program_sees_nothing_beside_it_in_a_home_directory_or_in_tmp(tmp_path: Path) -> None:
+    import uuid
+
+    home = tmp_path / "home"
+    (home / ".config" / "openai").mkdir(parents=True)
+    (home / ".config" / "openai" / "key").write_text(SECRET + "\n")
+    (home / ".bash_history").write_text(f"export OPENAI_API_KEY={SECRET}\n")
+    in_tmp = Path("/tmp") / f"divergent-adversarial-{uuid.uuid4().hex[:8]}"
+    tmp_secret = Path(f"{in_tmp}-secret.txt")
+    tmp_secret.write_text(SECRET)
+    targets = [str(home / ".bash_history"), str(home / ".config/openai/key"), str(tmp_secret),
+               os.path.expanduser("~/.bash_history"), "/tmp/run/../" + tmp_secret.name]
+    spy = SPY_PROGRAM % (targets, str(home))
+    (home / "sol.py").write_text(spy)
+    (home / "ref.py").write_text("print('reference')\n")
+    (home / "sample.txt").write_text("1\n")
+    # a C file beside the secret, including it by its absolute path: the compiler cannot see it
+    (home / "inc.c").write_text(f'#include "{home}/.config/openai/key"\nint main(void) {{ return 0; }}\n')
+    Path(f"{in_tmp}.py").write_text(spy)
+    env = {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"), "DIVERGENT_HOME": str(tmp_path / "store")}
+    try:
+        results = [
+            _whole("sol.py", "ref.py", "--stdin", "--example", "sample.txt", "--budget", "12", "--json", "--store",
+                   cwd=home, env=env),
+            _whole(f"{in_tmp}.py", str(home / "ref.py"), "--stdin", "--example", str(home / "sample.txt"),
+                   "--budget", "12", "--json", cwd=Path("/tmp"), env=env),
+        ]
+        compiled = _whole("inc.c", "ref.py", "--stdin", "--example", "sample.txt", "--budget", "20", cwd=home, env=env)
+    finally:
+        for path in (Path(f"{in_tmp}.py"), tmp_secret):
+            path.unlink(missing_ok=True)
+    assert compiled.returncode == 2 and b"inc.c" in compiled.stderr, compiled.stderr
+    for result in [*results, compiled]:
+        assert SECRET.encode() not in result.stdout + result.stderr
+    for result, name in zip(results, ["sol.py", f"{in_tmp.name}.py"], strict=True):
+        assert result.returncode == 1, result.stderr  # the launcher started, with or without a host /tmp/run
+        outcome = json.loads(result.stdout)["counterexample"]["outcomes"][0]
+        seen = json.loads(outcome["stdout"])
+        assert seen["uid"] == 65534
+        assert [entry for entry in seen["here"] if not entry.startswith(".")] == [name]  # only its own file
+        assert all(seen[target] in ("FileNotFoundError", "PermissionError") for target in targets), seen
+        assert seen["wrote " + os.path.dirname(seen["file"])] is False, seen  # its own copy is read-only
+    assert not (home / "planted").exists()  # what it wrote at the home's path went to its private /tmp
+    store = tmp_path / "store"
+    assert any(store.iterdir())
+    for path in store.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
+
+
+# -- 3. the launcher cannot be read, taken over, stopped or killed by its program ------------------
+
+LAUNCHER_ATTACK = r"""
+import ctypes, json, os, signal, socket, sys
+line = sys.stdin.read().strip()
+if line == "attack":
+    parent = os.getppid()
+    found = {"parent": parent}
+    for name in ("mem", "environ", "fd/0", "fd/1", "fd/3", "fd/4", "fd/5", "fdinfo/3"):
+        path = f"/proc/{parent}/{name}"
+        try:
+            with open(path, "rb") as stream:
+                stream.read(16)
+            found[name] = "opened"
+        except OSError as error:
+            found[name] = type(error).__name__
+        try:
+            found["link " + name] = os.readlink(path)
+        except OSError as error:
+            found["link " + name] = type(error).__name__
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd = libc.syscall(434, parent, 0)  # pidfd_open
+    found["pidfd_getfd"] = [libc.syscall(438, pidfd, fd, 0) for fd in range(3, 12)] if pidfd >= 0 else "no pidfd"
+    buffer = ctypes.create_string_buffer(64)
+    class Vector(ctypes.Structure):
+        _fields_ = [("base", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+    local, remote = Vector(ctypes.cast(buffer, ctypes.c_void_p), 64), Vector(0x400000, 64)
+    found["process_vm_readv"] = libc.syscall(310, parent, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+    found["ptrace"] = libc.ptrace(16, parent, 0, 0)  # PTRACE_ATTACH
+    try:
+        socket.socket()
+        found["socket"] = "made"
+    except OSError as error:
+        found["socket"] = type(error).__name__
+    for number in (signal.SIGSTOP, signal.SIGTERM, signal.SIGKILL):
+        for target in (parent, -1):
+            try:
+                os.kill(target, number)
+            except OSError:
+                pass
+    print(json.dumps(found))
+else:
+    print("honest", line)
+"""
+
+
+@needs_bwrap
+def test_the_launcher_cannot_be_read_taken_over_or_stopped_by_its_program(tmp_path: Path) -> None:
+    from divergent.load.whole_programs import load_program
+    from divergent.programs import BuildOptions
+    from divergent.records import TextInput
+    from divergent.sandbox.launch import ProgramLimits
+    from divergent.sandbox.process_runner import ProcessRunner
+
+    (tmp_path / "attack.py").write_text(LAUNCHER_ATTACK)
+    program = load_program(str(tmp_path / "attack.py"), build=BuildOptions(cache_dir=str(tmp_path / "builds")))
+    with ProcessRunner([program], limits=ProgramLimits(time_limit=2.0), isolation="bubblewrap") as runner:
+        rows = runner.run([TextInput("attack\n"), TextInput("after\n"), TextInput("attack\n"), TextInput("last\n")])
+        assert runner.restarts == 0  # the launcher was neither stopped nor killed
+    outcomes = [row[0] for row in rows]  # type: ignore[index]
+    assert [o.kind for o in outcomes] == [OutcomeKind.OK] * 4, outcomes
+    assert outcomes[1].stdout == "honest after\n" and outcomes[3].stdout == "honest last\n"
+    found = json.loads(outcomes[0].stdout)
+    assert found["parent"] == 1  # the launcher is its sandbox's init
+    assert all(found[key] == "PermissionError" for key in found if key[:4] in ("mem", "envi", "fd/0", "fd/1",
+                                                                              "fd/3", "fd/4", "fd/5", "fdin")), found
+    # no descriptor's target (a pipe of the protocol) could be read either
+    assert all(found[key] in ("PermissionError", "OSError") for key in found if key.startswith("link ")), found
+    assert all(found[f"link fd/{n}"] == "PermissionError" for n in (0, 1, 3, 4, 5)), found
+    assert found["pidfd_getfd"] == "no pidfd" or set(found["pidfd_getfd"]) == {-1}, found
+    assert found["process_vm_readv"] == -1 and found["ptrace"] == -1 and found["socket"] == "PermissionError"
+
+
+# -- 4. the memory limit holds for a run's whole process family, Java's native memory included -----
+
+FORKS_200 = """\
+import os, sys, time
+sys.stdin.read()
+children = []
+for _ in range(8):
+    pid = os.fork()
+    if pid == 0:
+        block = bytearray(200 * 1024 * 1024)
+        for i in range(0, len(block), 4096):
+            block[i] = 1
+        time.sleep(0.5)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+print("done")
+"""
+NATIVE_JAVA = """\
+public class Native {
+    public static void main(String[] args) throws Exception {
+        java.lang.reflect.Field field = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+        field.setAccessible(true);
+        sun.misc.Unsafe unsafe = (sun.misc.Unsafe) field.get(null);
+        long size = 1L << 30, address = unsafe.allocateMemory(size);
+        for (long i = 0; i < size; i += 4096) unsafe.putByte(address + i, (byte) 1);
+        System.out.println("done");
+    }
+}
+"""
+
+
+@needs_bwrap
+@pytest.mark.skipif(not MEMORY_CGROUPS, reason="no writable memory cgroup (not covered: docs/sandbox.md)")
+@pytest.mark.parametrize("name", ["forks.py", "Native.java"])
+def test_the_memory_limit_holds_for_a_runs_whole_process_family(name: str, tmp_path: Path) -> None:
+    from conftest import need_tool
+    from divergent.load.whole_programs import load_program
+    from divergent.programs import BuildOptions
+    from divergent.records import TextInput
+    from divergent.sandbox.launch import ProgramLimits
+    from divergent.sandbox.process_runner import ProcessRunner
+
+    if name.endswith(".java"):
+        need_tool("javac")
+    (tmp_path / name).write_text(FORKS_200 if name == "forks.py" else NATIVE_JAVA)
+    program = load_program(str(tmp_path / name), build=BuildOptions(cache_dir=str(tmp_path / "builds")))
+    with ProcessRunner([program], limits=ProgramLimits(time_limit=10.0, memory_mb=256)) as runner:
+        rows = runner.run([TextInput("1\n"), TextInput("2\n")])
+    for row in rows:
+        assert row is not None and row[0].kind is OutcomeKind.MEMORY_LIMIT, row
+
+
+# -- 5. builds obey the budget ------------------------------------------------------------------------
+
+CONSTEXPR_BOMB = """\
+#include <cstdio>
+constexpr long long work(long long n, int k) { long long s = 0; for (long long i = 0; i < n; i++) s += i % k; return s; }
+template <int K> struct Sum { static constexpr long long value = work(250000, K) + Sum<K - 1>::value; };
+template <> struct Sum<0> { static constexpr long long value = 0; };
+int main() { std::printf("%lld\\n", Sum<850>::value); }
+"""
+
+
+@needs_bwrap
+def test_a_build_never_outlives_the_budget_and_leaves_nothing_in_the_cache(tmp_path: Path) -> None:
+    from conftest import need_tool
+    from divergent.load.whole_programs import load_program
+    from divergent.programs import BuildOptions
+    from divergent.sandbox import builds
+
+    need_tool("g++")
+    (tmp_path / "bomb.cpp").write_text(CONSTEXPR_BOMB)
+    (tmp_path / "ok.py").write_text("print(input())\n")
+    (tmp_path / "sample.txt").write_text("3\n")
+    cache = tmp_path / "builds"
+    started = time.monotonic()
+    result = _whole("bomb.cpp", "ok.py", "--stdin", "--example", "sample.txt", "--budget", "4", "--build-cache",
+                    str(cache), cwd=tmp_path)
+    elapsed = time.monotonic() - started
+    assert result.returncode == 2, result.stderr
+    assert elapsed < 4 + 5, elapsed
+    assert result.stderr.decode().count("\n") == 1 and b"bomb.cpp" in result.stderr and b"budget" in result.stderr
+    key = builds.build_key(load_program(str(tmp_path / "bomb.cpp"), build=BuildOptions(cache_dir=str(cache))))
+    assert not (cache / key).exists()
+    assert not [path for path in cache.glob(f".{key}*")]  # no half-published staging either
+
+
+# -- 6. no raw control character in the HTML report or the emitted test -------------------------------
+
+CONTROLS = ("\x1b", "\x9b", "\x07", "\u202e", "\u2066")
+HOSTILE_OUTPUT = (
+    "def f(x: int) -> str:\n"
+    "    return '\\x1b]8;;https://evil.example/\\x07link\\x1b]8;;\\x07 \\x1b]52;c;ZXZpbA==\\x07 "
+    "\\u202eevil \\u2066x \\x9b31m'\n"
+)
+
+
+def test_no_raw_control_character_in_the_html_report_or_the_emitted_test(tmp_path: Path) -> None:
+    (tmp_path / "reference.py").write_text(REFERENCE)
+    hostile = "hostile\x1b[2J\u202egnp.py"  # the file name itself reaches headings and comments
+    (tmp_path / hostile).write_text(HOSTILE_OUTPUT)
+    result = divergent("check", "reference.py", hostile, "-f", "f", "--budget", "10", "--html", "report.html",
+                       "--emit-test", "test_emitted.py", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    for name in ("report.html", "test_emitted.py"):
+        text = (tmp_path / name).read_text(encoding="utf-8")
+        assert not [c for c in CONTROLS if c in text], name
+        assert "\\x1b" in text and "\\u202e" in text, name  # shown, as escapes
+    compile((tmp_path / "test_emitted.py").read_text(), "test_emitted.py", "exec")  # still valid Python
+
+
+# -- 7. huge outputs are decoded and kept in bounded amounts, within the budget ------------------------
+
+SIXTEEN_MIB = "import sys\nsys.stdin.read()\nsys.stdout.write('1234567 ' * (2 * 1024 * 1024))\n"
+INVALID_UTF8 = "import sys\nsys.stdin.read()\nsys.stdout.buffer.write(b'\\xff' * (16 * 1024 * 1024))\n"
+
+
+@needs_bwrap
+def test_huge_outputs_stay_within_the_budget(tmp_path: Path) -> None:
+    from divergent.load.whole_programs import load_program
+    from divergent.programs import BuildOptions
+    from divergent.records import TextInput
+    from divergent.sandbox.process_runner import ProcessRunner
+
+    for name, text in (("a.py", SIXTEEN_MIB), ("b.py", SIXTEEN_MIB), ("junk.py", INVALID_UTF8)):
+        (tmp_path / name).write_text(text)
+    (tmp_path / "sample.txt").write_text("1\n")
+    started = time.monotonic()
+    result = _whole("a.py", "b.py", "--stdin", "--example", "sample.txt", "--budget", "4", "-q", cwd=tmp_path)
+    elapsed = time.monotonic() - started
+    assert result.returncode == 0, result.stderr
+    assert elapsed < 4 + 3, elapsed
+    # 16 MiB that are not UTF-8 (every byte shown as \xff): an outcome, not a broken protocol
+    program = load_program(str(tmp_path / "junk.py"), build=BuildOptions(cache_dir=str(tmp_path / "builds")))
+    with ProcessRunner([program]) as runner:
+        (row,) = runner.run([TextInput("1\n")])
+    assert row is not None and row[0].kind is OutcomeKind.OK, row
+    assert len(row[0].stdout) == 4 * 16 * 1024 * 1024 and row[0].stdout.startswith("\\xff\\xff")
+
+
+# -- 8. a clean exit removes its own cgroups ----------------------------------------------------------
+
+
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/pids", os.W_OK), reason="no writable cgroup v1 controllers")
+def test_a_clean_exit_leaves_no_cgroup_behind(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("print(int(input()) + 1)\n")
+    (tmp_path / "b.py").write_text("x = int(input())\nprint(x + 1 if x != 5 else 0)\n")
+    (tmp_path / "sample.txt").write_text("3\n")
+    (tmp_path / "reference.py").write_text(REFERENCE)
+    (tmp_path / "same.py").write_text(REFERENCE)
+    for args in (["a.py", "b.py", "--stdin", "--example", "sample.txt", "--budget", "4"],
+                 ["reference.py", "same.py", "-f", "f", "--budget", "2"]):
+        process = subprocess.Popen([sys.executable, "-m", "divergent", "check", *args, "-q"], cwd=tmp_path,
+                                   env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        assert process.wait(timeout=120) in (0, 1)
+        left = [path for controller in ("pids", "memory")
+                for path in (Path("/sys/fs/cgroup") / controller).glob(f"divergent-{process.pid}-*")]
+        assert left == [], left
+
+
+# -- 9. the emitted test says plainly when it runs the implementations unsandboxed --------------------
+
+
+def test_the_emitted_in_process_test_says_it_runs_the_code_unsandboxed(tmp_path: Path) -> None:
+    (tmp_path / "reference.py").write_text(REFERENCE)
+    (tmp_path / "other.py").write_text("def f(x: int) -> str:\n    return 'BAD' if x == 3 else 'GOOD'\n")
+    result = divergent("check", "reference.py", "other.py", "-f", "f", "--budget", "10", "--emit-test", "test_f.py",
+                       cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    header = []
+    for line in (tmp_path / "test_f.py").read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        header.append(line)
+    assert "OUTSIDE divergent's sandbox" in "\n".join(header)

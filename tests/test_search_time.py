@@ -13,9 +13,9 @@ import divergent
 from divergent.engines.base import Engine
 from divergent.engines.portfolio import FIRST_TURN_BATCH, Portfolio
 from divergent.errors import EngineCannotProceed
-from divergent.model import Budget, Input, Observation, Outcome, OutcomeKind
 from divergent.policy import DEFAULT_POLICY
 from divergent.programs import PythonFunction, Signature
+from divergent.records import Budget, Input, Observation, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
 from divergent.search.escalation import AdaptiveLimit, Escalator, Pending
@@ -89,8 +89,8 @@ def escalate(second: str, *, hangs_count: bool = True) -> object:
     impls = [impl(RETURNS, "a"), impl(second, "b")]
     limits = Limits(timeout=0.5, first_timeout=0.05)
     escalator = Escalator(
-        limits=limits, policy=DEFAULT_POLICY.with_(timeouts="hang" if hangs_count else "inconclusive"),
-        hangs_count=hangs_count, fresh_runner=lambda: WorkerPool(impls, limits=limits), deadline=time.monotonic() + 20,
+        limits=limits, comparison=DEFAULT_POLICY.with_(timeouts="hang" if hangs_count else "inconclusive"),
+        fresh_runner=lambda: WorkerPool(impls, limits=limits), deadline=time.monotonic() + 20,
     )
     first = Observation(Input(args=(-1,)), (returned(1e-5, -1), timed_out(0.05)), ((0,), (1,)), inconclusive=(1,))
     try:

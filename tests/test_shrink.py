@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from divergent.model import Input
-from divergent.search.shrink import candidates, complexity, shrink
+from divergent.kinds.call_shrink import candidates, complexity, shrink
+from divergent.records import Input
 
 
 def shrink_with(predicate, start: Input) -> Input:

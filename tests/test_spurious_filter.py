@@ -18,8 +18,8 @@ from divergent.clustering import cluster
 from divergent.errors import InvalidArgument
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
-from divergent.model import ExceptionInfo, FilterDecision, Input, Outcome, OutcomeKind, Verdict
 from divergent.programs import PythonFunction, Signature
+from divergent.records import ExceptionInfo, FilterDecision, Input, Outcome, OutcomeKind, Verdict
 from divergent.report.json import report_json
 from divergent.report.text import plain_report
 from divergent.search import check
@@ -302,7 +302,7 @@ def test_a_shrunk_input_judged_relevant_is_reported_with_its_own_verdict(
 def test_the_same_difference_is_asked_once_and_the_accept_hook_vetoes(
     client: LLMClient, openai_server: ScriptedOpenAI
 ) -> None:
-    from divergent.model import Observation
+    from divergent.records import Observation
 
     openai_server.responder = by_input
     impls = [

@@ -16,8 +16,8 @@ from divergent.engines.constants import Constants
 from divergent.engines.settings import EngineSettings
 from divergent.engines.symbolic import SymbolicEngine
 from divergent.errors import EngineCannotProceed
-from divergent.model import Input
 from divergent.programs import Parameter, ParameterKind, PythonFunction, Signature
+from divergent.records import Input
 from divergent.sandbox.child.symbolic_search import literal_from_repr
 
 pytest.importorskip("crosshair", reason="the symbolic engine needs crosshair-tool")
@@ -284,3 +284,95 @@ def test_reprs_are_read_back_as_literals() -> None:
         literal_from_repr("<object at 0x1234>")
     with pytest.raises(ValueError):
         literal_from_repr("__import__('os').system('true')")
+
+
+# -- what the engine explored, and when it stops by itself ----------------------------------------
+
+LENGTH = """
+def f(s: str) -> int:
+    return len(s)
+"""
+COUNTED = """
+def f(s: str) -> int:
+    count = 0
+    for _ in s:
+        count += 1
+    return count
+"""
+
+
+@pytest.mark.slow
+def test_the_runner_stops_when_crosshair_has_nothing_new_to_try(tmp_path: Path) -> None:
+    text = Signature(parameters=(Parameter(name="s", annotation_source="str", annotation=str),))
+    engine = make_engine(write_impl(tmp_path, "mod_a", LENGTH, text), write_impl(tmp_path, "mod_b", COUNTED, text),
+                         seconds=60, signature=text)
+    started = time.monotonic()
+    try:
+        found, stop = poll(engine, until=50)
+    finally:
+        engine.close()
+    # strings have no end of paths: only CrossHair's own sense that it has seen everything stops it
+    assert found == [] and stop is not None and stop.reason == "exhausted", stop
+    assert "nothing new to try" in stop.message, stop.message
+    assert time.monotonic() - started < 45
+    paths = int(engine.explored.split()[1])
+    assert paths >= 10 and engine.explored.startswith("CrossHair: ") and "still exploring" not in engine.explored
+
+
+@pytest.mark.slow
+def test_the_engines_row_says_what_crosshair_explored_and_why_it_stopped(tmp_path: Path) -> None:
+    import divergent
+    from divergent.records import Budget
+    from divergent.report.json import report_json
+    from divergent.report.pages import engines_section
+    from divergent.report.text import engines_table
+
+    for name, source in (("a", RARE_CONSTANT), ("b", IDENTITY)):
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+    report = divergent.check([str(tmp_path / "a.py"), str(tmp_path / "b.py")], budget=Budget(seconds=20),
+                             engines="symbolic", shrink=False)
+    assert report.divergent and report.counterexample is not None and report.counterexample.engine == "symbolic"
+    (row,) = report.engines
+    assert row.inputs >= 1 and row.explored.startswith("CrossHair: ") and " paths in " in row.explored
+    assert int(row.explored.split()[1]) > 0
+    _, lines = engines_table(report.engines)
+    assert f"symbolic explored: {row.explored}" in lines
+    document = report_json(report)
+    assert document["engines"][0]["explored"] == row.explored
+    table = engines_section(document).blocks[0]
+    assert "explored on its own" in table.columns, table
+
+
+@pytest.mark.slow
+def test_a_vetted_runner_runs_the_source_text_never_the_file_or_its_pyc(tmp_path: Path) -> None:
+    """A stale or planted ``.pyc`` beside a file (its header matching the source's time and size)
+    is what a plain import would run; the runner of vetted code runs the text divergent read."""
+    import importlib.util
+    from importlib import _bootstrap_external
+
+    from divergent.sandbox.isolation import choose_level
+    from divergent.sandbox.limits import Limits
+    from divergent.sandbox.symbolic_process import SymbolicProcess
+
+    honest, twin = write_impl(tmp_path, "mod_a", IDENTITY), write_impl(tmp_path, "mod_b", IDENTITY)
+    source = Path(twin.path)
+    stat = source.stat()
+    planted = compile("def f(x: int) -> int:\n    return 0\n", str(source), "exec")
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    cached.parent.mkdir(exist_ok=True)
+    cached.write_bytes(_bootstrap_external._code_to_timestamp_pyc(planted, stat.st_mtime, stat.st_size))
+
+    def run(vetted: bool) -> tuple[SymbolicProcess, list[dict]]:
+        process = SymbolicProcess([honest, twin], limits=Limits(), level=choose_level(None), seconds=20, vetted=vetted)
+        diffs = []
+        while not process.finished():
+            diffs += process.poll()
+            time.sleep(0.02)
+        diffs += process.stop()
+        process.close()
+        return process, diffs
+
+    _, diffs = run(vetted=False)
+    assert diffs, "a plain import runs the planted .pyc, which differs"
+    vetted, diffs = run(vetted=True)
+    assert diffs == [] and vetted.summary is not None and vetted.summary["complete"], vetted.summary

@@ -8,9 +8,9 @@ from divergent.engines.base import EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.text_mutation import TextMutationEngine, boundary_numbers, numbers_in_text
 from divergent.engines.text_structure import counts, parse, render
-from divergent.model import TextInput
+from divergent.kinds.text_shrink import shrink_text
 from divergent.programs import Language, Signature, StdinProgram
-from divergent.search.text_shrink import shrink_text
+from divergent.records import TextInput
 
 EXAMPLES = [
     "3\n1 2 3\n",
@@ -37,11 +37,10 @@ def test_counts_are_found_where_inputs_say_how_many_things_follow():
     assert [c.value for c in counts(parse("1 2\n"))] == []
 
 
-class _Programs:
+class _Services:
     """The engines' view of a search over whole programs, without a validator."""
 
     generator = None
-    programs = ()
 
     def __init__(self, messages=()):
         self.messages = list(messages)
@@ -59,7 +58,7 @@ class _Programs:
 def engine(seeds, messages=()) -> TextMutationEngine:
     program = StdinProgram(label="p.cpp", source="const int MAXN = 200005;", language=Language.CPP)
     context = EngineContext(implementations=(program,), signature=Signature(), seeds=tuple(TextInput(s) for s in seeds),
-                            constants=Constants(), seed=3, programs=_Programs(messages))  # type: ignore[arg-type]
+                            constants=Constants(), seed=3, services=_Services(messages))  # type: ignore[arg-type]
     return TextMutationEngine(context)
 
 

@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from divergent.errors import InvalidArgument
-from divergent.model import ExceptionInfo, Outcome, OutcomeKind
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy, ExceptionEquality, ValueRules
+from divergent.records import ExceptionInfo, Outcome, OutcomeKind
 from divergent.values import (
     EncodeLimits,
     NotBuiltin,

@@ -13,12 +13,44 @@ equality), whatever the comparison.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from divergent.model import AnyInput, Observation, Outcome, OutcomeKind
+from divergent.records import AnyInput, Observation, Outcome, OutcomeKind
 from divergent.values import canonical_text
+
+
+class TimeoutRule(enum.StrEnum):
+    """What a timeout where another program finishes is: one rule for every comparison."""
+
+    #: a hang is a behaviour of its own: a call that runs past the escalated limit
+    #: (``Limits.hang_factor`` times the slowest other implementation's time on the input, at least
+    #: ``Limits.timeout``) where others finish is a difference; a call that is only slow (it times
+    #: out at a smaller limit, or finishes when given longer) is not
+    HANG = "hang"
+    #: a timeout says nothing about the value: an input where some implementations time out and
+    #: others do not is inconclusive (reported in the notes, never as a difference)
+    INCONCLUSIVE = "inconclusive"
+    #: a timeout is a behaviour of its own: timing out (at ``Limits.timeout``) where another
+    #: returns is a difference
+    DIFFER = "differ"
+
+
+def inconclusive_timeouts(outcomes: Sequence[Outcome], rule: TimeoutRule) -> tuple[int, ...]:
+    """The indices whose timeout does not count toward a difference under ``rule``: every timeout
+    where another program finished, unless timeouts differ (``DIFFER``) or it is a hang (``HANG``).
+    When every program timed out, none is inconclusive (they agree)."""
+    if rule is TimeoutRule.DIFFER:
+        return ()
+    hangs_count = rule is TimeoutRule.HANG
+    timed_out = tuple(
+        i for i, o in enumerate(outcomes) if o.kind is OutcomeKind.TIMEOUT and not (hangs_count and o.hang)
+    )
+    if len(timed_out) == len(outcomes):
+        return ()
+    return timed_out
 
 
 class Comparison(Protocol):
@@ -26,6 +58,8 @@ class Comparison(Protocol):
 
     #: whether outcomes must carry the arguments' state after each call (argument mutation is compared)
     record_arguments: bool
+    #: what a timeout where another program finishes is (the search's budget and re-runs follow it)
+    timeouts: TimeoutRule
 
     def outcomes_equal(self, a: Outcome, b: Outcome) -> bool:
         """Whether two outcomes are the same behaviour."""
@@ -54,6 +88,23 @@ class Comparison(Protocol):
         ...
 
 
+#: outputs up to this many characters are hashed whole for a fingerprint; longer ones by samples
+_WHOLE_DIGEST = 1 << 20
+_SAMPLES, _SAMPLE = 64, 4096
+
+
+def output_digest(text: str) -> str:
+    """A short digest of a whole program's output, for novelty only (never for equality): a long
+    output (up to tens of MiB) is hashed by its length, its first and last 256 KiB and 64 evenly
+    spaced samples, so the work per output is bounded."""
+    if len(text) > _WHOLE_DIGEST:
+        step = len(text) // _SAMPLES
+        pieces = [text[: _WHOLE_DIGEST // 4], text[-_WHOLE_DIGEST // 4 :], str(len(text))]
+        pieces += [text[i * step : i * step + _SAMPLE] for i in range(_SAMPLES)]
+        text = "\0".join(pieces)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
 def behaviour_fingerprint(observation: Observation, *, with_values: bool = True) -> str:
     """A text identifying exactly what the programs did on an input (for novelty, not for equality):
     the partition into classes and, per program, the outcome kind and the returned value
@@ -73,9 +124,7 @@ def behaviour_fingerprint(observation: Observation, *, with_values: bool = True)
         elif kind is OutcomeKind.RAISED:
             parts.append(("raised", outcome.exception.type_name if outcome.exception else ""))
         elif kind is OutcomeKind.OK:
-            # a whole program's output (hashed: outputs may be long)
-            digest = hashlib.blake2b(outcome.stdout.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
-            parts.append(("ok", digest) if with_values else "ok")
+            parts.append(("ok", output_digest(outcome.stdout)) if with_values else "ok")
         else:
             parts.append(kind.value)
     try:

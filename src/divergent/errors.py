@@ -17,7 +17,7 @@
         └── LLMCacheMiss            replay mode asked for a call that is not in the cache
 
 A program that raises, loops or crashes is never an exception here: it is an
-:class:`~divergent.model.Outcome`.
+:class:`~divergent.records.Outcome`.
 """
 
 from __future__ import annotations

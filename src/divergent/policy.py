@@ -33,23 +33,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
+from divergent.comparison import TimeoutRule, inconclusive_timeouts
 from divergent.errors import InvalidArgument
-from divergent.model import Encoded, Input, Observation, Outcome, OutcomeKind
+from divergent.records import Encoded, Input, Observation, Outcome, OutcomeKind
 from divergent.values import NotBuiltin, canonical_text, decode_builtin
-
-
-class TimeoutRule(enum.StrEnum):
-    #: a hang is a behaviour of its own: a call that runs past the escalated limit
-    #: (``Limits.hang_factor`` times the slowest other implementation's time on the input, at least
-    #: ``Limits.timeout``) where others finish is a difference; a call that is only slow (it times
-    #: out at a smaller limit, or finishes when given longer) is not
-    HANG = "hang"
-    #: a timeout says nothing about the value: an input where some implementations time out and
-    #: others do not is inconclusive (reported in the notes, never as a difference)
-    INCONCLUSIVE = "inconclusive"
-    #: a timeout is a behaviour of its own: timing out (at ``Limits.timeout``) where another
-    #: returns is a difference
-    DIFFER = "differ"
 
 
 class ExceptionEquality(enum.StrEnum):
@@ -316,15 +303,7 @@ class EqualityPolicy:
     def inconclusive(self, outcomes: Sequence[Outcome]) -> tuple[int, ...]:
         """Indices whose outcome does not count toward a difference: timeouts, unless timeouts
         differ (``DIFFER``) or the timeout is a hang (``HANG``)."""
-        if self.timeouts is TimeoutRule.DIFFER:
-            return ()
-        hangs_count = self.timeouts is TimeoutRule.HANG
-        timed_out = tuple(
-            i for i, o in enumerate(outcomes) if o.kind is OutcomeKind.TIMEOUT and not (hangs_count and o.hang)
-        )
-        if len(timed_out) == len(outcomes):
-            return ()
-        return timed_out
+        return inconclusive_timeouts(outcomes, self.timeouts)
 
     def observe(self, item: Input, outcomes: tuple[Outcome, ...]) -> Observation:
         """The observation of one input: classes, and which outcomes are inconclusive."""

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from divergent.errors import InvalidArgument
-from divergent.model import Input
 from divergent.programs import Parameter, ParameterKind, Signature
+from divergent.records import Input
 
 __all__ = [
     "bind_arguments",

@@ -1,17 +1,19 @@
 """What is under test: a program, of one of a few kinds.
 
 The search, the engines, the sandbox's runners, the comparisons and the reports meet programs through
-this seam. Every kind has a ``label`` (shown to users), its ``source`` text (displayed, harvested for
-constants, shown to a model; never run in the divergent process), an ``origin`` (provenance), a
-``kind`` and a ``display_name`` (what an input is shown with).
+this seam (:class:`Program`). Every program has a ``label`` (shown to users), its ``source`` text
+(displayed, harvested for constants, shown to a model; never run in the divergent process), an
+``origin`` (provenance), a ``path`` (its file, if it has one), a ``display_name`` (what an input is
+shown with) and ``kind``, the name of its kind (:mod:`divergent.kinds.registry`), which owns
+everything else about it: how it loads, runs, compares, shrinks and is reported.
 
-Kinds today:
+The records of the kinds:
 
 * :class:`PythonFunction`: a function in a Python module, called with arguments (:class:`Signature`);
   run by a warm sandbox worker per implementation (:mod:`divergent.sandbox.pool`).
 * :class:`StdinProgram`: a whole program (C, C++, Java, a Python script, or any executable) that
   reads its input on stdin and writes its answer on stdout; it takes text inputs
-  (:class:`~divergent.model.TextInput`), is built once per source (:mod:`divergent.sandbox.builds`)
+  (:class:`~divergent.records.TextInput`), is built once per source (:mod:`divergent.sandbox.builds`)
   and run by the process runner (:mod:`divergent.sandbox.process_runner`), one process per input.
 """
 
@@ -21,12 +23,44 @@ import enum
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 
-class ProgramKind(enum.StrEnum):
-    PYTHON_FUNCTION = "python-function"
-    STDIN_PROGRAM = "stdin-program"
+class Program(Protocol):
+    """Any program under test, of any kind: what the search, the engines and the reports may ask of it."""
+
+    #: the name of its kind in :data:`divergent.kinds.registry.KINDS`
+    kind: ClassVar[str]
+
+    @property
+    def label(self) -> str:
+        """The short name shown to users (unique within a search)."""
+        ...
+
+    @property
+    def source(self) -> str:
+        """Its source text (shown, harvested for constants; never run in the divergent process)."""
+        ...
+
+    @property
+    def origin(self) -> str:
+        """Where it came from, for provenance."""
+        ...
+
+    @property
+    def path(self) -> str | None:
+        """Its file, when it has one."""
+        ...
+
+    @property
+    def language(self) -> str:
+        """The language of its source, for showing it (``python``, ``cpp``, ``sh``...)."""
+        ...
+
+    @property
+    def display_name(self) -> str:
+        """What an input is shown with (``f`` in ``f(1, 2)``; ``stdin`` for a program reading it)."""
+        ...
 
 
 class Language(enum.StrEnum):
@@ -106,7 +140,7 @@ class Signature:
 class PythonFunction:
     """A function in a Python module, called with arguments; its outcome is what it returns or raises."""
 
-    kind: ClassVar[ProgramKind] = ProgramKind.PYTHON_FUNCTION
+    kind: ClassVar[str] = "python-function"
 
     #: short name shown to the user, e.g. ``old.py:normalize`` or ``HEAD~1:pkg/util.py:slugify``
     label: str
@@ -160,6 +194,11 @@ class BuildOptions:
     #: run Python scripts in a fresh interpreter each time (else a fork of a warm one: faster, and
     #: the script still starts from a clean interpreter state)
     fresh_interpreter: bool = False
+    #: files (or directories) a program may see besides its own source, each given to the
+    #: programs whose directory holds it, at its path relative to that directory: a script's
+    #: helper modules, a Java program's other classes, headers (``--with-file``). A program sees
+    #: nothing else of its directory (``divergent.sandbox.staging``)
+    files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -167,7 +206,7 @@ class StdinProgram:
     """A whole program: reads an input on stdin, writes its answer on stdout; its outcome is what it
     printed and how it ended (exit code, signal, time and memory limits)."""
 
-    kind: ClassVar[ProgramKind] = ProgramKind.STDIN_PROGRAM
+    kind: ClassVar[str] = "stdin-program"
 
     #: short name shown to the user: the path as given, e.g. ``wrong.cpp``
     label: str
@@ -193,10 +232,6 @@ class StdinProgram:
         return os.path.dirname(self.path) if self.path else None
 
 
-#: any program under test
-Program = PythonFunction | StdinProgram
-
-
 def with_distinct_labels(programs: Sequence[Program]) -> list[Program]:
     """The programs, those sharing a label numbered apart (``a.py#1``, ``a.py#2``: two specs such as
     ``a.py`` and ``./a.py`` may name the same label), so reports can tell them apart."""
@@ -211,5 +246,7 @@ def with_distinct_labels(programs: Sequence[Program]) -> list[Program]:
             program = replace(program, label=f"{program.label}#{seen[program.label]}")
         renamed.append(program)
     return renamed
+
+
 #: the public name of the Python-function kind in divergent 0.1 (``divergent.Implementation``)
 Implementation = PythonFunction

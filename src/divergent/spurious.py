@@ -16,8 +16,8 @@ from divergent.errors import InvalidArgument, LLMError, LLMUnavailable
 from divergent.llm.chat import ChatModel, Completion
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
-from divergent.model import FilterDecision, FilterVerdict, Input, Observation, Outcome, OutcomeKind
-from divergent.programs import PythonFunction
+from divergent.programs import Program
+from divergent.records import FilterDecision, FilterVerdict, Input, Observation, Outcome, OutcomeKind
 from divergent.values import render
 
 __all__ = ["SpuriousFilter", "parse_filter_answer"]
@@ -48,7 +48,7 @@ def _implementation_letter(index: int) -> str:
     return letters
 
 
-def _implementation_heading(index: int, implementation: PythonFunction) -> str:
+def _implementation_heading(index: int, implementation: Program) -> str:
     return f"#### Implementation {_implementation_letter(index)} (`{implementation.label}`)"
 
 
@@ -150,7 +150,7 @@ class SpuriousFilter:
 
     def prompt(
         self,
-        implementations: Sequence[PythonFunction],
+        implementations: Sequence[Program],
         input: Input,
         outcomes: Sequence[Outcome],
     ) -> str:
@@ -188,7 +188,7 @@ class SpuriousFilter:
 
     def assess(
         self,
-        implementations: Sequence[PythonFunction],
+        implementations: Sequence[Program],
         input: Input,
         outcomes: Sequence[Outcome],
     ) -> FilterVerdict:
@@ -250,7 +250,7 @@ class SpuriousFilter:
             usage=completion.usage().as_dict(),
         )
 
-    def accept(self, implementations: Sequence[PythonFunction]) -> Callable[[Observation], bool]:
+    def accept(self, implementations: Sequence[Program]) -> Callable[[Observation], bool]:
         """An ``accept(observation) -> bool`` hook for engines that stop at their first difference:
         False when the filter judges the observation's difference irrelevant."""
 

@@ -4,9 +4,8 @@
 whole programs (:class:`~divergent.programs.StdinProgram`). First the kinds: a run that printed
 (``ok``) differs from one that crashed, ran out of time or memory, or wrote too much; two failures of
 the same kind are the same behaviour (a judge says "runtime error" whatever the exit code). Timeouts
-follow the search's one rule: the comparison asks the search's equality policy
-(:meth:`divergent.policy.EqualityPolicy.inconclusive`, its :class:`~divergent.policy.TimeoutRule`)
-which outcomes are inconclusive. Then, for two runs that printed, the output mode:
+follow the search's one rule (:class:`~divergent.comparison.TimeoutRule`, ``--timeouts``). Then, for
+two runs that printed, the output mode:
 
 ``tokens`` (the default)
     the whitespace-separated tokens are equal (spaces, newlines and trailing blanks do not matter);
@@ -31,9 +30,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from divergent.comparison import TimeoutRule, inconclusive_timeouts
 from divergent.errors import InvalidArgument
-from divergent.model import AnyInput, Observation, Outcome, OutcomeKind
-from divergent.policy import DEFAULT_POLICY, EqualityPolicy, TimeoutRule
+from divergent.records import AnyInput, Observation, Outcome, OutcomeKind
 
 _YES_NO = frozenset({"yes", "no"})
 
@@ -54,9 +53,8 @@ class OutputComparison:
     float_tol: float = 1e-6
     #: a checker decided the classes (outcomes carry ``accepted_with``); its label, for ``describe``
     checker: str | None = None
-    #: the policy whose timeout rule decides what a timeout where another program finishes is
-    #: (the search's one rule: ``--timeouts``); only its timeout rule is used
-    timeout_policy: EqualityPolicy = DEFAULT_POLICY
+    #: what a timeout where another program finishes is (the search's one rule: ``--timeouts``)
+    timeouts: TimeoutRule = TimeoutRule.HANG
     #: whole programs have no arguments whose state could change
     record_arguments: bool = False
 
@@ -66,12 +64,13 @@ class OutputComparison:
         except ValueError:
             choices = ", ".join(m.value for m in OutputMode)
             raise InvalidArgument(f"output mode {self.mode!r}: choose from {choices}") from None
+        try:
+            object.__setattr__(self, "timeouts", TimeoutRule(self.timeouts))
+        except ValueError:
+            choices = ", ".join(rule.value for rule in TimeoutRule)
+            raise InvalidArgument(f"timeouts={self.timeouts!r}: choose from {choices}") from None
         if not (self.float_tol >= 0 and math.isfinite(self.float_tol)):
             raise InvalidArgument(f"float tolerance {self.float_tol!r} must be a finite number >= 0")
-
-    @property
-    def timeouts(self) -> TimeoutRule:
-        return self.timeout_policy.timeouts
 
     # -- texts ----------------------------------------------------------------------------------
 
@@ -130,7 +129,7 @@ class OutputComparison:
         return tuple(tuple(members) for members in classes)
 
     def inconclusive(self, outcomes: Sequence[Outcome]) -> tuple[int, ...]:
-        return self.timeout_policy.inconclusive(outcomes)
+        return inconclusive_timeouts(outcomes, self.timeouts)
 
     def observe(self, item: AnyInput, outcomes: tuple[Outcome, ...]) -> Observation:
         return Observation(input=item, outcomes=outcomes, classes=self.partition(outcomes),

@@ -80,10 +80,21 @@ class _Budget:
         self.nodes = nodes
 
 
+#: the modules of the implementations loaded in this process (a sandbox child's): a class they
+#: define is named without its module, so two versions of one file, imported under different module
+#: names, raising their own ``InvalidName`` raise the same type (see :func:`register_home_module`)
+_HOME_MODULES: set[str] = {"builtins", "__main__", ""}
+
+
+def register_home_module(module_name: str) -> None:
+    """Name the classes of ``module_name`` (an implementation's own module) without their module."""
+    _HOME_MODULES.add(module_name)
+
+
 def qualified_name(kind: type) -> str:
     module = getattr(kind, "__module__", "") or ""
     name = getattr(kind, "__qualname__", None) or getattr(kind, "__name__", "?")
-    return name if module in ("builtins", "__main__", "") else f"{module}.{name}"
+    return name if module in _HOME_MODULES else f"{module}.{name}"
 
 
 def encode(value: Any, limits: EncodeLimits = EncodeLimits()) -> Encoded:

@@ -1,8 +1,12 @@
-"""Harnesses of published benchmarks: a dataset loader, a solver (a model, divergent, or both), a
-scorer, and results stored per item so that a killed run resumes.
+"""Harnesses of published benchmarks, all of one shape: a dataset, a solver (a model, divergent, or
+both), a scorer, and results stored per item so that a killed run resumes, on threads or on a Ray
+cluster.
 
-* :mod:`~divergent.bench.common`: what every harness shares: a resumable per-item run over the
-  store (:func:`run_items`) and the JSON results envelope (:func:`results_envelope`);
+* :mod:`~divergent.bench.common`: what every harness shares: the dataset's items and the solver in a
+  :class:`~divergent.bench.common.RunPlan`, the resumable loop that works it over the store on an
+  executor (:func:`~divergent.bench.common.run_plan`), and the JSON results envelope
+  (:func:`~divergent.bench.common.results_envelope`); each harness's prompts are in its
+  ``templates/`` directory;
 * :mod:`~divergent.bench.answers`, :mod:`~divergent.bench.binary`: yes/no judges (answer parsing,
   self-consistency) and their metrics (accuracy, bias, confusion matrix, F1);
 * :mod:`~divergent.bench.equibench`: EquiBench (Wei et al.): six categories of program pairs,

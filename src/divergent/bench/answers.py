@@ -10,7 +10,7 @@ the order the EquiBench authors describe, each step only when the previous one f
    explicit "the answer is X", a final-answer marker, an answer word in capitals, a verdict phrase
    ("not equivalent", "are equivalent"), or a sentence that starts with Yes/No;
 3. **extractor**: a model (by default the judge itself) is shown the last sentence, then the last
-   two, then the whole answer, and asked for the verdict alone (template ``bench_extract_answer``);
+   two, then the whole answer, and asked for the verdict alone (template ``bench/templates/extract_answer.txt``);
 4. **random**: a coin flip seeded by the run's seed and the item, counted as unparseable.
 
 :func:`judge` asks ``samples`` times (sample index ``i`` for the cache, so a rerun is free) and
@@ -28,12 +28,16 @@ from typing import Any
 
 from divergent.errors import InvalidArgument
 from divergent.llm.chat import ChatModel, Message, Usage
-from divergent.llm.prompts import render
+from divergent.llm.prompts import Templates
+
+#: the prompts every judge harness shares (reading a verdict the parser could not)
+TEMPLATES = Templates("divergent.bench")
 
 __all__ = [
+    "TEMPLATES",
     "AnswerFormat",
     "AnswerSource",
-    "Judgement",
+    "PairJudgement",
     "ParsedAnswer",
     "coin",
     "from_sentences",
@@ -186,7 +190,7 @@ def parse_answer(
             if not excerpt or excerpt in seen:
                 continue
             seen.add(excerpt)
-            prompt = render("bench_extract_answer", reply=excerpt, yes=answer_format.yes[0], no=answer_format.no[0])
+            prompt = TEMPLATES.render("extract_answer", reply=excerpt, yes=answer_format.yes[0], no=answer_format.no[0])
             completion = extractor.complete([{"role": "user", "content": prompt}], temperature=0.0)
             usage += completion.usage()
             raw.append(completion.text)
@@ -197,7 +201,7 @@ def parse_answer(
 
 
 @dataclass(frozen=True)
-class Judgement:
+class PairJudgement:
     """A judge's verdict on one pair after ``len(answers)`` samples."""
 
     equivalent: bool
@@ -236,7 +240,7 @@ def judge(
     extractor: ChatModel | None = None,
     seed: int = 0,
     key: str = "",
-) -> Judgement:
+) -> PairJudgement:
     """Ask ``samples`` times and take the majority (self-consistency); see the module docstring."""
     if samples < 1:
         raise InvalidArgument(f"samples={samples}: need at least 1")
@@ -258,4 +262,4 @@ def judge(
     no = len(parsed) - yes
     tie = yes == no
     verdict = coin(seed, key, purpose="tie") if tie else yes > no
-    return Judgement(verdict, tuple(answers), tuple(parsed), usage, tie, tuple(extracted))
+    return PairJudgement(verdict, tuple(answers), tuple(parsed), usage, tie, tuple(extracted))

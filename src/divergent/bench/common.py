@@ -1,13 +1,22 @@
-"""What every benchmark harness shares: a resumable per-item run over the store, and the JSON
-envelope its results are written in.
+"""What every benchmark harness shares: the shape of a run (a dataset, a solver, a scorer), the
+resumable loop that works it, and the JSON envelope its results are written in.
 
-A harness turns its dataset into items, each with a stable key (``"OJ_A/17"``, ``"1975F"``), and a
-function that solves one item and returns a plain-JSON result. :func:`run_items` finds the stored
-run with the same kind and parameters (or creates it), skips the items already saved, runs the rest
-(``jobs`` at a time, in threads) and saves each result in its own transaction as soon as it is
-done: a run killed at any moment resumes where it stopped, and a rerun whose model answers come
-from the response cache costs nothing. The results are then read back from the store alone
-(:func:`stored_results`), so a stored run can be reported again without running anything.
+A harness is three things, as an Inspect AI ``Task`` is:
+
+* a **dataset**: :class:`Item` s, each with a stable key (``"OJ_A/17"``, ``"1975F/0"``) and a
+  payload;
+* a **solver**: a function of a payload that returns the item's plain-JSON result; it runs in
+  worker threads, or on a Ray cluster's workers (so it is picklable: a frozen dataclass with a
+  ``__call__`` that opens its sandbox runner in the process it runs in);
+* a **scorer**: a function of the stored results alone (``summarize``), so a stored run is
+  reported again without running anything; its ``--json`` document is :func:`results_envelope`.
+
+:class:`RunPlan` holds the dataset and the solver with the stored run's identity (a kind and the
+parameters that decide its results). :func:`run_plan` finds the stored run with the same kind and
+parameters (or creates it), skips the items already saved, runs the rest on an
+:class:`~divergent.executors.base.Executor` (threads, or Ray) and saves each result in its own
+transaction as soon as it is back: a run killed at any moment resumes where it stopped, on either
+executor, and a rerun whose model answers come from the response cache costs nothing.
 
 :func:`results_envelope` is the one shape of a harness's ``--json`` file::
 
@@ -22,22 +31,27 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from divergent import __version__
 from divergent.errors import InvalidArgument, LoadError
+from divergent.executors.base import Executor, Finished, ThreadExecutor
 from divergent.store import UNIT_DONE, UNIT_ERROR, RunRecord, Store
 
 __all__ = [
     "ENVELOPE_FORMAT",
+    "Item",
     "ItemProgress",
+    "RunPlan",
+    "open_run",
     "pass_at_k",
+    "plain_json",
     "read_results",
     "results_envelope",
     "run_items",
+    "run_plan",
     "stored_results",
     "write_results",
 ]
@@ -45,143 +59,151 @@ __all__ = [
 #: the version of the results envelope (bump when a field changes meaning)
 ENVELOPE_FORMAT = 1
 
-Item = TypeVar("Item")
+Payload = TypeVar("Payload")
 
 
 @dataclass
 class ItemProgress:
-    """Where a run stands, passed to the progress callback after every saved item."""
+    """Where a run stands, passed to the progress callback after every saved item (counted in the
+    store's units: an item may fill several)."""
 
     total: int = 0
-    #: items saved, in this invocation or an earlier one
+    #: units saved, in this invocation or an earlier one
     done: int = 0
-    #: items found saved by an earlier invocation (skipped)
+    #: units found saved by an earlier invocation (skipped)
     resumed: int = 0
-    #: items whose solver raised (saved with state "error")
+    #: units whose solver raised (saved with state "error")
     failed: int = 0
     seconds: float = 0.0
     messages: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
-class _Pending(Generic[Item]):
+class Item(Generic[Payload]):
+    """One item of a dataset: its key, what the solver gets, and the store's units it fills."""
+
     key: str
-    item: Item
+    payload: Payload
+    #: the units it fills (default: one, named by its key); a solver of several units returns
+    #: ``{unit key: result}`` and the plan's ``split`` says so
+    units: tuple[str, ...] = ()
+
+    @property
+    def unit_keys(self) -> tuple[str, ...]:
+        return self.units or (self.key,)
+
+
+@dataclass(frozen=True)
+class RunPlan(Generic[Payload]):
+    """A stored run to make: its identity (``kind``, ``parameters``), its dataset and its solver."""
+
+    kind: str
+    parameters: Mapping[str, Any]
+    dataset: Sequence[Item[Payload]]
+    solver: Callable[[Payload], Mapping[str, Any]]
+    #: errors that doom every later item (an unreachable model): they stop the run
+    fatal: tuple[type[BaseException], ...] = ()
+    #: for items of several units: the solver's result → each unit's result (unit key → result)
+    split: Callable[[Item[Payload], Mapping[str, Any]], Mapping[str, Mapping[str, Any]]] | None = None
+
+
+def open_run(store: Store, kind: str, parameters: Mapping[str, Any]) -> tuple[RunRecord, set[str]]:
+    """The stored run of ``kind`` with these parameters, marked running (created when there is
+    none), and the keys of its saved units."""
+    run = store.find_run(kind, parameters)
+    run = store.resume_run(run.id) if run is not None else store.create_run(kind, parameters)
+    return run, store.done_keys(run.id)
+
+
+def run_plan(
+    store: Store,
+    plan: RunPlan[Payload],
+    *,
+    executor: Executor | None = None,
+    on_progress: Callable[[ItemProgress], None] | None = None,
+    opened: tuple[RunRecord, set[str]] | None = None,
+    progress: ItemProgress | None = None,
+) -> tuple[RunRecord, ItemProgress]:
+    """Run (or resume) ``plan``; return the stored run and how it went.
+
+    Items whose units are all saved are skipped; the rest go to ``executor`` (default: one thread)
+    and each result is saved in the calling thread as soon as it is back. An exception of a type
+    in ``plan.fatal`` stops the run: the items already saved stay, the run is marked "failed" and
+    the exception is raised again. Any other exception is saved as that item's error (``{"error":
+    "..."}``, state "error") and the run goes on. Ctrl-C marks the run "interrupted" and raises
+    KeyboardInterrupt; a rerun resumes it.
+
+    ``opened`` is the run and its saved keys when the caller opened it (:func:`open_run`) to build
+    the dataset from what is missing; ``progress`` then counts what it left out."""
+    keys = [key for item in plan.dataset for key in item.unit_keys]
+    if len(set(keys)) != len(keys):
+        duplicates = sorted({key for key in keys if keys.count(key) > 1})[:5]
+        raise InvalidArgument(f"items with the same key: {', '.join(duplicates)}")
+    run, saved = opened if opened is not None else open_run(store, plan.kind, plan.parameters)
+    state = progress if progress is not None else ItemProgress()
+    pending: dict[str, Item[Payload]] = {}
+    for item in plan.dataset:
+        state.total += len(item.unit_keys)
+        if all(key in saved for key in item.unit_keys):
+            state.resumed += len(item.unit_keys)
+            state.done += len(item.unit_keys)
+        else:
+            pending[item.key] = item
+    started = time.monotonic()
+
+    def save(finished: Finished) -> None:
+        item = pending[finished.key]
+        if finished.error is None:
+            assert finished.result is not None
+            results = plan.split(item, finished.result) if plan.split is not None else {item.key: finished.result}
+            share = finished.seconds / max(1, len(results))
+            for key, result in results.items():
+                store.save_unit(run.id, key, result, share, state=UNIT_DONE)
+            state.done += len(results)
+        else:
+            share = finished.seconds / len(item.unit_keys)
+            for key in item.unit_keys:
+                store.save_unit(run.id, key, {"error": finished.error}, share, state=UNIT_ERROR)
+            state.failed += len(item.unit_keys)
+            state.done += len(item.unit_keys)
+            if len(state.messages) < 50:
+                state.messages.append(f"{item.key}: {finished.error}")
+        state.seconds = time.monotonic() - started
+        if on_progress is not None:
+            on_progress(state)
+
+    if on_progress is not None:
+        on_progress(state)
+    work = executor if executor is not None else ThreadExecutor(1)
+    try:
+        work.map(plan.solver, ((key, item.payload) for key, item in pending.items()), save, fatal=plan.fatal)
+    except KeyboardInterrupt:
+        store.finish_run(run.id, "interrupted")
+        raise
+    except plan.fatal:
+        store.finish_run(run.id, "failed")
+        raise
+    return store.finish_run(run.id, "finished"), state
 
 
 def run_items(
     store: Store,
     kind: str,
     parameters: Mapping[str, Any],
-    items: Iterable[tuple[str, Item]],
-    solve: Callable[[Item], Mapping[str, Any]],
+    items: Iterable[tuple[str, Payload]],
+    solve: Callable[[Payload], Mapping[str, Any]],
     *,
     jobs: int = 1,
     fatal: tuple[type[BaseException], ...] = (),
     on_progress: Callable[[ItemProgress], None] | None = None,
+    executor: Executor | None = None,
 ) -> tuple[RunRecord, ItemProgress]:
-    """Run (or resume) the items of the stored run ``kind``/``parameters``; return the run and how it went.
-
-    ``solve(item)`` returns the item's result (plain JSON); it runs in worker threads when
-    ``jobs > 1``, while the store is written from the calling thread only. An exception of a type in
-    ``fatal`` (say, an unreachable model: every later item would fail the same way) stops the run:
-    the items already saved stay, the run is marked "failed" and the exception is raised again. Any
-    other exception is saved as that item's error (``{"error": "..."}``, state "error") and the run
-    goes on. Ctrl-C marks the run "interrupted" and raises KeyboardInterrupt; a rerun resumes it.
-    """
+    """:func:`run_plan` of ``(key, payload)`` items, ``jobs`` threads at a time (or on ``executor``)."""
     if jobs < 1:
         raise InvalidArgument(f"jobs={jobs}: need at least 1")
-    keyed = list(items)
-    keys = [key for key, _ in keyed]
-    if len(set(keys)) != len(keys):
-        duplicates = sorted({key for key in keys if keys.count(key) > 1})[:5]
-        raise InvalidArgument(f"items with the same key: {', '.join(duplicates)}")
-    run = store.find_run(kind, parameters)
-    run = store.resume_run(run.id) if run is not None else store.create_run(kind, parameters)
-    saved = store.done_keys(run.id)
-    progress = ItemProgress(total=len(keyed))
-    pending = [_Pending(key, item) for key, item in keyed if key not in saved]
-    progress.resumed = progress.done = len(keyed) - len(pending)
-    started = time.monotonic()
-
-    def save(key: str, result: Mapping[str, Any] | None, error: BaseException | None, seconds: float) -> None:
-        if error is None:
-            assert result is not None
-            store.save_unit(run.id, key, result, seconds, state=UNIT_DONE)
-        else:
-            message = f"{type(error).__name__}: {error}"
-            store.save_unit(run.id, key, {"error": message}, seconds, state=UNIT_ERROR)
-            progress.failed += 1
-            if len(progress.messages) < 50:
-                progress.messages.append(f"{key}: {message}")
-        progress.done += 1
-        progress.seconds = time.monotonic() - started
-        if on_progress is not None:
-            on_progress(progress)
-
-    def timed(entry: _Pending[Item]) -> tuple[Mapping[str, Any], float]:
-        begin = time.monotonic()
-        result = solve(entry.item)
-        return result, time.monotonic() - begin
-
-    if on_progress is not None:
-        on_progress(progress)
-    try:
-        if jobs == 1:
-            for entry in pending:
-                begin = time.monotonic()
-                try:
-                    result, seconds = timed(entry)
-                except fatal:
-                    raise
-                except Exception as error:  # noqa: BLE001 - one item's failure is that item's result
-                    save(entry.key, None, error, time.monotonic() - begin)
-                else:
-                    save(entry.key, result, None, seconds)
-        else:
-            _run_threaded(pending, timed, save, jobs, fatal)
-    except KeyboardInterrupt:
-        store.finish_run(run.id, "interrupted")
-        raise
-    except fatal:
-        store.finish_run(run.id, "failed")
-        raise
-    return store.finish_run(run.id, "finished"), progress
-
-
-def _run_threaded(
-    pending: Sequence[_Pending[Item]],
-    timed: Callable[[_Pending[Item]], tuple[Mapping[str, Any], float]],
-    save: Callable[[str, Mapping[str, Any] | None, BaseException | None, float], None],
-    jobs: int,
-    fatal: tuple[type[BaseException], ...],
-) -> None:
-    """Keep ``jobs`` items in flight; save each in this thread as it completes."""
-    queue = list(reversed(pending))
-    executor = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="bench")
-    running: dict[Future[tuple[Mapping[str, Any], float]], tuple[str, float]] = {}
-    try:
-        while queue or running:
-            while queue and len(running) < jobs:
-                entry = queue.pop()
-                running[executor.submit(timed, entry)] = (entry.key, time.monotonic())
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                key, begin = running.pop(future)
-                error = future.exception()
-                if error is not None and isinstance(error, fatal):
-                    raise error
-                if error is not None and not isinstance(error, Exception):
-                    raise error
-                if error is None:
-                    result, seconds = future.result()
-                    save(key, result, None, seconds)
-                else:
-                    save(key, None, error, time.monotonic() - begin)
-    finally:
-        for future in running:
-            future.cancel()
-        executor.shutdown(wait=True, cancel_futures=True)
+    plan = RunPlan(kind, parameters, [Item(key, payload) for key, payload in items], solve, fatal)
+    return run_plan(store, plan, executor=executor if executor is not None else ThreadExecutor(jobs),
+                    on_progress=on_progress)
 
 
 def stored_results(store: Store, run: RunRecord) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
@@ -218,7 +240,7 @@ def results_envelope(
     }
 
 
-# -- added for REFUTE (issue E): pass@k, and results files read back by ``divergent bench NAME report`` --
+# -- pass@k, and results files read back by ``divergent bench NAME show FILE`` --
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -233,20 +255,21 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 def write_results(path: Path, document: Mapping[str, Any]) -> None:
     """Write a results document (UTF-8, indented; NaN, an undefined rate, written as null)."""
-    text = json.dumps(_no_nan(document), indent=2, ensure_ascii=False)
+    text = json.dumps(plain_json(document), indent=2, ensure_ascii=False)
     try:
         path.write_text(text + "\n", encoding="utf-8")
     except OSError as error:
         raise InvalidArgument(f"{path}: cannot write the results: {error.strerror or error}") from None
 
 
-def _no_nan(value: Any) -> Any:
+def plain_json(value: Any) -> Any:
+    """``value`` with every NaN or infinity (an undefined rate) as None: strict JSON."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, Mapping):
-        return {key: _no_nan(item) for key, item in value.items()}
+        return {key: plain_json(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_no_nan(item) for item in value]
+        return [plain_json(item) for item in value]
     return value
 
 

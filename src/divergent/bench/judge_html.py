@@ -3,7 +3,7 @@ their stored items as report judgements, the bias table and the confusion matrix
 judge's verdicts and witnesses, the model's usage, the misjudged items, the failed ones and the
 run's settings. Each page is built from a results document alone (``--json``'s envelope,
 :func:`divergent.bench.common.results_envelope`), so a stored run or a results file gives the same
-page. The blocks are issue I's (:mod:`divergent.report`)."""
+page. The blocks are the HTML report's (:mod:`divergent.report`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from divergent.bench.binary import percent
 from divergent.report.blocks import Block, Facts, Paragraph, Section, Table
-from divergent.report.evaluation import Judgement, bias_table, confusion_matrix
+from divergent.report.evaluation import ScoredAnswer, bias_table, confusion_matrix
 
 __all__ = [
     "EQUIVALENT",
@@ -61,14 +61,14 @@ def predicted_label(item: Item) -> str | None:
     return NOT_EXECUTABLE if execution.get("verdict") == "not-executable" else None
 
 
-def judgements_of(items: Sequence[Item], group: Callable[[Item], str], judge: str = "") -> list[Judgement]:
+def judgements_of(items: Sequence[Item], group: Callable[[Item], str], judge: str = "") -> list[ScoredAnswer]:
     """One judgement per item; ``group`` names its category."""
-    return [Judgement(item=str(item.get("key") or item.get("pair_id")), category=group(item),
+    return [ScoredAnswer(item=str(item.get("key") or item.get("pair_id")), category=group(item),
                       truth=label(bool(item["truth"])), predicted=predicted_label(item), judge=judge)
             for item in items]
 
 
-def decided(judgements: Sequence[Judgement]) -> list[Judgement]:
+def decided(judgements: Sequence[ScoredAnswer]) -> list[ScoredAnswer]:
     return [j for j in judgements if j.predicted in (EQUIVALENT, INEQUIVALENT)]
 
 
@@ -84,7 +84,7 @@ def judge_name(parameters: Mapping[str, Any]) -> str:
     return model
 
 
-def bias_and_confusion(judgements: Sequence[Judgement], *, rows: Callable[[Judgement], str], overall: str,
+def bias_and_confusion(judgements: Sequence[ScoredAnswer], *, rows: Callable[[ScoredAnswer], str], overall: str,
                        intro: str, column: str = "category") -> Section:
     """The bias table (a row per group and one for all, over the items that got a prediction: the
     accuracy on equivalent and on inequivalent items side by side) and the confusion matrix of every
@@ -92,8 +92,8 @@ def bias_and_confusion(judgements: Sequence[Judgement], *, rows: Callable[[Judge
     answered = decided(judgements)
     blocks: list[Block] = []
     if answered:
-        regrouped = [Judgement(j.item, j.category, j.truth, j.predicted, judge=rows(j)) for j in answered]
-        regrouped += [Judgement(j.item, j.category, j.truth, j.predicted, judge=overall) for j in answered]
+        regrouped = [ScoredAnswer(j.item, j.category, j.truth, j.predicted, judge=rows(j)) for j in answered]
+        regrouped += [ScoredAnswer(j.item, j.category, j.truth, j.predicted, judge=overall) for j in answered]
         blocks.append(bias_table(regrouped, positive=EQUIVALENT, column=column,
                                  title="accuracy on equivalent and on inequivalent pairs (the items that got a "
                                  "prediction); bias: the share of answers saying equivalent minus the share of pairs that are"))

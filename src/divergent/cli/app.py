@@ -11,22 +11,96 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand, TyperGroup
 
 from divergent.errors import DivergentError
 from divergent.report.terminal import EscapeControls
 from divergent.values import printable
 
-app = typer.Typer(
+
+class _PlainFlags:
+    """Help that shows no value type for a plain flag (``--quiet``, ``--help``): typer's default
+    prints ``<bool>`` beside them, as if they took a value. Mixed into every command and group."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        params = super().get_params(ctx)  # type: ignore[misc]
+        for param in params:
+            if getattr(param, "is_flag", False) and not getattr(param, "count", False) and param.metavar is None:
+                param.metavar = ""  # typer shows a flag's metavar in place of its type
+        return params
+
+
+class Command(_PlainFlags, TyperCommand):
+    """Every divergent command (see :class:`_PlainFlags`)."""
+
+
+class Group(_PlainFlags, TyperGroup):
+    """Every divergent group of commands (see :class:`_PlainFlags`)."""
+
+
+class DefaultRunGroup(Group):
+    """A harness's group (``divergent bench NAME``, ``divergent incoherence``): its commands are
+    ``run``, ``show`` and ``list``. The older form that put ``run``'s options right after the name
+    (``divergent bench equibench --data DIR``) still works: it is read as ``... run --data DIR``,
+    with a note on stderr when stderr is a terminal (a script reading stderr still gets one line
+    per error)."""
+
+    #: options that stand for another command than ``run`` in the older form (``--epsilon`` → ``pac``)
+    legacy_commands: ClassVar[dict[str, str]] = {}
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0].startswith("-") and not set(args) & set(ctx.help_option_names) and "run" in self.commands:
+            command = next((self.legacy_commands[a] for a in args if a in self.legacy_commands), "run")
+            if stderr_is_terminal():
+                print(f"divergent: note: `{ctx.command_path} {args[0]} ...` is now `{ctx.command_path} {command} "
+                      f"{args[0]} ...`", file=sys.stderr)
+            args = [command, *args]
+        return super().parse_args(ctx, args)
+
+
+def stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+class DivergentTyper(typer.Typer):
+    """typer.Typer whose commands and groups are divergent's (:class:`Command`, :class:`Group`):
+    every command of the CLI is made through it, so they all share one help shape."""
+
+    def __init__(self, *, cls: type[TyperGroup] | None = None, **options: Any) -> None:
+        options.setdefault("add_completion", False)
+        options.setdefault("pretty_exceptions_enable", False)
+        super().__init__(cls=cls or Group, **options)
+
+    def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None,
+                **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        return super().command(name, cls=cls or Command, **options)
+
+
+app = DivergentTyper(
     name="divergent",
     help="Find where programs that should behave the same do not.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from divergent import __version__
+
+        print(f"divergent {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True,
+                                          callback=_print_version)] = False,
+) -> None:
+    """Find where programs that should behave the same do not."""
 
 EXIT_SAME, EXIT_DIVERGENT, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 #: Ctrl-C, as shells report it

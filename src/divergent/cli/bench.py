@@ -1,12 +1,11 @@
-"""``divergent bench``: the published benchmarks' harnesses (one subcommand each)."""
+"""``divergent bench``: the published benchmarks' harnesses, one group each with the same shape
+(``run``, ``show``, ``list``; :mod:`divergent.cli.harness`)."""
 
 from __future__ import annotations
 
-import typer
+from divergent.cli.app import DivergentTyper, app
 
-from divergent.cli.app import app
-
-bench_app = typer.Typer(
+bench_app = DivergentTyper(
     help="Published benchmarks: run a harness, store every item, print tables like the papers'.",
     no_args_is_help=True,
 )

@@ -3,7 +3,7 @@ samples (Algorithm 1), and judges scored on them."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,36 +11,52 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import input_errors
+from divergent.cli.app import input_errors, make_console
 from divergent.cli.bench import bench_app
-from divergent.cli.bench_equibench import (
+from divergent.cli.harness import (
+    AddressOpt,
+    ExecutorOpt,
     HtmlOpt,
+    IsolationOpt,
+    JobsOpt,
     JsonOpt,
+    QuietOpt,
+    StoredRuns,
     StoreOpt,
+    add_stored_run_commands,
     check_outputs,
-    make_chat,
+    executor_settings,
+    harness_group,
+    interrupted,
+    item_progress,
+    no_model_flags,
     open_store,
-    print_runs,
-    progress_bar,
+    prints_json,
     usage_line,
-    write_results_files,
+    write_outputs,
 )
-from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
+from divergent.cli.llm_options import (
+    ApiKeyEnvOpt,
+    BaseUrlOpt,
+    LLMConfigOpt,
+    ModelOpt,
+    ReplayOpt,
+    chat_model_from_options,
+)
 
-cetbench_app = typer.Typer(help="CETBench: equivalence under simple perturbations (generate pairs, judge them).",
-                           no_args_is_help=True)
+cetbench_app = harness_group("CETBench: equivalence under simple perturbations (generate pairs, judge them).")
 bench_app.add_typer(cetbench_app, name="cetbench")
 
 
 @cetbench_app.command("generate")
 def generate(
     tasks: Annotated[str, typer.Option("--tasks", help="humaneval, mbpp, a tasks file, or a DIR with tasks.jsonl.")],
-    out: Annotated[Path, typer.Option("--out", help="The pairs file to write (JSON lines).")],
+    out: Annotated[Path, typer.Option("--out", help="The pairs file to write (JSON lines).", metavar="FILE")],
     samples: Annotated[
         str | None, typer.Option("--samples", help="Recorded samples (default: the DiffTrust files for humaneval/mbpp).")
     ] = None,
     count: Annotated[int, typer.Option("--count", min=1, help="Pairs to make.")] = 400,
-    seed: Annotated[int, typer.Option("--seed")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the schedule and of every random choice.")] = 1,
     k_max: Annotated[int, typer.Option("--k-max", min=1, max=20, help="Most perturbations per pair.")] = 5,
     max_tries: Annotated[int, typer.Option("--max-tries", min=1, help="Tries per step.")] = 5,
     check_executions: Annotated[
@@ -49,88 +65,93 @@ def generate(
     per_task: Annotated[int, typer.Option("--per-task", min=1, help="Recorded samples per model and task.")] = 5,
     limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", min=2, help="Only the first N tasks.")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per test run.")] = 1.0,
-    isolation: Annotated[str | None, typer.Option("--isolation")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite --out instead of resuming it.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Start again (a new stored run, a new --out) instead of "
+                                        "resuming.")] = False,
     as_json: JsonOpt = None,
+    quiet: QuietOpt = False,
+    db: StoreOpt = None,
+    jobs: JobsOpt = None,
+    executor: ExecutorOpt = "threads",
+    address: AddressOpt = None,
+    isolation: IsolationOpt = None,
 ) -> None:
-    """Make CETBench pairs (appending to --out: an interrupted run resumes where it stopped)."""
-    from divergent.bench.cetbench.generate import GeneratorSettings, PairGenerator
-    from divergent.bench.cetbench.pairs import done_indices, load_material
+    """Make CETBench pairs (stored one by one: the same command resumes an interrupted run) and write
+    them to --out."""
+    from divergent.bench.cetbench.generate import GeneratorSettings
+    from divergent.bench.cetbench.generation import generate_pairs, generation_parameters
+    from divergent.bench.cetbench.pairs import load_material
+    from divergent.executors.settings import open_executor
 
-    console = Console()
-    errors = Console(stderr=True)
-    with input_errors(False):
+    notes = make_console(stderr=True, quiet=quiet)
+    with input_errors(prints_json(as_json)):
+        check_outputs(as_json, None)
+        where = executor_settings(executor, address, jobs)
         settings = GeneratorSettings(count=count, seed=seed, k_max=k_max, max_tries=max_tries,
                                      check_executions=check_executions, timeout=timeout, isolation=isolation)
         task_set, by_task = load_material(tasks, samples, per_task=per_task, limit_tasks=limit_tasks)
-        if force and out.exists():
-            out.unlink()
-        done = done_indices(out, seed)
-        generator = PairGenerator(task_set, by_task, settings)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("a", encoding="utf-8") as stream, progress_bar(errors, "CETBench pairs") as update:
-            state: dict[str, Any] = {"done": len(done), "failed": 0}
-
-            def on_pair(pair: Any, index: int, total: int) -> None:
-                if pair is not None:
-                    stream.write(json.dumps(pair.as_dict(seed), ensure_ascii=False) + "\n")
-                    stream.flush()
-                else:
-                    state["failed"] += 1
-                state["done"] += 1
-                update(_Snapshot(total, state["done"], state["failed"]))
-
+        parameters = generation_parameters(tasks, samples, per_task, limit_tasks, settings)
+        with open_store(db) as store:
             try:
-                stats = generator.run(done, on_pair)
+                with open_executor(where) as workers, item_progress(notes, "CETBench pairs", quiet=quiet) as update:
+                    generation = generate_pairs(store, list(task_set), by_task, settings, parameters, out,
+                                                fresh=force, executor=workers, on_progress=update)
             except KeyboardInterrupt:
-                errors.print(f"[yellow]interrupted: the pairs so far are in {out}; run the same command to "
-                             "resume[/yellow]")
-                raise typer.Exit(130) from None
-    _render_generation(console, stats.as_dict(), len(done), out, len(task_set), sum(map(len, by_task.values())))
-    if as_json is not None:
-        as_json.write_text(json.dumps({"settings": settings.as_dict(), "tasks": tasks, "stats": stats.as_dict()},
-                                      indent=1))
+                raise interrupted(f"the pairs made so far are stored (and in {out})") from None
+        document = _generation_document(generation, tasks)
+        if not prints_json(as_json):
+            _render_generation(make_console(), generation, out, len(task_set), sum(map(len, by_task.values())))
+        write_outputs(document, as_json, None, None, quiet=quiet)
 
 
-class _Snapshot:
-    def __init__(self, total: int, done: int, failed: int) -> None:
-        self.total, self.done, self.failed = total, done, failed
+def _generation_document(generation: Any, tasks: str) -> dict[str, Any]:
+    from divergent.bench.common import results_envelope
+
+    return results_envelope("cetbench-generate", generation.run, summary={"tasks": tasks, **generation.stats.as_dict()},
+                            items=[{"key": pair["pair_id"], **pair} for pair in generation.pairs])
 
 
-def _render_generation(console: Console, stats: dict[str, Any], resumed: int, out: Path, tasks: int,
-                       samples: int) -> None:
-    console.print(f"{stats['pairs']} pair(s) written to {out} ({resumed} already there), {stats['dropped']} "
-                  f"dropped; {tasks} tasks, {samples} recorded samples; {stats['seconds']:.1f} s "
-                  f"({stats['pairs_per_minute'] or 0:.1f} pairs/min), {stats['test_runs']} versions tested, "
-                  f"{stats['checks']} divergent checks")
+def _render_generation(console: Console, generation: Any, out: Path, tasks: int, samples: int) -> None:
+    from divergent.report.tables import fitted
+
+    stats = generation.stats.as_dict()
+    progress = generation.progress
+    console.print(f"{stats['pairs']} pair(s) in {out} ({generation.made_now} made now, {progress.resumed} position(s) "
+                  f"from the stored run {generation.run.short_id}), {stats['dropped']} dropped; {tasks} tasks, "
+                  f"{samples} recorded samples; {progress.seconds:.1f} s now, {stats['test_runs']} versions tested, "
+                  f"{stats['checks']} divergent checks", soft_wrap=True)
     table = Table(title="perturbation steps")
     for column in ("type/flag", "tried", "accepted", "rejected"):
         table.add_column(column, justify="left" if column == "type/flag" else "right")
     for name, row in stats["steps"].items():
         rate = row["rejection_rate"]
         table.add_row(name, str(row["tried"]), str(row["accepted"]), "-" if rate is None else f"{100 * rate:.0f}%")
-    console.print(table)
+    console.print(fitted(table))
     for reason, count in {**stats["rejections"], **stats["originals_rejected"]}.items():
-        console.print(f"  {count:5d}  {reason}")
+        console.print(f"  {count:5d}  {reason}", soft_wrap=True)
 
 
 @cetbench_app.command("run")
 def run(
-    pairs: Annotated[Path, typer.Option("--pairs", help="A pairs file from `cetbench generate` (JSON lines).")],
+    pairs: Annotated[Path, typer.Option("--pairs", help="A pairs file from `cetbench generate` (JSON lines).",
+                                        metavar="FILE")],
     judge: Annotated[str, typer.Option("--judge", help="llm, execution (no model) or hybrid.")] = "llm",
     prompt: Annotated[str, typer.Option("--prompt", help="basic or cot.")] = "basic",
     samples: Annotated[int, typer.Option("--samples", min=1, help="Answers per pair; majority vote.")] = 1,
-    temperature: Annotated[float | None, typer.Option("--temperature")] = None,
-    max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1)] = None,
+    temperature: Annotated[float | None, typer.Option(
+        "--temperature", help="Default: 0 for one sample, 1 for several.")] = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1, help="Token limit per answer.")] = None,
     originals: Annotated[bool, typer.Option("--originals", help="Judge the unperturbed pairs too.")] = False,
-    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1)] = 1,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N pairs.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the search and of tie-breaking coins.")] = 0,
     budget: Annotated[float, typer.Option("--budget", min=0.1, help="Execution: seconds per pair.")] = 5.0,
-    isolation: Annotated[str | None, typer.Option("--isolation")] = None,
     as_json: JsonOpt = None,
     html: HtmlOpt = None,
+    quiet: QuietOpt = False,
     db: StoreOpt = None,
+    jobs: JobsOpt = None,
+    executor: ExecutorOpt = "threads",
+    address: AddressOpt = None,
+    isolation: IsolationOpt = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
@@ -141,80 +162,87 @@ def run(
     from divergent.bench.cetbench.run import CetConfig, CetPrompt, run_cetbench, summarize
     from divergent.bench.equibench.run import JudgeKind
     from divergent.errors import InvalidArgument
+    from divergent.executors.settings import open_executor
 
-    console = Console()
-    errors = Console(stderr=True)
+    notes = make_console(stderr=True, quiet=quiet)
     chat = None
-    with input_errors(False), open_store(db) as store:
+    with input_errors(prints_json(as_json)):
         check_outputs(as_json, html)
+        where = executor_settings(executor, address, jobs)
         judge_kind = JudgeKind.parse(judge)
         config = CetConfig(pairs=str(pairs), judge=judge_kind, prompt=CetPrompt.parse(prompt), samples=samples,
                            temperature=temperature, max_tokens=max_tokens, seed=seed, limit=limit,
                            originals=originals, budget=budget, isolation=isolation)
         if not judge_kind.needs_model:
-            given = [flag for flag, value in (("--model", model), ("--base-url", base_url), ("--replay", replay or None),
-                                              ("--api-key-env", api_key_env), ("--llm-config", llm_config))
-                     if value is not None]
-            if given:
-                raise InvalidArgument(f"--judge execution uses no model: drop {', '.join(given)} (or use --judge hybrid)")
-        else:
-            chat = make_chat(model, base_url, api_key_env, llm_config, replay, store)
-            if chat is None:
-                raise InvalidArgument(f"--judge {judge_kind.value} needs a model: give --model (or --judge execution)")
-        try:
-            with progress_bar(errors, "CETBench") as update:
-                record, _progress, bad_lines = run_cetbench(config, store, chat=chat, jobs=jobs, on_progress=update)
-        except KeyboardInterrupt:
-            errors.print("[yellow]interrupted: judged pairs are stored; run the same command to resume[/yellow]")
-            raise typer.Exit(130) from None
-        finally:
-            if chat is not None:
-                chat.close()
-        summary = summarize(store, record)
-    if bad_lines:
-        errors.print(f"[yellow]{bad_lines} line(s) of {pairs} could not be used[/yellow]")
-    with input_errors(False):
-        render_cetbench(console, summary, as_json, html, price_known=getattr(chat, "price_known", True))
+            no_model_flags("--judge execution (or use --judge hybrid)", model=model, base_url=base_url,
+                           replay=replay, api_key_env=api_key_env, llm_config=llm_config)
+        with open_store(db) as store:
+            if judge_kind.needs_model:
+                chat = chat_model_from_options(model, base_url, api_key_env, llm_config, replay, store=store)
+                if chat is None:
+                    raise InvalidArgument(f"--judge {judge_kind.value} needs a model: give --model (or --judge "
+                                          "execution)")
+            try:
+                with open_executor(where) as workers, item_progress(notes, "CETBench", quiet=quiet) as update:
+                    record, _progress, bad_lines = run_cetbench(config, store, chat=chat, executor=workers,
+                                                                on_progress=update)
+            except KeyboardInterrupt:
+                raise interrupted("judged pairs are stored") from None
+            finally:
+                if chat is not None:
+                    chat.close()
+            summary = summarize(store, record)
+        if bad_lines:
+            notes.print(f"[yellow]{bad_lines} line(s) of {pairs} could not be used[/yellow]")
+        render_cetbench(make_console(quiet=prints_json(as_json)), summary, as_json, html,
+                        price_known=chat.price_known if chat is not None else True, quiet=quiet)
 
 
-@cetbench_app.command("show")
-def show(
-    run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
-    as_json: JsonOpt = None,
-    html: HtmlOpt = None,
-    db: StoreOpt = None,
-) -> None:
-    """Print a stored CETBench run again (nothing runs)."""
+def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,
+          quiet: bool) -> None:
+    from divergent.bench.cetbench.generation import GENERATION_KIND, stored_generation
     from divergent.bench.cetbench.run import summarize
+    from divergent.errors import InvalidArgument
 
-    with input_errors(False), open_store(db) as store:
-        check_outputs(as_json, html)
-        summary = summarize(store, store.get_run(run_id))
-        render_cetbench(Console(), summary, as_json, html)
+    if len(references) != 1:
+        raise InvalidArgument("show one CETBench run at a time")
+    record = store.get_run(references[0])
+    if record.kind == GENERATION_KIND:
+        generation = stored_generation(store, record)
+        if html is not None:
+            raise InvalidArgument("--html: a generation run has no HTML report (judge its pairs with `run`)")
+        console.print(f"generation run {record.short_id} ({record.status}) of {record.parameters.get('tasks')}, "
+                      f"seed {record.parameters.get('seed')}:", soft_wrap=True)
+        _render_generation(console, generation, Path("(the store)"), 0, 0)
+        write_outputs(_generation_document(generation, str(record.parameters.get("tasks"))), as_json, None, None,
+                      quiet=quiet)
+        return
+    render_cetbench(console, summarize(store, record), as_json, html, quiet=quiet)
 
 
-@cetbench_app.command("list")
-def list_runs(db: StoreOpt = None) -> None:
-    """The stored CETBench runs."""
-    from divergent.bench.cetbench.run import cetbench_runs
+def _row(record: Any) -> tuple[str, ...]:
+    parameters = record.parameters
+    if record.kind == "bench-cetbench-generate":
+        return ("generate", "-", "-", f"{parameters.get('tasks')} (count {parameters.get('count')})")
+    return (str(parameters.get("judge")), str(parameters.get("model") or "-"), str(parameters.get("prompt") or "-"),
+            str(parameters.get("pairs")))
 
-    with input_errors(False), open_store(db) as store:
-        print_runs(
-            f"CETBench runs in {store.path}",
-            ("run", "status", "created", "items", "judge", "model", "prompt", "pairs"),
-            ((r.short_id, r.status, r.created, str(r.unit_count), str(r.parameters.get("judge")),
-              str(r.parameters.get("model") or "-"), str(r.parameters.get("prompt") or "-"),
-              str(r.parameters.get("pairs"))) for r in cetbench_runs(store)),
-        )
 
+add_stored_run_commands(cetbench_app, StoredRuns(
+    title="CETBench", kinds=("bench-cetbench", "bench-cetbench-generate"), columns=("judge", "model", "prompt", "pairs"),
+    row=_row, show=_show,
+))
 
 
 def render_cetbench(console: Console, summary: Any, as_json: Path | None, html: Path | None = None, *,
-                    price_known: bool = True) -> None:
-    """The paper's Table 2 layout: accuracy per category and flag, then Avg, W-Avg and the F1 scores;
-    the results file and the HTML page when asked."""
+                    price_known: bool = True, quiet: bool = False) -> None:
+    """The paper's Table 2 (accuracy per category and flag, then Avg, W-Avg and the F1 scores: one
+    block per row when the terminal is narrower than the table); the results file and the HTML page
+    when asked."""
     from divergent.bench.binary import percent
+    from divergent.bench.cetbench.html import cetbench_page
     from divergent.bench.cetbench.run import CATEGORY_ORDER, summary_json
+    from divergent.report.tables import fitted
 
     parameters = summary.run.parameters
     title = f"CETBench run {summary.run.short_id} ({summary.run.status}): judge {parameters.get('judge')}"
@@ -241,7 +269,7 @@ def render_cetbench(console: Console, summary: Any, as_json: Path | None, html: 
         table.add_row(name, *values, percent(overall.accuracy), percent(overall.balanced_accuracy), percent(overall.macro_f1),
                       percent(overall.micro_f1), percent(overall.f1_positive), percent(overall.f1_negative),
                       percent(breakdown.coverage))
-    console.print(table, width=max(console.width, 150))
+    console.print(fitted(table))
     perturbed = summary.perturbed
     if perturbed.by_k:
         console.print("by number of perturbations: " + ", ".join(
@@ -256,7 +284,5 @@ def render_cetbench(console: Console, summary: Any, as_json: Path | None, html: 
         console.print("usage: " + usage_line(perturbed.usage.as_dict(), price_known))
     if summary.errors:
         console.print(f"[yellow]{len(summary.errors)} item(s) failed (see --json)[/yellow]")
-    if as_json is not None or html is not None:
-        from divergent.bench.cetbench.html import cetbench_page
-
-        write_results_files(console, summary_json(summary), as_json, html, cetbench_page, price_known=price_known)
+    write_outputs(summary_json(summary), as_json, html,
+                  lambda document: cetbench_page(document, price_known=price_known), quiet=quiet)

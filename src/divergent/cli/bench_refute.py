@@ -1,15 +1,36 @@
-"""``divergent bench refute``: counterexamples to wrong Codeforces submissions (REFUTE)."""
+"""``divergent bench refute run|show|list``: counterexamples to wrong Codeforces submissions (REFUTE)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
-from divergent.cli.app import EXIT_ERROR, EXIT_SAME, input_errors
+from divergent.cli.app import input_errors, make_console
 from divergent.cli.bench import bench_app
+from divergent.cli.harness import (
+    AddressOpt,
+    ExecutorOpt,
+    HtmlOpt,
+    IsolationOpt,
+    JobsOpt,
+    JsonOpt,
+    QuietOpt,
+    StoredRuns,
+    StoreOpt,
+    add_stored_run_commands,
+    check_outputs,
+    executor_settings,
+    harness_group,
+    interrupted,
+    item_progress,
+    open_store,
+    prints_json,
+    write_outputs,
+)
 from divergent.cli.llm_options import (
     ApiKeyEnvOpt,
     BaseUrlOpt,
@@ -19,19 +40,14 @@ from divergent.cli.llm_options import (
     chat_model_from_options,
 )
 
-refute_app = typer.Typer(
-    help="REFUTE: write inputs on which wrong competitive-programming solutions fail.",
-    invoke_without_command=True,
-    no_args_is_help=False,
-)
+refute_app = harness_group("REFUTE: write inputs on which wrong competitive-programming solutions fail.")
 bench_app.add_typer(refute_app, name="refute")
 
 _PANEL = "Success rule"
 
 
-@refute_app.callback()
-def refute(
-    context: typer.Context,
+@refute_app.command("run")
+def run(
     data: Annotated[Path | None, typer.Option("--data", help="REFUTE rows: .jsonl, .json, .parquet, or a directory.")] = None,
     strategy: Annotated[
         str, typer.Option("--strategy", "-s", help="zero-shot, few-shot, zero-shot-oracle, agent, randsearch, "
@@ -40,9 +56,6 @@ def refute(
     attempts: Annotated[int, typer.Option("--attempts", "-k", min=1, help="Attempts per problem (pass@k).")] = 1,
     problems: Annotated[str | None, typer.Option("--problems", help="Only these problem ids (comma-separated).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Problems worked on at the same time.")] = 1,
-    as_json: Annotated[Path | None, typer.Option("--json", help="Write the results to this file.")] = None,
-    html: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML report to this file.")] = None,
     compat: Annotated[
         str, typer.Option("--compat", help="default (a crash, timeout or memory-limit of the wrong code on a valid "
                           "input is a success, as a hack) or refute (the authors' rule: it is not).",
@@ -67,11 +80,15 @@ def refute(
     temperature: Annotated[float | None, typer.Option(
         "--temperature", help="Sampling temperature (default 0 with one attempt, 0.8 with more).")] = None,
     max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1, help="Token limit per answer.")] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    db: Annotated[Path | None, typer.Option("--db", help="SQLite store (default: $DIVERGENT_HOME or "
-                                            "~/.local/share/divergent).")] = None,
-    isolation: Annotated[str | None, typer.Option("--isolation", help="bubblewrap, unshare or rlimits.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the searches and stress loops (attempt i: seed + i).")] = 0,
+    as_json: JsonOpt = None,
+    html: HtmlOpt = None,
+    quiet: QuietOpt = False,
+    db: StoreOpt = None,
+    jobs: JobsOpt = None,
+    executor: ExecutorOpt = "threads",
+    address: AddressOpt = None,
+    isolation: IsolationOpt = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
@@ -80,46 +97,43 @@ def refute(
 ) -> None:
     """Run (or resume) strategies on REFUTE rows; every attempt is stored, so the same command
     resumes a killed run and a finished one runs (and costs) nothing."""
-    if context.invoked_subcommand is not None:
-        return
-    console = Console(stderr=True, quiet=quiet)
-    with input_errors(False):
-        from divergent.bench.refute.dataset import load_refute
-        from divergent.bench.refute.evaluate import Rules
-        from divergent.bench.refute.prompts import AuthorsPrompts, OurPrompts
-        from divergent.bench.refute.strategies import parse_strategies
-        from divergent.cli.outputs import check_output_paths
-        from divergent.errors import InvalidArgument
+    from divergent.bench.refute.dataset import load_refute
+    from divergent.bench.refute.evaluate import Rules
+    from divergent.bench.refute.prompts import OurPrompts, RefuteAuthorsPrompts
+    from divergent.bench.refute.strategies import parse_strategies
+    from divergent.errors import InvalidArgument
 
-        check_output_paths(("--json", as_json), ("--html", html))
-
+    notes = make_console(stderr=True, quiet=quiet)
+    with input_errors(prints_json(as_json)):
         if data is None:
             raise InvalidArgument("--data: give the REFUTE rows (.jsonl, .json, .parquet or a directory)")
+        check_outputs(as_json, html)
+        where = executor_settings(executor, address, jobs)
         chosen = parse_strategies(strategy)
         rules = Rules(compat=compat, repeats=repeats, run_timeout=run_timeout, require_validator=not no_validator)
         rows = load_refute(data)
         for problem in rows.problems[:10]:
-            console.print(f"[yellow]{problem}[/yellow]", soft_wrap=True)
-        prompts = AuthorsPrompts(prompt_templates, variant=prompt_variant) if prompt_templates else OurPrompts()
+            notes.print(f"[yellow]{problem}[/yellow]", soft_wrap=True)
+        prompts = RefuteAuthorsPrompts(prompt_templates, variant=prompt_variant) if prompt_templates else OurPrompts()
         selection = [p.strip() for p in problems.split(",") if p.strip()] if problems else None
         chat = chat_model_from_options(model, base_url, api_key_env, llm_config, replay)
         if chat is None and any(s.needs_model for s in chosen):
             names = ", ".join(s.name for s in chosen if s.needs_model)
             raise InvalidArgument(f"--strategy {names} needs a model: pass --model (divergent runs without one)")
-        document = _run(console, rows, data, chosen, rules, prompts, chat, selection, limit, attempts, jobs,
-                        temperature, max_tokens, loop_seconds, search_seconds, seed, db, isolation)
-    _finish(document, as_json, html)
+        document = _run(notes, rows, data, chosen, rules, prompts, chat, selection, limit, attempts, where,
+                        temperature, max_tokens, loop_seconds, search_seconds, seed, db, isolation, quiet)
+        _print_and_write([document], as_json, html, quiet)
 
 
-def _run(console: Console, rows: Any, data: Path, chosen: Any, rules: Any, prompts: Any, chat: Any,
-         selection: list[str] | None, limit: int | None, attempts: int, jobs: int, temperature: float | None,
+def _run(notes: Console, rows: Any, data: Path, chosen: Any, rules: Any, prompts: Any, chat: Any,
+         selection: list[str] | None, limit: int | None, attempts: int, where: Any, temperature: float | None,
          max_tokens: int | None, loop_seconds: float, search_seconds: float, seed: int, db: Path | None,
-         isolation: str | None) -> dict[str, Any]:
+         isolation: str | None, quiet: bool) -> dict[str, Any]:
     from divergent.bench.refute.execution import open_code_runner
     from divergent.bench.refute.report import results_document
     from divergent.bench.refute.run import data_digest, run_refute
     from divergent.bench.refute.strategies import Context
-    from divergent.store import Store
+    from divergent.executors.settings import open_executor
 
     if temperature is None:
         temperature = 0.0 if attempts == 1 else 0.8
@@ -127,14 +141,14 @@ def _run(console: Console, rows: Any, data: Path, chosen: Any, rules: Any, promp
     try:
         context = Context(runner=runner, rules=rules, chat=chat, prompts=prompts, temperature=temperature,
                           max_tokens=max_tokens, loop_seconds=loop_seconds, search_seconds=search_seconds, seed=seed)
-        with Store(db) as store, _ProgressBar(console) as on_progress:
+        with open_store(db) as store:
             try:
-                result = run_refute(store, rows, chosen, context, digest=data_digest(data), attempts=attempts,
-                                    problems=selection, limit=limit, jobs=jobs, on_progress=on_progress)
+                with open_executor(where) as workers, item_progress(notes, "REFUTE", quiet=quiet) as update:
+                    result = run_refute(store, rows, chosen, context, digest=data_digest(data), attempts=attempts,
+                                        problems=selection, limit=limit, executor=workers,
+                                        on_progress=lambda name, state: update(state, description=name))
             except KeyboardInterrupt:
-                console.print("[yellow]interrupted: finished attempts are stored; run the same command to "
-                              "resume[/yellow]")
-                raise typer.Exit(130) from None
+                raise interrupted("finished attempts are stored") from None
             parameters = {
                 "data": str(data.resolve()), "strategies": [s.name for s in chosen], "attempts": attempts,
                 "problems": selection, "limit": limit, "temperature": temperature, "max_tokens": max_tokens,
@@ -148,87 +162,62 @@ def _run(console: Console, rows: Any, data: Path, chosen: Any, rules: Any, promp
             chat.close()
     for name, progress in result.progress.items():
         if progress.resumed:
-            console.print(f"[dim]{name}: {progress.resumed} attempt(s) from the stored run (resumed)[/dim]")
+            notes.print(f"[dim]{name}: {progress.resumed} attempt(s) from the stored run (resumed)[/dim]")
         for message in progress.messages[:10]:
-            console.print(f"[yellow]{name}: {message}[/yellow]", soft_wrap=True)
+            notes.print(f"[yellow]{name}: {message}[/yellow]", soft_wrap=True)
     if result.stopped:
-        console.print(f"[red]stopped: {result.stopped} (what was done is stored; the same command resumes)[/red]",
-                      soft_wrap=True)
+        notes.print(f"[red]stopped: {result.stopped} (what was done is stored; the same command resumes)[/red]",
+                    soft_wrap=True)
     return document
 
 
-class _ProgressBar:
-    """A progress bar on stderr (one task per strategy), or nothing when stderr is not a terminal."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.bar: Any = None
-        self.tasks: dict[str, Any] = {}
-
-    def __enter__(self) -> Any:
-        if self.console.is_terminal and not self.console.quiet:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), console=self.console, transient=True)
-            self.bar.start()
-        return self.update
-
-    def update(self, name: str, state: Any) -> None:
-        if self.bar is None:
-            return
-        if name not in self.tasks:
-            self.tasks[name] = self.bar.add_task(name, total=state.total)
-        failed = f" ({state.failed} failed)" if state.failed else ""
-        self.bar.update(self.tasks[name], completed=state.done, description=f"{name}{failed}")
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def _finish(document: dict[str, Any], as_json: Path | None, html: Path | None) -> None:
-    from divergent.bench.common import write_results
+def _print_and_write(documents: list[dict[str, Any]], as_json: Path | None, html: Path | None, quiet: bool) -> None:
+    from divergent.bench.refute.html import refute_page
     from divergent.bench.refute.report import render_tables
-
-    render_tables([document], Console())
-    with input_errors(False):
-        if as_json is not None:
-            write_results(as_json, document)
-        if html is not None:
-            _write_html([document], html)
-    raise typer.Exit(EXIT_SAME)
-
-
-def _write_html(documents: list[dict[str, Any]], path: Path) -> None:
     from divergent.errors import InvalidArgument
 
-    try:
-        from divergent.bench.refute.html import write_refute_html
+    if not prints_json(as_json):
+        render_tables(documents, make_console())
+    if as_json is not None and len(documents) != 1:
+        raise InvalidArgument("--json writes one results document: show one model's runs (or one file) with it")
+    write_outputs(documents[0] if as_json is not None else {}, as_json, html,
+                  lambda _: refute_page(documents), quiet=quiet)
 
-        write_refute_html(documents, path)
-    except ImportError as error:
-        raise InvalidArgument(f"--html: HTML reports are not available here ({error})") from None
-    Console(stderr=True).print(f"[dim]HTML report written to {path}[/dim]")
+
+def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,
+          quiet: bool) -> None:
+    """Stored runs (one per strategy, of one model) make one document; each results file is one."""
+    from divergent.bench.common import read_results
+    from divergent.bench.refute.report import stored_document
+
+    files = [Path(reference) for reference in references if Path(reference).is_file()]
+    runs = [store.get_run(reference) for reference in references if not Path(reference).is_file()]
+    documents = [read_results(path, "refute") for path in files]
+    if runs:
+        documents.append(stored_document(store, runs))
+    _print_and_write(documents, as_json, html, quiet)
 
 
-@refute_app.command("report")
+def _row(record: Any) -> tuple[str, ...]:
+    parameters = record.parameters
+    return (str(parameters.get("strategy")), str(parameters.get("model") or "-"),
+            str(parameters.get("data", ""))[:12])
+
+
+add_stored_run_commands(refute_app, StoredRuns(
+    title="REFUTE", kinds=("refute",), columns=("strategy", "model", "data"), row=_row, show=_show,
+    show_help="Stored runs (one per strategy, of one model), or results files written by --json (one per model).",
+))
+
+
+@refute_app.command("report", hidden=True)
 def report(
     files: Annotated[list[Path], typer.Argument(help="Results files written by --json (one per model).")],
-    html: Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
+    html: HtmlOpt = None,
 ) -> None:
-    """Print the tables of one or more results files (nothing runs)."""
+    """The older name of ``show FILE...``."""
     from divergent.bench.common import read_results
-    from divergent.bench.refute.report import render_tables
 
     with input_errors(False):
-        from divergent.cli.outputs import check_output_paths
-
-        check_output_paths(("--html", html))
-        documents = [read_results(path, "refute") for path in files]
-    if not documents:
-        raise typer.Exit(EXIT_ERROR)
-    render_tables(documents, Console())
-    if html is not None:
-        with input_errors(False):
-            _write_html(documents, html)
+        check_outputs(None, html)
+        _print_and_write([read_results(path, "refute") for path in files], None, html, False)

@@ -32,6 +32,8 @@ def check(
     ] = None,
 ) -> None:
     """Find an input on which the implementations behave differently (exit 1), or say none was found (exit 0)."""
+    from dataclasses import replace
+
     from divergent.cli.app import input_errors, stderr_console
     from divergent.cli.outputs import check_output_paths, keep_report, write_html_report, write_text_file
     from divergent.report.json import report_json
@@ -48,37 +50,25 @@ def check(
 
     with input_errors(options.as_json):
         check_output_paths(("--html", options.html), ("--emit-test", emit_test))
-    impls, report = run_search(implementations, options, run)
-    impls = compared or impls
-    from divergent.programs import StdinProgram
-
-    programs = any(isinstance(impl, StdinProgram) for impl in impls)
-    input_file, reproduce = None, []
-    if programs:
-        from divergent.cli.programs import program_extras
-
-        input_file, reproduce = program_extras(report, impls, options.program_options(), options.timeout)
-    document = report_json(report, input_file=input_file, reproduce=reproduce)
+    ran = run_search(implementations, options, run)
+    kind, report, programs = ran.kind, ran.result, compared or list(ran.programs)
+    extras = kind.extras(report, programs, ran.options)
+    document = report_json(report, extras=extras)
     notices = stderr_console(options.quiet)
-    with input_errors(options.as_json):
-        test = reproduction(report, impls, options, emit_test)
-    if programs and not options.as_json:
-        from divergent.report.programs import plain_program_report, render_program_report
-
-        if options.quiet:
-            if report.divergent:
-                print(plain_program_report(report, input_file=input_file, reproduce=reproduce))
-        else:
-            render_program_report(report, make_console(), input_file=input_file, reproduce=reproduce,
-                                  test=test if emit_test is None else "")
-    elif options.as_json:
+    test = None
+    if report.counterexample is not None:
+        # paths relative to where the test is written, or to the current directory
+        test_dir = emit_test.resolve().parent if emit_test is not None else Path.cwd()
+        with input_errors(options.as_json):
+            test = kind.reproduction(report.counterexample, programs, ran.options, test_dir=test_dir)
+    if options.as_json:
         print(json.dumps(document, ensure_ascii=False))
     elif options.quiet:
         if report.divergent:
-            print(plain_report(report))
+            print(plain_report(report, extras))
     else:
         # with --emit-test the test is in its file: the terminal names it instead of printing it
-        render_report(report, make_console(), impls, test=test if emit_test is None else "")
+        render_report(report, make_console(), extras=replace(extras, test=test if emit_test is None else ""))
     with input_errors(options.as_json):
         if emit_test is not None:
             if test is None:
@@ -93,26 +83,6 @@ def check(
         if options.store or options.db is not None:
             keep_report("check", document, options.db, notices, test=test)
     raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_SAME)
-
-
-def reproduction(report: Any, impls: list, options: SearchArguments, emit_test: Path | None) -> str | None:
-    """The pytest module reproducing the counterexample (paths relative to where it is written, or to
-    the current directory); files at a git revision are put in it as source text."""
-    from divergent.load import parse_target
-    from divergent.report.reproduce import reproduction_test
-
-    if report.counterexample is None:
-        return None
-    embed = []
-    for index, impl in enumerate(impls):
-        try:
-            if impl.path is not None and parse_target(impl.origin).kind == "git":
-                embed.append(index)
-        except Exception:  # noqa: BLE001 - a live function's origin is no spec: nothing to embed
-            continue
-    test_dir = emit_test.resolve().parent if emit_test is not None else Path.cwd()
-    return reproduction_test(report.counterexample, impls, test_dir=test_dir, policy=options.policy(), embed=embed,
-                             programs_options=options.program_options())
 
 
 def brute_force_implementation(impls: list, llm: Any, spec: str | None) -> Any:

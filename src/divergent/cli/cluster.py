@@ -41,7 +41,9 @@ def clustering_json(clustering: Any, function_name: str, tests: Any = None) -> d
     data["tied"] = clustering.tied
     tied = [members for members in clustering.classes if len(members) == len(clustering.largest)]
     data["tied_classes"] = [[labels[i] for i in members] for members in tied]
-    probes = getattr(clustering, "probes", None)
+    from divergent.clustering.semantic import SemanticClustering
+
+    probes = clustering.probes if isinstance(clustering, SemanticClustering) else None
     if probes is not None:
         data["probes"] = [probe.as_dict(labels) for probe in probes]
         data["usage"] = {"model": clustering.model, **clustering.usage.as_dict()}
@@ -77,11 +79,11 @@ def cluster(
     def run(impls: list, search_options: Any) -> tuple[Any, Any]:
         # Read the tests first: a bad file is an input error before any budget is spent.
         reference = load_reference_tests(tests) if tests is not None else None
-        from divergent.programs import StdinProgram
+        from divergent.kinds.registry import choose_kind
 
-        # Semantic clustering (ProbeGen on pairs, the filter) is for functions; whole programs are
-        # split by the search, whose portfolio has the text LLM engine when a model is given.
-        if search_options.llm is None or any(isinstance(impl, StdinProgram) for impl in impls):
+        # Semantic clustering (ProbeGen on pairs, the filter) is for the kinds it fits (functions);
+        # other programs are split by the search, whose portfolio has their LLM engine with a model.
+        if search_options.llm is None or not choose_kind(impls, search_options).semantic_clustering:
             clustering = plain_cluster(impls, search_options)
             results = None
             if reference is not None:
@@ -101,7 +103,8 @@ def cluster(
 
     with input_errors(options.as_json):
         check_output_paths(("--html", options.html))
-    impls, (clustering, results) = run_search(implementations, options, run)
+    ran = run_search(implementations, options, run)
+    impls, (clustering, results) = list(ran.programs), ran.result
     document = clustering_json(clustering, impls[0].display_name, results)
     if options.as_json:
         print(json.dumps(document, ensure_ascii=False))
@@ -141,7 +144,9 @@ def render_clustering(clustering: Any, impls: list, console: Console, tests: Any
         console.print(f"[bold]{len(report.filtered_out)} difference(s) judged irrelevant[/bold] (split nothing):")
         for line in filtered_out_lines(report):
             console.print(f"    {line}", markup=False)
-    probes = getattr(clustering, "probes", None)
+    from divergent.clustering.semantic import SemanticClustering
+
+    probes = clustering.probes if isinstance(clustering, SemanticClustering) else None
     if probes:
         console.print(f"[bold]{len(probes)} ProbeGen probe(s)[/bold]:")
         for number, probe in enumerate(probes, 1):

@@ -1,10 +1,9 @@
-"""``divergent incoherence``: estimate correctness without an oracle from an LLM's samples."""
+"""``divergent incoherence run|show|list|pac``: estimate correctness without an oracle from an LLM's samples."""
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,42 +12,46 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import EXIT_SAME, app, input_errors, make_console, progress_bar, stderr_console
+from divergent.cli.app import app, input_errors, make_console
+from divergent.cli.harness import (
+    AddressOpt,
+    ExecutorOpt,
+    HtmlOpt,
+    IsolationOpt,
+    JobsOpt,
+    JsonOpt,
+    QuietOpt,
+    StoredRuns,
+    StoreOpt,
+    add_stored_run_commands,
+    check_outputs,
+    executor_settings,
+    harness_group,
+    interrupted,
+    item_progress,
+    open_store,
+    prints_json,
+    write_outputs,
+)
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
-from divergent.cli.outputs import check_output_paths, write_html_report
 
-incoherence_app = typer.Typer(
-    help="Incoherence of LLM samples (DiffTrust): error and incoherence per task, per model.",
-    invoke_without_command=True,
-    no_args_is_help=False,
+incoherence_app = harness_group(
+    "Incoherence of LLM samples (DiffTrust): error and incoherence per task, per model.",
+    legacy_commands={"--epsilon": "pac", "--delta": "pac"},
 )
 app.add_typer(incoherence_app, name="incoherence")
 
-HtmlOpt = Annotated[
-    Path | None, typer.Option("--html", help="Also write a self-contained HTML report (table, charts) to this file.")
-]
-StoreOpt = Annotated[
-    Path | None, typer.Option("--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")
-]
 
-
-def _open_store(db: Path | None) -> Any:
-    from divergent.store import Store
-
-    return Store(db)
-
-
-@incoherence_app.callback()
-def incoherence(
-    context: typer.Context,
-    tasks: Annotated[str | None, typer.Option("--tasks", help="humaneval, mbpp, or a tasks .jsonl file.")] = None,
+@incoherence_app.command("run")
+def run(
+    tasks: Annotated[str, typer.Option("--tasks", help="humaneval, mbpp, or a tasks .jsonl file.")],
     samples: Annotated[
         str | None, typer.Option("--samples", help="Recorded samples (.jsonl[.gz]) or a directory of files per task.")
     ] = None,
     models: Annotated[str | None, typer.Option("--models", help="Comma-separated model@temperature.")] = None,
     m: Annotated[int, typer.Option("-m", help="Samples per task.", min=2)] = 10,
     n: Annotated[int, typer.Option("-n", help="Inputs per task.", min=1)] = 1000,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of Gen(d) and of the metrics' tie-breaking.")] = 0,
     inputs: Annotated[
         str,
         typer.Option("--inputs", help="draws (n draws of Gen(d), repeats kept and run once) or distinct "
@@ -61,31 +64,20 @@ def incoherence(
     ] = "auto",
     compat: Annotated[str, typer.Option("--compat", help="default or difftrust (the artifact's comparison).")] = "default",
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per call.")] = 2.0,
-    jobs: Annotated[
-        int | None,
-        typer.Option("--jobs", "-j", help="Tasks run at the same time (default: 1; with Ray, the cluster's CPUs).",
-                     min=1),
-    ] = None,
-    executor: Annotated[
-        str, typer.Option("--executor", help="threads (this machine) or ray (a Ray cluster: divergent[ray]).")
-    ] = "threads",
-    address: Annotated[
-        str | None,
-        typer.Option("--address", help="With --executor ray: the cluster (HOST:PORT, auto, ray://HOST:10001); "
-                     "default: start a local instance."),
-    ] = None,
     limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N tasks.")] = None,
     task_budget: Annotated[
         float | None,
         typer.Option("--task-budget", min=1.0,
                      help="Wall seconds per task (all models); a task over it is left out, as the artifact did."),
     ] = None,
-    as_json: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
+    as_json: JsonOpt = None,
     html: HtmlOpt = None,
-    epsilon: Annotated[float | None, typer.Option("--epsilon", help="PAC: the tolerance ε.")] = None,
-    delta: Annotated[float | None, typer.Option("--delta", help="PAC: the failure probability δ.")] = None,
+    quiet: QuietOpt = False,
     db: StoreOpt = None,
-    isolation: Annotated[str | None, typer.Option("--isolation")] = None,
+    jobs: JobsOpt = None,
+    executor: ExecutorOpt = "threads",
+    address: AddressOpt = None,
+    isolation: IsolationOpt = None,
     model: ModelOpt = None,
     temperature: Annotated[
         float | None,
@@ -97,24 +89,18 @@ def incoherence(
     llm_config: LLMConfigOpt = None,
     replay: ReplayOpt = False,
 ) -> None:
-    """Run (or resume) a study, or print PAC sample sizes with --epsilon/--delta.
-
-    Without --samples, the programs are sampled live from --model (m per task, cached)."""
-    if context.invoked_subcommand is not None:
-        return
-    console = make_console()
-    with input_errors(False):
-        check_output_paths(("--html", html), ("--json", as_json))
-        if epsilon is not None or delta is not None:
-            _print_pac(console, epsilon, delta)
-            raise typer.Exit(EXIT_SAME)
+    """Run (or resume) a study: the samples of --samples, or sampled live from --model (m per task,
+    cached)."""
+    console = make_console(quiet=prints_json(as_json))
+    notes = make_console(stderr=True, quiet=quiet)
+    with input_errors(prints_json(as_json)):
+        check_outputs(as_json, html)
         live = _live_source(samples, models, model, temperature, base_url, api_key_env, llm_config, replay)
-        if not tasks or not (samples or live):
+        if not (samples or live):
             from divergent.errors import InvalidArgument
 
-            raise InvalidArgument("give --tasks and --samples, or --tasks and --model to sample live "
-                                  "(or --epsilon/--delta, or a subcommand: list, show)")
-        from divergent.incoherence.executors import Executor, choose_executor
+            raise InvalidArgument("give --samples (recorded programs), or --model to sample them live")
+        from divergent.executors.settings import open_executor
         from divergent.incoherence.inputs import InputMode
         from divergent.incoherence.run import Validity
         from divergent.incoherence.study import StudyConfig, model_specs, run_study, summarize
@@ -131,32 +117,32 @@ def incoherence(
             from divergent.errors import InvalidArgument
 
             raise InvalidArgument(f"--inputs {inputs!r}: choose draws or distinct") from None
-        if choose_executor(executor, address) is Executor.RAY:
-            from divergent.incoherence.ray_executor import check_reachable, require_ray
-
-            require_ray()  # before anything is stored
-            check_reachable(address)
+        where = executor_settings(executor, address, jobs)  # before anything is stored
         config = StudyConfig(
             tasks=tasks, samples=samples or "", models=model_specs(live.label if live else models), m=m, n=n, seed=seed,
             validity=validity_rule, compat=compat, timeout=timeout, limit_tasks=limit_tasks, task_budget=task_budget,
             inputs=input_mode,
         )
-        with _open_store(db) as store, _sampling(console, live), \
-                progress_bar(stderr_console(False), "units (model × task)") as update:
-
-            def show(progress: Any) -> None:
-                update(completed=progress.done, total=progress.total,
-                       note=f"{progress.failed} failed" if progress.failed else "")
-
+        with open_store(db) as store, _sampling(console, live), open_executor(where) as workers, \
+                item_progress(notes, "units (model × task)", quiet=quiet) as update:
             try:
-                run, progress = run_study(config, store, jobs=jobs, isolation=isolation, on_progress=show,
-                                          executor=executor, address=address, live=live)
+                record, progress = run_study(config, store, isolation=isolation, on_progress=update,
+                                             executor=workers, live=live)
             except KeyboardInterrupt:
-                console.print("[yellow]interrupted: finished units are stored; run the same command to resume[/yellow]")
-                raise typer.Exit(130) from None
-            summary = summarize(store, run)
-    _render(console, summary, as_json, html)
-    _report_skipped(console, progress)
+                raise interrupted("finished units are stored") from None
+            summary = summarize(store, record)
+        _render(console, summary, as_json, html, quiet)
+    _report_skipped(notes, progress)
+
+
+@incoherence_app.command("pac")
+def pac(
+    epsilon: Annotated[float, typer.Option("--epsilon", help="The tolerance ε.")],
+    delta: Annotated[float, typer.Option("--delta", help="The failure probability δ.")],
+) -> None:
+    """How many samples the PAC bounds need (Theorems 4.2 and 4.3); nothing runs."""
+    with input_errors(False):
+        _print_pac(make_console(), epsilon, delta)
 
 
 def _report_skipped(console: Console, progress: Any) -> None:
@@ -168,40 +154,25 @@ def _report_skipped(console: Console, progress: Any) -> None:
         console.print(f"[yellow]  {message}[/yellow]", soft_wrap=True)
 
 
-@incoherence_app.command("show")
-def show(
-    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
-    as_json: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
-    html: HtmlOpt = None,
-    db: StoreOpt = None,
-) -> None:
-    """Re-render a stored run without executing anything."""
+def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,
+          quiet: bool) -> None:
+    from divergent.errors import InvalidArgument
     from divergent.incoherence.study import summarize
 
-    console = make_console()
-    with input_errors(False), _open_store(db) as store:
-        check_output_paths(("--html", html), ("--json", as_json))
-        summary = summarize(store, store.get_run(run))
-    _render(console, summary, as_json, html)
+    if len(references) != 1:
+        raise InvalidArgument("show one incoherence run at a time")
+    _render(console, summarize(store, store.get_run(references[0])), as_json, html, quiet)
 
 
-@incoherence_app.command("list")
-def list_runs(db: StoreOpt = None) -> None:
-    """The stored incoherence runs."""
-    from divergent.incoherence.study import study_runs
+def _row(record: Any) -> tuple[str, ...]:
+    p = record.parameters
+    return (str(p.get("tasks")), ", ".join(p.get("models") or ["all"]), str(p.get("m")), str(p.get("n")),
+            str(p.get("compat")))
 
-    console = make_console()
-    with input_errors(False), _open_store(db) as store:
-        table = Table(title=f"incoherence runs in {store.path}")
-        for column in ("run", "status", "created", "units", "tasks", "models", "m", "n", "compat"):
-            table.add_column(column)
-        for record in study_runs(store):
-            p = record.parameters
-            table.add_row(
-                record.short_id, record.status, record.created, str(record.unit_count), str(p.get("tasks")),
-                ", ".join(p.get("models") or ["all"]), str(p.get("m")), str(p.get("n")), str(p.get("compat")),
-            )
-        console.print(table)
+
+add_stored_run_commands(incoherence_app, StoredRuns(
+    title="incoherence", kinds=("incoherence",), columns=("tasks", "models", "m", "n", "compat"), row=_row, show=_show,
+))
 
 
 def _print_pac(console: Console, epsilon: float | None, delta: float | None) -> None:
@@ -224,8 +195,11 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
 
 
-def _render(console: Console, summary: Any, as_json: Path | None, html: Path | None = None) -> None:
+def _render(console: Console, summary: Any, as_json: Path | None, html: Path | None = None,
+            quiet: bool = False) -> None:
     from divergent.incoherence.study import summary_json
+    from divergent.report.html import incoherence_page
+    from divergent.report.tables import fitted
 
     table = Table(title=f"incoherence run {summary.run.short_id} ({summary.run.status})")
     for column in ("model", "T", "tasks", "mean error", "mean incoherence", "pass@1", "spearman",
@@ -239,19 +213,12 @@ def _render(console: Console, summary: Any, as_json: Path | None, html: Path | N
             _fmt(metrics.error_incoherence_spearman), _fmt(metrics.detection_rate),
             _fmt(metrics.undetected_mean_error),
         )
-    console.print(table)
+    console.print(fitted(table, heading_columns=2))
     if summary.ranking is not None:
         console.print(f"ranking agreement across models (Figure 1), Spearman: {_fmt(summary.ranking.ranking_spearman)}")
     if summary.failed_units:
         console.print(f"[yellow]{summary.failed_units} unit(s) could not be measured (see the store)[/yellow]")
-    if as_json is not None:
-        as_json.write_text(json.dumps(summary_json(summary), indent=1))
-        console.print(f"results written to {as_json}")
-    if html is not None:
-        from divergent.report.html import incoherence_page
-
-        with input_errors(False):
-            write_html_report(incoherence_page(summary_json(summary)), html, console)
+    write_outputs(summary_json(summary), as_json, html, incoherence_page, quiet=quiet)
 
 
 def _live_source(

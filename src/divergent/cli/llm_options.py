@@ -62,7 +62,7 @@ LLMConfigOpt = Annotated[
     Path | None,
     typer.Option(
         "--llm-config",
-        help="TOML file with an [llm] table (default $DIVERGENT_HOME/config.toml or ~/.config/divergent).",
+        help="TOML file with an \\[llm] table (default $DIVERGENT_HOME/config.toml or ~/.config/divergent).",
         rich_help_panel=_PANEL,
     ),
 ]

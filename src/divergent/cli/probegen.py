@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import app, input_errors, make_console, stderr_console
+from divergent.cli.app import DivergentTyper, app, input_errors, make_console, stderr_console
 from divergent.cli.llm_options import (
     ApiKeyEnvOpt,
     BaseUrlOpt,
@@ -28,11 +28,12 @@ from divergent.cli.llm_options import (
     ReplayOpt,
     chat_model_from_options,
 )
+from divergent.report.tables import fitted
 
 if TYPE_CHECKING:
     from divergent.probegen.tree import ProbeTree
 
-probegen_app = typer.Typer(
+probegen_app = DivergentTyper(
     help="ProbeGen search strategies: sample full trees with an LLM, then estimate each strategy's success.",
     no_args_is_help=True,
 )
@@ -106,7 +107,7 @@ def _render_analysis(console: Console, analysis: Any) -> None:
                 "-" if point.expected_tokens is None else f"{point.expected_tokens:,.0f}",
                 f"{point.success:.3f}", f"{point.stderr:.3f}",
             )
-        console.print(table)
+        console.print(fitted(table))
     summary = Table(title="cheapest way to reach a success probability")
     summary.add_column("strategy")
     targets = (0.5, 0.8, 0.9)
@@ -151,7 +152,7 @@ def costs_command(
         table.add_column(header, justify="left" if header == "strategy" else "right")
     for row in rows:
         table.add_row(*row)
-    make_console().print(table)
+    make_console().print(fitted(table))
 
 
 @probegen_app.command("sample")
@@ -171,6 +172,7 @@ def sample_command(
     temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature.", min=0.0)] = 0.8,
     force: Annotated[bool, typer.Option("--force", help="Sample again pairs whose tree file exists.")] = False,
     isolation: Annotated[str | None, typer.Option("--isolation", help="Sandbox isolation (docs/sandbox.md).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No notes on stderr (failures are still said).")] = False,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
@@ -192,7 +194,7 @@ def sample_command(
         resolved = [_resolve_pair(text, function) for text in pairs]
     try:
         failures = _sample_pairs(resolved, chat, out=out, k=k, depth=depth, temperature=temperature,
-                                 isolation=isolation, force=force, console=console)
+                                 isolation=isolation, force=force, console=console, notes=stderr_console(quiet))
     finally:
         chat.close()
     if failures:
@@ -201,9 +203,10 @@ def sample_command(
 
 def _sample_pairs(
     resolved: list[_Pair], chat: Any, *, out: Path, k: int, depth: int, temperature: float,
-    isolation: str | None, force: bool, console: Console,
+    isolation: str | None, force: bool, console: Console, notes: Console,
 ) -> int:
-    """Sample and write each pair's tree; the number of pairs that failed."""
+    """Sample and write each pair's tree; the number of pairs that failed (said on ``console``; the
+    rest on ``notes``)."""
     from divergent.errors import DivergentError, LLMError
     from divergent.probegen.analysis import require_full
     from divergent.probegen.tree import write_tree
@@ -212,7 +215,7 @@ def _sample_pairs(
     for pair in resolved:
         target = out / f"{pair.name}.json"
         if target.exists() and not force:
-            console.print(f"{pair.name}: {target} exists, skipped (--force samples it again)")
+            notes.print(f"{pair.name}: {target} exists, skipped (--force samples it again)")
             continue
         try:
             tree = _sample_tree(pair, chat, k=k, depth=depth, temperature=temperature, isolation=isolation)
@@ -228,9 +231,9 @@ def _sample_pairs(
         write_tree(require_full(tree), target)
         nodes = tree.node_count
         found = sum(1 for node in tree.nodes() if node.success)
-        console.print(f"{pair.name}: {nodes} nodes, {found} differentiating, written to {target}")
+        notes.print(f"{pair.name}: {nodes} nodes, {found} differentiating, written to {target}")
     usage = chat.usage()
-    console.print(
+    notes.print(
         f"model usage: {usage.calls} calls ({usage.cached_calls} from the cache), "
         f"{usage.prompt_tokens + usage.completion_tokens:,} tokens, ${usage.cost:.4f}"
     )
@@ -281,16 +284,16 @@ def _sample_tree(
     pair: _Pair, chat: Any, *, k: int, depth: int, temperature: float, isolation: str | None
 ) -> ProbeTree:
     from divergent.probegen.session import ProbeGenSession
-    from divergent.probegen.strategies import Strategy
-    from divergent.search import resolve_implementations
+    from divergent.probegen.strategies import TreeStrategy
+    from divergent.search import load_programs
 
-    implementations = resolve_implementations(list(pair.sources), function=pair.function)
+    implementations = load_programs(list(pair.sources), function=pair.function)
     recorder = _IndependentSamples(chat)
     with ProbeGenSession(
         implementations, chat=recorder, spec=pair.spec, temperature=temperature, isolation=isolation,
         run_parameters={"analysis": "sample", "K": k, "D": depth},
     ) as session:
-        session.sample_tree(strategy=Strategy.FULL, k=k, d=depth)
+        session.sample_tree(strategy=TreeStrategy.FULL, k=k, d=depth)
         return session.tree(pair=pair.name, k=k, d=depth)
 
 

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from divergent.cli.app import app, input_errors, make_console, stderr_console
+from divergent.report.tables import fitted
 
 DbOpt = Annotated[
     Path | None, typer.Option("--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")
@@ -102,4 +103,4 @@ def _list_runs(console: Console, store: Any, kind: str | None) -> None:
     for record in store.list_runs(kind):
         table.add_row(record.short_id, record.kind, record.status, record.created[:16].replace("T", " "),
                       _describe(record))
-    console.print(table)
+    console.print(fitted(table, prose=("what",)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from divergent.cli.app import app, make_console
+from divergent.report.tables import fitted
 
 
 @app.command()
@@ -30,7 +31,7 @@ def sandbox() -> None:
             mark += f" ({status.reason})"
         table.add_row(status.level.value, mark, GUARANTEES[status.level])
     console = make_console()
-    console.print(table)
+    console.print(fitted(table, prose=("available", "guarantees")))
     if default is None:
         console.print("[bold red]no level is used by default here[/bold red]: untrusted code would run as root; "
                       "install bubblewrap (apt-get install bubblewrap)")

@@ -9,7 +9,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,10 +17,13 @@ from divergent.cli.app import input_errors, live_progress, process_started, stde
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
 from divergent.engines.settings import ProbeGenSettings
 from divergent.errors import InvalidArgument
-from divergent.model import Budget
+from divergent.kinds.program_options import DEFAULT_PROGRAM_OPTIONS
 from divergent.policy import DEFAULT_POLICY
+from divergent.records import Budget
+
+if TYPE_CHECKING:
+    from divergent.llm.client import LLMClient
 from divergent.sandbox.limits import Limits
-from divergent.search.program_options import DEFAULT_PROGRAM_OPTIONS
 
 # The option defaults come from the records that define them (divergent.search.SearchOptions's fields).
 _BUDGET = Budget()
@@ -41,6 +44,10 @@ SeedsOpt = Annotated[
     list[str] | None, typer.Option("--seeds", help="File of seed inputs (calls, argument tuples or assert lines).")
 ]
 RequireOpt = Annotated[str | None, typer.Option("--require", help="Precondition on inputs, e.g. 'n >= 0'.")]
+InputRegexOpt = Annotated[
+    list[str] | None,
+    typer.Option("--input-regex", help="ARG=PATTERN: inputs of parameter ARG follow this regex (repeatable)."),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object (the documented contract).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the result.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed: runs are reproducible for a seed.")]
@@ -126,6 +133,12 @@ StdOpt = Annotated[
 BuildCacheOpt = Annotated[
     str | None, typer.Option("--build-cache", help="Build cache directory (default: $XDG_CACHE_HOME/divergent/builds).",
                              rich_help_panel=_PROGRAM_PANEL)
+]
+WithFileOpt = Annotated[
+    list[str] | None, typer.Option(
+        "--with-file", help="A file (or directory) the programs in its directory may read besides their own "
+        "source: helper modules, other classes, headers (repeatable). A program sees nothing else of its directory.",
+        rich_help_panel=_PROGRAM_PANEL)
 ]
 FreshInterpreterOpt = Annotated[
     bool, typer.Option("--fresh-interpreter", help="Run every Python script in a new interpreter (slower).",
@@ -221,19 +234,21 @@ class SearchArguments:
     std: str | None = _PROGRAMS.std
     build_cache: str | None = _PROGRAMS.build_cache
     fresh_interpreter: bool = _PROGRAMS.fresh_interpreter
+    with_file: list[str] | None = None
     html: Path | None = None
     store: bool = False
     db: Path | None = None
+    input_regex: list[str] | None = None
 
     def program_options(self) -> Any:
-        from divergent.search.program_options import ProgramOptions
+        from divergent.kinds.program_options import ProgramOptions
 
         return ProgramOptions(
             stdin=self.stdin, examples=tuple(self.example or ()), inputs_dir=self.inputs, generator=self.generator,
             validator=self.validator, checker=self.checker, output=self.output, float_tol=self.float_tol,
             time_limit=self.time_limit, memory_limit=self.memory_limit, cflags=self.cflags,  # type: ignore[arg-type]
             cxxflags=self.cxxflags, std=self.std, build_cache=self.build_cache,  # type: ignore[arg-type]
-            fresh_interpreter=self.fresh_interpreter,
+            fresh_interpreter=self.fresh_interpreter, with_files=tuple(self.with_file or ()),
         )
 
     def to_options(self, progress: Callable[..., None] | None = None) -> Any:
@@ -242,7 +257,7 @@ class SearchArguments:
         ``--no-filter``)."""
         from divergent.cli.llm_options import chat_model_from_options
         from divergent.engines.settings import EngineSettings, ProbeGenSettings
-        from divergent.model import Budget
+        from divergent.records import Budget
         from divergent.sandbox.limits import Limits
         from divergent.search import SearchOptions
 
@@ -260,7 +275,8 @@ class SearchArguments:
             engines=self.engines,
             seeds=tuple(self.seeds or ()),
             require=self.require,
-            policy=self.policy(),
+            input_regexes=tuple(self.input_regex or ()),
+            comparison=self.comparison(),
             limits=Limits(timeout=self.timeout, memory_mb=self.memory),
             isolation=self.isolation,
             seed=self.seed,
@@ -280,7 +296,8 @@ class SearchArguments:
             spurious_filter = SpuriousFilter(chat, spec=spec)
         return options.with_(llm=chat, spurious_filter=spurious_filter)
 
-    def policy(self) -> Any:
+    def comparison(self) -> Any:
+        """The equality policy the options describe (its timeout rule holds for every kind)."""
         from divergent.policy import EqualityPolicy, ExceptionEquality, TimeoutRule
 
         try:
@@ -380,9 +397,11 @@ def _shared_search_options(
     std: StdOpt = _PROGRAMS.std,
     build_cache: BuildCacheOpt = _PROGRAMS.build_cache,
     fresh_interpreter: FreshInterpreterOpt = _PROGRAMS.fresh_interpreter,
+    with_file: WithFileOpt = None,
     html: HtmlOpt = None,
     store: KeepOpt = False,
     db: DbOpt = None,
+    input_regex: InputRegexOpt = None,
 ) -> None:
     """The template whose parameters become every searching command's options."""
 
@@ -404,34 +423,45 @@ def with_search_options(command: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
-def run_search(implementations: list[str], arguments: SearchArguments, run: Callable[..., Any]) -> tuple[list, Any]:
-    """Load the implementations and call ``run(implementations, options)`` (check or cluster) with
-    the search options and a live progress display; input errors exit 2 the contract's way."""
-    from divergent.search import resolve_implementations
+@dataclass(frozen=True)
+class SearchRun:
+    """What a searching command ran: the kind of the programs, the programs (loaded once), the
+    options, and what ``run`` returned."""
+
+    kind: Any
+    programs: tuple[Any, ...]
+    options: Any
+    result: Any
+
+
+def run_search(implementations: list[str], arguments: SearchArguments, run: Callable[..., Any]) -> SearchRun:
+    """Choose the programs' kind and load them (once), and call ``run(programs, options)`` (check or
+    cluster) with the search options and a live progress display; input errors exit 2 the
+    contract's way."""
+    from divergent.kinds.registry import choose_kind
+    from divergent.search import SearchOptions
 
     quiet = arguments.quiet or arguments.as_json
     with input_errors(arguments.as_json):
-        from divergent.search import SearchOptions
-        from divergent.search.programs import wants_programs
-
-        stdin = wants_programs(implementations, SearchOptions(programs=arguments.program_options()))
-        impls = resolve_implementations(implementations, function=arguments.function, stdin=stdin)
+        loading = SearchOptions(function=arguments.function, programs=arguments.program_options())
+        kind = choose_kind(implementations, loading)
+        programs = kind.load(implementations, loading)
         progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
         options = arguments.to_options(progress)
         try:
-            result = run(impls, options)
+            result = run(list(programs), options)
             if options.llm is not None:
                 result = with_note(result, model_data_note(options.llm))
-            return impls, result
+            return SearchRun(kind=kind, programs=programs, options=options, result=result)
         finally:
             stop_progress()
             if options.llm is not None:
                 options.llm.close()
 
 
-def model_data_note(llm: Any) -> str:
+def model_data_note(llm: LLMClient) -> str:
     """What the report says when a model took part: what left the machine, and for where."""
-    endpoint = getattr(getattr(llm, "settings", None), "base_url", None) or "the OpenAI API"
+    endpoint = llm.settings.base_url or "the OpenAI API"
     return (f"with --model, the programs' source, inputs and outputs (return values, exceptions, printed "
             f"text) were sent to {endpoint}, and the answers stored in the response cache")
 
@@ -440,12 +470,13 @@ def with_note(result: Any, note: str) -> Any:
     """``result`` (a Report, a Clustering, or a tuple starting with one) with one more note."""
     import dataclasses
 
-    from divergent.model import Report
+    from divergent.clustering import Clustering
+    from divergent.records import Report
 
     if isinstance(result, tuple) and result:
         return (with_note(result[0], note), *result[1:])
     if isinstance(result, Report):
         return dataclasses.replace(result, notes=(*result.notes, note))
-    if dataclasses.is_dataclass(result) and isinstance(getattr(result, "report", None), Report):
-        return dataclasses.replace(result, report=with_note(result.report, note))  # type: ignore[arg-type]
+    if isinstance(result, Clustering):
+        return dataclasses.replace(result, report=with_note(result.report, note))
     return result

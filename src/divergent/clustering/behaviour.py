@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from divergent.model import Report, Split, Verdict
+from divergent.records import Report, Split, Verdict
 from divergent.search import (
     ImplementationSpec,
     Partition,

@@ -52,10 +52,10 @@ from typing import Any
 from divergent.clustering.behaviour import Clustering
 from divergent.errors import InvalidArgument
 from divergent.llm.chat import ChatModel, Usage
-from divergent.model import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind, Verdict
 from divergent.probegen.session import ProbeGenSession
-from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, Strategy, max_calls
+from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, TreeStrategy, max_calls
 from divergent.programs import PythonFunction
+from divergent.records import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind, Verdict
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
 from divergent.search import (
@@ -207,7 +207,7 @@ def semantic_cluster(
     spec: str | None = None,
     spurious_filter: SpuriousFilter | bool | None = True,
     tests: str | Path | None = None,
-    strategy: Strategy | str = DEFAULT_STRATEGY,
+    strategy: TreeStrategy | str = DEFAULT_STRATEGY,
     k: int = DEFAULT_K,
     d: int = DEFAULT_D,
     store: Any = None,
@@ -267,7 +267,7 @@ def _run(
     *,
     probes: int,
     spec: str | None,
-    strategy: Strategy | str,
+    strategy: TreeStrategy | str,
     k: int,
     d: int,
     store: Any,
@@ -285,7 +285,7 @@ def _run(
             break
         pair = pick_pair(partition.classes, picked, rng)
         if pair is None:
-            search.notes.append(f"semantic clustering: every pair was probed after {step} probes")
+            search.journal.note(f"semantic clustering: every pair was probed after {step} probes")
             break
         picked.add(pair)
         try:
@@ -295,7 +295,7 @@ def _run(
             break
         steps.append(probe)
         if probe.reason.startswith("failed"):
-            search.notes.append(f"semantic clustering stopped after {step + 1} probe(s): {probe.reason}")
+            search.journal.note(f"semantic clustering stopped after {step + 1} probe(s): {probe.reason}")
             break
     partition.classes = tuple(sorted(partition.classes, key=lambda members: (-len(members), members[0])))
     if len(partition.classes) == count:
@@ -325,7 +325,7 @@ def _probe(
     step: int,
     *,
     spec: str | None,
-    strategy: Strategy | str,
+    strategy: TreeStrategy | str,
     k: int,
     d: int,
     store: Any,
@@ -353,9 +353,9 @@ def _probe(
         pair_impls,
         chat=chat,
         signature=search.signature,
-        policy=search.policy,
+        comparison=search.comparison,
         spec=spec,
-        requirement=search.requirement,
+        requirement=search.subjects.requirement,
         accept=spurious_filter.accept(pair_impls) if spurious_filter is not None else None,
         executor=run_on_all,
         limits=search.limits,
@@ -365,12 +365,12 @@ def _probe(
         run_parameters={"purpose": "semantic-cluster", "step": step, "pair": list(pair)},
     )
     try:
-        search._report_progress(f"probe {step + 1}")
+        search.journal.phase(f"probe {step + 1}")
         result = session.search(strategy=strategy, k=k, d=d)
         run_id = session.run_id
     finally:
         session.close()
-    observations = [search.policy.observe(item, outcomes) for item, outcomes in ran.values()]
+    observations = [search.comparison.observe(item, outcomes) for item, outcomes in ran.values()]
     _split(search, partition, observations)
     return PairProbe(
         pair=pair,

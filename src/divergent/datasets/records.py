@@ -6,8 +6,9 @@ number, message) that the loader returns beside what it read. Readers raise :cla
 for such a record; the loader turns it into the problem.
 
 Built-in benchmarks live in a directory laid out like the DiffTrust artifact
-(:func:`default_data_dir`): ``$DIVERGENT_BENCH_DATA``, else ``shared/data/difftrust`` next to a
-source checkout.
+(:func:`default_data_dir`): ``$DIVERGENT_BENCH_DATA``, else ``data/difftrust`` in divergent's data
+home (``$DIVERGENT_HOME``, else ``$XDG_DATA_HOME/divergent``, else ``~/.local/share/divergent``,
+where the store lives too).
 """
 
 from __future__ import annotations
@@ -64,16 +65,19 @@ class BadRecord(Exception):
 
 
 def default_data_dir() -> Path | None:
-    """The directory holding the DiffTrust-style benchmark data, if one can be found."""
+    """The directory holding the DiffTrust-style benchmark data: ``$DIVERGENT_BENCH_DATA``, else
+    ``data/difftrust`` in divergent's data home when it is there; None when neither is."""
     configured = os.environ.get(DATA_DIR_ENV)
     if configured:
         return Path(configured).expanduser()
-    try:
-        # a source checkout: <root>/<repo>/src/divergent/datasets/records.py, shared/ beside <repo>
-        beside_checkout = Path(__file__).resolve().parents[4] / "shared" / "data" / "difftrust"
-    except IndexError:
-        return None
-    return beside_checkout if beside_checkout.is_dir() else None
+    home = os.environ.get("DIVERGENT_HOME")
+    if home:
+        base = Path(home).expanduser()
+    else:
+        data_home = os.environ.get("XDG_DATA_HOME")
+        base = (Path(data_home).expanduser() if data_home else Path.home() / ".local" / "share") / "divergent"
+    installed = base / "data" / "difftrust"
+    return installed if installed.is_dir() else None
 
 
 def _is_gzip(path: Path) -> bool:

@@ -48,8 +48,8 @@ from divergent.datasets.records import (
 )
 from divergent.errors import InvalidArgument
 from divergent.load import Seeds, fit_seeds, load_source, seeds_from_asserts
-from divergent.model import Input
 from divergent.programs import PythonFunction, Signature
+from divergent.records import Input
 
 __all__ = [
     "Task",

@@ -17,28 +17,26 @@ import abc
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from divergent.comparison import Comparison
 from divergent.engines.settings import EngineSettings, ModelAccess
-from divergent.model import AnyInput, Input, Observation, TextInput
-from divergent.policy import DEFAULT_POLICY, EqualityPolicy
-from divergent.programs import Program, Signature, StdinProgram
+from divergent.policy import DEFAULT_POLICY
+from divergent.programs import Program, Signature
+from divergent.records import AnyInput, Input, Observation, Proof, TextInput
 
 if TYPE_CHECKING:
     from divergent.engines.constants import Constants
-    from divergent.sandbox.launch import ProgramLimits
     from divergent.sandbox.limits import Limits
     from divergent.sandbox.process_runner import ProgramService
     from divergent.sandbox.runner import Runner
+    from divergent.structure.inputs import ShapedInputs
 
 
-class WholePrograms(Protocol):
-    """What a search over whole programs offers its engines and its loop
-    (``divergent.search.programs.ProgramSupport``)."""
+class TextServices(Protocol):
+    """What a search over programs reading a text offers the engines of texts: the validator's
+    verdicts, the generator program, a runner (``divergent.kinds.texts.TextSubjects``)."""
 
-    programs: tuple[StdinProgram, ...]
-    #: the limits of each run (``--time-limit``: the judge's time limit)
-    limits: ProgramLimits
     #: the generator program (``--generator``: prints one input, its seed in argv[1]), or None
     generator: ProgramService | None
 
@@ -50,23 +48,13 @@ class WholePrograms(Protocol):
         """What the validator said about the inputs it rejected lately (it may name limits)."""
         ...
 
-    def rejection_reason(self, item: TextInput) -> str:
+    def rejection_reason(self, item: AnyInput) -> str:
         """What the validator said when it rejected ``item`` ("" when it did not)."""
         ...
 
     def open_runner(self, timeout_factor: float = 1.0) -> Runner:
         """A runner of the programs under test, for engines that run inputs themselves."""
         ...
-
-    def runner_options(self, timeout_factor: float = 1.0) -> dict[str, Any]:
-        """What ``open_runner`` needs for the programs (their run limits, the checker)."""
-        ...
-
-    def notes(self) -> list[str]:
-        """What the report should say (the validator's rejections)."""
-        ...
-
-    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -89,16 +77,21 @@ class EngineContext:
     #: wall seconds the whole search may take (engines with a subprocess use it as their own limit)
     seconds: float | None = None
     #: how the search compares outcomes (engines that run inputs themselves compare the same way)
-    policy: EqualityPolicy = DEFAULT_POLICY
+    comparison: Comparison = DEFAULT_POLICY
     #: the language model and what goes with it, for the engines that need one (None: no model)
     model: ModelAccess | None = None
     settings: EngineSettings = field(default_factory=EngineSettings)
-    #: whole programs (text inputs): the validator, the generator, a runner; None for functions
-    programs: WholePrograms | None = None
+    #: what programs reading a text offer their engines (the validator, the generator, a runner);
+    #: None for other kinds
+    services: TextServices | None = None
+    #: values shaped like the code expects, per parameter (regexes, formats, literals, keys it
+    #: uses: :mod:`divergent.structure`); None when nothing was mined
+    shaped: ShapedInputs | None = None
 
     @property
     def text_seeds(self) -> tuple[TextInput, ...]:
-        return tuple(seed for seed in self.seeds if isinstance(seed, TextInput))
+        """The seeds, for the engines of texts (whose kinds' seeds are texts)."""
+        return self.seeds  # type: ignore[return-value]
 
     def rng(self, salt: str) -> random.Random:
         """A random generator private to one engine, reproducible from the run's seed."""
@@ -126,8 +119,27 @@ class Engine(abc.ABC):
         Raises EngineCannotProceed when the engine has nothing more to offer.
         """
 
+    @property
+    def explored(self) -> str:
+        """What the engine explored on its own, beyond the inputs it proposed (a background engine's
+        own search, e.g. CrossHair's paths and seconds), for the engines table; "" when its inputs
+        say it all."""
+        return ""
+
     def observe(self, observations: Sequence[Observation]) -> None:  # noqa: B027 - optional hook
         """Feedback: every input run so far in the last round, with each implementation's outcome."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (subprocesses, threads)."""
+
+    def failure_note(self) -> str | None:
+        """Why the engine failed on its own thread, once it has (None otherwise): read without
+        waiting, so a report can say it even when another engine ended the run first."""
+        return None
+
+    def proof(self) -> Proof | None:
+        """A proof of equivalence, once the engine has one (only the symbolic engine can)."""
+        return None
+
+    #: why what the engine explored is no proof, once it knows (a note for the report)
+    not_a_proof: str = ""

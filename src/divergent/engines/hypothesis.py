@@ -19,28 +19,25 @@ the working directory; the engine points it at a private temporary directory whi
 from __future__ import annotations
 
 import copy
-import os
 import pickle
 import random
-import sys
-import tempfile
+import re
 import typing
 from collections import deque
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import hypothesis
 import hypothesis.errors
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
-from hypothesis.configuration import set_hypothesis_home_dir, storage_directory
 
 from divergent import preconditions
 from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS, UNION_ORIGINS
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
+from divergent.engines.shaped_calls import inferred_annotation
 from divergent.engines.shapes import (
     FLOAT_SPECIALS,
     INT_BOUNDARIES,
@@ -49,10 +46,11 @@ from divergent.engines.shapes import (
     TRICKY_CHARACTERS,
 )
 from divergent.errors import EngineCannotProceed
-from divergent.model import Input, Observation
+from divergent.grammars.drawing import skip_scanning_loaded_modules, storage_outside_working_directory
 from divergent.programs import ParameterKind
+from divergent.records import Input, Observation
 
-__all__ = ["HypothesisEngine", "strategy_for"]
+__all__ = ["HypothesisEngine", "storage_outside_working_directory", "strategy_for"]
 
 #: examples per Hypothesis run at least (the surplus is buffered for the next calls)
 _MIN_ROUND = 25
@@ -65,6 +63,8 @@ _BUILTIN_LEAVES = (_NONE_TYPE, bool, int, float, complex, str, bytes, bytearray)
 #: every character UTF-8 can encode, like text()'s default alphabet; spelled by category because
 #: the default (by codec) makes Hypothesis scan all of Unicode once per process, which takes seconds
 _CHARACTERS = st.characters(exclude_categories=("Cs",))
+#: the characters of drawn regex matches: printable ASCII, tabs and newlines (real code's test text)
+_PRINTABLE = st.characters(codec="ascii", exclude_categories=("Cc",), include_characters="\t\n")
 
 
 class _NoStrategy(Exception):
@@ -202,6 +202,11 @@ def _variations_of(harvested: Sequence[Any], affix: st.SearchStrategy[Any]) -> s
     return exact | recased | prefixes | affixed
 
 
+def _either(strategy: st.SearchStrategy[Any], shaped: st.SearchStrategy[Any] | None) -> st.SearchStrategy[Any]:
+    """``strategy``, or (as often as any of its branches) a value shaped by the code."""
+    return strategy if shaped is None else strategy | shaped
+
+
 def _only_builtins(annotation: Any) -> bool:
     """True when every leaf of ``annotation`` is a builtin scalar (or Any): inferable from seeds."""
     if annotation is Any or annotation in _BUILTIN_LEAVES:
@@ -222,54 +227,6 @@ def _picklable(call: Input) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# Hypothesis' storage.
-
-_scratch_home: tempfile.TemporaryDirectory[str] | None = None
-
-
-@contextmanager
-def storage_outside_working_directory() -> Iterator[None]:
-    """Point Hypothesis' storage at a private temporary directory for the duration of a run."""
-    global _scratch_home
-    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
-        yield  # the user said where Hypothesis writes
-        return
-    if _scratch_home is None:
-        # Removed when the interpreter exits; the Unicode table is rebuilt once per process (~0.1 s).
-        _scratch_home = tempfile.TemporaryDirectory(prefix="divergent-hypothesis-")
-    previous = storage_directory(intent_to_write=False).home_directory
-    set_hypothesis_home_dir(_scratch_home.name)
-    try:
-        yield
-    finally:
-        set_hypothesis_home_dir(previous)
-
-
-def skip_scanning_loaded_modules() -> None:
-    """Tell Hypothesis that every module loaded so far was already scanned for constants.
-
-    Hypothesis mixes constants from the *local* modules loaded in its process into its draws, and
-    scans every newly loaded one (parsing its source) whenever ``sys.modules`` grows. Here that
-    process is divergent's own: the programs under test never load in it, their constants are
-    harvested by divergent itself (:mod:`divergent.engines.constants`), and the scan would parse
-    divergent's own source (about a second, again after every lazy import). Hypothesis has no
-    setting for this; where its internals differ (another version), nothing is changed.
-    """
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:
-        return
-    seen = getattr(providers, "_seen_modules", None)
-    if not isinstance(seen, set) or not hasattr(providers, "_sys_modules_len"):
-        return
-    modules = list(sys.modules.values())
-    if providers._sys_modules_len == len(modules):
-        return
-    seen.update(id(module) for module in modules)
-    providers._sys_modules_len = len(modules)
-
-
-# ---------------------------------------------------------------------------------------------
 # The engine.
 
 
@@ -287,6 +244,8 @@ class HypothesisEngine(Engine):
         self._seen: set[str] = {seed.key for seed in context.seeds}
         self._problem: str | None = None
         self._strategies = _Strategies(context.constants)
+        #: whether the strategy holds the final shaped banks (else it is rebuilt once they are)
+        self._shaped_final = context.shaped is None or context.shaped.complete
         try:
             self._strategy = self._input_strategy()
         except _NoStrategy as error:
@@ -302,22 +261,43 @@ class HypothesisEngine(Engine):
         for parameter in signature.parameters:
             if parameter.kind is ParameterKind.VAR_KEYWORD:
                 continue  # the names such a call would use are unknown
+            shaped = self._shaped_strategy(parameter.name)
             if parameter.annotated:
                 annotation = _NONE_TYPE if parameter.annotation is None else parameter.annotation
-                by_name[parameter.name] = strategies.build(annotation)
+                by_name[parameter.name] = _either(strategies.build(annotation), shaped)
                 continue
             values = seed_values[parameter.name]
             if not values:
-                if not parameter.has_default and parameter.kind is not ParameterKind.VAR_POSITIONAL:
+                inferred = inferred_annotation(self.context.shaped, parameter.name)
+                if inferred is not None:
+                    by_name[parameter.name] = _either(strategies.build(inferred), shaped)
+                elif not parameter.has_default and parameter.kind is not ParameterKind.VAR_POSITIONAL:
                     raise _NoStrategy(f"parameter {parameter.name} has no annotation and no seeds")
                 continue
             # The seeds' own values (copied: drawn inputs must not share objects), and values of their shape.
             reused = st.sampled_from(values).map(copy.deepcopy)
             inferred = infer_annotation(values)
-            by_name[parameter.name] = (
-                (reused | strategies.build(inferred)) if _only_builtins(inferred) else reused
+            by_name[parameter.name] = _either(
+                (reused | strategies.build(inferred)) if _only_builtins(inferred) else reused, shaped
             )
         return by_name
+
+    def _shaped_strategy(self, name: str) -> st.SearchStrategy[Any] | None:
+        """Values shaped by the code for ``name``: its bank, and fresh draws from the regexes applied to it."""
+        shaped = self.context.shaped
+        if shaped is None:
+            return None
+        parts: list[st.SearchStrategy[Any]] = []
+        bank = shaped.values(name)
+        if bank:
+            parts.append(st.sampled_from(bank).map(copy.deepcopy))
+        for use in shaped.sampled_regexes(name):
+            compiled = re.compile(use.pattern, use.flags)
+            if isinstance(use.pattern, bytes):
+                parts.append(st.from_regex(compiled, fullmatch=True))
+            else:
+                parts.append(st.from_regex(compiled, fullmatch=True, alphabet=_PRINTABLE))
+        return st.one_of(parts) if parts else None
 
     def _input_strategy(self) -> st.SearchStrategy[Input]:
         parameters = self.context.signature.parameters
@@ -367,6 +347,13 @@ class HypothesisEngine(Engine):
     # -- proposing -------------------------------------------------------------------------
 
     def propose(self, n: int) -> list[Input]:
+        if not self._shaped_final and self.context.shaped is not None and self.context.shaped.complete:
+            self._shaped_final = True
+            try:
+                self._strategy = self._input_strategy()
+                self._problem = None
+            except _NoStrategy as error:
+                self._problem = str(error)
         if self._problem:
             raise EngineCannotProceed("unsupported", self._problem)
         batch: list[Input] = []

@@ -27,7 +27,7 @@ it the same way once a whole level of the tree has no code.
 
 Needs ``context.model`` (the chat model, and optionally the task description ``spec``, the
 ``spurious_filter`` and a ``store`` for the trees); ``context.settings.probegen`` chooses the tree
-(strategy, K, D) and ``context.policy`` compares outcomes.
+(strategy, K, D) and ``context.comparison`` compares outcomes.
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ from typing import Any
 
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed, StopReason
-from divergent.model import Input, Observation
 from divergent.probegen.session import ProbeGenResult, ProbeGenSession
 from divergent.probegen.strategies import max_calls
 from divergent.probegen.tree import ProbeNode
+from divergent.records import Input, Observation
 
 __all__ = ["LLMProbeEngine"]
 
@@ -159,7 +159,7 @@ class LLMProbeEngine(Engine):
             context.implementations,
             chat=self.chat,
             signature=context.signature,
-            policy=context.policy,
+            comparison=context.comparison,
             spec=self.model.spec,
             requirement=context.require,
             accept=accept,
@@ -191,7 +191,7 @@ class LLMProbeEngine(Engine):
             self._ready.extend(divergent + others)
 
     def _stop_reason(self) -> EngineCannotProceed:
-        model = getattr(self.chat, "model", "the model")
+        model = self.chat.model
         if self._crash is not None:
             return _stop("failed", f"ProbeGen stopped: {self._crash}")
         result = self._result

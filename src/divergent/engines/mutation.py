@@ -22,10 +22,11 @@ from divergent.engines.base import Engine, EngineContext
 from divergent.engines.mutators import TABLE6_OPERATORS, Mutator
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
 from divergent.engines.settings import MutationOperators
+from divergent.engines.shaped_calls import coupled_dict, inferred_annotation, shaped_calls, words_appended
 from divergent.engines.shapes import ANY_SHAPE, NONE_TYPE, CannotGenerate, minimal_value, shape_of
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.model import Input, Observation, OutcomeKind
 from divergent.programs import Parameter, ParameterKind
+from divergent.records import Input, Observation, OutcomeKind
 
 __all__ = ["MutationEngine"]
 
@@ -53,7 +54,7 @@ class MutationEngine(Engine):
         self._rng = context.rng("mutation")
         #: how often each operator ran, as "family:operator" (e.g. "str:insert-char")
         self.operator_counts: Counter[str] = Counter()
-        self._mutator = Mutator(self._rng, context.constants, self.operator_counts)
+        self._mutator = Mutator(self._rng, context.constants, self.operator_counts, context.shaped)
         #: Gen(d) mode (Table 6): parents drawn uniformly from everything generated so far, as
         #: EvalPlus-style type-aware mutation does; inputs then stay near the task's own tests
         #: instead of drifting away along a chain of mutants of mutants
@@ -92,17 +93,29 @@ class MutationEngine(Engine):
         for seed in seeds:
             self._seen.add(seed.key)
         self._pool.extend(seeds)
+        # The calls shaped by the code's structure are parents from the start (the seed engine runs
+        # them); again once the regexes are sampled (``_refresh_shaped``).
+        shaped = [] if self._gen_children is not None else shaped_calls(context, seeds, how=self.name)
+        self._pool.extend(shaped)
+        self._shaped_final = context.shaped is None or context.shaped.complete or self._gen_children is not None
         self._seed_count = len(self._pool)
-        seed_values = parameter_values(seeds, signature)
+        seed_values = parameter_values(seeds or shaped, signature)
         self._annotations = {p.name: self._annotation_for(p, seed_values[p.name]) for p in self._parameters}
+        #: parameters whose values are dicts beside strings: keys can be taken from the strings
+        self._dict_parameters = [p.name for p in self._parameters if shape_of(self._annotations[p.name]).family == "dict"]
         if not self._pool:
             self._start_without_seeds()
+        elif self._gen_children is None:
+            # A word added at the end of a string argument is among the first things tried.
+            words = tuple(w for w in context.constants.strings[:50] if 0 < len(w) <= 12)
+            self._pending.extend(words_appended(seeds, context.rng("mutation:words"), words))
 
-    @staticmethod
-    def _annotation_for(parameter: Parameter, seed_values: list[Any]) -> Any:
+    def _annotation_for(self, parameter: Parameter, seed_values: list[Any]) -> Any:
         if parameter.annotated:
             # An annotation written as `None` may resolve to None itself: it means NoneType.
             return NONE_TYPE if parameter.annotation is None else parameter.annotation
+        if not seed_values:
+            return inferred_annotation(self.context.shaped, parameter.name) or Any
         return infer_annotation(seed_values)
 
     def _start_without_seeds(self) -> None:
@@ -110,7 +123,7 @@ class MutationEngine(Engine):
         args: list[Any] = []
         kwargs: dict[str, Any] = {}
         for parameter in self.context.signature.required:
-            if not parameter.annotated:
+            if not parameter.annotated and shape_of(self._annotations[parameter.name]) == ANY_SHAPE:
                 self._problem = (
                     f"parameter {parameter.name} has no annotation and no seeds that fit the signature"
                 )
@@ -131,7 +144,19 @@ class MutationEngine(Engine):
 
     # -- proposing -------------------------------------------------------------------------
 
+    def _refresh_shaped(self) -> None:
+        """Once the shaped banks are final, their new calls join the pool as parents."""
+        if self._shaped_final or self.context.shaped is None or not self.context.shaped.complete:
+            return
+        self._shaped_final = True
+        seeds = [s for s in self.context.seeds if preconditions.conforms(s, self.context.signature)]  # calls: shaped values exist for them only
+        known = {item.key for item in self._pool}
+        for call in shaped_calls(self.context, seeds, how=self.name):
+            if call.key not in known:
+                self._add_to_pool(call)
+
     def propose(self, n: int) -> list[Input]:
+        self._refresh_shaped()
         if self._problem:
             raise EngineCannotProceed("unsupported", self._problem)
         batch: list[Input] = []
@@ -239,13 +264,39 @@ class MutationEngine(Engine):
             return
         if not table6 and len(args) > 1 and self._rng.random() < 0.1 and self._copy_across(args):
             return
+        if not table6 and self._dict_parameters and self._rng.random() < 0.05 and self._couple(args, kwargs):
+            return
         slots = len(args) + len(kwargs)
         slot = self._rng.randrange(slots) if slots > 1 else 0
         if slot < len(args):
+            self._mutator.parameter = self._name_at(slot)
             args[slot] = self._mutator.mutate(args[slot], self._annotation_at(slot), 0)
         else:
             name = list(kwargs)[slot - len(args)]
+            self._mutator.parameter = name if name in self._annotations else None
             kwargs[name] = self._mutator.mutate(kwargs[name], self._annotation_of_keyword(name), 0)
+
+    def _name_at(self, index: int) -> str | None:
+        if index < len(self._positional):
+            return self._positional[index].name
+        return self._var_positional.name if self._var_positional is not None else None
+
+    def _couple(self, args: list[Any], kwargs: dict[str, Any]) -> bool:
+        """A dict argument given keys from the words of a string argument (and values from its
+        numbers): code that reads a filter or a template from one and looks names up in the other."""
+        values = {**{self._name_at(i): v for i, v in enumerate(args)}, **kwargs}
+        texts = [v for v in values.values() if isinstance(v, str) and v]
+        targets = [name for name in self._dict_parameters if isinstance(values.get(name), dict)]
+        if not texts or not targets:
+            return False
+        target = self._rng.choice(targets)
+        coupled = coupled_dict(self._rng.choice(texts), self._rng)
+        if target in kwargs:
+            kwargs[target] = coupled
+        else:
+            args[[self._name_at(i) for i in range(len(args))].index(target)] = coupled
+        self._mutator.applied.append("call:couple-keys")
+        return True
 
     def _copy_across(self, args: list[Any]) -> bool:
         """Copy one argument over another of the same type: functions often compare their arguments
@@ -306,6 +357,7 @@ class MutationEngine(Engine):
                 else:
                     del kwargs[target]
             elif change == "supply-optional":
+                self._mutator.parameter = target.name
                 value = self._mutator.generate(self._annotations[target.name])
                 if target.kind is ParameterKind.POSITIONAL_ONLY:
                     if len(args) == self._positional.index(target):
@@ -316,6 +368,7 @@ class MutationEngine(Engine):
                 del args[rng.randrange(len(self._positional), len(args))]
             else:
                 assert self._var_positional is not None
+                self._mutator.parameter = self._var_positional.name
                 args.append(self._mutator.generate(self._annotations[self._var_positional.name]))
         except CannotGenerate:
             return

@@ -11,11 +11,13 @@ float       ±1, ±10, ×2, /2, negate, next float, random, specials (nan, ±inf
             a power of two or ten (or the float next to it)
 bool        flip
 str/bytes   insert/delete/replace a char (ASCII and tricky Unicode), truncate, extend and duplicate a
-            substring, swap case, harvested strings (whole or spliced in), a run of one char (10-100), empty
+            substring, swap case, harvested strings (whole or spliced in), a run of one char (10-100), empty;
+            a word added; a value shaped by the code, an edit by parts (:mod:`.string_operators`)
 list/tuple  insert a random or dummy element, delete, swap, duplicate, mutate an element, sort,
             reverse, a run of one element (10-100), empty (fixed-length tuples: mutate an element only)
 set         insert a random or dummy element, delete, mutate an element, empty
-dict        insert, delete, duplicate an entry, mutate a key or a value, empty
+dict        insert, delete, duplicate an entry, mutate a key or a value, empty; a dict with the keys
+            the code reads, an entry under one of them
 Optional    to None, and from None to a value; other unions: switch member; Literal: another value
 ==========  ================================================================================
 
@@ -29,11 +31,10 @@ import bisect
 import copy
 import itertools
 import math
-import string
 from collections import Counter
 from collections.abc import Callable, Sequence
 from random import Random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from divergent.engines.constants import Constants
 from divergent.engines.shapes import (
@@ -49,6 +50,10 @@ from divergent.engines.shapes import (
     shape_of,
 )
 from divergent.engines.sizes import boundary_within, near_power_within, run_length_within
+from divergent.engines.string_operators import ASCII, mutate_text, random_byte
+
+if TYPE_CHECKING:
+    from divergent.structure.inputs import ShapedInputs
 
 __all__ = ["TABLE6_OPERATORS", "Mutator"]
 
@@ -61,7 +66,6 @@ TABLE6_OPERATORS = frozenset({
     "insert-random-element", "insert-dummy-element", "swap-elements", "delete-element", "duplicate-element",
     "duplicate-entry", "insert-entry", "delete-entry", "mutate-element", "mutate-key", "mutate-value",
 })  # fmt: skip
-_ASCII = string.printable
 #: the int operators, by (the value can be squared, there are harvested constants)
 _INT_OPERATORS = {
     (squares, harvested): (
@@ -81,9 +85,15 @@ _MAX_DEPTH = 4
 class Mutator:
     """Type-aware value mutations and generation, drawing from one random generator."""
 
-    def __init__(self, rng: Random, constants: Constants, counts: Counter[str]) -> None:
+    def __init__(
+        self, rng: Random, constants: Constants, counts: Counter[str], shaped: ShapedInputs | None = None,
+    ) -> None:
         self.rng = rng
         self.constants = constants
+        #: values shaped like the code expects, per parameter (None: nothing mined)
+        self.shaped = shaped
+        #: the parameter whose value is being mutated or generated (its shaped values apply)
+        self.parameter: str | None = None
         self.counts = counts
         #: per operator, how many children it took part in were new and met the preconditions
         self.successes: Counter[str] = Counter()
@@ -129,7 +139,7 @@ class Mutator:
         for operator in operators:
             self.successes[operator] += 1
 
-    def _pick(self, family: str, operators: Sequence[str]) -> str:
+    def pick(self, family: str, operators: Sequence[str]) -> str:
         """One of ``operators``, favouring those whose children were new (saturated ones fade, never vanish)."""
         if self.table6:
             # A fixed operator set (the incoherence paper's Table 6), when one applies, picked
@@ -195,6 +205,10 @@ class Mutator:
             return self._random_float()
         if family == "complex":
             return complex(self._random_float(), self._random_float())
+        if family in ("str", "dict", "bytes") and depth == 0 and not self.table6 and self.shaped and self.parameter:
+            drawn = self.shaped.draw(self.parameter, rng) if rng.random() < 0.3 else None
+            if drawn is not None and type(drawn[0]) is {"str": str, "dict": dict, "bytes": bytes}[family]:
+                return copy.deepcopy(drawn[0])
         if family == "str":
             # (Gen(d), with the Table 6 operators only, draws no harvested constants)
             if not self.table6 and self.constants.strings and rng.random() < 0.25:
@@ -276,8 +290,8 @@ class Mutator:
 
     def _random_char(self) -> str:
         if self.table6:
-            return self.rng.choice(_ASCII)  # Table 6: "random ASCII"
-        return self.rng.choice(TRICKY_CHARACTERS) if self.rng.random() < 0.25 else self.rng.choice(_ASCII)
+            return self.rng.choice(ASCII)  # Table 6: "random ASCII"
+        return self.rng.choice(TRICKY_CHARACTERS) if self.rng.random() < 0.25 else self.rng.choice(ASCII)
 
     def _mutate_none(self, value: None, shape: Shape, depth: int) -> None:
         return None
@@ -286,12 +300,12 @@ class Mutator:
         return value  # user-defined objects are out of scope
 
     def _mutate_bool(self, value: bool, shape: Shape, depth: int) -> bool:
-        self._pick("bool", ("flip-bool",))
+        self.pick("bool", ("flip-bool",))
         return not value
 
     def _mutate_int(self, value: int, shape: Shape, depth: int) -> int:
         squares = abs(value) > 1 and value.bit_length() <= 512
-        operator = self._pick("int", _INT_OPERATORS[squares, bool(self.neighbourhood)])
+        operator = self.pick("int", _INT_OPERATORS[squares, bool(self.neighbourhood)])
         rng = self.rng
         if operator == "plus-minus-one":
             return value + rng.choice((1, -1))
@@ -324,7 +338,7 @@ class Mutator:
         if self.harvested_floats:
             operators.append("harvested-constant")
         rng = self.rng
-        operator = self._pick("float", operators)
+        operator = self.pick("float", operators)
         if operator == "plus-minus-one":
             return value + rng.choice((1.0, -1.0))
         if operator == "plus-minus-ten":
@@ -359,74 +373,16 @@ class Mutator:
     # -- strings and bytes -------------------------------------------------------------------
 
     def _mutate_str(self, value: str, shape: Shape, depth: int) -> str:
-        return self._mutate_text(value, "str", self._random_char, self.constants.strings)
+        return mutate_text(self, value, "str", self._random_char, self.constants.strings, depth)
 
     def _mutate_bytes(self, value: bytes, shape: Shape, depth: int) -> bytes:
-        return self._mutate_text(value, "bytes", self._random_byte, self.constants.bytes_)
+        return mutate_text(self, value, "bytes", self._random_byte, self.constants.bytes_, depth)
 
     def _mutate_bytearray(self, value: bytearray, shape: Shape, depth: int) -> bytearray:
-        return bytearray(
-            self._mutate_text(bytes(value), "bytearray", self._random_byte, self.constants.bytes_)
-        )
+        return bytearray(mutate_text(self, bytes(value), "bytearray", self._random_byte, self.constants.bytes_, depth))
 
     def _random_byte(self) -> bytes:
-        if self.rng.random() < 0.7:
-            return self.rng.choice(_ASCII).encode()
-        return bytes((self.rng.randrange(256),))
-
-    def _mutate_text(self, value: Any, family: str, random_unit: Any, harvested: Sequence[Any]) -> Any:
-        """Table 6's string mutations, shared by str and bytes (``random_unit`` draws one char/byte)."""
-        rng = self.rng
-        empty = value[:0]
-        operators = ["insert-char", "extend-substring", "harvested-splice" if harvested else "insert-char", "repeat-run"]
-        if value:
-            operators += [
-                "delete-char", "replace-char", "truncate-substring", "duplicate-substring", "swap-case", "empty",
-            ]  # fmt: skip
-            if family == "str":
-                operators += ["upper-case", "lower-case", "case-fold"]
-        if harvested:
-            operators.append("harvested-string")
-        operator = self._pick(family, operators)
-        length = len(value)
-        if operator == "insert-char":
-            at = rng.randint(0, length)
-            return value[:at] + random_unit() + value[at:]
-        if operator == "extend-substring":
-            at = rng.randint(0, length)
-            return value[:at] + empty.join(random_unit() for _ in range(rng.randint(2, 6))) + value[at:]
-        if operator == "harvested-splice":
-            at = rng.randint(0, length)
-            return value[:at] + rng.choice(harvested) + value[at:]
-        if operator == "repeat-run":
-            # One character (of the value, or a new one) repeated 10 to 100 times.
-            at = rng.randint(0, length)
-            unit = value[at - 1 : at] if at and rng.random() < 0.5 else random_unit()
-            return value[:at] + unit * run_length_within(self.rng, self.size) + value[at:]
-        if operator == "harvested-string":
-            return rng.choice(harvested)
-        if operator == "empty":
-            return empty
-        if operator == "swap-case":
-            return value.swapcase()
-        # Whole-string case mappings: where lower(), upper() and casefold() disagree (ß, İ, ﬁ, Σ).
-        if operator == "upper-case":
-            return value.upper()
-        if operator == "lower-case":
-            return value.lower()
-        if operator == "case-fold":
-            return value.casefold()
-        at = rng.randrange(length)
-        if operator == "delete-char":
-            return value[:at] + value[at + 1 :]
-        if operator == "replace-char":
-            # Table 6 replaces with a random ASCII character; for str, sometimes a tricky one.
-            unit = rng.choice(_ASCII) if family == "str" and rng.random() < 0.7 else random_unit()
-            return value[:at] + unit + value[at + 1 :]
-        end = rng.randint(at + 1, length)
-        if operator == "truncate-substring":
-            return value[:at] + value[end:]
-        return value[:end] + value[at:end] + value[end:]  # duplicate-substring
+        return random_byte(self.rng)
 
     # -- containers --------------------------------------------------------------------------
 
@@ -456,7 +412,7 @@ class Mutator:
             operators += ["delete-element", "duplicate-element", "mutate-element", "mutate-element", "empty"]
         if len(items) >= 2:
             operators += ["swap-elements", "sort-elements", "reverse-elements"]
-        operator = self._pick(family, operators)
+        operator = self.pick(family, operators)
         if operator == "insert-random-element":
             items.insert(rng.randint(0, len(items)), self._new_element(items, element, depth))
         elif operator == "insert-dummy-element":
@@ -506,7 +462,7 @@ class Mutator:
         operators = ["insert-random-element", "insert-dummy-element"]
         if items:
             operators += ["delete-element", "mutate-element", "empty"]
-        operator = self._pick(family, operators)
+        operator = self.pick(family, operators)
         result = set(items)
         try:
             if operator == "insert-random-element":
@@ -533,18 +489,16 @@ class Mutator:
         values = [item for _, item in entries]
         operators = ["insert-entry"]
         if entries:
-            operators += [
-                "delete-entry",
-                "duplicate-entry",
-                "mutate-value",
-                "mutate-value",
-                "mutate-key",
-                "empty",
-            ]
-        operator = self._pick("dict", operators)
+            operators += ["delete-entry", "duplicate-entry", "mutate-value", "mutate-value", "mutate-key", "empty"]
+        code_keys = self.shaped.parameter(self.parameter).keys if self._shaped_here(depth) else ()
+        if code_keys:
+            operators.append("code-key")  # an entry under a key the code reads
+        operator = self.pick("dict", operators)
         result = dict(entries)
         try:
-            if operator == "insert-entry":
+            if operator == "code-key":
+                result[rng.choice(code_keys)] = self._new_element(values, value_annotation, depth)
+            elif operator == "insert-entry":
                 result[self._new_element(keys, key_annotation, depth)] = self._new_element(
                     values, value_annotation, depth
                 )
@@ -566,6 +520,10 @@ class Mutator:
         except TypeError:  # an unhashable key
             return value
         return result
+
+    def _shaped_here(self, depth: int) -> bool:
+        """Whether the code's shaped values apply: searching, on a parameter's own value."""
+        return not self.table6 and depth == 0 and self.shaped is not None and self.parameter is not None
 
     def _mutate_frozenset(self, value: frozenset[Any], shape: Shape, depth: int) -> frozenset[Any]:
         return self._mutate_set(value, shape, depth)

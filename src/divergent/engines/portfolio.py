@@ -27,9 +27,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from divergent.engines.base import Engine
-from divergent.errors import EngineCannotProceed, MissingExtra
-from divergent.model import EngineStats, Input
+from divergent.engines.base import Engine, EngineContext
+from divergent.engines.registry import NEEDS_MODEL
+from divergent.errors import EngineCannotProceed, InvalidArgument, MissingExtra
+from divergent.records import EngineStats, Input
 
 #: inputs of an engine's first turn: enough to see its cost, few enough to answer fast
 FIRST_TURN_BATCH = 16
@@ -73,6 +74,7 @@ class _Arm:
             novel=self.novel,
             divergences=self.divergences,
             stopped=self.stopped,
+            explored=self.engine.explored if self.engine is not None else "",
         )
 
     def batch_size(self, seconds_left: float | None = None) -> int:
@@ -231,3 +233,52 @@ class Portfolio:
         arm.divergences += divergences
         arm.recent_finds = arm.recent_finds * _DECAY + novel + 10 * divergences
         arm.recent_seconds = arm.recent_seconds * _DECAY + seconds
+
+
+def requested_classes(names: Sequence[str], engine_class: Callable[[str], type[Engine]]) -> dict[str, type[Engine]]:
+    """The classes of the engines a caller named, imported now: one that cannot run is an input
+    error (going on without it would answer another question)."""
+    classes = {}
+    for name in names:
+        try:
+            classes[name] = engine_class(name)
+        except (EngineCannotProceed, MissingExtra, ImportError) as error:
+            raise InvalidArgument(f"engine {name!r} cannot run: {error}") from error
+    return classes
+
+
+def start_portfolio(
+    names: Sequence[str], engine_class: Callable[[str], type[Engine]], context: EngineContext, *,
+    requested: dict[str, type[Engine]] | None = None, note: Callable[[str], None],
+) -> Portfolio:
+    """The portfolio of engines ``names`` (their classes from ``engine_class``). Engines the caller
+    named (``requested``, imported already) are built now, and one that cannot start is an input
+    error; of the default portfolio, the engines that drive a model start at once (they work on
+    their own thread, mostly waiting on the network) and the others at their first turn, cheapest
+    first, an engine that cannot start being a ``note``."""
+    if requested:
+        engines: list[Engine] = []
+        for name, cls in requested.items():
+            try:
+                engines.append(cls(context))
+            except (EngineCannotProceed, MissingExtra, ImportError) as error:
+                raise InvalidArgument(f"engine {name!r} cannot run: {error}") from error
+        return Portfolio(engines)
+    if not names:
+        raise InvalidArgument("no engines selected")
+
+    def factory(name: str) -> Callable[[], Engine]:
+        return lambda: engine_class(name)(context)
+
+    def failed(name: str, error: Exception) -> None:
+        note(f"engine {name} not used: {error}")
+
+    at_once = []
+    for name in names:
+        if name in NEEDS_MODEL:
+            try:
+                at_once.append(engine_class(name)(context))
+            except (EngineCannotProceed, MissingExtra, ImportError) as error:
+                failed(name, error)
+    later = [(name, factory(name)) for name in names if name not in NEEDS_MODEL]
+    return Portfolio(at_once, pending=later, on_start_failure=failed, order=names)

@@ -40,8 +40,8 @@ from divergent.llm.chat import ChatModel, Message
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
-from divergent.model import Input
 from divergent.programs import PythonFunction, Signature
+from divergent.records import Input
 from divergent.sandbox.generators import GeneratedInputs, run_generator
 
 __all__ = [

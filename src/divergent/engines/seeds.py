@@ -1,7 +1,10 @@
 """The seed engine, and what the other engines learn from seeds.
 
 :class:`SeedEngine` proposes the context's seed inputs (from files, doctests, asserts, ``--seeds``)
-in order, skipping those that break the preconditions, then stops as "exhausted".
+in order, skipping those that break the preconditions, then the calls shaped by the code's
+structure (:func:`~divergent.engines.shaped_calls.shaped_calls`: the seeds with one argument
+replaced by a value built from a regex, a date format, a literal or a grammar the code uses), then
+stops as "exhausted".
 
 :func:`infer_annotation` reads the shape of an unannotated parameter from the values the seeds
 give it (``[1, 2]`` and ``[]`` → ``list[int]``), so generators can follow it.
@@ -16,8 +19,8 @@ from typing import Any
 from divergent import preconditions
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed
-from divergent.model import Input
 from divergent.programs import ParameterKind, Signature
+from divergent.records import Input
 
 __all__ = ["SeedEngine", "infer_annotation", "parameter_values", "satisfies_requirement"]
 
@@ -111,11 +114,31 @@ class SeedEngine(Engine):
         self._seen: set[str] = set()
         self._proposed = 0
         self._rejected = 0
+        #: the shaped calls, made once the user's seeds are used up (None: not yet), and made
+        #: again once the banks are final (their regexes sampled)
+        self._shaped: list[Input] | None = None
+        self._shaped_final = False
+
+    def _all_seeds(self) -> tuple[Input, ...]:
+        seeds = self.context.seeds
+        shaped = self.context.shaped
+        if self._next < len(seeds) or shaped is None:
+            return seeds
+        if self._shaped is None or (not self._shaped_final and shaped.complete):
+            from divergent.engines.shaped_calls import shaped_calls
+
+            self._shaped_final = shaped.complete
+            made = shaped_calls(self.context, seeds)  # (shaped values exist for calls only)
+            known = {call.key for call in self._shaped or ()}
+            self._shaped = [*(self._shaped or ()), *(call for call in made if call.key not in known)]
+        return (*seeds, *self._shaped)
 
     def propose(self, n: int) -> list[Input]:
-        seeds = self.context.seeds
         batch: list[Input] = []
-        while self._next < len(seeds) and len(batch) < n:
+        while len(batch) < n:
+            seeds = self._all_seeds()
+            if self._next >= len(seeds):
+                break
             seed = seeds[self._next]
             self._next += 1
             if seed.key in self._seen:
@@ -130,10 +153,11 @@ class SeedEngine(Engine):
                 seed if seed.how_generated else Input(seed.args, seed.kwargs, how_generated=self.name)
             )
         self._proposed += len(batch)
-        if not batch and self._next >= len(seeds):
+        if not batch and self._next >= len(self._all_seeds()) and (self._shaped_final or self.context.shaped is None):
+            shaped = f" and {len(self._shaped)} shaped by the code" if self._shaped else ""
             raise EngineCannotProceed(
                 "exhausted",
-                f"all {len(seeds)} seed inputs used ({self._proposed} proposed, "
+                f"all {len(self.context.seeds)} seed inputs{shaped} used ({self._proposed} proposed, "
                 f"{self._rejected} not meeting the preconditions, the rest duplicates)",
             )
         return batch

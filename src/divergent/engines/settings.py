@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from divergent.errors import InvalidArgument
-from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, Strategy, as_strategy
+from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, TreeStrategy, as_strategy
 
 if TYPE_CHECKING:
     from divergent.llm.chat import ChatModel
@@ -33,7 +33,7 @@ class MutationOperators(enum.StrEnum):
 class ProbeGenSettings:
     """ProbeGen's tree search: the strategy, K (samples at the first turn) and D (turns of feedback)."""
 
-    strategy: Strategy = DEFAULT_STRATEGY
+    strategy: TreeStrategy = DEFAULT_STRATEGY
     k: int = DEFAULT_K
     d: int = DEFAULT_D
 

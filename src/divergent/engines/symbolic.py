@@ -8,7 +8,11 @@ one, round-robin, for the run's seconds, and reports each diff it finds, the dif
 safe encoding of :mod:`divergent.values`; the engine rebuilds them with
 :func:`~divergent.values.decode_builtin` (never by unpickling) and proposes them like any other
 engine's inputs. The search loop runs them
-in its own workers and judges them: CrossHair's word is a candidate, never a verdict.
+in its own workers and judges them: CrossHair's word is a candidate, never a verdict. The one
+exception, "every path explored without a difference" (:meth:`~SymbolicEngine.proof`), is taken
+only when the parent vetted the sources before the runner started (:mod:`divergent.engines.provable`:
+code that can reach nothing of the runner's process, so cannot forge its account) and the runner
+ran those very sources.
 
 Needs the ``symbolic`` extra (``crosshair-tool``) and annotated parameters (CrossHair builds its
 symbolic values from the annotations); without either the engine stops as "unsupported".
@@ -24,8 +28,8 @@ from collections.abc import Callable
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.proofs import proof_limits, proof_problem
 from divergent.errors import DivergentError, EngineCannotProceed, StopReason
-from divergent.model import Input, Proof
-from divergent.programs import Signature
+from divergent.preconditions import conforms
+from divergent.records import Input, Proof
 from divergent.sandbox.isolation import choose_level
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.symbolic_process import SymbolicProcess
@@ -54,6 +58,9 @@ class SymbolicEngine(Engine):
         self._undecodable = 0
         self._preconditions: Callable[[Input], bool] | None = None
         self._proof: Proof | None = None
+        #: why an exploration of every path would be no proof here (floats, an import...); decided
+        #: from the sources before the runner starts, None when it would be one
+        self._proof_problem: str | None = None
         #: why an exploration of every path is not a proof here (floats, say), once there was one
         self.not_a_proof = ""
 
@@ -81,6 +88,17 @@ class SymbolicEngine(Engine):
         self._proposed += len(batch)
         return batch
 
+    @property
+    def explored(self) -> str:
+        """CrossHair's own work so far: paths and seconds, and whether it was still at it."""
+        if self._process is None:
+            return ""
+        progress = self._process.progress
+        text = f"CrossHair: {progress['paths']:,} paths in {progress['seconds']:.1f} s"
+        if self._process.summary is None and self._stop is None:
+            text += ", still exploring when the search ended"
+        return text
+
     def proof(self) -> Proof | None:
         """A proof of equivalence, once the runner has explored every path without a difference
         and the types and operations involved are modelled exactly (:mod:`divergent.engines.proofs`);
@@ -88,18 +106,20 @@ class SymbolicEngine(Engine):
         if self._proof is not None or self._process is None:
             return self._proof
         summary = self._process.summary
-        if summary is None or not summary["complete"] or self.not_a_proof:
+        if summary is None or not summary["claimed"] or self.not_a_proof:
             return None
         if self._proposed or self._rejected or self._undecodable or summary["diffs"] != 0:
             return None
-        context = self.context
-        problem = proof_problem(context.implementations, context.signature, context.policy)
+        problem = self._proof_problem
+        if problem is None and not summary["complete"]:
+            problem = "the runner did not run vetted sources"
         if problem is not None:
             self.not_a_proof = (
-                f"CrossHair explored every path ({summary['paths']}) without a difference, but that is no proof "
-                f"here: {problem}"
+                f"the symbolic runner reported every path explored ({summary['paths']}) without a difference, but that is "
+                f"no proof here: {problem}"
             )
             return None
+        context = self.context
         self._proof = Proof(
             engine=self.name,
             paths=summary["paths"],
@@ -132,6 +152,9 @@ class SymbolicEngine(Engine):
                 "unsupported",
                 f"symbolic execution needs annotated parameters ({', '.join(unannotated)} have none)",
             )
+        # Decided before anything runs: only code that can reach nothing of the runner's process
+        # (engines/provable.py) leaves the runner's account trustworthy enough for a proof.
+        self._proof_problem = proof_problem(context.implementations, context.signature, context.comparison)
         try:
             self._process = SymbolicProcess(
                 context.implementations,
@@ -139,6 +162,7 @@ class SymbolicEngine(Engine):
                 level=choose_level(context.isolation),
                 seconds=context.seconds if context.seconds is not None else _DEFAULT_SECONDS,
                 strategy=context.settings.symbolic_strategy,
+                vetted=self._proof_problem is None,
             )
         except DivergentError as error:  # no sandbox, no symbolic engine; the others go on
             self.close()
@@ -217,17 +241,11 @@ class SymbolicEngine(Engine):
 
 
 def _preconditions(context: EngineContext) -> Callable[[Input], bool]:
-    """The checks every proposed input must pass: the annotations (when the preconditions module is there) and
-    the user's requirement."""
-    conforms: Callable[[Input, Signature], bool] | None
-    try:
-        conforms = importlib.import_module("divergent.preconditions").conforms
-    except (ImportError, AttributeError):
-        conforms = None
+    """The checks every proposed input must pass: the annotations and the user's requirement."""
     signature, require = context.signature, context.require
 
     def check(candidate: Input) -> bool:
-        if conforms is not None and not conforms(candidate, signature):
+        if not conforms(candidate, signature):
             return False
         return require is None or bool(require(candidate))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed
-from divergent.model import AnyInput, TextInput
+from divergent.records import AnyInput, TextInput
 from divergent.sandbox.launch import Job
 
 __all__ = ["GeneratorEngine"]
@@ -30,12 +30,12 @@ class GeneratorEngine(Engine):
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
-        programs = context.programs
-        if programs is None:
+        services = context.services
+        if services is None:
             raise EngineCannotProceed("unsupported", "the generator program is for whole programs (--stdin)")
-        if programs.generator is None:
+        if services.generator is None:
             raise EngineCannotProceed("unsupported", "no generator program: pass --generator PROG")
-        self.service = programs.generator
+        self.service = services.generator
         self._next_seed = 1 + 1_000_000 * context.seed
         self._seen: set[str] = set()
         self._stale = 0

@@ -28,11 +28,11 @@ from divergent.llm.chat import Completion, Message, Usage
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
-from divergent.model import AnyInput, Observation, Outcome, OutcomeKind, TextInput
 from divergent.probegen.feedback import capped, shorten
 from divergent.probegen.session import ProbeGenSession
 from divergent.probegen.tree import ProbeNode, ProbeResult
 from divergent.programs import Signature
+from divergent.records import AnyInput, Observation, Outcome, OutcomeKind, TextInput
 from divergent.sandbox.generators import GeneratedInputs, run_generator
 
 __all__ = ["TEXT_GENERATOR_FUNCTION", "TextProbeEngine", "TextProbeGenSession", "TextRandSearchEngine"]
@@ -62,10 +62,10 @@ class TextProbeGenSession(ProbeGenSession):
     """ProbeGen's tree search over whole programs: the model yields input texts."""
 
     def __init__(self, context: EngineContext, **settings: object) -> None:
-        programs = context.programs
-        assert programs is not None
-        self.support = programs
-        self._runner = programs.open_runner()
+        services = context.services
+        assert services is not None
+        self.support = services
+        self._runner = services.open_runner()
         super().__init__(
             context.implementations, signature=Signature(), function_name=TEXT_GENERATOR_FUNCTION,
             executor=self._runner.run, **settings,  # type: ignore[arg-type]
@@ -76,7 +76,7 @@ class TextProbeGenSession(ProbeGenSession):
 
     def _task_prompt(self) -> str:
         return render_prompt(
-            "probegen_text_task", task_section=_task_section(getattr(self, "spec", None)),
+            "probegen_text_task", task_section=_task_section(self.spec),
             versions=show_sources(self.implementations), function_name=self.function_name,
         )
 
@@ -178,14 +178,14 @@ class TextProbeEngine(LLMProbeEngine):
     """ProbeGen for whole programs, in a background thread (see :mod:`divergent.engines.llm_probes`)."""
 
     def __init__(self, context: EngineContext) -> None:
-        if context.programs is None:
+        if context.services is None:
             raise EngineCannotProceed("unsupported", "this is ProbeGen for whole programs")
         super().__init__(context)
 
     def _open_session(self, accept: Callable[[Observation], bool] | None) -> TextProbeGenSession:
         context = self.context
         return TextProbeGenSession(
-            context, chat=self.chat, policy=context.policy, spec=self.model.spec, accept=accept,
+            context, chat=self.chat, comparison=context.comparison, spec=self.model.spec, accept=accept,
             limits=context.limits, isolation=context.isolation, seed=context.seed,
             should_stop=self._should_stop, on_node=self._take, store=self.model.store,
             run_parameters={"strategy": str(self.strategy), "k": self.k, "d": self.d, "engine": self.name,
@@ -199,10 +199,10 @@ class TextRandSearchEngine(RandSearchEngine):
     repair_template = "randsearch_text_repair"
 
     def __init__(self, context: EngineContext) -> None:
-        if context.programs is None:
+        if context.services is None:
             raise EngineCannotProceed("unsupported", "this is RandSearch for whole programs")
         super().__init__(context)
-        self.support = context.programs
+        self.support = context.services
         # The validator judges in _run: what reaches the queue is valid.
         self._precondition = lambda item: True
 

@@ -42,7 +42,7 @@ from divergent.engines.text_structure import (
     token_slots,
 )
 from divergent.errors import EngineCannotProceed
-from divergent.model import AnyInput, Observation, TextInput
+from divergent.records import AnyInput, Observation, TextInput
 
 __all__ = ["TextMutationEngine", "boundary_numbers", "numbers_in_text"]
 
@@ -95,7 +95,7 @@ class TextMutationEngine(Engine):
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
-        if context.programs is None:
+        if context.services is None:
             raise EngineCannotProceed("unsupported", "text mutation is for whole programs")
         self._rng = context.rng("text-mutation")
         seeds = list(context.text_seeds)
@@ -384,10 +384,10 @@ class TextMutationEngine(Engine):
             self._quiet_rounds = 0
 
     def _learn_from_validator(self) -> None:
-        programs = self.context.programs
-        if programs is None:
+        services = self.context.services
+        if services is None:
             return
-        fresh = [n for message in programs.rejection_messages() for n in numbers_in_text(message, 20)
+        fresh = [n for message in services.rejection_messages() for n in numbers_in_text(message, 20)
                  if n not in self._learned]
         if fresh:
             self._learned.update(fresh)

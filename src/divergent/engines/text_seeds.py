@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed
-from divergent.model import AnyInput, TextInput
+from divergent.records import AnyInput, TextInput
 
 __all__ = ["TextSeedEngine"]
 
@@ -20,7 +20,7 @@ class TextSeedEngine(Engine):
 
     def __init__(self, context: EngineContext) -> None:
         super().__init__(context)
-        if context.programs is None:
+        if context.services is None:
             raise EngineCannotProceed("unsupported", "the text seed engine is for whole programs")
         self._seeds = context.text_seeds
         self._next = 0

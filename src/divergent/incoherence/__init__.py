@@ -5,9 +5,11 @@
 * :mod:`~divergent.incoherence.inputs`: Gen(d), the inputs a task's programs run on;
 * :mod:`~divergent.incoherence.run`: measuring one task (all models' samples and the ground truth in
   one sandbox) into class labels per (model, task) unit;
-* :mod:`~divergent.incoherence.executors`: running task jobs on threads or on Ray
-  (:mod:`~divergent.incoherence.ray_executor`);
-* :mod:`~divergent.incoherence.study`: a stored, resumable study over tasks × models, and its summary;
+* :mod:`~divergent.incoherence.jobs`: a task's job as shipped to a worker, and the solver that
+  measures it;
+* :mod:`~divergent.incoherence.study`: a stored, resumable study over tasks × models (the benchmarks'
+  loop, :func:`divergent.bench.common.run_plan`, on threads or Ray: :mod:`divergent.executors`), and
+  its summary;
 * :mod:`~divergent.incoherence.difftrust`: the artifact's comparison (``--compat difftrust``) and
   readers of its logs.
 """

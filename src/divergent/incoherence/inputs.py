@@ -17,9 +17,9 @@ from divergent.engines.constants import Constants
 from divergent.engines.mutation import MutationEngine
 from divergent.engines.settings import EngineSettings, MutationOperators
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.model import Input
 from divergent.preconditions import conforms
 from divergent.programs import PythonFunction
+from divergent.records import Input
 
 __all__ = ["InputMode", "TaskInputs", "generate_inputs"]
 

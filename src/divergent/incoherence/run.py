@@ -23,9 +23,9 @@ from divergent.datasets import Candidate, Task
 from divergent.errors import DivergentError
 from divergent.incoherence.inputs import InputMode, generate_inputs
 from divergent.load import load_source
-from divergent.model import Input, Outcome, OutcomeKind
 from divergent.policy import EqualityPolicy
 from divergent.programs import PythonFunction, Signature
+from divergent.records import Input, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.matrix import ImplementationMatrix, MatrixDeadline
 

@@ -9,11 +9,12 @@ running anything.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from divergent.bench.common import Item, ItemProgress, RunPlan, open_run, results_envelope, run_plan
 from divergent.datasets import (
     CandidateSet,
     CandidateSource,
@@ -25,9 +26,10 @@ from divergent.datasets import (
     parse_model_spec,
 )
 from divergent.errors import InvalidArgument
+from divergent.executors.base import Executor, ThreadExecutor
 from divergent.incoherence.difftrust import DIFFTRUST_POLICY
-from divergent.incoherence.executors import run_jobs
 from divergent.incoherence.inputs import InputMode
+from divergent.incoherence.jobs import JobPayload, TaskMeasurer
 from divergent.incoherence.metrics import (
     ModelMetrics,
     RankingAgreement,
@@ -42,6 +44,15 @@ from divergent.sandbox.limits import Limits
 from divergent.store import RunRecord, Store
 
 KIND = "incoherence"
+
+
+@dataclass
+class StudyProgress(ItemProgress):
+    """The resumable loop's progress, with what loading the samples skipped."""
+
+    skipped_lines: int = 0
+    #: samples for task ids the benchmark does not have
+    unknown_tasks: int = 0
 
 
 @dataclass(frozen=True)
@@ -107,17 +118,6 @@ class StudyConfig:
         return DIFFTRUST_POLICY if self.compat == "difftrust" else DEFAULT_POLICY
 
 
-@dataclass
-class StudyProgress:
-    done: int = 0
-    total: int = 0
-    failed: int = 0
-    skipped_lines: int = 0
-    #: samples for task ids the benchmark does not have
-    unknown_tasks: int = 0
-    messages: list[str] = field(default_factory=list)
-
-
 def _load_directory(samples: Path, tasks: Sequence[Task], m: int) -> CandidateSet:
     """A model's directory (``MODEL@T/<task>/*.py``) or a directory of such model directories."""
     direct = load_candidates_dir(samples, tasks, per_task=m)
@@ -144,13 +144,15 @@ def run_study(
     jobs: int | None = 1,
     isolation: str | None = None,
     on_progress: Callable[[StudyProgress], None] | None = None,
-    executor: str = "threads",
-    address: str | None = None,
+    executor: Executor | None = None,
     live: CandidateSource | None = None,
 ) -> tuple[RunRecord, StudyProgress]:
     """Run (or resume) the study; every finished unit is in the store when this returns or is killed.
 
-    ``live`` samples the programs from a model instead of reading ``config.samples``.
+    Each task is one item of the benchmarks' resumable loop (:func:`divergent.bench.common.run_plan`),
+    filling one unit per model; ``executor`` works them (default: ``jobs`` threads). ``live``
+    samples the programs from a model instead of reading ``config.samples`` (in this process: only
+    the measuring goes to the executor).
 
     Returns the run and what happened on the way (skipped lines, unknown task ids, failures)."""
     tasks = load_tasks(config.tasks)
@@ -170,10 +172,8 @@ def run_study(
         unknown_tasks=sum(candidates.unknown_task_ids.values()),
     )
     progress.messages.extend(f"{p.path}:{p.line_number}: {p.message}" for p in [*tasks.problems, *candidates.problems][:20])
-    run = store.find_run(KIND, config.parameters())
-    run = store.resume_run(run.id) if run is not None else store.create_run(KIND, config.parameters())
-    done = store.done_keys(run.id)
-    task_jobs = []
+    run, saved = open_run(store, KIND, config.parameters())
+    dataset: list[Item[JobPayload]] = []
     for task in tasks:
         by_model = {}
         configurations = [parse_model_spec(live.label)] if live is not None else candidates.configurations()
@@ -181,9 +181,10 @@ def run_study(
             if config.models and (model, temperature) not in config.models:
                 continue
             key = unit_key(model, temperature, task.task_id)
-            progress.total += 1
-            if key in done:
+            if key in saved:  # counted here; the loop counts the units it is given
+                progress.total += 1
                 progress.done += 1
+                progress.resumed += 1
                 continue
             source = live if live is not None else candidates.source(model, temperature)
             chosen = source.candidates(task, config.m)
@@ -191,46 +192,22 @@ def run_study(
                 by_model[(model, temperature)] = chosen
             else:
                 progress.messages.append(f"{key}: fewer than 2 samples; skipped")
-                progress.total -= 1
         if by_model:
-            task_jobs.append(TaskJob(task=task, candidates=by_model))
+            job = TaskJob(task=task, candidates=by_model)
+            dataset.append(Item(task.task_id, JobPayload.pack(job),
+                                units=tuple(unit_key(m, t, task.task_id) for m, t in by_model)))
+    solver = TaskMeasurer(n=config.n, seed=config.seed, policy=config.policy, limits=Limits(timeout=config.timeout),
+                          validity=config.effective_validity, isolation=isolation, task_budget=config.task_budget,
+                          input_mode=config.inputs)
 
-    def save(job: TaskJob, results: list[UnitResult] | None, error: str, seconds: float) -> None:
-        if results is None:
-            for model, temperature in job.candidates:
-                store.save_unit(run.id, unit_key(model, temperature, job.task.task_id), {"error": error},
-                                seconds, state="error")
-                progress.failed += 1
-                progress.done += 1
-            progress.messages.append(f"{job.task.task_id}: {error}")
-        else:
-            for result in results:
-                store.save_unit(run.id, unit_key(result.model, result.temperature, job.task.task_id),
-                                result.to_json(), seconds / max(1, len(results)))
-                progress.done += 1
-        if on_progress is not None:
-            on_progress(progress)
+    def split(item: Item[JobPayload], result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+        units = [UnitResult.from_json(unit) for unit in result["units"]]
+        return {unit_key(unit.model, unit.temperature, item.key): unit.to_json() for unit in units}
 
-    try:
-        run_jobs(
-            task_jobs,
-            jobs_in_parallel=jobs,
-            on_result=save,
-            executor=executor,
-            address=address,
-            n=config.n,
-            seed=config.seed,
-            policy=config.policy,
-            limits=Limits(timeout=config.timeout),
-            validity=config.effective_validity,
-            isolation=isolation,
-            task_budget=config.task_budget,
-            input_mode=config.inputs,
-        )
-    except KeyboardInterrupt:
-        store.finish_run(run.id, "interrupted")
-        raise
-    return store.finish_run(run.id, "finished"), progress
+    plan = RunPlan(KIND, config.parameters(), dataset, solver, split=split)
+    record, _ = run_plan(store, plan, executor=executor if executor is not None else ThreadExecutor(jobs or 1),
+                         on_progress=on_progress, opened=(run, saved), progress=progress)
+    return record, progress
 
 
 @dataclass(frozen=True)
@@ -280,31 +257,35 @@ def _number(value: float | None) -> float | None:
 
 
 def summary_json(summary: StudySummary) -> dict[str, Any]:
-    """The ``--json`` document: one entry per model and temperature, plus ``ranking_spearman``."""
-    return {
-        "run": summary.run.id,
-        "status": summary.run.status,
-        "parameters": summary.run.parameters,
-        "models": [
-            {
-                "model": s.model,
-                "temperature": s.temperature,
-                "mean_error": _number(s.metrics.mean_error),
-                "mean_incoherence": _number(s.metrics.mean_incoherence),
-                "pass_at_1": _number(s.metrics.pass_at_1),
-                "spearman": _number(s.metrics.error_incoherence_spearman),
-                "detection_rate": _number(s.metrics.detection_rate),
-                "undetected_mean_error": _number(s.metrics.undetected_mean_error),
-                "tasks": [
-                    {"task_id": t.task_id, "error": _number(t.error), "incoherence": _number(t.incoherence)}
-                    for t in s.tasks
-                ],
-            }
-            for s in summary.models
-        ],
+    """The ``--json`` document: the benchmarks' envelope (:func:`divergent.bench.common.results_envelope`),
+    whose summary has one entry per model and temperature and ``ranking_spearman``, and whose items
+    are the (model, task) units. ``models``, ``ranking_spearman`` and ``failed_units`` are also at
+    the top, where readers of the first shape of this document find them."""
+    models = [
+        {
+            "model": s.model,
+            "temperature": s.temperature,
+            "mean_error": _number(s.metrics.mean_error),
+            "mean_incoherence": _number(s.metrics.mean_incoherence),
+            "pass_at_1": _number(s.metrics.pass_at_1),
+            "spearman": _number(s.metrics.error_incoherence_spearman),
+            "detection_rate": _number(s.metrics.detection_rate),
+            "undetected_mean_error": _number(s.metrics.undetected_mean_error),
+            "tasks": [
+                {"task_id": t.task_id, "error": _number(t.error), "incoherence": _number(t.incoherence)}
+                for t in s.tasks
+            ],
+        }
+        for s in summary.models
+    ]
+    headline = {
+        "models": models,
         "ranking_spearman": _number(summary.ranking.ranking_spearman) if summary.ranking else None,
         "failed_units": summary.failed_units,
     }
+    items = [{"key": unit_key(entry["model"], entry["temperature"], task["task_id"]), "model": entry["model"],
+              "temperature": entry["temperature"], **task} for entry in models for task in entry["tasks"]]
+    return {**results_envelope("incoherence", summary.run, summary=headline, items=items), **headline}
 
 
 def model_specs(text: str | None) -> tuple[tuple[str, float], ...] | None:

@@ -42,7 +42,7 @@ from divergent.errors import InvalidArgument, LLMCacheMiss, LLMError, LLMUnavail
 from divergent.llm.chat import Completion, Message, Usage
 from divergent.llm.config import LLMSettings
 from divergent.llm.costs import completion_cost, price_for
-from divergent.store import Store
+from divergent.store import Store, default_store_path
 from divergent.store.schema import canonical_json
 
 __all__ = ["CACHE_FORMAT", "LLMClient", "request_key"]
@@ -112,6 +112,12 @@ class LLMClient:
     @property
     def model(self) -> str:
         return self.settings.model
+
+    @property
+    def store_path(self) -> Path:
+        """The store holding this client's response cache (where another process's client must look
+        to share it)."""
+        return self._store_path if self._store_path is not None else default_store_path()
 
     @property
     def price_known(self) -> bool:

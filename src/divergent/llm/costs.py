@@ -70,12 +70,4 @@ def completion_cost(
     return price.cost(prompt_tokens, completion_tokens) if price is not None else 0.0
 
 
-def describe_price(model: str, overrides: Mapping[str, Price] | None = None) -> str:
-    """One line for reports: the price used, or that costs show as $0 because none is known."""
-    price = price_for(model, overrides)
-    if price is None:
-        return (
-            f"no price known for model {model!r}: costs show as $0 "
-            f'(set [llm.prices."{model}"] input/output in the config file)'
-        )
-    return f"{model}: ${price.input:g} input, ${price.output:g} output per million tokens"
+

@@ -1,6 +1,8 @@
 """The prompts every language-model feature sends: one template syntax, one way to show sources.
 
-Templates are files (data, not code) in ``llm/prompts/*.txt``, all in :class:`string.Template` syntax:
+Templates are files (data, not code), all in :class:`string.Template` syntax, loaded through
+:class:`Templates`: the language-model features' in ``llm/prompts/*.txt``, each benchmark's with its
+harness (``bench/<name>/templates/*.txt``).
 ``$name`` or ``${name}`` is a placeholder and ``$$`` a dollar sign, so the Python code and JSON the
 prompts show keep their braces as written. :func:`render` fills one in and names a placeholder the
 caller did not give; values are inserted as they are (a ``$`` or ``{`` in a value stays literal).
@@ -14,8 +16,8 @@ What a call cost is :meth:`divergent.llm.chat.Completion.usage` (one accounting 
 
 from __future__ import annotations
 
-import functools
 import importlib.resources
+import threading
 from collections.abc import Callable, Sequence
 from string import Template
 from typing import TYPE_CHECKING
@@ -23,10 +25,12 @@ from typing import TYPE_CHECKING
 from divergent.errors import InvalidArgument
 
 if TYPE_CHECKING:
-    from divergent.programs import Program as PythonFunction
+    from divergent.programs import Program
 
 __all__ = [
+    "LLM_TEMPLATES",
     "MAX_SOURCE_CHARS",
+    "Templates",
     "render",
     "show_source",
     "show_sources",
@@ -39,32 +43,76 @@ __all__ = [
 MAX_SOURCE_CHARS = 12_000
 
 
-@functools.cache
+class Templates:
+    """A directory of prompt templates inside a package: ``<package>/<directory>/<name>.txt``.
+
+    The one way every prompt is loaded: the language-model features' own templates are
+    :data:`LLM_TEMPLATES` (``llm/prompts/``), and each benchmark's live with its harness
+    (``bench/<name>/templates/``, through its own :class:`Templates`). A template is read once."""
+
+    def __init__(self, package: str, directory: str = "templates") -> None:
+        self.package = package
+        self.directory = directory
+        self._read: dict[str, Template] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def where(self) -> str:
+        return f"{self.package.removeprefix('divergent.').replace('.', '/')}/{self.directory}"
+
+    def names(self) -> list[str]:
+        """The templates it holds, by name."""
+        folder = importlib.resources.files(self.package) / self.directory
+        return sorted(entry.name.removesuffix(".txt") for entry in folder.iterdir() if entry.name.endswith(".txt"))
+
+    def files(self) -> list[tuple[str, bytes]]:
+        """(name, bytes) of every template, by name (what a digest of the wording reads)."""
+        folder = importlib.resources.files(self.package) / self.directory
+        return [(name, (folder / f"{name}.txt").read_bytes()) for name in self.names()]
+
+    def template(self, name: str) -> Template:
+        """The template ``<name>.txt`` (read once)."""
+        with self._lock:
+            found = self._read.get(name)
+        if found is not None:
+            return found
+        resource = importlib.resources.files(self.package) / self.directory / f"{name}.txt"
+        try:
+            text = resource.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InvalidArgument(f"no prompt template {name!r} ({self.where}/{name}.txt)") from None
+        with self._lock:
+            return self._read.setdefault(name, Template(text))
+
+    def render(self, name: str, /, **values: object) -> str:
+        """The template ``name`` with its placeholders filled from ``values``.
+
+        Raises InvalidArgument naming the placeholder when the template uses one that ``values``
+        lacks, or when a ``$`` in the template starts no placeholder (write ``$$`` for a dollar sign).
+        """
+        try:
+            return self.template(name).substitute(values)
+        except KeyError as error:
+            given = ", ".join(sorted(values)) or "none"
+            raise InvalidArgument(
+                f"prompt template {name!r} needs ${error.args[0]}, which was not given (given: {given})"
+            ) from None
+        except ValueError as error:  # "Invalid placeholder in string: line 3, col 5"
+            raise InvalidArgument(f"prompt template {name!r}: {error} (write $$ for a dollar sign)") from None
+
+
+#: the templates of the language-model features (ProbeGen, RandSearch, the filter, live sampling)
+LLM_TEMPLATES = Templates("divergent.llm", "prompts")
+
+
 def template(name: str) -> Template:
     """The template ``llm/prompts/<name>.txt`` (read once)."""
-    resource = importlib.resources.files("divergent.llm") / "prompts" / f"{name}.txt"
-    try:
-        text = resource.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidArgument(f"no prompt template {name!r} (llm/prompts/{name}.txt)") from None
-    return Template(text)
+    return LLM_TEMPLATES.template(name)
 
 
-def render(name: str, **values: object) -> str:
-    """The template ``name`` with its placeholders filled from ``values``.
-
-    Raises InvalidArgument naming the placeholder when the template uses one that ``values`` lacks,
-    or when a ``$`` in the template starts no placeholder (write ``$$`` for a dollar sign).
-    """
-    try:
-        return template(name).substitute(values)
-    except KeyError as error:
-        given = ", ".join(sorted(values)) or "none"
-        raise InvalidArgument(
-            f"prompt template {name!r} needs ${error.args[0]}, which was not given (given: {given})"
-        ) from None
-    except ValueError as error:  # "Invalid placeholder in string: line 3, col 5"
-        raise InvalidArgument(f"prompt template {name!r}: {error} (write $$ for a dollar sign)") from None
+def render(name: str, /, **values: object) -> str:
+    """``llm/prompts/<name>.txt`` filled in (:meth:`Templates.render`)."""
+    return LLM_TEMPLATES.render(name, **values)
 
 
 #: the fence of each language of whole programs (``divergent.programs.Language``)
@@ -83,16 +131,16 @@ def show_source(source: str, language: str = "python") -> str:
     return f"```{_FENCES.get(language, '')}\n{shown}\n```"
 
 
-def version_heading(index: int, implementation: PythonFunction) -> str:
+def version_heading(index: int, implementation: Program) -> str:
     """``**Version 1** (`label`)``: how ProbeGen and RandSearch name the implementations (``index``
     counts from 0)."""
     return f"**Version {index + 1}** (`{implementation.label}`)"
 
 
 def show_sources(
-    implementations: Sequence[PythonFunction],
+    implementations: Sequence[Program],
     *,
-    heading: Callable[[int, PythonFunction], str] = version_heading,
+    heading: Callable[[int, Program], str] = version_heading,
 ) -> str:
     """Every implementation's source under its heading (``heading(index, implementation)``), each
     as :func:`show_source` shows it, separated by blank lines."""

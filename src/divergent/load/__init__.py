@@ -14,14 +14,13 @@ The rooms:
 * :mod:`~divergent.load.signatures`: signatures from the AST, the common signature;
 * :mod:`~divergent.load.literals`: the literal-only evaluator;
 * :mod:`~divergent.load.seeds`: seed inputs from files, doctests and asserts;
-* :mod:`~divergent.load.programs`: whole programs (C, C++, Java, Python scripts, executables).
+* :mod:`~divergent.load.whole_programs`: whole programs (C, C++, Java, Python scripts, executables).
 """
 
 from __future__ import annotations
 
 from divergent.load.callables import load_callable
 from divergent.load.literals import evaluate_literal
-from divergent.load.programs import load_program, load_program_source, names_whole_program
 from divergent.load.python_files import load_implementation, load_source
 from divergent.load.seeds import Seeds, fit_seeds, seeds_from_asserts, seeds_from_docstring, seeds_from_file
 from divergent.load.signatures import (
@@ -31,6 +30,7 @@ from divergent.load.signatures import (
     signature_from_ast,
 )
 from divergent.load.targets import Target, parse_target
+from divergent.load.whole_programs import load_program, load_program_source, names_whole_program
 
 __all__ = [
     "Seeds",

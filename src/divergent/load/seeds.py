@@ -19,8 +19,8 @@ from divergent.annotations import dotted_name
 from divergent.errors import InvalidArgument
 from divergent.load.literals import LITERAL_CONSTRUCTORS, NotLiteral, evaluate_literal_node
 from divergent.load.python_files import top_level_functions
-from divergent.model import Input
 from divergent.programs import ParameterKind, PythonFunction, Signature
+from divergent.records import Input
 
 __all__ = ["Seeds", "fit_seeds", "seeds_from_asserts", "seeds_from_docstring", "seeds_from_file"]
 

@@ -7,13 +7,13 @@ Annotations are resolved by the safe resolver of :mod:`divergent.annotations`; n
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from divergent.annotations import analyze_annotation, resolve_annotation
 from divergent.errors import InvalidArgument, MissingSeeds, SignatureMismatch
-from divergent.model import Input
 from divergent.programs import Parameter, ParameterKind, PythonFunction, Signature
+from divergent.records import Input
 
 __all__ = [
     "FunctionNode",
@@ -197,11 +197,12 @@ def annotation_warnings(signature: Signature) -> list[str]:
     return warnings
 
 
-def check_generatable(signature: Signature, seeds: Sequence[Input]) -> None:
-    """Raise MissingSeeds when inputs cannot be generated: unannotated required parameters and no seeds."""
+def check_generatable(signature: Signature, seeds: Sequence[Input], inferred: Collection[str] = ()) -> None:
+    """Raise MissingSeeds when inputs cannot be generated: unannotated required parameters (whose
+    kind the code's uses do not tell: ``inferred``) and no seeds."""
     if seeds:
         return
-    unannotated = [p.name for p in signature.required if not p.annotated]
+    unannotated = [p.name for p in signature.required if not p.annotated and p.name not in inferred]
     if not unannotated:
         return
     plural = len(unannotated) > 1

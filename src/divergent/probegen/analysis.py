@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 
 from divergent.errors import InvalidArgument
 from divergent.probegen.strategies import (
-    Strategy,
+    TreeStrategy,
     branching_schedule,
     max_calls,
     schedule_calls,
@@ -264,7 +264,7 @@ COST_MEASURES = ("calls", "expected_calls", "tokens")
 class StrategyPoint:
     """One (strategy, K, D): its cost and its success probability averaged over the trees."""
 
-    strategy: Strategy
+    strategy: TreeStrategy
     k: int
     depth: int
     schedule: tuple[int, ...]
@@ -297,7 +297,7 @@ class StrategyPoint:
 @dataclass(frozen=True)
 class StrategyAnalysis:
     points: list[StrategyPoint]
-    fronts: dict[Strategy, list[StrategyPoint]]
+    fronts: dict[TreeStrategy, list[StrategyPoint]]
     #: the Pareto front over all strategies together
     overall_front: list[StrategyPoint]
     cost_measure: str
@@ -339,7 +339,7 @@ def cheapest_reaching(front: Sequence[StrategyPoint], target: float, measure: st
 
 def analyze(
     trees: Sequence[ProbeTree],
-    strategies: Sequence[Strategy] = tuple(Strategy),
+    strategies: Sequence[TreeStrategy] = tuple(TreeStrategy),
     *,
     max_k: int | None = None,
     max_depth: int | None = None,
@@ -417,7 +417,7 @@ def _standard_error(values: Sequence[float]) -> float:
     return math.sqrt(variance / len(values))
 
 
-def cost_table(strategies: Sequence[Strategy], k_values: Sequence[int], depths: Sequence[int]) -> list[dict[str, Any]]:
+def cost_table(strategies: Sequence[TreeStrategy], k_values: Sequence[int], depths: Sequence[int]) -> list[dict[str, Any]]:
     """The most LLM calls per strategy, K and D: rows ``{"strategy", "K", "D", "schedule", "calls"}``."""
     return [
         {"strategy": strategy_name(strategy), "K": k, "D": depth, "schedule": branching_schedule(strategy, k, depth),

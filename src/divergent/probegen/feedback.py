@@ -10,9 +10,9 @@ try again, fix the generator, or — after a difference the filter judged irrele
 from __future__ import annotations
 
 from divergent.llm.prompts import render as render_prompt
-from divergent.model import Observation, Outcome, OutcomeKind
 from divergent.probegen.tree import ProbeNode, ProbeResult
 from divergent.programs import Signature
+from divergent.records import Observation, Outcome, OutcomeKind
 from divergent.sandbox.generators import GeneratedInputs
 from divergent.values import render
 

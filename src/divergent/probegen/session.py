@@ -12,7 +12,7 @@ One node of the tree is one model call::
       → answer → code (:func:`divergent.llm.extract.extract_code`)
       → generator run in the sandbox (:func:`divergent.sandbox.generators.run_generator`)
       → inputs checked against the annotations and the precondition
-      → run on every implementation → compared with the equality policy
+      → run on every implementation → compared (the search's comparison)
       → differentiating?  ─ yes, and ``accept(observation)`` agrees → a success (a leaf)
                           └ no → feedback, the prompt of its children
 
@@ -47,26 +47,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LLMError
 from divergent.llm.chat import ChatModel, Completion, Message, Usage
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
-from divergent.model import Input, Observation, Outcome
-from divergent.policy import DEFAULT_POLICY, EqualityPolicy
+from divergent.policy import DEFAULT_POLICY
 from divergent.preconditions import nonconformity
 from divergent.probegen.feedback import feedback, rendered_outputs, shorten
 from divergent.probegen.strategies import (
     DEFAULT_D,
     DEFAULT_K,
     DEFAULT_STRATEGY,
-    Strategy,
+    TreeStrategy,
     as_strategy,
     branching,
     max_calls,
 )
 from divergent.probegen.tree import ProbeNode, ProbeResult, ProbeTree, write_tree
-from divergent.programs import PythonFunction, Signature
+from divergent.programs import Program, Signature
+from divergent.records import Input, Observation, Outcome
 from divergent.sandbox.generators import DEFAULT_FUNCTION, run_generator
 from divergent.sandbox.limits import Limits
 
@@ -100,11 +101,12 @@ class ProbeGenResult:
 
 
 class ProbeGenSession:
-    """A ProbeGen search tree over some implementations, grown call by call.
+    """A ProbeGen search tree over some programs, grown call by call.
 
-    ``executor`` runs inputs on every implementation (e.g. a :class:`~divergent.sandbox.pool.WorkerPool`'s
-    ``run``); without one the session starts its own pool (``limits``, ``isolation``) on first use
-    and closes it in :meth:`close`. ``requirement`` is the precondition on inputs (annotations are
+    ``executor`` runs inputs on every program (a runner's ``run``) and ``signature`` is what the
+    generators' inputs must fit; without them the programs are Python functions: the session reads
+    the first one's signature and starts its own worker pool (``limits``, ``isolation``) on first
+    use, closed in :meth:`close`. ``comparison`` compares the outcomes. ``requirement`` is the precondition on inputs (annotations are
     always checked). ``accept`` decides whether a differentiating input counts (the spurious
     filter's hook); without it every one does. ``store``: a :class:`~divergent.store.Store`, a
     path, None for the default store, or False to keep nothing. ``should_stop`` is asked between
@@ -113,11 +115,11 @@ class ProbeGenSession:
 
     def __init__(
         self,
-        implementations: Sequence[PythonFunction],
+        implementations: Sequence[Program],
         *,
         chat: ChatModel,
         signature: Signature | None = None,
-        policy: EqualityPolicy = DEFAULT_POLICY,
+        comparison: Comparison = DEFAULT_POLICY,
         spec: str | None = None,
         requirement: Callable[[Input], bool] | None = None,
         accept: AcceptHook | None = None,
@@ -143,10 +145,11 @@ class ProbeGenSession:
         if not 0.0 <= temperature <= 2.0:
             raise InvalidArgument(f"temperature={temperature!r} must be between 0 and 2")
         self.implementations = tuple(implementations)
-        self.signature = signature if signature is not None else self.implementations[0].signature
+        # (without a signature and an executor the programs are Python functions: see the class)
+        self.signature = signature if signature is not None else self.implementations[0].signature  # type: ignore[attr-defined]
         self.function = self.implementations[0].display_name
         self.chat = chat
-        self.policy = policy
+        self.comparison = comparison
         self.spec = spec.strip() if spec and spec.strip() else None
         self.requirement = requirement
         self.accept = accept
@@ -332,13 +335,13 @@ class ProbeGenSession:
                 from divergent.sandbox.pool import WorkerPool
 
                 self._own_pool = WorkerPool(
-                    self.implementations, limits=self.limits, isolation=self.isolation,
-                    compare_mutation=self.policy.compare_mutation,
+                    self.implementations, limits=self.limits, isolation=self.isolation,  # type: ignore[arg-type]
+                    compare_mutation=self.comparison.record_arguments,
                 )
             executor = self._own_pool.run
         results = executor(inputs)
         return [
-            None if outcomes is None else self.policy.observe(item, tuple(outcomes))
+            None if outcomes is None else self.comparison.observe(item, tuple(outcomes))
             for item, outcomes in zip(inputs, results, strict=True)
         ]
 
@@ -348,7 +351,7 @@ class ProbeGenSession:
     # -- search -------------------------------------------------------------------------------------
 
     def search(
-        self, *, strategy: Strategy | str = DEFAULT_STRATEGY, k: int = DEFAULT_K, d: int = DEFAULT_D
+        self, *, strategy: TreeStrategy | str = DEFAULT_STRATEGY, k: int = DEFAULT_K, d: int = DEFAULT_D
     ) -> ProbeGenResult:
         """Breadth first under ``strategy`` up to depth ``d``, stopping at the first success.
 
@@ -376,7 +379,7 @@ class ProbeGenSession:
             frontier = next_frontier
         return self._result(None, "exhausted")
 
-    def sample_tree(self, *, strategy: Strategy | str = Strategy.FULL, k: int = 5, d: int = 5) -> ProbeNode:
+    def sample_tree(self, *, strategy: TreeStrategy | str = TreeStrategy.FULL, k: int = 5, d: int = 5) -> ProbeNode:
         """The whole tree under ``strategy`` (successes are leaves), for the search-strategy
         analysis (Sec. 4.1 samples Full with K = D = 5). Returns the root."""
         strategy = as_strategy(strategy)

@@ -18,7 +18,7 @@ __all__ = [
     "DEFAULT_D",
     "DEFAULT_K",
     "DEFAULT_STRATEGY",
-    "Strategy",
+    "TreeStrategy",
     "as_strategy",
     "branching",
     "branching_schedule",
@@ -32,7 +32,7 @@ DEFAULT_K = 3
 DEFAULT_D = 4
 
 
-class Strategy(enum.StrEnum):
+class TreeStrategy(enum.StrEnum):
     """How many children a node gets at each depth (Sec. 4.1)."""
 
     FULL = "full"
@@ -43,40 +43,40 @@ class Strategy(enum.StrEnum):
     DOUBLING = "doubling"
 
 
-DEFAULT_STRATEGY = Strategy.DECREASING
+DEFAULT_STRATEGY = TreeStrategy.DECREASING
 
 
-def as_strategy(value: Strategy | str) -> Strategy:
+def as_strategy(value: TreeStrategy | str) -> TreeStrategy:
     """The strategy named ``value`` (any case); InvalidArgument listing the choices otherwise."""
     try:
-        return Strategy(str(value).lower())
+        return TreeStrategy(str(value).lower())
     except ValueError:
         raise InvalidArgument(
-            f"strategy {value!r}: choose from {', '.join(s.value for s in Strategy)}"
+            f"strategy {value!r}: choose from {', '.join(s.value for s in TreeStrategy)}"
         ) from None
 
 
-def branching(strategy: Strategy | str, k: int, depth: int) -> int:
+def branching(strategy: TreeStrategy | str, k: int, depth: int) -> int:
     """Children of a node at ``depth`` (the root is depth 0) under ``strategy`` with parameter ``k``."""
     strategy = as_strategy(strategy)
     if k < 1:
         raise InvalidArgument(f"K={k!r} must be >= 1")
     if depth < 0:
         raise InvalidArgument(f"depth={depth!r} must be >= 0")
-    if strategy is Strategy.FULL:
+    if strategy is TreeStrategy.FULL:
         return k
-    if strategy is Strategy.TOP:
+    if strategy is TreeStrategy.TOP:
         return k if depth == 0 else 1
-    if strategy is Strategy.DECREASING:
+    if strategy is TreeStrategy.DECREASING:
         return max(1, k - depth)
-    if strategy is Strategy.INCREASING:
+    if strategy is TreeStrategy.INCREASING:
         return k + depth
-    if strategy is Strategy.HALVING:
+    if strategy is TreeStrategy.HALVING:
         return max(1, k >> depth)
     return k << depth  # doubling
 
 
-def branching_schedule(strategy: Strategy | str, k: int, depth: int) -> tuple[int, ...]:
+def branching_schedule(strategy: TreeStrategy | str, k: int, depth: int) -> tuple[int, ...]:
     """The number of children taken at depths 1..``depth`` (entry ``d - 1`` is the branching under a
     node at depth ``d - 1``; the root, depth 0, is the initial prompt), as the search makes them."""
     if k < 1 or depth < 1:
@@ -93,7 +93,7 @@ def schedule_calls(schedule: Sequence[int]) -> int:
     return calls
 
 
-def max_calls(strategy: Strategy | str, k: int, d: int) -> int:
+def max_calls(strategy: TreeStrategy | str, k: int, d: int) -> int:
     """Model calls of a full tree of depth ``d``: the most a search with this strategy, ``K`` and
     ``D`` makes (no counterexample found)."""
     if d < 1:
@@ -101,23 +101,23 @@ def max_calls(strategy: Strategy | str, k: int, d: int) -> int:
     return schedule_calls(tuple(branching(strategy, k, depth) for depth in range(d)))
 
 
-def strategy_name(strategy: Strategy | str) -> str:
+def strategy_name(strategy: TreeStrategy | str) -> str:
     """The name shown in tables, plots and JSON: "Full", "Decreasing", ..."""
-    return Strategy(str(strategy).lower()).value.capitalize()
+    return TreeStrategy(str(strategy).lower()).value.capitalize()
 
 
-def parse_strategies(text: str) -> list[Strategy]:
+def parse_strategies(text: str) -> list[TreeStrategy]:
     """``all`` or a comma-separated list of strategy names (any case)."""
     if text.strip().lower() == "all":
-        return list(Strategy)
-    by_name = {strategy.value: strategy for strategy in Strategy}
-    chosen: list[Strategy] = []
+        return list(TreeStrategy)
+    by_name = {strategy.value: strategy for strategy in TreeStrategy}
+    chosen: list[TreeStrategy] = []
     for name in (part.strip() for part in text.split(",")):
         if not name:
             continue
         strategy = by_name.get(name.lower())
         if strategy is None:
-            names = ", ".join(strategy_name(s) for s in Strategy)
+            names = ", ".join(strategy_name(s) for s in TreeStrategy)
             raise InvalidArgument(f"unknown strategy {name!r}: choose all or from {names}")
         if strategy not in chosen:
             chosen.append(strategy)

@@ -47,7 +47,7 @@ from typing import Any
 
 from divergent.errors import InvalidArgument
 from divergent.llm.chat import Usage
-from divergent.model import Input, Observation
+from divergent.records import Input, Observation
 
 __all__ = [
     "TREE_FORMAT",

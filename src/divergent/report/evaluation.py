@@ -1,12 +1,12 @@
 """Blocks every benchmark report shares: accuracy per category, a bias table, a confusion matrix,
 and the overlap of what several strategies solved.
 
-A benchmark harness (``divergent bench ...``) turns its results into :class:`Judgement` records
+A benchmark harness (``divergent bench ...``) turns its results into :class:`ScoredAnswer` records
 (one per item and judge: the true label and the predicted one) and/or sets of solved items per
 strategy, calls these functions for blocks, and hands the blocks to
 :func:`divergent.report.html.bench_page` (see docs/reports.md)::
 
-    judgements = [Judgement(item="p1", category="dce", truth="equivalent", predicted="inequivalent",
+    judgements = [ScoredAnswer(item="p1", category="dce", truth="equivalent", predicted="inequivalent",
                             judge="gpt-4o-mini"), ...]
     page = bench_page("EquiBench", banner, [
         Section("Accuracy", (accuracy_by_category(judgements),)),
@@ -30,7 +30,7 @@ NO_ANSWER = "no answer"
 
 
 @dataclass(frozen=True)
-class Judgement:
+class ScoredAnswer:
     """One judge's answer on one benchmark item."""
 
     item: str
@@ -45,23 +45,23 @@ class Judgement:
         return self.predicted is not None and self.predicted == self.truth
 
 
-def judges_of(judgements: Iterable[Judgement]) -> list[str]:
+def judges_of(judgements: Iterable[ScoredAnswer]) -> list[str]:
     """The judges in order of first appearance."""
     return list(dict.fromkeys(j.judge for j in judgements))
 
 
-def _categories(judgements: Sequence[Judgement]) -> list[str]:
+def _categories(judgements: Sequence[ScoredAnswer]) -> list[str]:
     return list(dict.fromkeys(j.category for j in judgements))
 
 
-def accuracy(judgements: Iterable[Judgement]) -> float | None:
+def accuracy(judgements: Iterable[ScoredAnswer]) -> float | None:
     """The share of correct answers (None for no judgement)."""
     items = list(judgements)
     return sum(j.correct for j in items) / len(items) if items else None
 
 
 def accuracy_by_category(
-    judgements: Sequence[Judgement], *, title: str = "Accuracy per category", overall: bool = True
+    judgements: Sequence[ScoredAnswer], *, title: str = "Accuracy per category", overall: bool = True
 ) -> Chart:
     """Bars of accuracy per category (and overall), one bar per judge."""
     if not judgements:
@@ -83,7 +83,7 @@ def accuracy_by_category(
 
 
 def confusion_matrix(
-    judgements: Sequence[Judgement], *, judge: str | None = None, labels: Sequence[str] | None = None,
+    judgements: Sequence[ScoredAnswer], *, judge: str | None = None, labels: Sequence[str] | None = None,
     title: str = "",
 ) -> Chart:
     """Counts of (true label, predicted label) for one judge (the first when ``judge`` is None);
@@ -109,12 +109,12 @@ def confusion_matrix(
                          xlabel="predicted", ylabel="true")
 
 
-def bias_table(judgements: Sequence[Judgement], *, positive: str, title: str = "", column: str = "judge") -> Table:
+def bias_table(judgements: Sequence[ScoredAnswer], *, positive: str, title: str = "", column: str = "judge") -> Table:
     """Per judge: how often it answers ``positive`` against how often that is the truth.
 
     ``bias`` = predicted share − true share of ``positive``: above 0 the judge leans to ``positive``
     (e.g. calls too many pairs equivalent), below 0 away from it. ``column`` heads the first column
-    (a harness with one judge may put a category in ``Judgement.judge`` for a row per category)."""
+    (a harness with one judge may put a category in ``ScoredAnswer.judge`` for a row per category)."""
     rows = []
     for judge in judges_of(judgements):
         mine = [j for j in judgements if j.judge == judge]

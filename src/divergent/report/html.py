@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from divergent.errors import InvalidArgument
-from divergent.model import Report
+from divergent.records import Report
 from divergent.report.blocks import Page, cell_text
 from divergent.report.pages import check_page, cluster_page
 from divergent.report.studies import bench_page, incoherence_page, probegen_page
+from divergent.report.terminal import escaped_file
 
 __all__ = [
     "bench_page",
@@ -67,7 +68,8 @@ def render_html(page: Page) -> str:
 
     if any(chart.svg is None for chart in page.charts()) and MISSING_CHARTS not in page.footnotes:
         page = replace(page, footnotes=(*page.footnotes, MISSING_CHARTS))
-    return _environment().get_template("page.html.j2").render(page=page, version=__version__)
+    # a program's output, a file name or a label may hold ESC, OSC 8/52 or a bidi override
+    return escaped_file(_environment().get_template("page.html.j2").render(page=page, version=__version__))
 
 
 def write_html(page: Page, path: str | Path) -> Path:

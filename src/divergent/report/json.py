@@ -10,23 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from divergent.model import Counterexample, FilterVerdict, Outcome, Report, TextInput
-from divergent.report.programs import is_program_report, program_counterexample_json, program_outcome_json
-from divergent.values import encode, json_safe
-
-
-def outcome_json(label: str, outcome: Outcome) -> dict[str, Any]:
-    data: dict[str, Any] = {"impl": label, "kind": outcome.kind.value, "value": outcome.describe()}
-    if outcome.hang:
-        data["hang"] = True
-    if outcome.exception is not None:
-        data["exception"] = {"type": outcome.exception.type_name, "message": outcome.exception.message}
-    if outcome.stdout:
-        data["stdout"] = outcome.stdout
-    if outcome.args_after is not None:
-        data["args_after"] = json_safe(outcome.args_after)
-    data["seconds"] = round(outcome.seconds, 6)
-    return data
+from divergent.records import FilterVerdict, Outcome, Report
+from divergent.report.presentation import Presentation, ReportExtras, presentation_of
 
 
 def filter_json(verdict: FilterVerdict | None) -> dict[str, Any] | None:
@@ -42,72 +27,54 @@ def filter_json(verdict: FilterVerdict | None) -> dict[str, Any] | None:
 
 
 def outcomes_json(
-    labels: tuple[str, ...], outcomes: tuple[Outcome, ...], classes: tuple[tuple[int, ...], ...], *,
-    programs: bool = False,
+    labels: Sequence[str], outcomes: Sequence[Outcome], classes: tuple[tuple[int, ...], ...], presentation: Presentation,
 ) -> list[dict[str, Any]]:
     """Each implementation's outcome, with ``class``: the 1-based number of its behaviour class on
-    this input (equal numbers, equal behaviour). ``programs``: whole programs' runs."""
+    this input (equal numbers, equal behaviour)."""
     class_of = {i: number for number, members in enumerate(classes, 1) for i in members}
-    one = program_outcome_json if programs else outcome_json
     return [
-        {**one(label, outcome), "class": class_of.get(i)}
+        {**presentation.outcome_json(label, outcome), "class": class_of.get(i)}
         for i, (label, outcome) in enumerate(zip(labels, outcomes, strict=True))
     ]
 
 
-def counterexample_json(cx: Counterexample, labels: tuple[str, ...]) -> dict[str, Any]:
-    return {
-        "call": cx.call,
-        "args": [json_safe(encode(a)) for a in cx.input.args],
-        "kwargs": {k: json_safe(encode(v)) for k, v in cx.input.kwargs.items()},
-        "outcomes": outcomes_json(labels, cx.outcomes, cx.classes),
-        "original_call": cx.original.call(cx.function_name),
-        # the calls shrinking moved through after original_call, ending with call
-        "shrink_steps": [step.call(cx.function_name) for step in cx.shrink_steps],
-        "engine": cx.engine,
-        "filter": filter_json(cx.filter),
-    }
-
-
-def splits_json(report: Report, function_name: str) -> list[dict[str, Any]]:
+def splits_json(report: Report, function_name: str, presentation: Presentation | None = None) -> list[dict[str, Any]]:
     labels = report.implementations
-    programs = is_program_report(report)
+    presentation = presentation or presentation_of(report)
     return [
         {
             "call": split.input.call(function_name),
             "engine": split.engine,
             "classes": [[labels[i] for i in members] for members in split.classes],
-            "outcomes": outcomes_json(labels, split.outcomes, split.classes, programs=programs),
+            "outcomes": outcomes_json(labels, split.outcomes, split.classes, presentation),
             "filter": filter_json(split.filter),
         }
         for split in report.splits
     ]
 
 
-def report_json(report: Report, function_name: str = "f", *, input_file: str | None = None,
-                reproduce: Sequence[str] = ()) -> dict[str, Any]:
-    """The report as the JSON contract has it. Whole programs (docs/cli.md): the counterexample has
-    ``stdin`` (and ``input_file``, ``reproduce`` when given) instead of ``args``; each outcome
-    ``kind``, ``stdout``, ``exit_code`` or ``signal``, ``seconds``."""
+def report_json(report: Report, function_name: str = "f", *, extras: ReportExtras | None = None) -> dict[str, Any]:
+    """The report as the JSON contract has it (docs/cli.md); its kind's presentation writes the
+    counterexample and the outcomes: a call's ``args``/``kwargs``, or a whole program's ``stdin``
+    (and ``input_file``, ``reproduce`` from ``extras``), each outcome's ``kind``, ``stdout``,
+    ``exit_code`` or ``signal``, ``seconds``."""
+    presentation = presentation_of(report)
+    extras = extras or ReportExtras()
     labels = report.implementations
     if report.counterexample is not None:
         function_name = report.counterexample.function_name
     counterexample = None
-    if report.counterexample is not None and is_program_report(report):
-        counterexample = program_counterexample_json(report.counterexample, labels, input_file=input_file,
-                                                     reproduce=reproduce)
-    elif report.counterexample is not None:
-        counterexample = counterexample_json(report.counterexample, labels)
+    if report.counterexample is not None:
+        counterexample = presentation.counterexample_json(report.counterexample, labels, extras)
     return {
         "verdict": report.verdict.value,
+        # the kind of programs compared ("python-function", "stdin-program", ...)
+        "kind": report.kind,
         "counterexample": counterexample,
         "classes": [[labels[i] for i in members] for members in report.classes],
-        "splits": splits_json(report, function_name),
+        "splits": splits_json(report, function_name, presentation),
         # confirmed differences the spurious-counterexample filter judged irrelevant (not counted)
-        "filtered_out": [
-            program_counterexample_json(cx, labels) if isinstance(cx.input, TextInput) else counterexample_json(cx, labels)
-            for cx in report.filtered_out
-        ],
+        "filtered_out": [presentation.counterexample_json(cx, labels, ReportExtras()) for cx in report.filtered_out],
         "engine": report.counterexample.engine if report.counterexample else None,
         "seconds": report.seconds,
         "executions": report.executions,
@@ -119,7 +86,7 @@ def report_json(report: Report, function_name: str = "f", *, input_file: str | N
         "engines": [
             {
                 "name": s.name, "inputs": s.inputs, "executions": s.executions, "seconds": s.seconds,
-                "novel": s.novel, "divergences": s.divergences, "stopped": s.stopped,
+                "novel": s.novel, "divergences": s.divergences, "stopped": s.stopped, "explored": s.explored,
             }
             for s in report.engines
         ],
@@ -137,6 +104,8 @@ def report_json(report: Report, function_name: str = "f", *, input_file: str | N
             else None
         ),
         "error": report.error or None,
+        # per parameter, what the inputs were shaped from: regexes, date formats, literals, keys, grammars
+        "inferred_inputs": dict(report.inferred_inputs) if report.inferred_inputs else None,
         "timeline": timeline_json(report),
     }
 

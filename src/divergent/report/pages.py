@@ -282,10 +282,14 @@ def engine_charts(document: Document) -> list[Chart]:
 
 
 def engines_section(document: Document) -> Section:
+    engines = document.get("engines") or []
+    columns = ["engine", "inputs", "executions", "novel", "divergent", "seconds", "stopped"]
     rows = [(e.get("name"), e.get("inputs"), e.get("executions"), e.get("novel"), e.get("divergences"),
-             e.get("seconds"), e.get("stopped") or "") for e in document.get("engines") or []]
-    blocks: list[Block] = [Table.of(["engine", "inputs", "executions", "novel", "divergent", "seconds", "stopped"],
-                                    rows)]
+             e.get("seconds"), e.get("stopped") or "") for e in engines]
+    if any(e.get("explored") for e in engines):  # a background engine's own search (CrossHair's paths)
+        columns.append("explored on its own")
+        rows = [(*row, e.get("explored") or "") for row, e in zip(rows, engines, strict=True)]
+    blocks: list[Block] = [Table.of(columns, rows)]
     blocks.extend(engine_charts(document))
     return Section("Engines", tuple(blocks), id="engines",
                    intro="Every engine proposes inputs; the scheduler gives more turns to those that reveal new behaviours.")

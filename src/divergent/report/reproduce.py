@@ -9,11 +9,17 @@ Two forms:
 
 * **in-process** (Python functions that returned or raised): the test loads each function, calls it
   on the input and compares what it returned (or the exception's type) and, when the run compared
-  them, the arguments after the call. It needs nothing but Python and pytest.
+  them, the arguments after the call. It needs nothing but Python and pytest, and so it runs the
+  implementations unsandboxed, in the pytest process: its header says so plainly. (It stays the
+  form for these outcomes because it is what can be committed to a project whose tests do not
+  install divergent, and the only one that can carry a source embedded from a git revision.)
 * **through divergent** (a timeout or a crash, which an in-process call cannot survive, and every
   kind of program that is not a Python function, such as whole programs reading stdin): the test
   runs the programs in divergent's sandbox with :func:`divergent.search.outcomes_on` and compares
-  the outcomes with the run's equality policy. :func:`program_spec` says how each program is named.
+  the outcomes as the run did. :func:`program_spec` says how each program is named.
+
+Each kind of program makes its test with the form that fits it (``ProgramKind.reproduction``):
+:func:`call_reproduction` for Python functions, :func:`run_reproduction` for programs reading a text.
 """
 
 from __future__ import annotations
@@ -25,11 +31,12 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from divergent.model import Counterexample, OutcomeKind, TextInput
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy, ExceptionEquality
 from divergent.programs import Program, PythonFunction
+from divergent.records import Counterexample, Input, OutcomeKind, TextInput
+from divergent.report.terminal import escaped_file
 from divergent.values import to_source
 
 #: outcome kinds an in-process call can reproduce (the others need the sandbox)
@@ -61,30 +68,28 @@ def relative_path(path: str, test_dir: Path) -> str:
     return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(test_dir))).as_posix()
 
 
-def program_spec(program: Program, test_dir: Path) -> str:
+def program_spec(program: Program, test_dir: Path, entry_point: str = "") -> str:
     """How the test names a program for :func:`divergent.search.outcomes_on`: a Python expression
     giving its spec, with a path joined to the test's own directory (``HERE``) at run time.
 
-    A new kind of program (issue D's stdin programs) is named by its ``path`` relative to the test
-    (and its ``entry_point`` when it has one); a kind that needs more to load must extend this."""
-    path = getattr(program, "path", None)
+    A program with a file is named by its ``path`` relative to the test (and ``entry_point``, a
+    function's name in it); one without is named by its origin (``exec:`` keeps its prefix)."""
+    path = program.path
     if path is None:
         return repr(program.origin or program.label)
     expression = f"(HERE / {relative_path(path, test_dir)!r}).as_posix()"
     if str(program.label).startswith("exec:"):
         return f"'exec:' + {expression}"
-    entry_point = getattr(program, "entry_point", None)
     return f"{expression} + {':' + entry_point!r}" if entry_point else expression
 
 
-def shown_label(program: Program, test_dir: Path) -> str:
+def shown_label(program: Program, test_dir: Path, entry_point: str = "") -> str:
     """The program's label, with an absolute path made relative to the test (no absolute path in
     the test, which is meant to be committed)."""
     label = program.label
-    path = getattr(program, "path", None)
+    path = program.path
     if path is None or not os.path.isabs(label.split(":", 1)[0]):
         return label
-    entry_point = getattr(program, "entry_point", None)
     return relative_path(path, test_dir) + (f":{entry_point}" if entry_point else "")
 
 
@@ -108,33 +113,47 @@ def _header(cx: Counterexample, labels: Sequence[str], form: str) -> str:
     return "\n".join(f"# {line}".rstrip() for line in lines) + "\n"
 
 
-def reproduction_test(
+def call_reproduction(
     cx: Counterexample,
-    programs: Sequence[Program],
+    functions: Sequence[PythonFunction],
     *,
     test_dir: str | Path | None = None,
     policy: EqualityPolicy | None = None,
     embed: Collection[int] = (),
-    programs_options: Any = None,
 ) -> str:
-    """The text of a pytest module reproducing ``cx`` on ``programs`` (in the report's order).
+    """The text of a pytest module reproducing ``cx`` on Python ``functions`` (in the report's order).
 
     ``test_dir``: the directory the module will live in (paths are made relative to it; default:
     the current directory). ``policy``: the run's equality policy (tolerances, exception rule,
-    argument mutation; default: divergent's). ``embed``: indices of programs whose source goes into
-    the test instead of a path (e.g. a file at a git revision, which no path names for long).
-    ``programs_options``: for whole programs, the run's ``ProgramOptions`` (output mode, tolerance,
-    checker, limits), which the test passes on."""
+    argument mutation; default: divergent's). ``embed``: indices of functions whose source goes into
+    the test instead of a path (e.g. a file at a git revision, which no path names for long)."""
     directory = Path(test_dir) if test_dir is not None else Path.cwd()
     rules = policy or DEFAULT_POLICY
-    if isinstance(cx.input, TextInput):
-        return _program_test(cx, programs, directory, programs_options)
-    in_process = all(isinstance(p, PythonFunction) for p in programs) and all(
-        outcome.kind in _IN_PROCESS_KINDS for outcome in cx.outcomes
-    )
-    if in_process:
-        return _in_process_test(cx, list(programs), directory, rules, set(embed))  # type: ignore[arg-type]
-    return _sandboxed_test(cx, programs, directory, rules)
+    if all(outcome.kind in _IN_PROCESS_KINDS for outcome in cx.outcomes):
+        return escaped_file(_in_process_test(cx, list(functions), directory, rules, set(embed)))
+    return escaped_file(_sandboxed_test(cx, functions, directory, rules))
+
+
+def run_reproduction(
+    cx: Counterexample,
+    programs: Sequence[Program],
+    *,
+    settings: Any,
+    test_dir: str | Path | None = None,
+    comparison: tuple[str, str] = ("from divergent.text_comparison import OutputComparison",
+                                   'OutputComparison(mode=OPTIONS["output"], float_tol=OPTIONS["float_tol"], '
+                                   "checker={checker})"),
+    workdir: str | None = None,
+) -> str:
+    """The text of a pytest module reproducing ``cx`` on programs reading a text (whole programs): it
+    runs them in the sandbox on the input and compares their outputs as the run did. ``settings``:
+    the run's ``ProgramOptions`` (output mode, tolerance, checker, limits), which the test passes on;
+    ``comparison``: the import line and the expression that build the run's comparison in the test
+    (over ``OPTIONS``; ``{checker}`` is filled in); ``workdir``: the directory the programs ran from,
+    which the test runs them from too (commands name files relative to it)."""
+    directory = Path(test_dir) if test_dir is not None else Path.cwd()
+    return escaped_file(_program_test(cx, programs, directory, settings, comparison, workdir))
+
 
 
 def _loader(program: PythonFunction, index: int, directory: Path, embedded: bool, shared_modules: set[str]) -> str:
@@ -148,6 +167,14 @@ def _loader(program: PythonFunction, index: int, directory: Path, embedded: bool
         return f"_load({path!r}, {program.entry_point!r}, module={program.module_name!r}, root={root!r})"
     return f"_load({path!r}, {program.entry_point!r}, name={name!r})"
 
+
+#: said plainly at the top of an in-process test: pytest runs the implementations itself
+_UNSANDBOXED = (
+    "#\n"
+    "# WARNING: this test imports and calls the implementations in the pytest process itself, with\n"
+    "# your privileges and files, OUTSIDE divergent's sandbox. Run it only on code you trust (or as\n"
+    "# an unprivileged user in a throwaway container); divergent check runs them sandboxed.\n"
+)
 
 _IN_PROCESS_HELPERS = '''
 import copy
@@ -218,7 +245,8 @@ def _in_process_test(
     cx: Counterexample, programs: list[PythonFunction], directory: Path, policy: EqualityPolicy, embed: set[int]
 ) -> str:
     names = _names(programs)
-    labels = [shown_label(p, directory) for p in programs]
+    labels = [shown_label(p, directory, p.entry_point) for p in programs]
+    call = cast(Input, cx.input)
     modules = [p.module_name for p in programs]
     shared = {m for m in modules if modules.count(m) > 1}
     exception = {
@@ -250,10 +278,11 @@ def _in_process_test(
     function = identifier(cx.function_name, 0)
     return (
         _header(cx, labels, "pytest, nothing else needed")
+        + _UNSANDBOXED
         + helpers
         + f"\n\ndef test_{function}_implementations_agree():\n"
-        + f"    args = {to_source(tuple(cx.input.args))}\n"
-        + f"    kwargs = {to_source(dict(cx.input.kwargs))}\n"
+        + f"    args = {to_source(tuple(call.args))}\n"
+        + f"    kwargs = {to_source(dict(call.kwargs))}\n"
         + "\n".join(loads) + "\n"
         + "\n".join(outcomes) + "\n"
         + "\n".join(checks) + "\n"
@@ -291,13 +320,16 @@ def policy_source(policy: EqualityPolicy) -> str:
     return f"EqualityPolicy({', '.join(changed)})"
 
 
-def _sandboxed_test(cx: Counterexample, programs: Sequence[Program], directory: Path, policy: EqualityPolicy) -> str:
-    specs = [program_spec(program, directory) for program in programs]
+def _sandboxed_test(cx: Counterexample, functions: Sequence[PythonFunction], directory: Path,
+                    policy: EqualityPolicy) -> str:
+    call = cast(Input, cx.input)
+    specs = [program_spec(function, directory, function.entry_point) for function in functions]
     function = identifier(cx.function_name, 0)
     unsupported = [name for name in ("--compare (your comparison)",) if policy.compare is not None]
     note = f"# the run also compared with {', '.join(unsupported)}: this test does not\n" if unsupported else ""
     return (
-        _header(cx, [shown_label(p, directory) for p in programs], "the programs run in divergent's sandbox")
+        _header(cx, [shown_label(f, directory, f.entry_point) for f in functions],
+                "the programs run in divergent's sandbox")
         + "\nfrom pathlib import Path\n\n"
         + "from divergent import Input\nfrom divergent.policy import EqualityPolicy\n"
         + "from divergent.search import outcomes_on\n\n"
@@ -306,8 +338,8 @@ def _sandboxed_test(cx: Counterexample, programs: Sequence[Program], directory: 
         + note
         + f"POLICY = {policy_source(policy)}\n\n\n"
         + f"def test_{function}_implementations_agree():\n"
-        + f"    item = Input(args={to_source(tuple(cx.input.args))}, kwargs={to_source(dict(cx.input.kwargs))})\n"
-        + "    outcomes = outcomes_on(PROGRAMS, item, policy=POLICY)\n"
+        + f"    item = Input(args={to_source(tuple(call.args))}, kwargs={to_source(dict(call.kwargs))})\n"
+        + "    outcomes = outcomes_on(PROGRAMS, item, comparison=POLICY)\n"
         + "    observation = POLICY.observe(item, outcomes)\n"
         + "    assert not observation.divergent, \"\\n\".join(\n"
         + "        f\"{spec}: {outcome.kind.value} {outcome.describe()}\" for spec, outcome in zip(PROGRAMS, outcomes)\n"
@@ -315,22 +347,22 @@ def _sandboxed_test(cx: Counterexample, programs: Sequence[Program], directory: 
     )
 
 
-def _program_test(cx: Counterexample, programs: Sequence[Program], directory: Path, settings: Any) -> str:
+def _program_test(cx: Counterexample, programs: Sequence[Program], directory: Path, settings: Any,
+                  comparison: tuple[str, str], workdir: str | None) -> str:
     """Whole programs: run them in the sandbox on the input text and compare their outputs as the
     run did (output mode, tolerance, checker)."""
-    assert isinstance(cx.input, TextInput)
+    text = cast(TextInput, cx.input).text
     specs = [program_spec(program, directory) for program in programs]
     function = identifier(cx.function_name, 0)
-    output = getattr(settings, "output", "tokens")
-    float_tol = getattr(settings, "float_tol", 1e-6)
+    output, float_tol = settings.output, settings.float_tol
     options = [f'"stdin": True, "output": {output!r}, "float_tol": {float_tol!r}']
-    time_limit = getattr(settings, "time_limit", None)
+    time_limit = settings.time_limit
     if time_limit is not None:
         options.append(f'"time_limit": {time_limit!r}')
-    memory_limit = getattr(settings, "memory_limit", None)
+    memory_limit = settings.memory_limit
     if memory_limit is not None:
         options.append(f'"memory_limit": {memory_limit!r}')
-    checker = getattr(settings, "checker", None)
+    checker = settings.checker
     checker_label = "None"
     if checker is not None:
         options.append(f'"checker": (HERE / {relative_path(checker, directory)!r}).as_posix()')
@@ -339,16 +371,17 @@ def _program_test(cx: Counterexample, programs: Sequence[Program], directory: Pa
         _header(cx, [shown_label(p, directory) for p in programs], "the programs run in divergent's sandbox")
         + "\nfrom pathlib import Path\n\n"
         + "from divergent import TextInput\nfrom divergent.search import outcomes_on\n"
-        + "from divergent.text_comparison import OutputComparison\n\n"
+        + comparison[0] + "\n\n"
         + "HERE = Path(__file__).resolve().parent\n"
         + "PROGRAMS = [\n" + "".join(f"    {spec},\n" for spec in specs) + "]\n"
         + "OPTIONS = {" + ", ".join(options) + "}\n"
-        + f"INPUT = {cx.input.text!r}\n\n\n"
-        + f"def test_{function}_programs_agree():\n"
+        + f"INPUT = {text!r}\n\n\n"
+        + (f"def test_{function}_programs_agree(monkeypatch):\n"
+           f"    monkeypatch.chdir(HERE / {relative_path(workdir, directory)!r})  # they ran from there\n"
+           if workdir is not None else f"def test_{function}_programs_agree():\n")
         + "    item = TextInput(INPUT)\n"
         + "    outcomes = outcomes_on(PROGRAMS, item, **OPTIONS)\n"
-        + '    comparison = OutputComparison(mode=OPTIONS["output"], float_tol=OPTIONS["float_tol"], '
-        + f"checker={checker_label})\n"
+        + f"    comparison = {comparison[1].format(checker=checker_label)}\n"
         + "    observation = comparison.observe(item, outcomes)\n"
         + "    assert not observation.divergent, \"\\n\".join(\n"
         + "        f\"{spec}: {outcome.kind.value} {outcome.describe()}\" for spec, outcome in zip(PROGRAMS, outcomes)\n"

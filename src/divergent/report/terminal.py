@@ -4,7 +4,8 @@ What programs print, raise or return (and what a model answers) reaches reports.
 for a terminal, control characters (ESC and the rest, but tab and newline) are shown as escapes
 (:func:`divergent.values.printable`), so a hostile ``__repr__`` or exception message cannot move
 the cursor, rewrite earlier lines, retitle the window or hide text. JSON output keeps every value
-exact.
+exact. Files meant for a person (an HTML report, an emitted test) get the same treatment
+(:func:`escaped_file`): a reader who ``cat``s one, or opens it in an editor, sees the escapes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from rich.segment import Segment
 
 from divergent.values import printable
 
-__all__ = ["EscapeControls", "escaping", "printable"]
+__all__ = ["EscapeControls", "escaped_file", "escaping", "printable"]
 
 
 class EscapeControls(RenderHook):
@@ -56,3 +57,11 @@ def escaping(console: Console) -> Iterator[Console]:
         yield console
     finally:
         console.pop_render_hook()
+
+
+def escaped_file(text: str) -> str:
+    """A whole file meant for a person (an HTML page, a pytest module), its control characters (ESC,
+    OSC sequences, C0 and C1 controls, bidirectional overrides and isolates; not tab or newline)
+    written as escapes. Safe on HTML and Python source that divergent wrote: neither needs a raw
+    control character (in a Python string literal the escape means the same character)."""
+    return printable(text)

@@ -60,14 +60,17 @@ def _is_shared(directory: str) -> bool:
 
 
 @cache
-def interpreter_paths() -> tuple[str, ...]:
+def interpreter_paths(narrow: bool = False) -> tuple[str, ...]:
     """What the interpreter needs to run divergent's children: its prefixes, site-packages, the
-    divergent package and the other directories of this process's ``sys.path`` (installed
-    packages a program may import)."""
+    divergent package and (unless ``narrow``) the other directories of this process's
+    ``sys.path`` (packages a function may import; among them the directory divergent was started
+    from, with ``python -m``). Whole programs get the narrow set: nothing of where they or
+    divergent were started from."""
     candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, package_root()]
     with contextlib.suppress(AttributeError):
         candidates += site.getsitepackages()
-    candidates += [entry for entry in sys.path if entry and os.path.isabs(entry)]
+    if not narrow:
+        candidates += [entry for entry in sys.path if entry and os.path.isabs(entry)]
     executable = os.path.realpath(sys.executable)
     candidates.append(os.path.dirname(os.path.dirname(executable)))
     found = []
@@ -136,14 +139,16 @@ def _bind_arguments(paths: Iterable[str]) -> list[str]:
 
 def bubblewrap_command(
     argv: Sequence[str], *, disk_bytes: int, read_only: Iterable[str], data_fds: dict[str, int] | None = None,
-    writable: Iterable[str] = (),
+    writable: Iterable[str] = (), as_pid_1: bool = False, narrow: bool = False,
 ) -> list[str]:
     """The ``bwrap`` command line that runs ``argv`` at the bubblewrap level.
 
     ``read_only``: paths to bind read-only besides the interpreter's; ``data_fds``: files of the
     sandbox (``/etc/passwd``...) to fill from descriptors; ``writable``: host directories bound
     read-write at the same path (a fresh directory made for one sandbox, e.g. a build's output:
-    whatever is written there is untrusted and read back by the parent as such)."""
+    whatever is written there is untrusted and read back by the parent as such); ``as_pid_1``:
+    ``argv`` is PID 1 of the sandbox's PID namespace (no bubblewrap init above it); ``narrow``:
+    see :func:`interpreter_paths`."""
     command = [
         "bwrap",
         "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID), "--disable-userns",
@@ -152,6 +157,8 @@ def bubblewrap_command(
     ]  # fmt: skip
     if running_as_root():
         command += ["--cap-drop", "ALL"]
+    if as_pid_1:
+        command += ["--as-pid-1"]
     command += _top_level_binds()
     command += ["--dir", "/etc"]
     for name in _ETC_FILES:
@@ -160,7 +167,7 @@ def bubblewrap_command(
         command += ["--ro-bind-data", str(fd), destination]
     # /tmp first: a program's directory may be under /tmp, and is then bound over it.
     command += ["--size", str(disk_bytes), "--tmpfs", SANDBOX_TMP]
-    command += _bind_arguments([*interpreter_paths(), *read_only])
+    command += _bind_arguments([*interpreter_paths(narrow), *read_only])
     for path in sorted({os.path.abspath(p) for p in writable}):
         command += ["--bind", path, path]
     command += [

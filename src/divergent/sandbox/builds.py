@@ -9,13 +9,18 @@ is a real thing): the compiler runs in the sandbox, under a launcher, with a CPU
 and memory limit; its output is copied into the cache (regular files only, bounded) by the parent.
 
 Python scripts need no build (their syntax is checked here with :func:`compile`, which runs
-nothing); ``exec:`` programs are run as they are. A compile error is a :class:`LoadError` naming the
-file and the compiler's first lines; a missing compiler names the Debian package to install.
+nothing); ``exec:`` programs are run as they are. Neither a compiler nor a program ever sees the
+directory the program lives in: only its own source and the files declared for it, staged
+(:mod:`divergent.sandbox.staging`). A compile error is a :class:`LoadError` naming the file and the
+compiler's first lines; a missing compiler names the Debian package to install.
+
+A build is bounded by :attr:`BuildOptions.seconds` of wall clock (and as much CPU time), and by
+the caller's ``deadline`` (the end of ``--budget``): a build that cannot finish before it is a
+build error, and the cache keeps nothing of a build that did not finish.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import os
@@ -26,15 +31,18 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from divergent.errors import LoadError, SandboxUnavailable
-from divergent.load.programs import java_main_class
-from divergent.model import OutcomeKind
-from divergent.programs import BuildOptions, Language, StdinProgram
+from divergent.load.whole_programs import java_main_class
+from divergent.programs import BuildOptions, Language, Program, StdinProgram
+from divergent.records import OutcomeKind
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits
+from divergent.sandbox.staging import StagedFile, declared_files, files_key, main_file, staged_entry
 
 #: the command of each compiler, and the Debian package that provides it
 TOOLCHAINS: dict[Language, tuple[str, str]] = {
@@ -53,13 +61,17 @@ _ERROR_LINES = 12
 _MAX_ARTIFACT_BYTES = 512 * 1024 * 1024
 _BINARY = "prog"
 _CLASSES = "classes"
+#: seconds kept back from a deadline for what follows a build (publishing it, starting the search)
+_BUILD_RESERVE = 0.2
+#: a build given less than this is not started (it could not finish): a build error at once
+_SHORTEST_BUILD = 0.1
 
 
 @dataclass(frozen=True)
 class BuiltProgram:
     """A program ready to run: how the launcher starts it, and where its build lives."""
 
-    program: StdinProgram
+    program: Program
     #: "exec" (a binary, the JVM) or "python" (a script run from a fork of the launcher)
     mode: str
     argv: tuple[str, ...] = ()
@@ -77,9 +89,12 @@ class BuiltProgram:
 
     @property
     def run_command(self) -> str:
-        """How to run it by hand (with the input on stdin)."""
-        if self.mode == "python":
-            return f"python3 {_quote(self.script)}"
+        """How to run it by hand (with the input on stdin): the user's own file, not its staged copy."""
+        language = self.program.language
+        if language is Language.PYTHON:
+            return f"python3 {_quote(self.program.path or self.script)}"
+        if language is Language.EXEC:
+            return _quote(self.program.path or self.argv[0])
         return " ".join(_quote(part) for part in self.argv)
 
 
@@ -110,8 +125,9 @@ def toolchain(command: str, package: str) -> tuple[str, str]:
     return path, version
 
 
-def build_key(program: StdinProgram) -> str:
-    """What decides a build: language, source, flags and the compiler (path and version)."""
+def build_key(program: StdinProgram, extra: list[StagedFile] | None = None) -> str:
+    """What decides a build: language, source, the declared files, flags and the compiler (path
+    and version)."""
     command, package = TOOLCHAINS[program.language]
     compiler, version = toolchain(command, package)
     flags = _flags(program)
@@ -119,6 +135,9 @@ def build_key(program: StdinProgram) -> str:
     for part in (program.language.value, compiler, version, "\0".join(flags), program.source):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0\1\0")
+    files = declared_files(program) if extra is None else extra
+    if files:
+        digest.update(files_key(files).encode())
     return digest.hexdigest()[:32]
 
 
@@ -157,22 +176,32 @@ def links_statically(compiler: str) -> bool:
         return done.returncode == 0
 
 
-def build(program: StdinProgram, *, level: Isolation, limits: ProgramLimits) -> BuiltProgram:
+def build(program: StdinProgram, *, level: Isolation, limits: ProgramLimits,
+          deadline: float | None = None) -> BuiltProgram:
     """The program, built (or found in the cache) and ready to run. ``limits`` are the runs' limits
-    (the JVM's heap is set from them)."""
+    (the JVM's heap is set from them); ``deadline`` (a ``time.monotonic()`` value): a compile that
+    cannot finish before it is a build error."""
+    extra = declared_files(program)
     if program.language is Language.PYTHON:
-        return _python(program)
+        return _python(program, extra)
     if program.language is Language.EXEC:
         path = program.path or ""
         if not os.path.isfile(path) or not os.access(path, os.X_OK):
             raise LoadError(f"{program.label}: {path} is not an executable file")
-        return BuiltProgram(program=program, mode="exec", argv=(path,),
-                            read_only=_paths(program, os.path.dirname(path)))
-    key = build_key(program)
+        name = os.path.basename(path)
+        entry = staged_entry(cache_dir(program.build), [main_file(program, name), *_without(extra, name)],
+                             executable=name)
+        return BuiltProgram(program=program, mode="exec", argv=(str(entry / name),), read_only=_paths(str(entry)))
+    key = build_key(program, extra)
     entry = cache_dir(program.build) / key
     if not _complete(entry):
-        _compile(program, entry, level)
+        _compile(program, entry, level, extra, deadline)
     return _runnable(program, entry, key, limits)
+
+
+def _without(files: list[StagedFile], name: str) -> list[StagedFile]:
+    """The declared files but the one staged as the program itself."""
+    return [file for file in files if file[0] != name]
 
 
 def planned(program: StdinProgram, limits: ProgramLimits) -> BuiltProgram:
@@ -195,7 +224,7 @@ def reproduction(built: BuiltProgram, input_file: str) -> list[str]:
     return lines
 
 
-def _python(program: StdinProgram) -> BuiltProgram:
+def _python(program: StdinProgram, extra: list[StagedFile]) -> BuiltProgram:
     try:
         compile(program.source, program.path or program.label, "exec", dont_inherit=True)
     except SyntaxError as error:
@@ -204,15 +233,12 @@ def _python(program: StdinProgram) -> BuiltProgram:
         raise LoadError(f"{program.label}: syntax error at {where}: {error.msg}" + (f": {text.strip()}" if text else "")) from None
     except (ValueError, MemoryError, RecursionError) as error:
         raise LoadError(f"{program.label}: cannot compile: {error}") from None
-    script = program.path
-    if script is None:
-        # A script given as text is kept in the cache under its hash, like a build.
-        key = hashlib.sha256(program.source.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        entry = cache_dir(program.build) / key
-        script = str(entry / "main.py")
-        if not os.path.isfile(script):
-            _publish_text(entry, "main.py", program.source)
-    paths = _paths(program, os.path.dirname(script), sys.prefix, sys.base_prefix)
+    # The script runs from a staged copy (with its declared files) in the cache, never from the
+    # directory it lives in.
+    name = os.path.basename(program.path) if program.path else "main.py"
+    entry = staged_entry(cache_dir(program.build), [main_file(program, name), *_without(extra, name)])
+    script = str(entry / name)
+    paths = _paths(str(entry), sys.prefix, sys.base_prefix)
     if program.build.fresh_interpreter:
         return BuiltProgram(program=program, mode="exec", argv=(sys.executable, "-s", script), read_only=paths)
     return BuiltProgram(program=program, mode="python", script=script, read_only=paths)
@@ -228,9 +254,9 @@ def _runnable(program: StdinProgram, entry: Path, key: str, limits: ProgramLimit
         argv = (java, *JAVA_RUN_FLAGS, f"-Xmx{limits.memory_mb}m", "-cp", str(entry / _CLASSES), main)
         return BuiltProgram(program=program, mode="exec", argv=argv, cache_entry=str(entry), key=key,
                             build_command=shown, address_space=False,
-                            read_only=_paths(program, str(entry), *jdk_paths(java)))
+                            read_only=_paths(str(entry), *jdk_paths(java)))
     return BuiltProgram(program=program, mode="exec", argv=(str(entry / _BINARY),), cache_entry=str(entry),
-                        key=key, build_command=shown, read_only=_paths(program, str(entry)))
+                        key=key, build_command=shown, read_only=_paths(str(entry)))
 
 
 def jdk_paths(tool: str) -> tuple[str, ...]:
@@ -250,13 +276,11 @@ def jdk_paths(tool: str) -> tuple[str, ...]:
     return tuple(path for i, path in enumerate(tops) if not any(path.startswith(t + os.sep) for t in tops[:i]))
 
 
-def _paths(program: StdinProgram, *more: str) -> tuple[str, ...]:
-    """The sandbox's bind list for running ``program``: the toolchains' and the interpreter's
-    trees, the program's own directory, and ``more`` (its build, the JDK...)."""
-    paths = ["/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache", "/etc/alternatives"]
-    if program.directory:
-        paths.append(program.directory)
-    paths.extend(more)
+def _paths(*more: str) -> tuple[str, ...]:
+    """The sandbox's bind list for a program or its compiler: the toolchains' and the
+    interpreter's trees and ``more`` (its build or staged copy, the JDK...); never the directory
+    the program lives in."""
+    paths = ["/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache", "/etc/alternatives", *more]
     return tuple(dict.fromkeys(p for p in paths if p))
 
 
@@ -269,30 +293,40 @@ def _source_name(program: StdinProgram) -> str:
     return stem + suffix
 
 
-def _compiler_argv(program: StdinProgram, compiler: str) -> list[str]:
+def _compiler_argv(program: StdinProgram, compiler: str, extra: Sequence[StagedFile] = ()) -> list[str]:
     source = _source_name(program)
     build = program.build
+    # declared sources of the same language are compiled and linked too (headers are only found)
+    suffixes = (".c",) if program.language is Language.C else (".cc", ".cpp", ".cxx", ".c++")
+    more = [name for name, _ in extra if name.lower().endswith(suffixes) and name != source]
     if program.language is Language.C:
-        return [compiler, *build.cflags, source, "-o", _BINARY, *build.clibs, *_static(program)]
+        return [compiler, *build.cflags, source, *more, "-o", _BINARY, *build.clibs, *_static(program)]
     if program.language is Language.CPP:
-        return [compiler, *build.cxxflags, source, "-o", _BINARY, *build.cxxlibs, *_static(program)]
+        return [compiler, *build.cxxflags, source, *more, "-o", _BINARY, *build.cxxlibs, *_static(program)]
     # javac itself runs on a JVM: its heap is bounded by -J-Xmx, not by the address space
     return [compiler, f"-J-Xmx{max(256, build.memory_mb // 2)}m", "-J-XX:-UsePerfData",
             *build.javacflags, "-d", _CLASSES, source]
 
 
 def _build_command(program: StdinProgram, compiler: str) -> str:
-    argv = _compiler_argv(program, os.path.basename(compiler))
+    argv = _compiler_argv(program, os.path.basename(compiler), declared_files(program))
     source = program.path or _source_name(program)
     return " ".join(_quote(source if part == _source_name(program) else part) for part in argv)
 
 
-def _compile(program: StdinProgram, entry: Path, level: Isolation) -> None:
+def _compile(program: StdinProgram, entry: Path, level: Isolation, extra: list[StagedFile],
+             deadline: float | None) -> None:
     command, package = TOOLCHAINS[program.language]
     compiler, _ = toolchain(command, package)
     build = program.build
+    # BuildOptions.seconds of wall clock (and as much CPU time), never past the deadline
+    seconds = build.seconds
+    if deadline is not None:
+        seconds = min(seconds, deadline - time.monotonic() - _BUILD_RESERVE)
+        if seconds < _SHORTEST_BUILD:
+            raise LoadError(f"{program.label}: no time left to build it within the budget (raise --budget)")
     limits = ProgramLimits(
-        time_limit=build.seconds, wall_factor=1.5, memory_mb=build.memory_mb, stack_mb=64,
+        time_limit=seconds, wall_factor=1.0, memory_mb=build.memory_mb, stack_mb=64,
         output_bytes=1 << 20, file_bytes=_MAX_ARTIFACT_BYTES, processes=256, stderr_bytes=32 * 1024,
     )
     source_name = _source_name(program)
@@ -301,10 +335,10 @@ def _compile(program: StdinProgram, entry: Path, level: Isolation) -> None:
     output = tempfile.mkdtemp(prefix="divergent-build-")
     try:
         launcher = LauncherProcess(
-            mode="exec", argv=_compiler_argv(program, compiler), limits=limits, level=level,
+            mode="exec", argv=_compiler_argv(program, compiler, extra), limits=limits, level=level,
             address_space=program.language is not Language.JAVA,
-            read_only=_paths(program, *(jdk_paths(compiler) if program.language is Language.JAVA
-                                        else (os.path.dirname(os.path.dirname(compiler)),))),
+            read_only=_paths(*(jdk_paths(compiler) if program.language is Language.JAVA
+                               else (os.path.dirname(os.path.dirname(compiler)),))),
             work_dir=output,
         )
     except SandboxUnavailable as error:
@@ -312,12 +346,14 @@ def _compile(program: StdinProgram, entry: Path, level: Isolation) -> None:
         raise LoadError(f"{program.label}: cannot start a sandboxed build: {error}") from None
     try:
         launcher.ready()
-        job = Job(files=((source_name, program.source.encode("utf-8", "surrogatepass")),), keep=True)
-        (result,) = launcher.run([job])
+        # the compiler sees the source and the declared files, in its private build directory
+        files = (main_file(program, source_name), *_without(extra, source_name))
+        (result,) = launcher.run([Job(files=files, keep=True)], deadline=deadline)
         if result is None:
-            raise LoadError(f"{program.label}: the build did not run")
+            raise LoadError(f"{program.label}: no time left to build it within the budget (raise --budget)")
         if result.kind is not OutcomeKind.OK:
-            raise LoadError(_compile_error(program, result.kind, result.stderr or result.stdout, result.detail))
+            raise LoadError(_compile_error(program, result.kind, result.stderr or result.stdout, result.detail,
+                                           budget=deadline is not None and seconds < build.seconds))
         run_dir = Path(output) / "run"
         if program.language is Language.JAVA:
             _publish_tree(run_dir / _CLASSES, entry, program)
@@ -328,7 +364,9 @@ def _compile(program: StdinProgram, entry: Path, level: Isolation) -> None:
         shutil.rmtree(output, ignore_errors=True)
 
 
-def _compile_error(program: StdinProgram, kind: OutcomeKind, messages: str, detail: str) -> str:
+def _compile_error(program: StdinProgram, kind: OutcomeKind, messages: str, detail: str, *, budget: bool = False) -> str:
+    if kind is OutcomeKind.TIMEOUT and budget:
+        return f"{program.label}: the build did not finish within what was left of the budget (raise --budget)"
     if kind is OutcomeKind.TIMEOUT:
         return f"{program.label}: the build took too long ({detail}); raise BuildOptions.seconds if it is real"
     if kind is OutcomeKind.MEMORY_LIMIT:
@@ -376,15 +414,6 @@ def _publish_tree(built: Path, entry: Path, program: StdinProgram) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _publish_text(entry: Path, name: str, text: str) -> None:
-    staging = _staging(entry)
-    try:
-        (staging / name).write_text(text, encoding="utf-8", errors="surrogatepass")
-        _finish(staging, entry)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
 def _staging(entry: Path) -> Path:
     entry.parent.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix=f".{entry.name}-", dir=entry.parent))
@@ -419,8 +448,3 @@ def _copy_regular(source: Path, target: Path, program: StdinProgram) -> int:
 def _quote(text: str) -> str:
     return shlex.quote(text)
 
-
-def clear_cache(options: BuildOptions = BuildOptions()) -> None:
-    """Remove every build in the cache directory."""
-    with contextlib.suppress(FileNotFoundError):
-        shutil.rmtree(cache_dir(options))

@@ -1,10 +1,13 @@
-"""Per-sandbox cgroups (v1): a cap on the number of processes and on the memory of one sandbox.
+"""Per-sandbox cgroups (v1): a cap on the number of processes and on the memory of one sandbox, and
+a memory cgroup for the runs of a whole program (:class:`RunCgroup`).
 
 Made before the sandbox starts (its first process joins them before it execs anything, so every
 descendant is counted and killed with them), removed only once every process in them is gone:
-a cgroup that is still busy is retried at the next start and when divergent exits, so none is
-left behind; those of a divergent process that was killed (and could not clean up) are removed by
-the next divergent process at its first sandbox.
+a cgroup that is still busy is retried at the next start and when divergent exits. At exit,
+divergent also kills and removes every cgroup of its own that nobody closed (a runner still
+starting on a thread when the command ended), so a clean exit leaves none behind; those of a
+divergent process that was killed (and could not clean up) are removed by the next divergent
+process at its first sandbox.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ import atexit
 import contextlib
 import os
 import signal
+import threading
 import time
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from divergent.sandbox.limits import Limits
@@ -34,9 +39,18 @@ def process_cap() -> str:
 
 
 _PENDING_CGROUPS: list[Path] = []
+#: every cgroup this process made and has not removed yet (killed and removed at exit)
+_LIVE: set[Path] = set()
+_LIVE_LOCK = threading.Lock()
+#: set when divergent exits: no cgroup is made after its cgroups were swept
+_EXITING = {"now": False}
 
 
 _SWEPT = {"done": False}
+
+
+class CgroupsClosed(OSError):
+    """divergent is exiting: no new sandbox may be started (it would outlive the cleanup)."""
 
 
 def sweep_orphaned_cgroups() -> int:
@@ -67,33 +81,110 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _cgroup_name() -> str:
+    return f"divergent-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+def _make(controller: str, name: str, files: dict[str, str]) -> Path | None:
+    """One v1 cgroup with its settings, registered as live (None where it cannot be made)."""
+    root = _CGROUP_ROOT / controller
+    if not os.access(root, os.W_OK):
+        return None
+    path = root / name
+    with _LIVE_LOCK:
+        if _EXITING["now"]:
+            raise CgroupsClosed("divergent is exiting")
+        try:
+            path.mkdir()
+        except OSError:
+            return None
+        _LIVE.add(path)
+    try:
+        for file, value in files.items():
+            (path / file).write_text(value)
+    except OSError:
+        remove_cgroups([path], patience=0.0)
+        return None
+    return path
+
+
 def make_cgroups(limits: Limits) -> list[Path]:
     """Per-sandbox v1 cgroups capping processes and memory (none where they are not writable)."""
     if not _SWEPT["done"]:
         sweep_orphaned_cgroups()
-    made = []
-    name = f"divergent-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+    name = _cgroup_name()
     settings = {
         "pids": {"pids.max": str(limits.max_processes)},
         # every process's address space is capped by RLIMIT_AS; this caps them all together, with
         # the private /tmp (whose pages are memory) and some room for the interpreter
         "memory": {"memory.limit_in_bytes": str((limits.memory_mb + limits.disk_mb + 128) * 1024 * 1024)},
     }
+    made = []
     for controller, files in settings.items():
-        root = _CGROUP_ROOT / controller
-        if not os.access(root, os.W_OK):
-            continue
-        path = root / name
-        try:
-            path.mkdir()
-            for file, value in files.items():
-                (path / file).write_text(value)
-        except OSError:
-            with contextlib.suppress(OSError):
-                path.rmdir()
-            continue
-        made.append(path)
+        path = _make(controller, name, files)
+        if path is not None:
+            made.append(path)
     return made
+
+
+@dataclass
+class RunCgroup:
+    """A memory cgroup for the runs of one whole program: every process of a run (its whole family,
+    a JVM's heap and native memory, the files it writes in the sandbox's tmpfs) counts against one
+    limit. The launcher moves each run into it through :attr:`procs` (a descriptor divergent
+    opened, so the sandbox needs no cgroup file system), and reads :attr:`events` (the kernel's
+    count of processes it killed for memory) and :attr:`peak` (the highest usage, reset before each
+    run) through theirs. All three are closed in a run's process before the program starts."""
+
+    path: Path
+    procs: int
+    events: int
+    peak: int
+    _closed: bool = field(default=False, repr=False)
+
+    @property
+    def fds(self) -> tuple[int, int, int]:
+        return self.procs, self.events, self.peak
+
+    def close_fds(self) -> None:
+        """Close divergent's copies (once the sandbox holds its own)."""
+        if not self._closed:
+            self._closed = True
+            for fd in self.fds:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+    def remove(self) -> None:
+        self.close_fds()
+        remove_cgroups([self.path])
+
+
+def make_run_cgroup(memory_bytes: int) -> RunCgroup | None:
+    """A memory cgroup of ``memory_bytes`` for the runs of one program (None where memory cgroups
+    are not writable, or the kernel does not count its kills)."""
+    if not _SWEPT["done"]:
+        sweep_orphaned_cgroups()
+    path = _make("memory", _cgroup_name() + "-run", {
+        "memory.limit_in_bytes": str(memory_bytes),
+        # no swap: a run's memory is its memory (the files fail where swap accounting is off)
+    })
+    if path is None:
+        return None
+    with contextlib.suppress(OSError):
+        (path / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
+    fds: list[int] = []
+    try:
+        for name, flags in (("cgroup.procs", os.O_WRONLY), ("memory.oom_control", os.O_RDONLY),
+                            ("memory.max_usage_in_bytes", os.O_RDWR)):
+            fds.append(os.open(path / name, flags | os.O_CLOEXEC))
+        if b"oom_kill " not in os.pread(fds[1], 4096, 0):
+            raise OSError("this kernel does not count a memory cgroup's kills")
+    except OSError:
+        for fd in fds:
+            os.close(fd)
+        remove_cgroups([path], patience=0.0)
+        return None
+    return RunCgroup(path, *fds)
 
 
 def cgroup_pids(path: Path) -> list[int]:
@@ -128,15 +219,32 @@ def _empty_and_remove(path: Path, patience: float) -> bool:
 
 def remove_cgroups(paths: Iterable[Path], patience: float = 2.0) -> None:
     for path in paths:
-        if not _empty_and_remove(path, patience):
+        if _empty_and_remove(path, patience):
+            with _LIVE_LOCK:
+                _LIVE.discard(path)
+        else:
             _PENDING_CGROUPS.append(path)  # retried at the next start and when divergent exits
 
 
 def retry_pending_cgroups(patience: float = 0.0) -> None:
     pending, _PENDING_CGROUPS[:] = list(_PENDING_CGROUPS), []
     for path in pending:
-        if not _empty_and_remove(path, patience):
+        if _empty_and_remove(path, patience):
+            with _LIVE_LOCK:
+                _LIVE.discard(path)
+        else:
             _PENDING_CGROUPS.append(path)
 
 
-atexit.register(retry_pending_cgroups, 3.0)
+def remove_all_cgroups(patience: float = 3.0) -> None:
+    """At exit: kill and remove every cgroup this process made, closed or not (a sandbox nobody
+    closed, e.g. a runner still starting on a thread, dies with it), and make no more."""
+    with _LIVE_LOCK:
+        _EXITING["now"] = True
+        # only this process's own (a forked child that runs atexit must not take its parent's)
+        live = [path for path in _LIVE if path.name.startswith(f"divergent-{os.getpid()}-")]
+    _PENDING_CGROUPS[:] = []
+    remove_cgroups(live, patience)
+
+
+atexit.register(remove_all_cgroups)

@@ -66,6 +66,8 @@ def start_child(
     capture_stderr: bool = False,
     settings: dict[str, Any] | None = None,
     pass_fds: Sequence[int] = (),
+    as_pid_1: bool = False,
+    narrow: bool = False,
 ) -> IsolatedProcess:
     """Start the child program ``module`` in the sandbox, its settings on its command line.
 
@@ -73,7 +75,8 @@ def start_child(
     ``progress_fd`` (-1 unless given in ``settings``), and any other ``settings``.
     ``read_only``: paths the child must read besides the interpreter's (the programs' directories,
     see :func:`implementation_paths`); ``writable``: host directories it may write (see
-    :func:`~divergent.sandbox.isolation.spawn`); ``pass_fds``: descriptors it inherits."""
+    :func:`~divergent.sandbox.isolation.spawn`); ``pass_fds``: descriptors it inherits; ``as_pid_1``
+    and ``narrow``: see :func:`~divergent.sandbox.isolation.spawn`."""
     child_settings = {
         **limits.child_settings(),
         "host_pid_namespace": _pid_namespace(),
@@ -82,7 +85,7 @@ def start_child(
     }
     argv = python_command(module, json.dumps(child_settings), *args)
     return spawn(argv, limits=limits, level=level, read_only=read_only, writable=writable,
-                 capture_stderr=capture_stderr, pass_fds=pass_fds)
+                 capture_stderr=capture_stderr, pass_fds=pass_fds, as_pid_1=as_pid_1, narrow=narrow)
 
 
 def implementation_paths(implementations: Iterable[PythonFunction]) -> list[str]:
@@ -190,7 +193,8 @@ class ChildConnection:
             end = FRAME_HEADER.size + length
             if len(buffer) < end:
                 break
-            body = bytes(buffer[FRAME_HEADER.size : end])
+            with memoryview(buffer) as view:
+                body = bytes(view[FRAME_HEADER.size : end])  # one copy, even of a 16 MiB output
             del buffer[:end]
             try:
                 message = loads(body)

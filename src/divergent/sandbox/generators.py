@@ -41,9 +41,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from divergent.errors import DivergentError, InvalidArgument
-from divergent.model import AnyInput, Input, TextInput
 from divergent.preconditions import bind_arguments, nonconformity
 from divergent.programs import ParameterKind, Signature
+from divergent.records import AnyInput, Input, TextInput
 from divergent.sandbox.frames import ChildConnection, ChildGone, ProtocolViolation, start_child
 from divergent.sandbox.isolation import choose_level
 from divergent.sandbox.limits import Limits

@@ -55,6 +55,7 @@ from divergent.sandbox.bubblewrap import (
     running_as_root,
 )
 from divergent.sandbox.cgroups import (
+    CgroupsClosed,
     cgroup_pids,
     make_cgroups,
     process_cap,
@@ -223,13 +224,14 @@ def scrubbed_environment(home: str, extra: dict[str, str] | None = None) -> dict
     return env
 
 
-def unshare_command(argv: Sequence[str]) -> list[str]:
+def unshare_command(argv: Sequence[str], *, as_pid_1: bool = False) -> list[str]:
     """The ``unshare`` command line (for users who are not root): a user namespace mapping the user
-    to itself, no network, a PID namespace with its own /proc."""
-    # A shell is PID 1 of the namespace: the program must not be PID 1, which ignores signals
-    # without handlers (so a real SIGSEGV would look like a clean exit).
+    to itself, no network, a PID namespace with its own /proc. ``as_pid_1``: see :func:`spawn`."""
+    # By default a shell is PID 1 of the namespace: a program must not be PID 1, which ignores
+    # signals without handlers (so a real SIGSEGV would look like a clean exit).
+    script = 'exec "$@"' if as_pid_1 else '"$@"'
     return ["unshare", "--user", "--map-current-user", "--net", "--pid", "--ipc", "--uts", "--fork",
-            "--kill-child", "--mount-proc", "/bin/sh", "-c", '"$@"', "sh", *argv]  # fmt: skip
+            "--kill-child", "--mount-proc", "/bin/sh", "-c", script, "sh", *argv]  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -345,6 +347,8 @@ def spawn(
     writable: Sequence[str] = (),
     capture_stderr: bool = False,
     pass_fds: Sequence[int] = (),
+    as_pid_1: bool = False,
+    narrow: bool = False,
 ) -> IsolatedProcess:
     """Start ``argv`` isolated, with pipes on stdin and stdout.
 
@@ -354,6 +358,10 @@ def spawn(
     reads back what is there as untrusted); at the other levels every file is writable anyway.
     ``capture_stderr``: keep what it writes on stderr for :meth:`IsolatedProcess.stderr_tail`
     (else it is discarded). ``pass_fds``: descriptors the process inherits (at the same numbers).
+    ``as_pid_1``: the process is PID 1 of its PID namespace (bubblewrap and unshare), so nothing it
+    starts can stop or kill it (the kernel drops such signals to a namespace's init unless it
+    handles them); it must reap its orphans. ``narrow``: bind only the interpreter's prefixes,
+    site-packages and divergent, not every ``sys.path`` entry of this process (whole programs).
 
     The program must apply the resource limits and the system-call filter itself before running
     untrusted code (every child built on :mod:`divergent.sandbox.child.kit` does); this function
@@ -366,12 +374,19 @@ def spawn(
         data_fds = _data_pipes(identity_files())
         home = SANDBOX_TMP
         command = bubblewrap_command(argv, disk_bytes=limits.disk_mb * 1024 * 1024, read_only=read_only,
-                                     writable=writable, data_fds=data_fds)
+                                     writable=writable, data_fds=data_fds, as_pid_1=as_pid_1, narrow=narrow)
     else:
         workdir = Path(tempfile.mkdtemp(prefix="divergent-worker-"))
         home = str(workdir)
-        command = unshare_command(argv) if level is Isolation.UNSHARE else list(argv)
-    cgroups = make_cgroups(limits)
+        command = unshare_command(argv, as_pid_1=as_pid_1) if level is Isolation.UNSHARE else list(argv)
+    try:
+        cgroups = make_cgroups(limits)
+    except CgroupsClosed as error:
+        for fd in data_fds.values():
+            os.close(fd)
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
+        raise SandboxUnavailable(f"cannot start a sandboxed process: {error}") from None
     if cgroups:
         # Join the cgroups before exec, so every descendant is counted and killed with them.
         joins = " && ".join(f"echo $$ > {path / 'cgroup.procs'}" for path in cgroups)

@@ -3,7 +3,7 @@ the jobs, and a started launcher that runs them.
 
 A :class:`LauncherProcess` is one sandboxed launcher serving one program (a program under test, a
 validator, a checker, a generator, or a compiler during a build). Jobs go to it in batches; it
-answers one result per job (:class:`RunResult`). Everything it sends is untrusted (it runs next to
+answers one result per job (:class:`ProgramRun`). Everything it sends is untrusted (it runs next to
 the programs): frames are read by :mod:`divergent.sandbox.frames` (size-limited JSON) and every
 field is checked here; anything malformed ends the launcher and counts as a crash of the run.
 """
@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from divergent.errors import InvalidArgument, SandboxUnavailable
-from divergent.model import Outcome, OutcomeKind
+from divergent.records import Outcome, OutcomeKind
+from divergent.sandbox.cgroups import RunCgroup, make_run_cgroup
 from divergent.sandbox.frames import ChildConnection, ChildGone, ProtocolViolation, start_child
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.limits import Limits
@@ -130,7 +131,7 @@ class Job:
 
 
 @dataclass(frozen=True)
-class RunResult:
+class ProgramRun:
     """How one run ended, as the launcher reported it (checked)."""
 
     kind: OutcomeKind
@@ -154,16 +155,16 @@ class RunResult:
         )
 
     @classmethod
-    def crashed(cls, how: str) -> RunResult:
+    def crashed(cls, how: str) -> ProgramRun:
         """The launcher itself died (or broke the protocol) during this run."""
         return cls(kind=OutcomeKind.CRASH, detail=f"the launcher died: {how}")
 
     @classmethod
-    def hung(cls, seconds: float) -> RunResult:
+    def hung(cls, seconds: float) -> ProgramRun:
         return cls(kind=OutcomeKind.TIMEOUT, detail=f"no answer within {seconds:g} s; killed", seconds=seconds)
 
 
-def result_from_wire(raw: object, output_cap: int, stderr_cap: int) -> RunResult:
+def result_from_wire(raw: object, output_cap: int, stderr_cap: int) -> ProgramRun:
     """A run's result as the launcher sent it; ValueError for anything malformed."""
     if not isinstance(raw, dict):
         raise ValueError("a result is not an object")
@@ -182,7 +183,7 @@ def result_from_wire(raw: object, output_cap: int, stderr_cap: int) -> RunResult
     numbers = [raw.get(name, 0) for name in ("c", "w", "m")]
     if not all(type(n) in (int, float) and math.isfinite(n) and n >= 0 for n in numbers):
         raise ValueError("bad numbers")
-    return RunResult(
+    return ProgramRun(
         kind=kind, stdout=stdout, exit_code=exit_code, signal=signal_name, cpu_seconds=float(numbers[0]),
         seconds=float(numbers[1]), memory_kb=int(numbers[2]), stderr=stderr, detail=detail,
     )
@@ -215,9 +216,27 @@ class LauncherProcess(ChildConnection):
         #: a host directory the runs work in (``work_dir/run``), bound writable, for output the
         #: parent reads back (a build's); None: a directory private to the sandbox
         self.work_dir = work_dir
-        super().__init__(start_child(_LAUNCHER_MODULE, limits=_LAUNCHER_LIMITS, level=level, read_only=self.read_only,
-                                     writable=(work_dir,) if work_dir else ()),
-                         max_frame_bytes=4 * limits.output_bytes + 16 * limits.stderr_bytes + (1 << 20))
+        #: the memory cgroup every run joins (None where cgroups are not writable): the cap of the
+        #: run's whole process family
+        self.run_cgroup: RunCgroup | None = make_run_cgroup(limits.memory_mb * _MIB)
+        cgroup = self.run_cgroup
+        try:
+            # PID 1 of its namespace (a run cannot signal it), with only the interpreter and the
+            # program's own files in reach (nothing of where divergent was started)
+            process = start_child(
+                _LAUNCHER_MODULE, limits=_LAUNCHER_LIMITS, level=level, read_only=self.read_only,
+                writable=(work_dir,) if work_dir else (), as_pid_1=True, narrow=True,
+                settings={"run_cgroup": list(cgroup.fds)} if cgroup else None, pass_fds=cgroup.fds if cgroup else (),
+            )
+        except BaseException:
+            if cgroup is not None:
+                cgroup.remove()
+            raise
+        finally:
+            if cgroup is not None:
+                cgroup.close_fds()
+        # a byte of output is at most 4 characters (\xNN) and at most 6 bytes of JSON (\u001b, \\xNN)
+        super().__init__(process, max_frame_bytes=6 * limits.output_bytes + 48 * limits.stderr_bytes + (1 << 20))
         self.batch: _Batch | None = None
         self.send("setup", {"mode": mode, "argv": self.argv, "script": script,
                             "limits": limits.wire(address_space=address_space),
@@ -248,12 +267,12 @@ class LauncherProcess(ChildConnection):
             "deadline": None if deadline is None else max(0.0, deadline - time.monotonic()),
         })
 
-    def collect(self) -> tuple[list[tuple[int, RunResult]], bool]:
+    def collect(self) -> tuple[list[tuple[int, ProgramRun]], bool]:
         """The results available now, and whether the batch is done. Raises ChildGone or
         ProtocolViolation (then the launcher must be killed)."""
         batch = self.batch
         assert batch is not None
-        found: list[tuple[int, RunResult]] = []
+        found: list[tuple[int, ProgramRun]] = []
         for frame in self.read_frames():
             if frame.get("done"):
                 if not frame.get("stopped") and batch.reported != len(batch.indices):
@@ -277,17 +296,17 @@ class LauncherProcess(ChildConnection):
         batch = self.batch
         return [] if batch is None else batch.indices[batch.reported :]
 
-    def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[RunResult | None]:
+    def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[ProgramRun | None]:
         """Run ``jobs`` one after the other and wait for every result (None: not run before the
         deadline). A launcher that dies or hangs gives that run a crash or timeout result and the
         rest of the batch ``None``: call :meth:`alive` and start a new launcher to go on."""
-        results: list[RunResult | None] = [None] * len(jobs)
+        results: list[ProgramRun | None] = [None] * len(jobs)
         if not jobs:
             return results
         try:
             self.start(jobs, range(len(jobs)), deadline)
         except ChildGone:
-            results[0] = RunResult.crashed(self.kill())
+            results[0] = ProgramRun.crashed(self.kill())
             return results
         with selectors.DefaultSelector() as selector:
             selector.register(self.fileno(), selectors.EVENT_READ)
@@ -297,7 +316,7 @@ class LauncherProcess(ChildConnection):
                 if waited > self.patience:
                     culprit = self.unreported()[0]
                     self.kill()
-                    results[culprit] = RunResult.hung(self.patience)
+                    results[culprit] = ProgramRun.hung(self.patience)
                     return results
                 selector.select(self.patience - waited)
                 try:
@@ -306,7 +325,7 @@ class LauncherProcess(ChildConnection):
                     unreported = self.unreported()
                     how = self.kill()
                     if unreported:
-                        results[unreported[0]] = RunResult.crashed(how)
+                        results[unreported[0]] = ProgramRun.crashed(how)
                     return results
                 for index, result in found:
                     results[index] = result
@@ -316,6 +335,13 @@ class LauncherProcess(ChildConnection):
     @property
     def alive(self) -> bool:
         return self.process.popen.poll() is None and not self.end_of_file
+
+    def kill(self) -> str:
+        how = super().kill()
+        if self.run_cgroup is not None:
+            self.run_cgroup.remove()
+            self.run_cgroup = None
+        return how
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -23,8 +23,8 @@ import time
 from collections.abc import Sequence
 
 from divergent.errors import DivergentError, SandboxUnavailable
-from divergent.model import Input, Outcome, OutcomeKind
 from divergent.programs import PythonFunction
+from divergent.records import Input, Outcome, OutcomeKind
 from divergent.sandbox.child.wire import Malformed, check_load_answer, check_results_frame
 from divergent.sandbox.frames import ChildGone, ProtocolViolation, implementation_payload
 from divergent.sandbox.isolation import Isolation, choose_level

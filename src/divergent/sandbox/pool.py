@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from divergent.errors import LoadError, SandboxUnavailable
-from divergent.model import ExceptionInfo, Input, Outcome, OutcomeKind
 from divergent.programs import PythonFunction
+from divergent.records import ExceptionInfo, Input, Outcome, OutcomeKind
 from divergent.sandbox.child.kit import NO_PROGRESS, PROGRESS_RECORD
 from divergent.sandbox.child.wire import (
     Malformed,
@@ -142,6 +142,8 @@ class WorkerPool:
         self._closed = False
         #: numbers, strings and bytes the implementations computed when they loaded (decoded builtins)
         self.runtime_constants: list = []
+        #: facts the report should show about the runs (none: a worker's failures are outcomes)
+        self.notes: list[str] = []
         self._workers: list[WorkerProcess | None] = [None] * len(self.implementations)
         self._arguments = ArgumentEncodings(())
         try:

@@ -3,7 +3,7 @@
 :class:`ProcessRunner` builds every program once (:mod:`divergent.sandbox.builds`), then starts one
 sandboxed launcher per program (:mod:`divergent.sandbox.launch`): the sandbox starts once per
 program, never per input. :meth:`ProcessRunner.run` sends each launcher the batch and gathers one
-:class:`~divergent.model.Outcome` per program and input. A launcher that dies or hangs gives the run
+:class:`~divergent.records.Outcome` per program and input. A launcher that dies or hangs gives the run
 it was on a crash or timeout outcome and is replaced; the batch goes on.
 
 With a checker (``--checker``, testlib's convention ``checker input output answer``, exit 0 =
@@ -28,12 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from divergent.errors import SandboxUnavailable
-from divergent.model import Outcome, OutcomeKind, TextInput
-from divergent.programs import StdinProgram
+from divergent.programs import Program, StdinProgram
+from divergent.records import Outcome, OutcomeKind, TextInput
 from divergent.sandbox.builds import BuiltProgram, build
 from divergent.sandbox.frames import ChildGone
 from divergent.sandbox.isolation import Isolation, choose_level
-from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits, RunResult
+from divergent.sandbox.launch import Job, LauncherProcess, ProgramLimits, ProgramRun
+from divergent.sandbox.staging import check_declared
 
 #: inputs sent to a launcher in one batch (results stream back one by one)
 _CHUNK = 256
@@ -41,11 +42,14 @@ _CHUNK = 256
 CHECKER_LIMITS = ProgramLimits(time_limit=5.0, memory_mb=512, output_bytes=64 * 1024)
 
 
-def build_all(programs: Sequence[StdinProgram], *, level: Isolation, limits: ProgramLimits) -> list[BuiltProgram]:
+def build_all(programs: Sequence[StdinProgram], *, level: Isolation, limits: ProgramLimits,
+              deadline: float | None = None) -> list[BuiltProgram]:
     """Every program built (or found in the build cache), two at a time: each build is a compiler
-    in its own sandbox. The first build error raises (LoadError)."""
+    in its own sandbox, none past ``deadline`` (a ``time.monotonic()`` value: the end of the
+    budget). The first build error raises (LoadError)."""
+    check_declared(list(programs))
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        futures = [pool.submit(build, program, level=level, limits=limits) for program in programs]
+        futures = [pool.submit(build, program, level=level, limits=limits, deadline=deadline) for program in programs]
         return [future.result() for future in futures]
 
 
@@ -78,7 +82,7 @@ class ProgramService:
     def label(self) -> str:
         return self.program.label
 
-    def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[RunResult | None]:
+    def run(self, jobs: Sequence[Job], *, deadline: float | None = None) -> list[ProgramRun | None]:
         """One result per job (None: not run before ``deadline``)."""
         if self.workers == 1 or len(jobs) < 2 * self.workers:
             return self._run_on(0, jobs, deadline)
@@ -89,8 +93,8 @@ class ProgramService:
         futures = [self._pool.submit(self._run_on, k, part, deadline) for k, part in enumerate(parts)]
         return [result for future in futures for result in future.result()]
 
-    def _run_on(self, slot: int, jobs: Sequence[Job], deadline: float | None) -> list[RunResult | None]:
-        results: list[RunResult | None] = [None] * len(jobs)
+    def _run_on(self, slot: int, jobs: Sequence[Job], deadline: float | None) -> list[ProgramRun | None]:
+        results: list[ProgramRun | None] = [None] * len(jobs)
         position = 0
         while position < len(jobs):
             if deadline is not None and time.monotonic() >= deadline:
@@ -147,9 +151,11 @@ class _Task:
 class ProcessRunner:
     """Whole programs, each built once and served by its own sandboxed launcher."""
 
-    def __init__(self, programs: Sequence[StdinProgram], *, limits: ProgramLimits = ProgramLimits(),
+    def __init__(self, programs: Sequence[Program], *, limits: ProgramLimits = ProgramLimits(),
                  isolation: str | Isolation | None = None, checker: StdinProgram | None = None,
-                 checker_limits: ProgramLimits = CHECKER_LIMITS) -> None:
+                 checker_limits: ProgramLimits = CHECKER_LIMITS, built: Sequence[BuiltProgram] | None = None) -> None:
+        """``built``: the programs ready to run, one per program (for programs that need no build,
+        such as commands); by default each program is built here (:func:`build_all`)."""
         self.programs = tuple(programs)
         self.limits = limits
         self.level = choose_level(isolation)
@@ -166,7 +172,7 @@ class ProcessRunner:
         #: closed (perhaps from another thread, under a run: the run then ends, its rest not run)
         self._closed = False
         try:
-            self.built = self._build_all(checker)
+            self.built = self._build_all(checker, built)
             for index in range(len(self.programs)):
                 self._launchers[index] = start_launcher(self.built[index], limits, self.level)
             if checker is not None:
@@ -177,9 +183,11 @@ class ProcessRunner:
             self.close()
             raise
 
-    def _build_all(self, checker: StdinProgram | None) -> list[BuiltProgram]:
-        programs = [*self.programs, *([checker] if checker is not None else [])]
-        return build_all(programs, level=self.level, limits=self.limits)
+    def _build_all(self, checker: StdinProgram | None, built: Sequence[BuiltProgram] | None) -> list[BuiltProgram]:
+        helpers = [checker] if checker is not None else []
+        if built is not None:
+            return [*built, *build_all(helpers, level=self.level, limits=self.limits)]
+        return build_all([*self.programs, *helpers], level=self.level, limits=self.limits)  # type: ignore[list-item]
 
     @property
     def sandbox_pids(self) -> list[int]:
@@ -293,7 +301,7 @@ class ProcessRunner:
         how = launcher.kill()
         if unreported:
             culprit = unreported.pop(0)
-            result = RunResult.hung(patience) if hung else RunResult.crashed(how)
+            result = ProgramRun.hung(patience) if hung else ProgramRun.crashed(how)
             results[culprit][i] = result.outcome()
         task.todo = unreported + task.todo
         task.in_flight = False
@@ -350,7 +358,7 @@ class ProcessRunner:
         judged = iter(states)
         return [None if row is None else tuple(next(judged).outcomes) for row in rows]
 
-    def _checker_failed(self, verdict: RunResult) -> None:
+    def _checker_failed(self, verdict: ProgramRun) -> None:
         self._checker_failures += 1
         if self._checker_failures == 1:
             label = self.checker.label if self.checker else "the checker"
@@ -373,7 +381,7 @@ class ProcessRunner:
         self.close()
 
 
-def _checker_message(verdict: RunResult | None) -> str:
+def _checker_message(verdict: ProgramRun | None) -> str:
     if verdict is None:
         return "checker: not run"
     text = (verdict.stderr or verdict.stdout).strip().splitlines()

@@ -4,8 +4,11 @@
 isolation level and limits, sends it the implementations, and from then on only polls: each
 :meth:`~SymbolicProcess.poll` reads what the runner has written so far (a bounded amount, through
 :mod:`divergent.sandbox.frames`) and returns the diffs it reported, their arguments still in the safe
-encoding of :mod:`divergent.values`. What the runner says about itself (notes, its verdict) is kept
-for the engine (:class:`divergent.engines.symbolic.SymbolicEngine`) to explain how it stopped.
+encoding of :mod:`divergent.values`. What the runner says about itself (notes, its verdict, how far
+it got) is kept for the engine (:class:`divergent.engines.symbolic.SymbolicEngine`) to explain how it
+stopped. The implementations run in the runner's own process, so its "every path explored" is read
+only when the parent vetted them (``vetted``: code that can reach nothing of that process) and the
+runner ran the vetted text.
 """
 
 from __future__ import annotations
@@ -46,25 +49,39 @@ class SymbolicProcess:
         level: Isolation,
         seconds: float,
         strategy: str = "auto",
+        vetted: bool = False,
     ) -> None:
         """Start the runner and send it its work (raises :class:`~divergent.errors.DivergentError`
-        when no sandbox can be started)."""
+        when no sandbox can be started).
+
+        ``vetted``: the parent has read the implementations' sources and found code a proof may cover
+        (:mod:`divergent.engines.provable`). The runner then runs exactly those sources (sent with
+        the request, under module names of its own), never the files, which could have changed since
+        or have a stale ``.pyc`` beside them; and the sandbox gets none of their directories."""
+        #: the runner ran the sources the parent vetted (only then may its account count as a proof)
+        self.vetted = vetted
         #: what the runner said last about itself: ("unsupported" | "failed" | "done", text)
         self.verdict: tuple[str, str] | None = None
         #: what the user should know (pairs dropped, paths cut)
         self.notes: list[str] = []
         #: the runner's closing account: paths explored, whether every path of every pair was
-        #: explored and compared (``complete``), diffs reported; None until it says "done"
+        #: explored and compared (``complete``, never true unless ``vetted``), diffs reported; None
+        #: until it says "done"
         self.summary: dict | None = None
+        #: how far the runner has got: {"paths": n, "seconds": s} (its own account, for display only)
+        self.progress: dict = {"paths": 0, "seconds": 0.0}
         self.deadline = time.monotonic() + seconds + _START_AND_STOP_GRACE
         self._ended = False
         process = start_child(
             _RUNNER_MODULE, limits=limits, level=level, capture_stderr=True,
-            read_only=implementation_paths(implementations),
+            read_only=[] if vetted else implementation_paths(implementations),
         )
         self._child = ChildConnection(process, max_frame_bytes=_MAX_FRAME_BYTES)
         request = {
-            "implementations": [implementation_payload(impl) for impl in implementations],
+            "implementations": [
+                _vetted_payload(index, impl) if vetted else implementation_payload(impl)
+                for index, impl in enumerate(implementations)
+            ],
             "pairs": [[0, j] for j in range(1, len(implementations))],
             "seconds": seconds,
             # Symbolic paths run far slower than plain calls: allow two call timeouts per path, but
@@ -111,16 +128,28 @@ class SymbolicProcess:
                 diffs.append(message)
             elif event == "note":
                 self.notes.append(text)
+            elif event == "progress":
+                self._take_progress(message)
             elif event in ("unsupported", "failed", "done"):
                 self.verdict = (event, text)
                 if event == "done":
+                    self._take_progress(message)
                     self.summary = {
                         "paths": message.get("paths") if type(message.get("paths")) is int else 0,
-                        "complete": message.get("complete") is True,
+                        # Code that could reach the runner's descriptor could have written this
+                        # frame itself: "complete" is read only from a runner of vetted code
+                        # ("claimed": what the runner said, for a note at most).
+                        "complete": self.vetted and message.get("complete") is True,
+                        "claimed": message.get("complete") is True,
                         "diffs": message.get("diffs") if type(message.get("diffs")) is int else None,
                         "strategy": str(message.get("strategy", "")),
                     }
         return diffs
+
+    def _take_progress(self, message: dict) -> None:
+        paths, seconds = message.get("paths"), message.get("seconds")
+        if type(paths) is int and 0 <= paths < 2**53 and type(seconds) in (int, float) and 0 <= seconds < 1e7:
+            self.progress = {"paths": paths, "seconds": float(seconds)}
 
     def finished(self) -> bool:
         """Whether the runner has nothing more to say: it exited and was read to the end, or its
@@ -153,6 +182,21 @@ class SymbolicProcess:
         self._ended = True
 
     def close(self) -> None:
-        """Kill the runner and everything it started (it may be looping in an implementation)."""
+        """Kill the runner and everything it started (it may be looping in an implementation); what
+        it wrote last is read first (its progress, for the report)."""
+        self.poll()
         self._end()
         self._child.process.close_stderr()
+
+
+def _vetted_payload(index: int, impl: PythonFunction) -> dict:
+    """An implementation whose source the parent vetted, to be run from that very text."""
+    return {
+        "label": impl.label,
+        "path": None,
+        "source": impl.source,
+        "module_name": f"divergent_vetted_{index}",
+        "sys_path": [],
+        "entry_point": impl.entry_point,
+        "setup_code": impl.setup_code,
+    }

@@ -1,18 +1,18 @@
 """The loop every command shares: engines propose, the sandbox runs, the policy compares.
 
-Rooms: :mod:`~divergent.search.options` (the one options record), :mod:`~divergent.search.prepare`
-(load, merge signatures, gather seeds, start), :mod:`~divergent.search.loop` (the engine room:
+Rooms: :mod:`~divergent.options` (the one options record), :mod:`~divergent.search.prepare`
+(choose the kind of program, load once, set up, start), :mod:`~divergent.search.loop` (the engine room:
 :class:`Search`), :mod:`~divergent.search.partition` (behaviour classes),
 :mod:`~divergent.search.splitting` (refining classes on confirmed differences, the filter's say),
-:mod:`~divergent.search.shrink` (smaller counterexamples), :mod:`~divergent.search.check`
+:mod:`~divergent.kinds.call_shrink` (smaller counterexamples), :mod:`~divergent.search.check`
 (``check`` and ``assert_equivalent``).
 """
 
+from divergent.options import DEFAULT_OPTIONS, ImplementationSpec, Progress, SearchOptions, SeedSpec
 from divergent.search.check import assert_equivalent, check, outcomes_on, run_check
 from divergent.search.loop import Search
-from divergent.search.options import DEFAULT_OPTIONS, ImplementationSpec, Progress, SearchOptions, SeedSpec
 from divergent.search.partition import Partition, refine
-from divergent.search.prepare import gather_seeds, prepare, resolve_implementations
+from divergent.search.prepare import load_programs, prepare
 from divergent.search.splitting import refine_partition
 
 __all__ = [
@@ -25,11 +25,10 @@ __all__ = [
     "SeedSpec",
     "assert_equivalent",
     "check",
-    "gather_seeds",
+    "load_programs",
     "outcomes_on",
     "prepare",
     "refine",
     "refine_partition",
-    "resolve_implementations",
     "run_check",
 ]

@@ -7,24 +7,23 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from divergent.model import (
+from divergent.kinds.registry import choose_kind
+from divergent.options import ImplementationSpec, SearchOptions
+from divergent.records import (
+    AnyInput,
     Budget,
     Counterexample,
     ExitReason,
     FilterVerdict,
-    Input,
     Observation,
     Outcome,
     Report,
     Split,
-    TextInput,
     Verdict,
 )
-from divergent.sandbox.runner import open_runner
 from divergent.search.loop import RESERVE_SECONDS, Search
-from divergent.search.options import ImplementationSpec, SearchOptions
 from divergent.search.partition import Partition
-from divergent.search.prepare import prepare, resolve_implementations
+from divergent.search.prepare import prepare
 from divergent.search.splitting import (
     MAX_FAILED_CONFIRMATIONS,
     assess_relevance,
@@ -80,7 +79,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
                     found = (engine_name, established[0])
                     original = established[1]
                 else:
-                    search._report_progress("confirming")
+                    search.journal.phase("confirming")
                     confirmed, why = search.confirm(observation)
                     if confirmed is None:
                         note_unconfirmed(search, partition, observation, why)
@@ -121,10 +120,10 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
         if count > 2 and len(partition.classes) < count and exit_reason is not ExitReason.INTERRUPTED:
             # With N implementations, spend what is left of the budget to find every class, not
             # just the first split.
-            search._report_progress("refining classes")
+            search.journal.phase("refining classes")
             stopped = refine_partition(search, partition, deadline=search.deadline, pending=leftover)
             if stopped is ExitReason.BUDGET_SECONDS and len(partition.classes) < count:
-                search.notes.append(
+                search.journal.note(
                     "refining the behaviour classes was cut short by the budget: some classes may hold "
                     "implementations that differ"
                 )
@@ -153,24 +152,24 @@ def _shrink_seconds(search: Search) -> float:
     budget_seconds = search.budget.seconds
     seconds = min(max(_SHRINK_MINIMUM, _SHRINK_SHARE * (budget_seconds or 20.0)), search.remaining() - RESERVE_SECONDS)
     if seconds <= 0.05:
-        search.notes.append("not shrunk: the budget left no time (the counterexample is as found)")
+        search.journal.note("not shrunk: the budget left no time (the counterexample is as found)")
         return 0.0
     return seconds
 
 
 def _shrunk_then_confirmed(
     search: Search, partition: Partition, observation: Observation
-) -> tuple[Observation, Input] | None:
+) -> tuple[Observation, AnyInput] | None:
     """The difference shrunk (on the search's workers) and confirmed on fresh ones, with the input
     as found; the found input confirmed when the smaller one does not hold; None (noted) when
     neither does."""
     seconds = _shrink_seconds(search)
     smaller = observation
     if seconds > 0:
-        search._report_progress("shrinking")
+        search.journal.phase("shrinking")
         with contextlib.suppress(KeyboardInterrupt):
             smaller = search.shrink(observation, seconds, confirm=False)
-    search._report_progress("confirming")
+    search.journal.phase("confirming")
     if smaller.input.key != observation.input.key:
         confirmed, _ = search.confirm(smaller)
         if confirmed is not None:
@@ -190,7 +189,7 @@ def _shrunk(
     seconds = _shrink_seconds(search)
     if seconds <= 0:
         return observation, verdict
-    search._report_progress("shrinking")
+    search.journal.phase("shrinking")
     try:
         shrunk = search.shrink(observation, seconds)
         if shrunk.input.key != observation.input.key:
@@ -215,7 +214,7 @@ def _judged_shrunk(
     shrunk_verdict = assess_relevance(search, partition, engine_name, shrunk)
     if shrunk_verdict is not None and not shrunk_verdict.relevant:
         call = shrunk.input.call(search.implementations[0].display_name, max_length=60)
-        search.notes.append(f"not shrunk: the filter judged the smaller {call} irrelevant ({shrunk_verdict.rationale})")
+        search.journal.note(f"not shrunk: the filter judged the smaller {call} irrelevant ({shrunk_verdict.rationale})")
         return found, verdict
     return shrunk, shrunk_verdict
 
@@ -238,30 +237,25 @@ def assert_equivalent(*functions: ImplementationSpec, budget: float = 5.0, **cha
 
 def outcomes_on(
     implementations: Sequence[ImplementationSpec],
-    item: Input | TextInput | tuple[Any, ...],
+    item: object,
     options: SearchOptions | None = None,
     **changes: Any,
 ) -> tuple[Outcome, ...]:
     """Run every implementation once on one input in the sandbox (fresh workers) and return their
     outcomes, in order: what a test reproducing a counterexample calls
-    (:mod:`divergent.report.reproduce`). Compare them with ``options.policy.observe(item, outcomes)``.
+    (:mod:`divergent.report.reproduce`). Compare them with the run's comparison
+    (``comparison.observe(item, outcomes)``).
 
-    ``item`` is an :class:`~divergent.model.Input` or a tuple of arguments; ``options``/``changes``
-    as for :func:`check` (``function``, ``limits``, ``isolation``, ``policy`` are used). For whole
-    programs ``item`` is a :class:`~divergent.model.TextInput` (the program options apply: limits,
-    build flags, a checker); compare with their output comparison."""
+    ``item`` is an input of the programs' kind: an :class:`~divergent.records.Input` or a tuple of
+    arguments for functions, a :class:`~divergent.records.TextInput` for whole programs;
+    ``options``/``changes`` as for :func:`check` (``function``, ``limits``, ``isolation``,
+    ``comparison``, and for whole programs their options: limits, build flags, a checker)."""
     chosen = SearchOptions.of(options, **changes)
-    if isinstance(item, TextInput):
-        from divergent.search.programs import outcomes_of_programs
-
-        return outcomes_of_programs(implementations, item, chosen)
-    if not isinstance(item, Input):
-        item = Input(args=tuple(item))
-    programs = resolve_implementations(implementations, function=chosen.function)
-    runner = open_runner(programs, limits=chosen.limits, isolation=chosen.isolation,
-                         record_arguments=chosen.policy.record_arguments)
+    kind = choose_kind(implementations, chosen)
+    programs = kind.load(implementations, chosen)
+    runner = kind.open_runner(programs, chosen)
     try:
-        outcomes = runner.run([item])[0]
+        outcomes = runner.run([kind.input_of(item)])[0]
     finally:
         runner.close()
     assert outcomes is not None  # no deadline: every implementation ran

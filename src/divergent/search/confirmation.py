@@ -6,14 +6,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from divergent.comparison import Comparison
-from divergent.model import AnyInput, Observation, Outcome, OutcomeKind, TextInput
-from divergent.programs import Program
+from divergent.kinds.base import Subjects
+from divergent.records import AnyInput, Observation, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner
 from divergent.search.escalation import Escalated
-from divergent.search.shrink import shrink as shrink_input
-from divergent.search.text_shrink import shrink_text
+from divergent.search.notes import Journal
 
 
 class Confirmer:
@@ -22,29 +20,25 @@ class Confirmer:
     def __init__(
         self,
         *,
-        implementations: Sequence[Program],
-        policy: Comparison,
+        subjects: Subjects,
         limits: Limits,
         fresh_runner: Callable[[], Runner],
         runner: Runner,
         acceptable: Callable[[AnyInput], bool],
-        notes: list[str],
-        admit: Callable[[Sequence[AnyInput]], list[AnyInput]] | None = None,
-        scaled_runner: Callable[[float], Runner] | None = None,
+        admit: Callable[[Sequence[AnyInput]], list[AnyInput]],
+        journal: Journal,
     ) -> None:
-        """``admit``: the inputs of a batch the validator accepts (whole programs); ``scaled_runner``:
-        a fresh runner whose limits are the given factor of the usual ones, for runners whose
-        per-call limit is fixed when they start (whole programs); without one, a longer limit is
-        sent with the batch."""
-        self.implementations = implementations
-        self.policy = policy
+        """``fresh_runner``: a brand-new runner (the search's spares); ``runner``: the search's own;
+        ``acceptable``: the preconditions; ``admit``: the inputs of a batch the validator accepts."""
+        self.subjects = subjects
+        self.implementations = subjects.programs
+        self.comparison = subjects.comparison
         self.limits = limits
         self._fresh_runner = fresh_runner
         self.runner = runner
         self.acceptable = acceptable
-        self.notes = notes
-        self.admit = admit if admit is not None else list
-        self._scaled_runner = scaled_runner
+        self.admit = admit
+        self.journal = journal
         #: the inputs the last successful :meth:`shrink` moved through (Counterexample.shrink_steps)
         self.shrink_steps: tuple[AnyInput, ...] = ()
         #: inputs the escalation lane settled on fresh workers, by key (confirmation is then done)
@@ -53,9 +47,11 @@ class Confirmer:
         self.unstable = 0
 
     def run_fresh(self, item: AnyInput, *, timeout: float | None = None) -> tuple[Outcome, ...]:
-        """Run one input on brand-new workers (no state left over from earlier calls)."""
-        if self._scaled_runner is not None and timeout is not None and timeout > self.limits.timeout:
-            fresh = self._scaled_runner(timeout / self.limits.timeout)
+        """Run one input on brand-new workers (no state left over from earlier calls). A longer limit
+        than the usual is sent with the batch, or, for runners whose limit is fixed when they start
+        (a judge's), given to a runner started with it."""
+        if not self.subjects.adaptive_limits and timeout is not None and timeout > self.limits.timeout:
+            fresh = self.subjects.open_runner(timeout / self.limits.timeout)
         else:
             fresh = self._fresh_runner()
         try:
@@ -81,13 +77,13 @@ class Confirmer:
         unstable = [
             self.implementations[i].label
             for i, (before, after) in enumerate(zip(observation.outcomes, outcomes, strict=True))
-            if not self.policy.outcomes_equal(before, after)
+            if not self.comparison.outcomes_equal(before, after)
             and OutcomeKind.TIMEOUT not in (before.kind, after.kind)
         ]
         if unstable:
             self.unstable += 1
             return None, f"not deterministic: {', '.join(unstable)} behaved differently on a re-run"
-        confirmed = self.policy.observe(observation.input, outcomes)
+        confirmed = self.comparison.observe(observation.input, outcomes)
         if not confirmed.divergent:
             return None, "the difference did not hold on fresh workers (a slow call or leftover state)"
         return confirmed, ""
@@ -100,7 +96,7 @@ class Confirmer:
         "The same kind": when the implementations differ in what they return or raise, a smaller
         input must too (not only in how they leave their arguments, or in what they print)."""
         target = observation.classes
-        values_only = self.policy.essential()
+        values_only = self.comparison.essential()
         keep_values_apart = values_only.partition(observation.outcomes) == target
         deadline = time.monotonic() + seconds
         # A difference that needed a longer limit (a slow call) is shrunk under that limit.
@@ -109,7 +105,7 @@ class Confirmer:
         def same_difference(item: AnyInput, outcomes: tuple[Outcome, ...] | None) -> bool:
             if outcomes is None:
                 return False
-            if self.policy.partition(outcomes) != target or not self.policy.observe(item, outcomes).divergent:
+            if self.comparison.partition(outcomes) != target or not self.comparison.observe(item, outcomes).divergent:
                 return False
             return not keep_values_apart or values_only.partition(outcomes) == target
 
@@ -129,20 +125,14 @@ class Confirmer:
             return verdicts
 
         steps: list[AnyInput] = []
-        if isinstance(observation.input, TextInput):
-            smaller = shrink_text(observation.input, still_divergent=still_divergent, seconds=seconds,
-                                  on_step=steps.append)
-        else:
-            smaller = shrink_input(
-                observation.input, still_divergent=still_divergent, acceptable=self.acceptable, seconds=seconds,
-                on_step=steps.append,
-            )
+        smaller = self.subjects.kind.shrink(observation.input, still_divergent=still_divergent,
+                                            acceptable=self.acceptable, seconds=seconds, on_step=steps.append)
         self.shrink_steps = ()
         if time.monotonic() >= deadline:
-            self.notes.append("shrinking was cut short by the budget: the counterexample may not be the simplest")
+            self.journal.note("shrinking was cut short by the budget: the counterexample may not be the simplest")
         if smaller.key == observation.input.key:
             return observation
-        seen = self.policy.observe(smaller, kept[smaller.key])
+        seen = self.comparison.observe(smaller, kept[smaller.key])
         if not confirm:
             self.shrink_steps = tuple(steps)
             return seen

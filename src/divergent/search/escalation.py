@@ -11,7 +11,7 @@ budget allows:
 * an implementation that now finishes was only slow: its outcome is compared as any other;
 * one that runs past the escalated limit (``Limits.hang_limit``: ``hang_factor`` times the slowest
   time another implementation needed on that input, at least ``Limits.timeout``) is a *hang*, a
-  behaviour of its own under the default timeout rule (:class:`~divergent.policy.TimeoutRule`).
+  behaviour of its own under the default timeout rule (:class:`~divergent.comparison.TimeoutRule`).
 
 Inputs on which *every* implementation ran past the small limit are re-run too (a few, at
 ``Limits.timeout``, after the pending ones): slow everywhere, they may still differ in value.
@@ -28,8 +28,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from divergent.comparison import Comparison
-from divergent.model import Observation, Outcome, OutcomeKind
+from divergent.comparison import Comparison, TimeoutRule
+from divergent.records import Observation, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner
 
@@ -93,7 +93,7 @@ class Escalated:
     """A pending input re-run under the escalated limit."""
 
     pending: Pending
-    #: the outcomes of the re-run (hangs marked), judged by the policy
+    #: the outcomes of the re-run (hangs marked), judged by the comparison
     observation: Observation
     #: the limit given to the re-run
     limit: float
@@ -114,15 +114,16 @@ class Escalator:
         self,
         *,
         limits: Limits,
-        policy: Comparison,
-        hangs_count: bool,
+        comparison: Comparison,
         fresh_runner: Callable[[], Runner],
         deadline: float | None,
         reserve: float = 0.3,
     ) -> None:
         self.limits = limits
-        self.policy = policy
-        self.hangs_count = hangs_count
+        self.comparison = comparison
+        #: whether a call still running at the escalated limit where others return is a hang (a
+        #: difference under the timeout rule ``hang``)
+        self.hangs_count = comparison.timeouts is TimeoutRule.HANG
         self._fresh_runner = fresh_runner
         self.deadline = deadline
         self.reserve = reserve
@@ -280,13 +281,13 @@ class Escalator:
             )
         elif capped and len(finished) < len(outcomes):
             return None  # still running when the budget's time ran out: nothing settled
-        observation = self.policy.observe(item, outcomes)
+        observation = self.comparison.observe(item, outcomes)
         if not one_sided:
             return Escalated(pending, observation, limit, confirmed=False)
         unstable = [
             i
             for i, (before, after) in enumerate(zip(pending.observation.outcomes, outcomes, strict=True))
-            if before.kind is not OutcomeKind.TIMEOUT and not self.policy.outcomes_equal(before, after)
+            if before.kind is not OutcomeKind.TIMEOUT and not self.comparison.outcomes_equal(before, after)
         ]
         why = "not deterministic: behaved differently on a re-run" if unstable else ""
         return Escalated(pending, observation, limit, confirmed=not unstable, why=why)

@@ -16,28 +16,18 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import Any
+from collections.abc import Callable
 
-from divergent.engines.base import WholePrograms
-from divergent.programs import Program
-from divergent.sandbox.runner import Runner, open_runner
-from divergent.search.options import SearchOptions
+from divergent.sandbox.runner import Runner
+from divergent.search.pipeline import RunnerView
 
 
-class _HeldRunner:
+class _HeldRunner(RunnerView):
     """A runner whose starting thread waits until it is closed (see the module's docstring)."""
 
     def __init__(self, runner: Runner, closed: threading.Event) -> None:
-        self._runner = runner
+        super().__init__(runner)
         self._closed = closed
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._runner, name)
-
-    def run(self, *args: Any, **kwargs: Any) -> Any:
-        return self._runner.run(*args, **kwargs)
 
     def close(self) -> None:
         try:
@@ -149,26 +139,3 @@ class SpareRunners:
             spares, self._spares = self._spares, []
         for spare in spares:
             spare.discard()
-
-
-def start_runner(
-    implementations: Sequence[Program], options: SearchOptions, programs: WholePrograms | None = None
-) -> Prestarted:
-    """Start the search's main runner on a thread (the caller goes on loading meanwhile)."""
-    return Prestarted(lambda: open_search_runner(implementations, options, programs))
-
-
-def open_search_runner(
-    implementations: Sequence[Program], options: SearchOptions, programs: WholePrograms | None = None,
-    *, timeout_factor: float = 1.0,
-) -> Runner:
-    """A runner of the search's programs under its options (whole programs: with their run limits,
-    scaled by ``timeout_factor``, and their checker)."""
-    limits = options.limits
-    if timeout_factor != 1.0:
-        limits = replace(limits, timeout=limits.timeout * timeout_factor)
-    extra = programs.runner_options(timeout_factor) if programs is not None else {}
-    return open_runner(
-        implementations, limits=limits, isolation=options.isolation,
-        record_arguments=options.policy.record_arguments, **extra,
-    )

@@ -1,13 +1,14 @@
 """The engine room of every search: :class:`Search` asks the portfolio for inputs, runs them in the
-sandbox, compares the outcomes under the policy, feeds the observations back, and confirms and shrinks
-what differs.
+sandbox, compares the outcomes, feeds the observations back, and confirms and shrinks what differs.
+It holds the programs' :class:`~divergent.kinds.base.Subjects` (what their kind set up: the
+comparison, the seeds, the preconditions, the runner) and never asks which kind they are.
 
 ::
 
     portfolio ──▶ inputs ──▶ preconditions ──▶ sandbox (small, adaptive per-call limit) ──▶ outcomes
         ▲                                                             │                      │
         │                              slow on some: escalation lane ◀┘ (fresh workers,      ▼
-        │                              escalated limit, on its own thread) ──────────▶ policy ──▶ observation
+        │                              escalated limit, on its own thread) ──────▶ comparison ──▶ observation
         └──────────────────────── observe (all engines) ◀────────────────────────────────────┤
                                                                                              ▼ divergent?
                                confirm on pre-started fresh workers ──▶ shrink ──▶ confirm ──▶ Report
@@ -21,43 +22,37 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from divergent.comparison import Comparison, behaviour_fingerprint
-from divergent.engines.base import Engine, EngineContext, WholePrograms
+from divergent.comparison import Comparison, TimeoutRule, behaviour_fingerprint
+from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
-from divergent.engines.portfolio import TURN_SECONDS, Portfolio
-from divergent.engines.registry import NEEDS_MODEL, engine_class, requested_engine_classes
+from divergent.engines.portfolio import TURN_SECONDS, requested_classes, start_portfolio
 from divergent.engines.settings import ModelAccess
-from divergent.errors import EngineCannotProceed, InvalidArgument, MissingExtra
+from divergent.kinds.base import Subjects
 from divergent.llm.chat import ChatModel
-from divergent.model import (
+from divergent.options import Progress
+from divergent.records import (
     AnyInput,
     Budget,
     Counterexample,
     ExitReason,
-    Input,
     Observation,
     Outcome,
     OutcomeKind,
     Proof,
     Report,
-    TextInput,
     TimelinePoint,
     Verdict,
 )
-from divergent.policy import TimeoutRule
-from divergent.preconditions import conforms
-from divergent.programs import Program, Signature
 from divergent.sandbox.isolation import GUARANTEES, Isolation
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner
 from divergent.search.confirmation import Confirmer
 from divergent.search.escalation import AdaptiveLimit, Escalated, Escalator, Pending
-from divergent.search.fresh import Prestarted, SpareRunners, open_search_runner, start_runner
-from divergent.search.notes import model_engine_notes, program_notes, unsettled_notes
-from divergent.search.options import Progress, SearchOptions
+from divergent.search.fresh import Prestarted, SpareRunners
+from divergent.search.notes import Journal, model_engine_notes, unsettled_notes
 from divergent.search.partition import Partition
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
 
@@ -73,40 +68,32 @@ TIMELINE_POINTS = 150
 
 
 class Search:
-    """The shared machinery: engines, sandbox, policy, budget. Close it when done.
+    """The shared machinery: engines, sandbox, comparison, budget. Close it when done.
 
-    Built by :func:`divergent.search.prepare` from loaded implementations and :class:`SearchOptions`."""
+    Built by :func:`divergent.search.prepare` from the programs' :class:`Subjects` (which carry the
+    options); ``runner``: the main runner, started early (default: started here). Progress and
+    notes go through :attr:`journal`."""
 
-    def __init__(
-        self,
-        *,
-        implementations: tuple[Program, ...],
-        signature: Signature,
-        options: SearchOptions,
-        engine_names: tuple[str, ...],
-        seeds: tuple[AnyInput, ...] = (),
-        requirement: Callable[[Input], bool] | None = None,
-        notes: Sequence[str] = (),
-        programs: WholePrograms | None = None,
-        runner: Prestarted | None = None,
-    ) -> None:
-        self.implementations = implementations
-        self.signature = signature
-        self.options = options
-        self.engine_names = engine_names
-        self.seeds = seeds
-        self.requirement = requirement
-        self.notes: list[str] = list(notes)
-        #: what whole programs add (validator, generator, checker, run limits); None for functions
-        self.programs = programs
+    def __init__(self, subjects: Subjects, *, runner: Prestarted | None = None) -> None:
+        self.subjects = subjects
+        self.kind = subjects.kind
+        options = self.options = subjects.options
+        self.implementations = subjects.programs
+        self.signature = subjects.signature
+        self.engine_names = subjects.engine_names
+        self.seeds = subjects.seeds
+        self.comparison: Comparison = subjects.comparison
         self.started = options.started if options.started is not None else time.monotonic()
-        prestarted = runner if runner is not None else start_runner(implementations, options, programs)
+        #: what the search tells as it goes: its phase (to ``options.progress``) and its notes
+        self.journal = Journal(subjects.notes, progress=options.progress, snapshot=self._progress_now)
+        prestarted = runner if runner is not None else Prestarted(subjects.open_runner)
         #: fresh runners for confirmation and re-runs, the first starting beside the main one
-        self.spares = SpareRunners(self._open_fresh)
-        constants = Constants.harvest(impl.source for impl in self.implementations)
+        self.spares = SpareRunners(subjects.open_runner)
+        constants = Constants.harvest(program.source for program in self.implementations)
+        self.shaped = subjects.shaped  # values shaped like the code expects (functions mine them), for the engines
         # Engines named by the caller are imported now (a missing one is an input error); the
         # default portfolio's are imported when their first turn comes.
-        classes = requested_engine_classes(engine_names, text=programs is not None) if options.engines_requested else {}
+        classes = requested_classes(self.engine_names, self.kind.engine_class) if options.engines_requested else {}
         try:
             raw_runner = prestarted.get()
         except BaseException:
@@ -131,7 +118,7 @@ class Search:
         options = self.options
         level = self.runner.level
         if level is not Isolation.BUBBLEWRAP:
-            self.notes.append(f"sandbox: {level.value} only — {GUARANTEES[level]}")
+            self.journal.note(f"sandbox: {level.value} only — {GUARANTEES[level]}")
         model = None
         if options.llm is not None:
             model = ModelAccess(chat=options.llm, spec=options.spec, spurious_filter=options.spurious_filter)
@@ -141,39 +128,39 @@ class Search:
             seeds=self.seeds,
             constants=constants.with_values(self.runner.runtime_constants),
             seed=self.seed,
-            require=self.requirement,
+            require=self.subjects.requirement,
             limits=self.limits,
             isolation=level.value,
             seconds=self.budget.seconds,
-            policy=self.policy,
+            comparison=self.comparison,
             model=model,
             settings=options.engine_settings,
-            programs=self.programs,
+            services=self.subjects.services,
+            shaped=self.shaped,
         )
-        self.portfolio = self._start_engines(classes)
+        self.portfolio = start_portfolio(self.engine_names, self.kind.engine_class, self.context,
+                                         requested=classes, note=self.journal.note)
         self.seen: set[str] = set()
         self.fingerprints: set[str] = set()
         self.inputs_run = 0
         #: inputs that failed a precondition (the validator counts its own rejections: :attr:`rejected`)
         self.failed_preconditions = 0
-        #: inputs where only timeouts set implementations apart (see EqualityPolicy.timeouts)
+        #: inputs where only timeouts set implementations apart (see Comparison.timeouts)
         self.inconclusive = 0
         #: the engines' counts after every round, thinned (Report.timeline)
         self.timeline: list[TimelinePoint] = []
-        rule = getattr(self.policy, "timeouts", TimeoutRule.HANG)
-        # A whole program's time limit is the judge's (--time-limit): its runs are not given
-        # smaller, adaptive limits, and its timeouts are not re-run longer (docs/programs.md).
+        # Runs whose limit is fixed when their runner starts (a judge's time limit) are not given
+        # smaller, adaptive limits, and their timeouts are not re-run longer.
         self.call_limit = AdaptiveLimit(
-            self.limits, adaptive=rule is not TimeoutRule.DIFFER and self.programs is None
+            self.limits, adaptive=self.comparison.timeouts is not TimeoutRule.DIFFER and self.subjects.adaptive_limits
         )
         self.escalator = Escalator(
-            limits=self.limits, policy=self.policy, hangs_count=rule is TimeoutRule.HANG,
-            fresh_runner=self.spares.take, deadline=self.deadline, reserve=RESERVE_SECONDS,
+            limits=self.limits, comparison=self.comparison, fresh_runner=self.spares.take, deadline=self.deadline,
+            reserve=RESERVE_SECONDS,
         )
         self.confirmer = Confirmer(
-            implementations=self.implementations, policy=self.policy, limits=self.limits,
-            fresh_runner=self.spares.take, runner=self.runner, acceptable=self.acceptable, notes=self.notes,
-            admit=self.admit, scaled_runner=self._open_scaled if self.programs is not None else None,
+            subjects=self.subjects, limits=self.limits, fresh_runner=self.spares.take, runner=self.runner,
+            acceptable=self.acceptable, admit=self.admit, journal=self.journal,
         )
         #: inputs of an engine's turn that the slice did not leave time for, run at its next turn
         self._owed: dict[str, list[AnyInput]] = {}
@@ -181,10 +168,6 @@ class Search:
         self.proof: Proof | None = None
 
     # -- the options, by name ---------------------------------------------------------------------
-
-    @property
-    def policy(self) -> Comparison:
-        return self.options.policy
 
     @property
     def limits(self) -> Limits:
@@ -207,60 +190,15 @@ class Search:
         return self.options.spurious_filter
 
     @property
-    def progress(self) -> Callable[[Progress], None] | None:
-        return self.options.progress
-
-    @property
     def engines(self) -> list[Engine]:
         """The engines started so far."""
         return self.portfolio.engines
-
-    def _open_fresh(self) -> Runner:
-        return open_search_runner(self.implementations, self.options, self.programs)
-
-    def _open_scaled(self, timeout_factor: float) -> Runner:
-        """A fresh runner whose programs get ``timeout_factor`` times their time limit (a whole
-        program's limits are fixed when its runner starts)."""
-        return open_search_runner(self.implementations, self.options, self.programs, timeout_factor=timeout_factor)
-
-    def _start_engines(self, classes: dict[str, type[Engine]]) -> Portfolio:
-        if classes:
-            engines: list[Engine] = []
-            for name, cls in classes.items():
-                try:
-                    engines.append(cls(self.context))
-                except (EngineCannotProceed, MissingExtra, ImportError) as error:
-                    # The caller named this engine: going on without it would answer another question.
-                    raise InvalidArgument(f"engine {name!r} cannot run: {error}") from error
-            return Portfolio(engines)
-        if not self.engine_names:
-            raise InvalidArgument("no engines selected")
-
-        text = self.programs is not None
-
-        def factory(name: str) -> Callable[[], Engine]:
-            return lambda: engine_class(name, text=text)(self.context)
-
-        def failed(name: str, error: Exception) -> None:
-            self.notes.append(f"engine {name} not used: {error}")
-
-        # The engines that drive a model work on their own thread, mostly waiting on the network:
-        # they start at once (the others at their first turn, cheapest first).
-        at_once = []
-        for name in self.engine_names:
-            if name in NEEDS_MODEL:
-                try:
-                    at_once.append(engine_class(name, text=text)(self.context))
-                except (EngineCannotProceed, MissingExtra, ImportError) as error:
-                    failed(name, error)
-        later = [(name, factory(name)) for name in self.engine_names if name not in NEEDS_MODEL]
-        return Portfolio(at_once, pending=later, on_start_failure=failed, order=self.engine_names)
 
     @property
     def rejected(self) -> int:
         """Inputs never run: a precondition or the validator rejected them (the validator's count
         includes the inputs that model engines and shrinking asked it about)."""
-        return self.failed_preconditions + (self.programs.rejected() if self.programs is not None else 0)
+        return self.failed_preconditions + self.subjects.rejected()
 
     # -- budget -----------------------------------------------------------------------------------
 
@@ -294,20 +232,16 @@ class Search:
         return None
 
     def acceptable(self, item: AnyInput) -> bool:
-        """The preconditions: annotations and the user's requirement (a whole program's text input
-        has neither: its validator judges batches, :meth:`admit`)."""
-        if isinstance(item, TextInput):
-            return True
-        if not conforms(item, self.signature):
-            return False
-        return self.requirement is None or self.requirement(item)
+        """The preconditions the programs' kind checks on each input (a function's annotations and
+        the user's requirement; none for a whole program, whose validator judges batches: :meth:`admit`)."""
+        return self.subjects.acceptable(item)
 
     def admit(self, items: Sequence[AnyInput]) -> list[AnyInput]:
         """The inputs of a batch the validator accepts (all of them without one); the rest are
         counted as rejected and never run."""
-        if self.programs is None or not items:
-            return list(items)
-        verdicts = self.programs.admit(items)
+        if not items:
+            return []
+        verdicts = self.subjects.admit(items)
         return [item for item, valid in zip(items, verdicts, strict=True) if valid]
 
     # -- one round --------------------------------------------------------------------------------
@@ -347,7 +281,7 @@ class Search:
         self._look_for_proof()
         if observations:
             self._record_timeline()
-        self._report_progress()
+        self.journal.phase()
         return observations
 
     def _record_timeline(self) -> None:
@@ -371,7 +305,7 @@ class Search:
         return owed
 
     def _start_batch(self, engine: Engine, proposed: list[AnyInput]) -> None:
-        checked = getattr(engine, "checks_preconditions", False)
+        checked = engine.checks_preconditions
         fresh = []
         seen = self.seen
         for item in proposed:
@@ -410,17 +344,17 @@ class Search:
                 owed.append(item)  # the slice (or the budget) ran out before it ran everywhere
                 continue
             finished.append(outcomes)
-            observation = self.policy.observe(item, outcomes)
+            observation = self.comparison.observe(item, outcomes)
             fingerprint = behaviour_fingerprint(observation)
             if fingerprint not in self.fingerprints:
                 self.fingerprints.add(fingerprint)
                 novel += 1
             divergences += observation.divergent
             if observation.inconclusive:
-                if self.programs is None:
+                if self.subjects.adaptive_limits:
                     self._pend(engine.name, observation)
                 elif len(observation.classes) > 1 and not observation.divergent:
-                    self._note_inconclusive(observation, self.programs.limits.time_limit)
+                    self._note_inconclusive(observation, self.subjects.time_limit)
             batch_observations.append(observation)
             observations.append((engine.name, observation))
         if owed and self.out_of_budget() is None:
@@ -496,39 +430,30 @@ class Search:
         if self.inconclusive == 1:
             slow = ", ".join(self.implementations[i].label for i in observation.inconclusive)
             call = observation.input.call(self.implementations[0].display_name, max_length=60)
-            # (a whole program's time limit is the judge's: there only --timeouts differ counts it)
-            rule = "differ counts such a timeout" if self.programs is not None else "hang counts a hang"
-            self.notes.append(f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a "
+            # (a limit fixed when the runner starts, a judge's, is never escalated: there only
+            # --timeouts differ counts it)
+            rule = "hang counts a hang" if self.subjects.adaptive_limits else "differ counts such a timeout"
+            self.journal.note(f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a "
                               f"slow implementation is not a different one; --timeouts {rule} as a difference)")
 
     def _look_for_proof(self) -> None:
         """Stop with the symbolic engine's proof of equivalence, once it has one (and nothing the
         search saw contradicts it: a difference ends the search first; an input still being re-run,
         or a program that behaved differently on a re-run, holds the proof back)."""
-        symbolic = self.portfolio.engine("symbolic")
-        proof = getattr(symbolic, "proof", None)
-        if proof is None or self.proof is not None:
+        if self.proof is not None:
             return
-        found = proof()
-        refusal = getattr(symbolic, "not_a_proof", "")
-        if refusal and refusal not in self.notes:
-            self.notes.append(refusal)
-        if found is None or self.escalator.waiting() or self.confirmer.unstable:
-            return
-        self.proof = found
+        for engine in self.engines:
+            found = engine.proof()
+            if engine.not_a_proof:
+                self.journal.note(engine.not_a_proof, once=True)
+            if found is not None and not self.escalator.waiting() and not self.confirmer.unstable:
+                self.proof = found
+                return
 
-    def _report_progress(self, phase: str = "searching") -> None:
-        if self.progress is not None:
-            self.progress(
-                Progress(
-                    seconds=self.elapsed,
-                    budget_seconds=self.budget.seconds,
-                    executions=self.executions,
-                    inputs=self.inputs_run,
-                    engines=self.portfolio.stats(),
-                    phase=phase,
-                )
-            )
+    def _progress_now(self, phase: str) -> Progress:
+        """A snapshot for the live display (the journal's phases)."""
+        return Progress(seconds=self.elapsed, budget_seconds=self.budget.seconds, executions=self.executions,
+                        inputs=self.inputs_run, engines=self.portfolio.stats(), phase=phase)
 
     # -- confirmation and shrinking -----------------------------------------------------------
 
@@ -563,19 +488,20 @@ class Search:
             engines=self.portfolio.stats(),
             exit_reason=exit_reason,
             isolation=self.runner.level.value,
-            policy=self.policy.describe(),
+            policy=self.comparison.describe(),
             seed=self.seed,
             # (inputs still being re-run say nothing once a difference is reported)
-            notes=tuple(self.notes)
+            notes=self.journal.notes
             + (unsettled_notes(self.escalator.waiting(), self.implementations, self.call_limit.current) if verdict is not Verdict.DIVERGENT else ())
             + model_engine_notes(self.engines, self.portfolio.stats())
-            + program_notes(self.programs, self.runner),
+            + tuple(self.subjects.report_notes(self.runner)),
             nondeterministic=tuple(partition.nondeterministic),
             filtered_out=tuple(partition.filtered_out),
-            llm=self.llm_usage(),
+            llm=self.llm_usage(), inferred_inputs=self.shaped.summary() if self.shaped is not None else None,
             timeline=(*self.timeline, TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats())),
             rejected=self.rejected,
             proof=self.proof if verdict is Verdict.PROVEN_EQUIVALENT else None,
+            kind=self.kind.name,
         )
 
     def llm_usage(self) -> dict[str, Any] | None:
@@ -592,5 +518,4 @@ class Search:
                 engine.close()
         self.spares.close()
         self.runner.close()
-        if self.programs is not None:
-            self.programs.close()
+        self.subjects.close()

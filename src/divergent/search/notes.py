@@ -1,32 +1,61 @@
-"""What a search's report says beside its verdict: engines that failed, inputs left unsettled,
-whole programs' helpers."""
+"""What a search tells as it goes: its :class:`Journal` (the phase, to a live display; the notes its
+report will carry beside the verdict), and the notes made at the end (engines that failed, inputs
+left unsettled)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import threading
+from collections.abc import Callable, Sequence
 
-from divergent.engines.base import Engine, WholePrograms
+from divergent.engines.base import Engine
 from divergent.engines.registry import NEEDS_MODEL
-from divergent.model import EngineStats, OutcomeKind
+from divergent.options import Progress
 from divergent.programs import Program
+from divergent.records import EngineStats, OutcomeKind
 from divergent.search.escalation import Pending
 
 
-def program_notes(programs: WholePrograms | None, runner: Any) -> tuple[str, ...]:
-    """What whole programs' helpers have to say (the validator's rejections, a failing checker)."""
-    if programs is None:
-        return ()
-    return (*programs.notes(), *getattr(runner, "notes", ()))
+class Journal:
+    """The one place a search and what runs it (confirmation, shrinking, refining classes, semantic
+    clustering) say what they are doing and what the report must say. Thread-safe: the re-run lane
+    and the engines that drive a model work on threads of their own."""
+
+    def __init__(self, notes: Sequence[str] = (), *, progress: Callable[[Progress], None] | None = None,
+                 snapshot: Callable[[str], Progress] | None = None) -> None:
+        self._notes: list[str] = list(notes)
+        self._progress = progress
+        self._snapshot = snapshot
+        self._lock = threading.Lock()
+
+    def note(self, text: str, *, once: bool = False) -> None:
+        """One more note for the report (``once``: unless the same note is there already)."""
+        with self._lock:
+            if not (once and text in self._notes):
+                self._notes.append(text)
+
+    def noted(self, prefix: str) -> bool:
+        """Whether a note starting with ``prefix`` was made."""
+        with self._lock:
+            return any(note.startswith(prefix) for note in self._notes)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        with self._lock:
+            return tuple(self._notes)
+
+    def phase(self, name: str = "searching") -> None:
+        """Tell the live display what the search is doing now ("searching", "shrinking", ...)."""
+        if self._progress is not None and self._snapshot is not None:
+            self._progress(self._snapshot(name))
 
 
-def unsettled_notes(waiting: Sequence[Pending], implementations: Sequence[Program], limit: float) -> tuple[str, ...]:
+def unsettled_notes(waiting: Sequence[Pending], programs: Sequence[Program], limit: float) -> tuple[str, ...]:
     """Inputs some implementation was slow on (past ``limit``) that the budget left no time to re-run."""
     if not waiting:
         return ()
     first = waiting[0].observation
-    slow = ", ".join(implementations[i].label for i, o in enumerate(first.outcomes) if o.kind is OutcomeKind.TIMEOUT)
-    call = first.input.call(implementations[0].display_name, max_length=60)
+    slow = ", ".join(programs[i].label for i, o in enumerate(first.outcomes) if o.kind is OutcomeKind.TIMEOUT)
+    call = first.input.call(programs[0].display_name, max_length=60)
     more = f" (and {len(waiting) - 1} more input(s))" if len(waiting) > 1 else ""
     return (
         f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished{more}; "
@@ -44,7 +73,7 @@ def model_engine_notes(engines: Sequence[Engine], stats: Sequence[EngineStats]) 
         stopped = next((s.stopped for s in stats if s.name == engine.name), "")
         if not stopped.startswith(("failed", "unsupported")):
             # It may have failed after the run's last poll of it.
-            stopped = getattr(engine, "failure_note", lambda: None)() or ""
+            stopped = engine.failure_note() or ""
         if stopped:
             notes.append(f"engine {engine.name} stopped — {stopped}; the other engines' results stand")
     return tuple(notes)

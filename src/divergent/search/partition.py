@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from divergent.comparison import Comparison
-from divergent.model import Counterexample, Input, Observation, Split
+from divergent.records import Counterexample, Input, Observation, Split
 
 
 def refine(

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from divergent.engines.base import Engine
-from divergent.model import AnyInput, Outcome
+from divergent.records import AnyInput, Outcome
+from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.runner import Runner
 
 
@@ -71,19 +72,45 @@ class Pipeline:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
 
-class ExclusiveRunner:
-    """The search's runner as everyone else sees it: ``run`` first settles the batch in flight."""
+class RunnerView:
+    """A runner seen through a wrapper: the :class:`~divergent.sandbox.runner.Runner` protocol,
+    passed on to the wrapped runner (subclasses add what they wrap it for)."""
 
-    def __init__(self, runner: Runner, settle: Callable[[], None]) -> None:
+    def __init__(self, runner: Runner) -> None:
         self._runner = runner
-        self._settle = settle
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._runner, name)
+    @property
+    def level(self) -> Isolation:
+        return self._runner.level
 
-    def run(self, inputs: Sequence[AnyInput], **options: Any) -> list[tuple[Outcome, ...] | None]:
-        self._settle()
-        return self._runner.run(inputs, **options)
+    @property
+    def executions(self) -> int:
+        return self._runner.executions
+
+    @property
+    def runtime_constants(self) -> list[Any]:
+        return self._runner.runtime_constants
+
+    @property
+    def notes(self) -> list[str]:
+        return self._runner.notes
+
+    def run(self, inputs: Sequence[AnyInput], *, deadline: float | None = None,
+            timeout: float | None = None) -> list[tuple[Outcome, ...] | None]:
+        return self._runner.run(inputs, deadline=deadline, timeout=timeout)
 
     def close(self) -> None:
         self._runner.close()
+
+
+class ExclusiveRunner(RunnerView):
+    """The search's runner as everyone else sees it: ``run`` first settles the batch in flight."""
+
+    def __init__(self, runner: Runner, settle: Callable[[], None]) -> None:
+        super().__init__(runner)
+        self._settle = settle
+
+    def run(self, inputs: Sequence[AnyInput], *, deadline: float | None = None,
+            timeout: float | None = None) -> list[tuple[Outcome, ...] | None]:
+        self._settle()
+        return self._runner.run(inputs, deadline=deadline, timeout=timeout)

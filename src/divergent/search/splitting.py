@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from divergent.model import Counterexample, ExitReason, FilterDecision, FilterVerdict, Observation, Split
+from divergent.records import Counterexample, ExitReason, FilterDecision, FilterVerdict, Observation, Split
 from divergent.search.loop import Search
 from divergent.search.partition import Partition, refine
 
@@ -37,7 +37,7 @@ def refine_partition(
                 if isinstance(observations, ExitReason):
                     return observations
             for engine_name, observation in observations:
-                if len(refine(partition.classes, observation, search.policy)) == len(partition.classes):
+                if len(refine(partition.classes, observation, search.comparison)) == len(partition.classes):
                     continue
                 if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
                     continue
@@ -45,7 +45,7 @@ def refine_partition(
                 if confirmed is None:
                     note_unconfirmed(search, partition, observation, why)
                     continue
-                refined = refine(partition.classes, confirmed, search.policy)
+                refined = refine(partition.classes, confirmed, search.comparison)
                 if len(refined) == len(partition.classes):
                     continue
                 # A split the filter judges irrelevant does not split the classes (ProbeGen, Sec. 5).
@@ -76,10 +76,10 @@ def assess_relevance(search: Search, partition: Partition, engine_name: str, obs
             differences=FilterDecision.UNJUDGED,
             model=spurious_filter.model,
         )
-    search._report_progress("judging")
+    search.journal.phase("judging")
     verdict = spurious_filter.assess(search.implementations, observation.input, observation.outcomes)
-    if verdict.differences is FilterDecision.UNJUDGED and not any(n.startswith("filter:") for n in search.notes):
-        search.notes.append(f"filter: {verdict.rationale}; differences are kept unjudged")
+    if verdict.differences is FilterDecision.UNJUDGED and not search.journal.noted("filter:"):
+        search.journal.note(f"filter: {verdict.rationale}; differences are kept unjudged")
     if not verdict.relevant:
         partition.filtered_out.append(
             Counterexample(
@@ -93,7 +93,7 @@ def assess_relevance(search: Search, partition: Partition, engine_name: str, obs
             )
         )
         if len(partition.filtered_out) == MAX_FILTERED_OUT:
-            search.notes.append(
+            search.journal.note(
                 f"filter: {MAX_FILTERED_OUT} differences judged irrelevant; later ones are kept unjudged"
             )
     return verdict
@@ -104,6 +104,6 @@ def note_unconfirmed(search: Search, partition: Partition, observation: Observat
     if why.startswith("not deterministic"):
         partition.nondeterministic.append(observation.input)
     if partition.failed_confirmations <= 5:
-        search.notes.append(f"{observation.input.call(search.implementations[0].display_name, max_length=60)}: {why}")
+        search.journal.note(f"{observation.input.call(search.implementations[0].display_name, max_length=60)}: {why}")
     if partition.failed_confirmations == MAX_FAILED_CONFIRMATIONS:
-        search.notes.append(f"stopped confirming after {MAX_FAILED_CONFIRMATIONS} differences that did not hold")
+        search.journal.note(f"stopped confirming after {MAX_FAILED_CONFIRMATIONS} differences that did not hold")

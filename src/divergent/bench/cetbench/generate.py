@@ -166,6 +166,23 @@ class GenerationStats:
         if not accepted:
             self.rejections[f"{'sp' if preserving else 'np'}: {reason}"] += 1
 
+    def to_json(self) -> dict[str, Any]:
+        """Every count, as stored per pair (:meth:`add` sums them back)."""
+        return {"steps": [[kind, flag, tried, accepted] for (kind, flag), (tried, accepted) in self.steps.items()],
+                "rejections": dict(self.rejections), "originals_rejected": dict(self.originals_rejected),
+                "test_runs": self.test_runs, "checks": self.checks}
+
+    def add(self, counts: dict[str, Any]) -> None:
+        """Add the counts of :meth:`to_json` (one pair's) to these."""
+        for kind, flag, tried, accepted in counts.get("steps", []):
+            totals = self.steps.setdefault((kind, flag), [0, 0])
+            totals[0] += int(tried)
+            totals[1] += int(accepted)
+        self.rejections.update(counts.get("rejections", {}))
+        self.originals_rejected.update(counts.get("originals_rejected", {}))
+        self.test_runs += int(counts.get("test_runs", 0))
+        self.checks += int(counts.get("checks", 0))
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "pairs": self.pairs, "dropped": self.dropped, "seconds": round(self.seconds, 3),
@@ -353,6 +370,10 @@ class PairGenerator:
                                      limits=self.limits, isolation=self.settings.isolation)
         return difference.found
 
+    def test_runs(self) -> int:
+        """Versions tested so far, by every task's tester."""
+        return sum(m.tester.runs for m in self._material.values() if m.tester is not None)
+
     def generate_one(self, index: int, category: str, flag: str) -> GeneratedPair | None:
         """The pair at position ``index`` of the schedule, or None when every attempt failed."""
         started = time.monotonic()
@@ -422,7 +443,7 @@ class PairGenerator:
             else:
                 self.stats.pairs += 1
             self.stats.seconds = time.monotonic() - started
-            self.stats.test_runs = sum(m.tester.runs for m in self._material.values() if m.tester is not None)
+            self.stats.test_runs = self.test_runs()
             if on_pair is not None:
                 on_pair(pair, index, len(plan))
         return self.stats

@@ -3,7 +3,7 @@
 (accuracy per category and flag, Avg, W-Avg and the F1 scores, before and after perturbation),
 accuracy by number of perturbations and by perturbation type, the bias table and the confusion
 matrix, the execution judge's verdicts, the model's unparseable answers, tokens and dollars, the
-misjudged pairs and the settings. Built from issue I's report blocks (:mod:`divergent.report`)."""
+misjudged pairs and the settings. Built from the HTML report's blocks (:mod:`divergent.report`)."""
 
 from __future__ import annotations
 

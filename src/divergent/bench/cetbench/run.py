@@ -1,6 +1,6 @@
 """A CETBench run: pairs → a judge → stored items → the paper's metrics.
 
-Prompts (ours, written from the paper's description; ``llm/prompts/cetbench_<basic|cot>.txt``):
+Prompts (ours, written from the paper's description; ``bench/cetbench/templates/<basic|cot>.txt``):
 ``basic`` asks for one word (Yes/No); ``cot`` asks for reasoning that ends with the marker
 ``FINAL_ANSWER_IS_YES`` or ``FINAL_ANSWER_IS_NO``. Answers are read as in
 :mod:`divergent.bench.answers` (``samples`` > 1: majority vote).
@@ -28,19 +28,22 @@ from typing import Any
 from divergent.bench.answers import AnswerFormat, judge
 from divergent.bench.binary import Confusion
 from divergent.bench.cetbench.pairs import CetPair, read_pairs
-from divergent.bench.common import ItemProgress, results_envelope, run_items, stored_results
+from divergent.bench.common import Item, ItemProgress, RunPlan, results_envelope, run_plan, stored_results
 from divergent.bench.equibench.run import JudgeKind
 from divergent.bench.equibench.verdicts import ExecutionResult, ExecutionVerdict, not_executable
 from divergent.errors import DivergentError, InvalidArgument, LLMError, SignatureMismatch
+from divergent.executors.base import Executor, ThreadExecutor
 from divergent.llm.chat import ChatModel, Usage
-from divergent.llm.prompts import render
-from divergent.model import Budget
+from divergent.llm.prompts import Templates
+from divergent.records import Budget
 from divergent.sandbox.limits import Limits
 from divergent.store import RunRecord, Store
 
-__all__ = ["KIND", "CetConfig", "CetPrompt", "run_cetbench", "summarize", "summary_json"]
+__all__ = ["KIND", "CetConfig", "CetJudge", "CetPrompt", "run_cetbench", "summarize", "summary_json"]
 
 KIND = "bench-cetbench"
+#: divergent's CETBench prompts
+TEMPLATES = Templates("divergent.bench.cetbench")
 BASIC_FORMAT = AnswerFormat(yes=("YES",), no=("NO",))
 COT_FORMAT = AnswerFormat(yes=("FINAL_ANSWER_IS_YES",), no=("FINAL_ANSWER_IS_NO",))
 CATEGORY_ORDER = ("id", "fe", "ne", "di")
@@ -103,7 +106,7 @@ def _fenced(code: str) -> str:
 
 
 def cet_messages(pair: CetPair, prompt: CetPrompt) -> list[dict[str, str]]:
-    content = render(f"cetbench_{prompt.value}", program_1=_fenced(pair.program_1), program_2=_fenced(pair.program_2))
+    content = TEMPLATES.render(prompt.value, program_1=_fenced(pair.program_1), program_2=_fenced(pair.program_2))
     return [{"role": "user", "content": content}]
 
 
@@ -112,8 +115,8 @@ def execute_cet_pair(pair: CetPair, budget: float, seed: int, isolation: str | N
     import time
 
     from divergent.load import fit_seeds, load_source, seeds_from_asserts
+    from divergent.options import SearchOptions
     from divergent.search import check
-    from divergent.search.options import SearchOptions
 
     if not all(pair.entry_points):
         return not_executable("no entry points recorded (stdin programs need the whole-program runner)")
@@ -173,6 +176,18 @@ def _original_of(pair: CetPair) -> CetPair:
                    equivalent=pair.category in ("id", "fe"), flag="", k=0, steps=())
 
 
+@dataclass(frozen=True)
+class CetJudge:
+    """The solver: one (pair, is it the original) → its stored result; picklable for a Ray worker."""
+
+    config: CetConfig
+    chat: ChatModel | None = None
+    extractor: ChatModel | None = None
+
+    def __call__(self, item: tuple[CetPair, bool]) -> dict[str, Any]:
+        return _solve(item[0], item[1], self.config, self.chat, self.extractor)
+
+
 def run_cetbench(
     config: CetConfig,
     store: Store,
@@ -181,25 +196,29 @@ def run_cetbench(
     extractor: ChatModel | None = None,
     jobs: int = 1,
     on_progress: Callable[[ItemProgress], None] | None = None,
+    executor: Executor | None = None,
 ) -> tuple[RunRecord, ItemProgress, int]:
-    """Judge the pairs (resuming the stored run of the same parameters); returns the run, how it went,
-    and how many lines of the pairs file could not be used."""
+    """Judge the pairs (resuming the stored run of the same parameters) on ``executor`` (default:
+    ``jobs`` threads); returns the run, how it went, and how many lines of the pairs file could not
+    be used."""
     if config.judge.needs_model and chat is None:
         raise InvalidArgument(f"--judge {config.judge.value} needs a model: give --model (or use --judge execution)")
     pairs, problems = read_pairs(config.pairs)
     digest = hashlib.sha256(Path(config.pairs).read_bytes()).hexdigest()[:16]
     config = replace(config, digest=digest)
     chosen = pairs[: config.limit] if config.limit is not None else pairs
-    items: list[tuple[str, tuple[CetPair, bool]]] = [(p.pair_id, (p, False)) for p in chosen]
+    dataset: list[Item[tuple[CetPair, bool]]] = [Item(p.pair_id, (p, False)) for p in chosen]
     if config.originals:
         usable = [p for p in chosen if p.original_1 and p.original_2]
-        items += [(f"original/{p.pair_id}", (_original_of(p), True)) for p in usable]
+        dataset += [Item(f"original/{p.pair_id}", (_original_of(p), True)) for p in usable]
     extractor = extractor if extractor is not None else chat
-    run, progress = run_items(
-        store, KIND, config.parameters(chat.model if chat is not None else None), items,
-        lambda item: _solve(item[0], item[1], config, chat, extractor),
-        jobs=jobs, fatal=(LLMError,), on_progress=on_progress,
-    )
+    work_on = executor if executor is not None else ThreadExecutor(jobs)
+    served = work_on.serve_model(chat) if chat is not None else None
+    solver = CetJudge(config, served,
+                      served if extractor is chat else (work_on.serve_model(extractor) if extractor else None))
+    plan = RunPlan(KIND, config.parameters(chat.model if chat is not None else None), dataset, solver,
+                   fatal=(LLMError,))
+    run, progress = run_plan(store, plan, executor=work_on, on_progress=on_progress)
     return run, progress, len(problems)
 
 

@@ -23,8 +23,8 @@ from divergent.datasets import Task
 from divergent.datasets.tasks import parse_or_none
 from divergent.errors import DivergentError, LoadError
 from divergent.load import load_source
-from divergent.model import Budget, Input, OutcomeKind
 from divergent.programs import PythonFunction
+from divergent.records import Budget, Input, OutcomeKind
 from divergent.sandbox.limits import Limits
 
 __all__ = ["Difference", "TaskTests", "VersionTester", "find_difference", "task_tests"]
@@ -104,7 +104,7 @@ class VersionTester:
 
     def results(self, sources: Sequence[str]) -> list[tuple[bool, ...]]:
         """One pass/fail tuple per source (a source that does not load fails every test)."""
-        from divergent.sandbox.runner import open_runner
+        from divergent.sandbox.pool import WorkerPool
 
         missing = [s for s in dict.fromkeys(sources) if source_digest(s) not in self._results]
         loadable: list[tuple[str, PythonFunction]] = []
@@ -117,8 +117,8 @@ class VersionTester:
             self.runs += len(loadable)
             inputs = [Input(args=(index,), how_generated="tests") for index in range(len(self.tests.tests))]
             try:
-                runner = open_runner([impl for _, impl in loadable], limits=self.limits, isolation=self.isolation,
-                                     record_arguments=False)
+                runner = WorkerPool([impl for _, impl in loadable], limits=self.limits, isolation=self.isolation,
+                                    compare_mutation=False)
             except LoadError:
                 for source, _ in loadable:
                     self._results[source_digest(source)] = (False,) * len(self.tests.tests)
@@ -147,7 +147,7 @@ class VersionTester:
         (``breaking=False``), or a test that passed and now fails (``breaking=True``); None when there
         is none. Tests run one at a time and stop at the first change, so a version that loops costs
         one timeout, not one per test; a version run to the end is remembered."""
-        from divergent.sandbox.runner import open_runner
+        from divergent.sandbox.pool import WorkerPool
 
         def changed(old: bool, new: bool) -> bool:
             return old and not new if breaking else old != new
@@ -157,8 +157,8 @@ class VersionTester:
             return next((i for i, (old, new) in enumerate(zip(before, known, strict=True)) if changed(old, new)), None)
         try:
             implementation = _harnessed(source, self.tests, "version")
-            runner = open_runner([implementation], limits=self.limits, isolation=self.isolation,
-                                 record_arguments=False)
+            runner = WorkerPool([implementation], limits=self.limits, isolation=self.isolation,
+                                compare_mutation=False)
         except DivergentError:
             self._results[source_digest(source)] = (False,) * len(self.tests.tests)
             return self.first_change(source, before, breaking=breaking)
@@ -200,8 +200,8 @@ def find_difference(
     isolation: str | None = None,
 ) -> Difference:
     """Run ``divergent.check`` on two versions of a task's program (seeds + mutation, an execution budget)."""
+    from divergent.options import SearchOptions
     from divergent.search import check
-    from divergent.search.options import SearchOptions
 
     try:
         implementations = [

@@ -1,16 +1,13 @@
-"""The one place the EquiBench execution judge talks to divergent's whole-program machinery (issue D):
+"""The one place the EquiBench execution judge talks to divergent's whole-program machinery:
 building programs from source text, running them in the sandbox, and searching for a difference.
 
 * :func:`compare_on_inputs` (DCE, x86-64): build both programs once, run each input on both
-  (``divergent.sandbox.runner.open_runner`` with ``StdinProgram``s and ``TextInput``s), and compare
+  (``divergent.sandbox.process_runner.ProcessRunner`` with ``StdinProgram``s and ``TextInput``s), and compare
   each pair of outcomes exactly: how the run ended (exit code, signal, time or memory limit) and,
   when both exited normally, their whole output.
 * :func:`search_difference` (OJ): ``divergent.check`` on two Python stdin programs, the statement's
   samples as examples, divergent's text engines (structure-aware mutation of the samples) under
   the pair's budget; outputs compared as tokens.
-
-When this build of divergent has no whole-program support, every pair is "not executable" with that
-reason (never a guess).
 """
 
 from __future__ import annotations
@@ -29,7 +26,6 @@ from divergent.errors import DivergentError, LoadError
 
 __all__ = ["compare_on_inputs", "search_difference"]
 
-_NO_PROGRAMS = "whole programs (stdin/stdout, issue D) are not supported by this build of divergent"
 #: exit codes of the x86-64 harness itself (its arena could not be mapped, its input was short)
 _HARNESS_FAILURES = {99: "the harness could not map its memory arena", 98: "the harness could not read its input"}
 
@@ -59,20 +55,16 @@ def compare_on_inputs(
 ) -> ExecutionResult:
     """Run every input on both programs (until the budget runs out); the first input on which they
     end differently is the witness."""
-    try:
-        from divergent.load.programs import load_program_source
-        from divergent.model import TextInput
-        from divergent.sandbox.launch import ProgramLimits
-        from divergent.sandbox.limits import Limits
-        from divergent.sandbox.runner import open_runner
-    except ImportError:
-        return not_executable(_NO_PROGRAMS)
+    from divergent.load.whole_programs import load_program_source
+    from divergent.records import TextInput
+    from divergent.sandbox.launch import ProgramLimits
+    from divergent.sandbox.process_runner import ProcessRunner
+
     started = time.monotonic()
     try:
         programs = [load_program_source(source, language, label=f"program {n}") for n, source in
                     enumerate(sources, start=1)]
-        runner = open_runner(programs, limits=Limits(timeout=settings.timeout), isolation=settings.isolation,
-                             program_limits=ProgramLimits(time_limit=settings.timeout))
+        runner = ProcessRunner(programs, limits=ProgramLimits(time_limit=settings.timeout), isolation=settings.isolation)
     except LoadError as error:
         return not_executable(f"does not build: {' '.join(str(error).split())[:300]}")
     ran = normal = 0
@@ -110,13 +102,11 @@ def search_difference(
 ) -> ExecutionResult:
     """``divergent.check`` on two Python stdin programs from the statement's samples (``validator``: a
     program that accepts the valid inputs; the others never count)."""
-    try:
-        from divergent.load.programs import load_program_source
-        from divergent.model import Budget, TextInput
-        from divergent.search import check
-        from divergent.search.options import SearchOptions
-    except ImportError:
-        return not_executable(_NO_PROGRAMS)
+    from divergent.load.whole_programs import load_program_source
+    from divergent.options import SearchOptions
+    from divergent.records import Budget, TextInput
+    from divergent.search import check
+
     started = time.monotonic()
     try:
         programs = [load_program_source(source, "python", label=f"program {n}") for n, source in

@@ -3,7 +3,7 @@
 beside the paper's best model (bars and a table, with the coverage), the bias table (accuracy on
 equivalent and on inequivalent pairs) and the confusion matrix, the execution judge's verdicts and
 witnesses, the model's unparseable answers, tokens and dollars, the misjudged pairs and the
-settings. Built from issue I's report blocks (:mod:`divergent.report`)."""
+settings. Built from the HTML report's blocks (:mod:`divergent.report`)."""
 
 from __future__ import annotations
 

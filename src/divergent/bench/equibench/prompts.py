@@ -1,6 +1,6 @@
 """EquiBench's judge prompts: ours (template files), or the authors' ``prompts.yaml`` loaded as data.
 
-Ours are written from the paper's description of each category (``llm/prompts/equibench_*.txt``):
+Ours are written from the paper's description of each category (``bench/equibench/templates/*.txt``):
 the frame ``equibench_task`` holds the category's language and its definition of equivalence
 (``equibench_definition_<dce|cuda|x86|oj>``), the problem statement for the OJ categories, four
 worked examples for the few-shot styles (``equibench_examples_<category>``: two equivalent pairs,
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.resources
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,14 +29,18 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from divergent.bench.answers import TEMPLATES as BENCH_TEMPLATES
 from divergent.bench.answers import AnswerFormat
 from divergent.bench.equibench.data import Category, Pair
 from divergent.bench.equibench.statement import statement_text
 from divergent.errors import InvalidArgument, LoadError, MissingExtra
 from divergent.llm.chat import Message
-from divergent.llm.prompts import render
+from divergent.llm.prompts import Templates
 
-__all__ = ["AuthorsPrompts", "PromptStyle", "WorkedExample", "build_messages", "load_authors_prompts", "worked_examples"]
+#: divergent's own EquiBench prompts
+TEMPLATES = Templates("divergent.bench.equibench")
+
+__all__ = ["TEMPLATES", "EquiBenchAuthorsPrompts", "PromptStyle", "WorkedExample", "build_messages", "load_authors_prompts", "worked_examples"]
 
 
 class PromptStyle(StrEnum):
@@ -117,10 +120,10 @@ def _parse_examples(text: str, name: str) -> tuple[WorkedExample, ...]:
 
 @functools.cache
 def worked_examples(category: Category) -> tuple[WorkedExample, ...]:
-    """The four worked examples of a category (``llm/prompts/equibench_examples_<category>.txt``)."""
-    name = f"equibench_examples_{_EXAMPLES[category]}"
+    """The four worked examples of a category (``bench/equibench/templates/examples_<category>.txt``)."""
+    name = f"examples_{_EXAMPLES[category]}"
     # a template like the others (no placeholders; $$ is the dollar of AT&T immediates)
-    return _parse_examples(render(name), name)
+    return _parse_examples(TEMPLATES.render(name), name)
 
 
 def _fenced(code: str, category: Category) -> str:
@@ -129,7 +132,7 @@ def _fenced(code: str, category: Category) -> str:
 
 
 def _definition(category: Category, def_in: str, live_out: str) -> str:
-    return render(f"equibench_definition_{_DEFINITION[category]}", def_in=def_in, live_out=live_out).strip()
+    return TEMPLATES.render(f"definition_{_DEFINITION[category]}", def_in=def_in, live_out=live_out).strip()
 
 
 def _answer_text(example: WorkedExample, style: PromptStyle) -> str:
@@ -147,8 +150,8 @@ def _examples_text(category: Category, style: PromptStyle) -> str:
             problem_line = f"Problem: {example.problem}\n"
         elif example.live_out:
             problem_line = f"Input register(s): {example.def_in}; output register(s): {example.live_out}.\n"
-        rendered.append(render(
-            "equibench_example", number=number, problem_line=problem_line,
+        rendered.append(TEMPLATES.render(
+            "example", number=number, problem_line=problem_line,
             program_1=_fenced(example.program_1, category), program_2=_fenced(example.program_2, category),
             answer=_answer_text(example, style),
         ).strip())
@@ -164,27 +167,30 @@ def our_prompt(pair: Pair, style: PromptStyle) -> str:
     category = pair.category
     problem = ""
     if category.online_judge:
-        problem = render("equibench_problem", statement=statement_text(pair.problem_html) or "(no statement given)")
-    return render(
-        "equibench_task",
+        problem = TEMPLATES.render("problem", statement=statement_text(pair.problem_html) or "(no statement given)")
+    return TEMPLATES.render(
+        "task",
         language=category.language,
         definition=_definition(category, _registers(pair.def_in), _registers(pair.live_out)),
         problem=problem,
         examples=_examples_text(category, style) if style.few_shot else "",
         program_1=_fenced(pair.program_1, category),
         program_2=_fenced(pair.program_2, category),
-        instruction=render(f"equibench_instruction_{'cot' if style.chain_of_thought else 'direct'}").strip(),
+        instruction=TEMPLATES.render(f"instruction_{'cot' if style.chain_of_thought else 'direct'}").strip(),
     )
 
 
 @functools.cache
 def _our_templates_digest() -> str:
-    """A digest of our EquiBench templates: a stored run made with other wording is another run."""
-    folder = importlib.resources.files("divergent.llm") / "prompts"
+    """A digest of our EquiBench templates: a stored run made with other wording is another run.
+
+    Each file counts under the name it had when the templates lived together in ``llm/prompts/``
+    (``equibench_<name>.txt``, ``bench_extract_answer.txt``), so runs stored then still resume."""
+    files = [(f"equibench_{name}.txt", data) for name, data in TEMPLATES.files()]
+    files += [(f"bench_{name}.txt", data) for name, data in BENCH_TEMPLATES.files()]
     digest = hashlib.sha256()
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.startswith(("equibench_", "bench_")) and entry.name.endswith(".txt"):
-            digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    for name, data in sorted(files):
+        digest.update(name.encode() + b"\0" + data)
     return digest.hexdigest()[:16]
 
 
@@ -213,7 +219,7 @@ def _format_restricted(template: str, values: Mapping[str, str], where: str) -> 
 
 
 @dataclass(frozen=True)
-class AuthorsPrompts:
+class EquiBenchAuthorsPrompts:
     """The authors' prompt file: templates by (config name, style key), and the answer words."""
 
     path: Path
@@ -244,7 +250,7 @@ class AuthorsPrompts:
         return _format_restricted(template, values, f"{self.path} {key[0]}.{key[1]}")
 
 
-def load_authors_prompts(path: Path | str) -> AuthorsPrompts:
+def load_authors_prompts(path: Path | str) -> EquiBenchAuthorsPrompts:
     """Read and check the authors' ``prompts.yaml`` (every template is test-formatted once)."""
     file = Path(path)
     try:
@@ -289,20 +295,20 @@ def load_authors_prompts(path: Path | str) -> AuthorsPrompts:
 
     true_label = str(document.get("true_label", "YES")).strip()
     false_label = str(document.get("false_label", "NO")).strip()
-    return AuthorsPrompts(
+    return EquiBenchAuthorsPrompts(
         path=file, templates=templates, true_label=true_label, false_label=false_label,
         true_keywords=words("true_keywords", (true_label,)), false_keywords=words("false_keywords", (false_label,)),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
     )
 
 
-def build_messages(pair: Pair, style: PromptStyle, authors: AuthorsPrompts | None = None) -> list[Message]:
+def build_messages(pair: Pair, style: PromptStyle, authors: EquiBenchAuthorsPrompts | None = None) -> list[Message]:
     """The chat messages that ask the judge about ``pair`` (one user message, as the authors sent)."""
     content = authors.prompt(pair, style) if authors is not None else our_prompt(pair, style)
     return [{"role": "user", "content": content}]
 
 
-def describe_prompts(authors: AuthorsPrompts | None) -> dict[str, Any]:
+def describe_prompts(authors: EquiBenchAuthorsPrompts | None) -> dict[str, Any]:
     """What identifies the prompts of a run (part of its stored parameters)."""
     if authors is None:
         return {"prompts": "divergent", "prompts_sha256": _our_templates_digest()}

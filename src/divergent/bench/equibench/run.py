@@ -24,15 +24,21 @@ from typing import Any
 
 from divergent.bench.answers import YES_NO, AnswerFormat, judge
 from divergent.bench.binary import Confusion
-from divergent.bench.common import ItemProgress, results_envelope, run_items, stored_results
+from divergent.bench.common import Item, ItemProgress, RunPlan, results_envelope, run_plan, stored_results
 from divergent.bench.equibench.data import Category, EquiBenchData, Pair, load_equibench
 from divergent.bench.equibench.execution import ExecutionSettings, ExecutionVerdict, execute_pair
-from divergent.bench.equibench.prompts import AuthorsPrompts, PromptStyle, build_messages, describe_prompts
+from divergent.bench.equibench.prompts import (
+    EquiBenchAuthorsPrompts,
+    PromptStyle,
+    build_messages,
+    describe_prompts,
+)
 from divergent.errors import InvalidArgument, LLMError
+from divergent.executors.base import Executor, ThreadExecutor
 from divergent.llm.chat import ChatModel, Usage
 from divergent.store import RunRecord, Store
 
-__all__ = ["KIND", "PAPER_BEST", "EquiBenchConfig", "JudgeKind", "run_equibench", "summarize", "summary_json"]
+__all__ = ["KIND", "PAPER_BEST", "EquiBenchConfig", "JudgeKind", "PairJudge", "run_equibench", "summarize", "summary_json"]
 
 KIND = "bench-equibench"
 
@@ -85,7 +91,7 @@ class EquiBenchConfig:
             return self.temperature
         return 0.0 if self.samples == 1 else 1.0
 
-    def parameters(self, model: str | None, authors: AuthorsPrompts | None) -> dict[str, Any]:
+    def parameters(self, model: str | None, authors: EquiBenchAuthorsPrompts | None) -> dict[str, Any]:
         """What identifies a run (a rerun with the same parameters resumes it)."""
         parameters: dict[str, Any] = {
             "data": str(Path(self.data).resolve()),
@@ -118,7 +124,7 @@ def solve_pair(
     *,
     chat: ChatModel | None,
     extractor: ChatModel | None,
-    authors: AuthorsPrompts | None,
+    authors: EquiBenchAuthorsPrompts | None,
 ) -> dict[str, Any]:
     """One pair's stored result: truth, prediction (None: no prediction), and what decided it."""
     result: dict[str, Any] = {"category": pair.category.value, "pair_id": pair.pair_id, "truth": pair.equivalent}
@@ -149,20 +155,36 @@ def solve_pair(
     return result
 
 
+@dataclass(frozen=True)
+class PairJudge:
+    """The solver: one pair → its stored result (:func:`solve_pair`); picklable, so that a Ray
+    worker can judge pairs (its model is then the executor's stand-in for the driver's)."""
+
+    config: EquiBenchConfig
+    chat: ChatModel | None = None
+    extractor: ChatModel | None = None
+    authors: EquiBenchAuthorsPrompts | None = None
+
+    def __call__(self, pair: Pair) -> dict[str, Any]:
+        return solve_pair(pair, self.config, chat=self.chat, extractor=self.extractor, authors=self.authors)
+
+
 def run_equibench(
     config: EquiBenchConfig,
     store: Store,
     *,
     chat: ChatModel | None = None,
     extractor: ChatModel | None = None,
-    authors: AuthorsPrompts | None = None,
+    authors: EquiBenchAuthorsPrompts | None = None,
     jobs: int = 1,
     on_progress: Callable[[ItemProgress], None] | None = None,
     data: EquiBenchData | None = None,
+    executor: Executor | None = None,
 ) -> tuple[RunRecord, ItemProgress, EquiBenchData]:
     """Run (or resume) the benchmark; every judged pair is in the store when this returns or is killed.
 
-    ``extractor`` reads verdicts the parser could not (default: the judge model itself)."""
+    ``extractor`` reads verdicts the parser could not (default: the judge model itself). The pairs
+    are judged on ``executor`` (default: ``jobs`` threads)."""
     if config.judge.needs_model and chat is None:
         raise InvalidArgument(f"--judge {config.judge.value} needs a model: give --model (or use --judge execution)")
     loaded = data if data is not None else load_equibench(config.data, config.categories)
@@ -170,12 +192,14 @@ def run_equibench(
     if not pairs:
         raise InvalidArgument(f"{config.data}: no pairs in the categories asked for")
     extractor = extractor if extractor is not None else chat
-    run, progress = run_items(
-        store, KIND, config.parameters(chat.model if chat is not None else None, authors),
-        [(pair.key, pair) for pair in pairs],
-        lambda pair: solve_pair(pair, config, chat=chat, extractor=extractor, authors=authors),
-        jobs=jobs, fatal=(LLMError,), on_progress=on_progress,
-    )
+    work_on = executor if executor is not None else ThreadExecutor(jobs)
+    served = work_on.serve_model(chat) if chat is not None else None
+    solver = PairJudge(config, served,
+                       served if extractor is chat else (work_on.serve_model(extractor) if extractor else None),
+                       authors)
+    plan = RunPlan(KIND, config.parameters(chat.model if chat is not None else None, authors),
+                   [Item(pair.key, pair) for pair in pairs], solver, fatal=(LLMError,))
+    run, progress = run_plan(store, plan, executor=work_on, on_progress=on_progress)
     return run, progress, loaded
 
 

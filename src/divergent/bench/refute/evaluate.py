@@ -28,14 +28,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from divergent.bench.refute.dataset import PYTHON, RefuteTask
-from divergent.bench.refute.execution import CodeRunner, RunResult, Source
+from divergent.bench.refute.execution import CodeRun, CodeRunner, Source
 from divergent.errors import InvalidArgument
 
 __all__ = [
     "COMPAT_MODES",
+    "CandidateVerdict",
     "Rules",
     "Status",
-    "Verdict",
     "evaluate_input",
     "evaluate_printer",
     "first_lines",
@@ -118,7 +118,7 @@ class Rules:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class CandidateVerdict:
     """The judgement of one candidate."""
 
     status: Status
@@ -156,7 +156,7 @@ class Verdict:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Verdict:
+    def from_json(cls, data: dict[str, Any]) -> CandidateVerdict:
         return cls(
             status=Status(data["status"]),
             detail=data.get("detail", ""),
@@ -183,7 +183,7 @@ def _cut(text: str | None) -> str | None:
     return text if len(text) <= STORED_CHARS else text[:STORED_CHARS]
 
 
-def _failure(role: str, result: RunResult) -> str:
+def _failure(role: str, result: CodeRun) -> str:
     message = first_lines(result.stderr)
     return f"{role}: {result.describe()}" + (f": {message}" if message else "")
 
@@ -210,19 +210,19 @@ def validate(
 
 def evaluate_input(
     runner: CodeRunner, task: RefuteTask, candidate: str, rules: Rules, *, validated: bool = False
-) -> Verdict:
+) -> CandidateVerdict:
     """Steps 2-3 of the rule for an input given directly (``validated``: the validator already
     accepted it, as divergent's search only claims valid inputs; it is checked again anyway unless
     this is set)."""
     started = time.monotonic()
-    base = Verdict(
+    base = CandidateVerdict(
         status=Status.NO_DIFFERENCE,
         input=_cut(candidate),
         input_chars=len(candidate),
         input_sha256=hashlib.sha256(candidate.encode("utf-8", "surrogateescape")).hexdigest(),
     )
 
-    def done(status: Status, detail: str, **changes: Any) -> Verdict:
+    def done(status: Status, detail: str, **changes: Any) -> CandidateVerdict:
         return replace(base, status=status, detail=detail, seconds=time.monotonic() - started, **changes)
 
     if not validated:
@@ -267,11 +267,11 @@ def run_printer(runner: CodeRunner, printer: Source, rules: Rules) -> tuple[str 
     return result.stdout, ""
 
 
-def evaluate_printer(runner: CodeRunner, task: RefuteTask, printer: Source, rules: Rules) -> Verdict:
+def evaluate_printer(runner: CodeRunner, task: RefuteTask, printer: Source, rules: Rules) -> CandidateVerdict:
     """The whole rule for a candidate printer."""
     started = time.monotonic()
     candidate, why = run_printer(runner, printer, rules)
     if candidate is None:
-        return Verdict(status=Status.PRINTER_FAILED, detail=why, seconds=time.monotonic() - started)
+        return CandidateVerdict(status=Status.PRINTER_FAILED, detail=why, seconds=time.monotonic() - started)
     verdict = evaluate_input(runner, task, candidate, rules)
     return replace(verdict, seconds=time.monotonic() - started)

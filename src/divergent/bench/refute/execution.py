@@ -1,14 +1,15 @@
 """The one place REFUTE runs code: whole programs built and run in the sandbox, their outputs
-compared, and divergent's search over stdin inputs. Everything here goes through issue D's
+compared, and divergent's search over stdin inputs. Everything here goes through the whole-program
 machinery (``StdinProgram``, the build cache, the process runner, the text comparisons,
 ``divergent.check(..., stdin=True)``); the rest of the harness sees only :class:`CodeRunner`.
 
 Nothing the programs print is trusted: outputs come back as bounded text, and a program that
-crashes, loops, exhausts memory or floods stdout is a :class:`RunResult` kind, never an exception.
+crashes, loops, exhausts memory or floods stdout is a :class:`CodeRun` kind, never an exception.
 """
 
 from __future__ import annotations
 
+import atexit
 import enum
 import hashlib
 import tempfile
@@ -17,14 +18,14 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from divergent.bench.refute.dataset import Build
 
 __all__ = [
+    "CodeRun",
     "CodeRunner",
     "RunKind",
-    "RunResult",
     "SandboxRunner",
     "SearchResult",
     "Source",
@@ -55,7 +56,7 @@ class Source:
 
 
 @dataclass(frozen=True)
-class RunResult:
+class CodeRun:
     kind: RunKind
     #: what it printed (bounded by the runner's output cap)
     stdout: str = ""
@@ -107,7 +108,7 @@ class CodeRunner(Protocol):
         memory_mb: int,
         output_bytes: int = 64 * 1024 * 1024,
         args: Sequence[str] = (),
-    ) -> RunResult:
+    ) -> CodeRun:
         """One run of ``source`` (built first, once per source text) with ``stdin``."""
         ...
 
@@ -120,7 +121,7 @@ class CodeRunner(Protocol):
         memory_mb: int,
         output_bytes: int = 64 * 1024 * 1024,
         args: Sequence[Sequence[str]] | None = None,
-    ) -> list[RunResult]:
+    ) -> list[CodeRun]:
         """Several runs of one source, in order (the runner may run them side by side)."""
         ...
 
@@ -151,15 +152,15 @@ class CodeRunner(Protocol):
     def close(self) -> None: ...
 
 
-# -- the sandbox (issue D's machinery) ---------------------------------------------------------------
+# -- the sandbox -------------------------------------------------------------------------------------
 #
-# Everything below talks to issue D's whole-program machinery; it is imported lazily so that the rest
-# of the harness loads (and is tested with a scripted runner) on its own. The D API used:
-#   divergent.load.programs.load_program_source(source, language, label=, build=) -> StdinProgram
+# Everything below talks to the whole-program machinery; it is imported lazily so that the rest of
+# the harness loads (and is tested with a scripted runner) on its own. The API used:
+#   divergent.load.whole_programs.load_program_source(source, language, label=, build=) -> StdinProgram
 #   divergent.programs.BuildOptions(cxxflags=, cflags=, cache_dir=), Language
 #   divergent.sandbox.isolation.choose_level(isolation) -> Isolation
 #   divergent.sandbox.launch.Job(stdin=bytes, args=tuple), ProgramLimits(time_limit=, memory_mb=, output_bytes=)
-#   divergent.sandbox.process_runner.ProgramService(program, limits=, level=).run(jobs) -> [launch.RunResult | None]
+#   divergent.sandbox.process_runner.ProgramService(program, limits=, level=).run(jobs) -> [launch.ProgramRun | None]
 #   divergent.text_comparison.OutputComparison().outputs_equal(a, b)
 #   divergent.search.check.check([StdinProgram, StdinProgram], shrink=False, stdin=True, examples=[TextInput], validator=PATH,
 #       generator=PATH, budget=, seed=, time_limit=, memory_limit=, isolation=) -> Report
@@ -169,8 +170,14 @@ MAX_SERVICES = 24
 
 
 class SandboxRunner:
-    """The :class:`CodeRunner` on issue D's sandbox: each source is built once (D's build cache) and
-    served by a sandboxed launcher kept warm for later runs of the same source and limits."""
+    """The :class:`CodeRunner` on the sandbox: each source is built once (the build cache) and
+    served by a sandboxed launcher kept warm for later runs of the same source and limits.
+
+    It travels (to a Ray worker) as its settings: unpickled, it is a new runner that starts its own
+    sandboxes in the process it lands in."""
+
+    def __reduce__(self) -> tuple[Any, tuple[str | None, str | None]]:
+        return open_code_runner_with, (self.isolation, self.build_cache)
 
     def __init__(self, *, isolation: str | None = None, build_cache: str | None = None) -> None:
         from divergent.sandbox.isolation import choose_level
@@ -183,7 +190,7 @@ class SandboxRunner:
         self._comparison: object | None = None
 
     def _program(self, source: Source, label: str | None = None) -> object:
-        from divergent.load.programs import load_program_source
+        from divergent.load.whole_programs import load_program_source
         from divergent.programs import BuildOptions
 
         build = BuildOptions(cache_dir=self.build_cache)
@@ -217,19 +224,19 @@ class SandboxRunner:
         return entry
 
     def run(self, source: Source, stdin: str, *, timeout: float, memory_mb: int,
-            output_bytes: int = 64 * 1024 * 1024, args: Sequence[str] = ()) -> RunResult:
+            output_bytes: int = 64 * 1024 * 1024, args: Sequence[str] = ()) -> CodeRun:
         return self.run_many(source, [stdin], timeout=timeout, memory_mb=memory_mb, output_bytes=output_bytes,
                              args=[args])[0]
 
     def run_many(self, source: Source, stdins: Sequence[str], *, timeout: float, memory_mb: int,
-                 output_bytes: int = 64 * 1024 * 1024, args: Sequence[Sequence[str]] | None = None) -> list[RunResult]:
+                 output_bytes: int = 64 * 1024 * 1024, args: Sequence[Sequence[str]] | None = None) -> list[CodeRun]:
         from divergent.errors import LoadError
         from divergent.sandbox.launch import Job
 
         try:
             lock, service = self._service(source, timeout, memory_mb, output_bytes)
         except LoadError as error:
-            return [RunResult(RunKind.BUILD_ERROR, stderr=str(error))] * len(stdins)
+            return [CodeRun(RunKind.BUILD_ERROR, stderr=str(error))] * len(stdins)
         jobs = [Job(stdin=text.encode("utf-8", "surrogateescape"), args=tuple(args[i]) if args else ())
                 for i, text in enumerate(stdins)]
         with lock:
@@ -252,7 +259,7 @@ class SandboxRunner:
     def search(self, wrong: Source, correct: Source, *, examples: Sequence[str], validator: Source | None,
                generator: Source | None = None, seconds: float, timeout: float, memory_mb: int,
                seed: int = 0) -> SearchResult:
-        from divergent.model import TextInput
+        from divergent.records import TextInput
         from divergent.search.check import check
 
         with tempfile.TemporaryDirectory(prefix="divergent-refute-") as directory:
@@ -300,18 +307,18 @@ def _crashed(found: object) -> bool:
     return getattr(kind, "value", kind) == "crash"
 
 
-def _result(found: object) -> RunResult:
+def _result(found: object) -> CodeRun:
     """One of D's run results as this harness's (a run not made, or a crashed launcher, is a
     runtime error)."""
     if found is None:
-        return RunResult(RunKind.RUNTIME_ERROR, stderr="the run was not made (the sandbox gave up on it)")
+        return CodeRun(RunKind.RUNTIME_ERROR, stderr="the run was not made (the sandbox gave up on it)")
     kind = getattr(found, "kind", None)
     value = getattr(kind, "value", str(kind))
     try:
         run_kind = RunKind(value)
     except ValueError:  # "crash": the launcher died under the run
         run_kind = RunKind.RUNTIME_ERROR
-    return RunResult(
+    return CodeRun(
         kind=run_kind,
         stdout=getattr(found, "stdout", "") or "",
         stderr=(getattr(found, "stderr", "") or getattr(found, "detail", "") or ""),
@@ -322,14 +329,32 @@ def _result(found: object) -> RunResult:
 
 
 def open_code_runner(*, isolation: str | None = None, build_cache: str | None = None) -> CodeRunner:
-    """The sandboxed runner (issue D's whole programs); MissingExtra-like error without them."""
-    try:
-        import divergent.sandbox.process_runner  # noqa: F401
-    except ImportError:
-        from divergent.errors import SandboxUnavailable
-
-        raise SandboxUnavailable(
-            "running REFUTE needs whole programs (stdin/stdout programs built and run in the sandbox), "
-            "which this divergent does not have"
-        ) from None
+    """The sandboxed runner of whole programs."""
     return SandboxRunner(isolation=isolation, build_cache=build_cache)
+
+
+#: the runners made again from their settings in this process (one per settings), closed at its exit
+_TRAVELLED: dict[tuple[str | None, str | None], SandboxRunner] = {}
+_TRAVELLED_LOCK = threading.Lock()
+
+
+def open_code_runner_with(isolation: str | None, build_cache: str | None) -> SandboxRunner:
+    """How a pickled runner is made again: in a process that receives it (a Ray worker, once per
+    item), one runner per settings, shared by every item that lands there (its warm launchers
+    too), and closed when the process exits."""
+    key = (isolation, build_cache)
+    with _TRAVELLED_LOCK:
+        runner = _TRAVELLED.get(key)
+        if runner is None:
+            if not _TRAVELLED:
+                atexit.register(_close_travelled)
+            runner = _TRAVELLED[key] = SandboxRunner(isolation=isolation, build_cache=build_cache)
+    return runner
+
+
+def _close_travelled() -> None:
+    with _TRAVELLED_LOCK:
+        runners = list(_TRAVELLED.values())
+        _TRAVELLED.clear()
+    for runner in runners:
+        runner.close()

@@ -1,6 +1,6 @@
 """REFUTE's results as a self-contained HTML page (``--html``), from the results documents alone:
 the success of every strategy per model (bars), the statuses, the overlap of what the strategies
-refuted, and the skipped rows. Built from issue I's report blocks (``divergent.report``)."""
+refuted, and the skipped rows. Built from the HTML report's blocks (``divergent.report``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The messages each strategy sends: divergent's own prompts (``llm/prompts/refute_*.txt``, written
+"""The messages each strategy sends: divergent's own prompts (``bench/refute/templates/*.txt``, written
 from the paper's description of each strategy), or the authors' template files loaded as data
 (``--prompt-templates DIR``, for an exact reproduction).
 
@@ -22,18 +22,21 @@ from pathlib import Path
 from divergent.bench.refute.dataset import RefuteTask
 from divergent.errors import InvalidArgument, LoadError
 from divergent.llm.chat import Message
-from divergent.llm.prompts import render
+from divergent.llm.prompts import Templates
 
 __all__ = [
     "METHODS",
+    "TEMPLATES",
     "AgentLimits",
-    "AuthorsPrompts",
     "OurPrompts",
     "PromptSet",
+    "RefuteAuthorsPrompts",
     "authors_task",
     "our_task",
 ]
 
+#: divergent's own REFUTE prompts
+TEMPLATES = Templates("divergent.bench.refute")
 #: the prompt methods (file stems of the authors' set)
 METHODS = ("zero_shot", "few_shot", "zero_shot_oracle", "randsearch", "randsearch_oracle", "agent", "hybrid")
 #: methods whose prompt shows the correct code
@@ -54,9 +57,9 @@ class AgentLimits:
 
 def our_task(task: RefuteTask, *, with_correct: bool = False) -> str:
     """The task as divergent's prompts show it."""
-    note = render("refute_task_note", note=task.note.strip()) if task.note.strip() else ""
-    text = render(
-        "refute_task",
+    note = TEMPLATES.render("task_note", note=task.note.strip()) if task.note.strip() else ""
+    text = TEMPLATES.render(
+        "task",
         statement=task.statement.strip(),
         time_limit=task.time_limit_ms,
         memory_limit=task.memory_limit_mb,
@@ -69,8 +72,8 @@ def our_task(task: RefuteTask, *, with_correct: bool = False) -> str:
         wrong_code=task.wrong_code.rstrip("\n"),
     )
     if with_correct:
-        text += render(
-            "refute_task_correct", correct_language=task.correct_language or "", correct_code=(task.correct_code or "").rstrip("\n")
+        text += TEMPLATES.render(
+            "task_correct", correct_language=task.correct_language or "", correct_code=(task.correct_code or "").rstrip("\n")
         )
     return text
 
@@ -112,7 +115,7 @@ class PromptSet(abc.ABC):
 
 
 class OurPrompts(PromptSet):
-    """divergent's own prompts (``llm/prompts/refute_*.txt``)."""
+    """divergent's own prompts (``bench/refute/templates/*.txt``)."""
 
     fingerprint = "divergent-1"
 
@@ -121,44 +124,44 @@ class OurPrompts(PromptSet):
         _check_method(method)
         oracle = method in ORACLE_METHODS
         task_text = our_task(task, with_correct=oracle)
-        answer_format = render("refute_answer_format")
+        answer_format = TEMPLATES.render("answer_format")
         loop_seconds = f"{float(values.get('loop_seconds', 60.0)):g}"
         if method == "zero_shot":
-            system = render("refute_zero_shot_system", answer_format=answer_format)
-            user = render("refute_zero_shot_user", task=task_text)
+            system = TEMPLATES.render("zero_shot_system", answer_format=answer_format)
+            user = TEMPLATES.render("zero_shot_user", task=task_text)
         elif method == "few_shot":
-            system = render("refute_few_shot_system", answer_format=answer_format,
-                            examples=render("refute_few_shot_examples"))
-            user = render("refute_few_shot_user", task=task_text)
+            system = TEMPLATES.render("few_shot_system", answer_format=answer_format,
+                            examples=TEMPLATES.render("few_shot_examples"))
+            user = TEMPLATES.render("few_shot_user", task=task_text)
         elif method == "zero_shot_oracle":
-            system = render("refute_oracle_system", answer_format=answer_format)
-            user = render("refute_oracle_user", task=task_text)
+            system = TEMPLATES.render("oracle_system", answer_format=answer_format)
+            user = TEMPLATES.render("oracle_user", task=task_text)
         elif method == "randsearch":
-            system = render("refute_randsearch_system", loop_seconds=loop_seconds,
-                            examples=render("refute_randsearch_examples"))
-            user = render("refute_randsearch_user", task=task_text)
+            system = TEMPLATES.render("randsearch_system", loop_seconds=loop_seconds,
+                            examples=TEMPLATES.render("randsearch_examples"))
+            user = TEMPLATES.render("randsearch_user", task=task_text)
         elif method == "randsearch_oracle":
-            system = render("refute_randsearch_oracle_system", loop_seconds=loop_seconds)
-            user = render("refute_randsearch_oracle_user", task=task_text)
+            system = TEMPLATES.render("randsearch_oracle_system", loop_seconds=loop_seconds)
+            user = TEMPLATES.render("randsearch_oracle_user", task=task_text)
         elif method == "agent":
             limits = values.get("agent")
             if not isinstance(limits, AgentLimits):
                 limits = AgentLimits()
-            system = render(
-                "refute_agent_system",
+            system = TEMPLATES.render(
+                "agent_system",
                 max_runs=limits.max_runs,
                 output_chars=f"{limits.output_chars:,}",
                 run_seconds=f"{limits.run_seconds:g}",
                 max_resubmissions=limits.max_resubmissions,
             )
-            user = render("refute_agent_user", task=task_text)
+            user = TEMPLATES.render("agent_user", task=task_text)
         else:  # hybrid
-            system = render("refute_hybrid_system")
-            user = render("refute_hybrid_user", task=task_text)
+            system = TEMPLATES.render("hybrid_system")
+            user = TEMPLATES.render("hybrid_user", task=task_text)
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-class AuthorsPrompts(PromptSet):
+class RefuteAuthorsPrompts(PromptSet):
     """The authors' template files from a directory, used as data (see the module docstring)."""
 
     def __init__(self, directory: Path | str, *, variant: str = "chat", fallback: PromptSet | None = None) -> None:

@@ -4,8 +4,9 @@ Per strategy: the success rate (the mean over problems of pass@1, and of pass@k 
 attempts), the problems solved (at least one successful attempt), every status's count,
 validation failures, the model's tokens and dollars (as they were when each answer was made: a
 cached rerun costs nothing now), and seconds per problem. The overlap: for each strategy the
-problems it alone solves, and for each pair how many both solve. ``divergent bench refute report``
-prints the tables from one or more results files (one row per model, like the paper's Tables 1-2).
+problems it alone solves, and for each pair how many both solve. ``divergent bench refute show``
+prints the tables from stored runs or from results files (one row per model, like the paper's
+Tables 1-2). At 80 columns a table too wide for the terminal is printed one block per row.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from divergent.bench.common import ENVELOPE_FORMAT, pass_at_k, stored_results
 from divergent.bench.refute.evaluate import Status
 from divergent.bench.refute.run import RefuteRun, unit_key
 from divergent.bench.refute.strategies import STRATEGIES
+from divergent.errors import InvalidArgument
 from divergent.llm.chat import Usage
-from divergent.store import Store
+from divergent.report.tables import fitted
+from divergent.store import RunRecord, Store
 
-__all__ = ["render_tables", "results_document", "summarize_strategy"]
+__all__ = ["render_tables", "results_document", "stored_document", "summarize_strategy"]
 
 #: the columns of the paper's tables, in its order, then ours
 TABLE_ORDER = ("zero-shot", "few-shot", "zero-shot-oracle", "agent", "randsearch", "randsearch-oracle",
@@ -102,16 +105,45 @@ def results_document(store: Store, result: RefuteRun, *, model: str | None,
     """The ``--json`` document of a run, from the store: the harnesses' envelope (``benchmark``,
     ``format``, ``divergent_version``, ``parameters``, ``summary``, ``usage``, ``items``), with
     ``runs`` (one stored run per strategy) in place of one ``run``."""
-    problem_ids = [task.problem_id for task in result.tasks]
-    wanted = {unit_key(pid, attempt) for pid in problem_ids for attempt in range(result.attempts)}
+    return _document(store, result.runs, [task.problem_id for task in result.tasks], result.attempts,
+                     skipped=result.skipped, stopped=result.stopped, model=model, parameters=parameters)
+
+
+def stored_document(store: Store, runs: Sequence[RunRecord]) -> dict[str, Any]:
+    """The document of stored strategy runs (of one model), from the store alone: every problem and
+    attempt they hold."""
+    names = [str(run.parameters.get("strategy")) for run in runs]
+    if len(set(names)) != len(names):
+        raise InvalidArgument("show one run per strategy (runs of the same strategy were given)")
+    models = {run.parameters.get("model") for run in runs} - {None}
+    if len(models) > 1:
+        raise InvalidArgument(f"these runs ask different models ({', '.join(sorted(map(str, models)))}): show them "
+                              "one model at a time")
+    problems: dict[str, None] = {}
+    attempts = 1
+    for run in runs:
+        for key in store.done_keys(run.id):
+            problem, _, attempt = key.rpartition("/")
+            problems.setdefault(problem)
+            if attempt.isdigit():
+                attempts = max(attempts, int(attempt) + 1)
+    shared = {key: value for key, value in runs[0].parameters.items() if key != "strategy"} if runs else {}
+    return _document(store, {name: run for name, run in zip(names, runs, strict=True)}, sorted(problems), attempts,
+                     skipped=[], stopped=None, model=next(iter(models), None), parameters=shared)
+
+
+def _document(store: Store, runs: Mapping[str, RunRecord], problem_ids: Sequence[str], attempts_asked: int, *,
+              skipped: Sequence[tuple[str, str]], stopped: str | None, model: str | None,
+              parameters: Mapping[str, Any]) -> dict[str, Any]:
+    wanted = {unit_key(pid, attempt) for pid in problem_ids for attempt in range(attempts_asked)}
     strategies, attempts, errors = [], [], []
     total = Usage()
-    for name, run in result.runs.items():
+    for name, run in runs.items():
         results, failures = stored_results(store, run)
         units = [unit for key, unit in results.items() if key in wanted]
         errors.extend({"strategy": name, "key": key, "error": message}
                       for key, message in failures.items() if key in wanted)
-        entry = summarize_strategy(name, units, problem_ids, result.attempts)
+        entry = summarize_strategy(name, units, problem_ids, attempts_asked)
         strategies.append(entry)
         total = total + _usage(entry["usage"])
         attempts.extend(units)
@@ -120,17 +152,17 @@ def results_document(store: Store, result: RefuteRun, *, model: str | None,
         "format": ENVELOPE_FORMAT,
         "divergent_version": __version__,
         "run": None,
-        "runs": {name: run.id for name, run in result.runs.items()},
-        "status": "stopped" if result.stopped else "finished",
+        "runs": {name: run.id for name, run in runs.items()},
+        "status": "stopped" if stopped else "finished",
         "parameters": dict(parameters),
         "summary": {
             "model": model,
-            "problems": problem_ids,
-            "skipped": [{"problem_id": pid, "reason": why} for pid, why in result.skipped],
+            "problems": list(problem_ids),
+            "skipped": [{"problem_id": pid, "reason": why} for pid, why in skipped],
             "strategies": strategies,
             "overlap": overlap({entry["name"]: entry["solved"] for entry in strategies}),
             "errors": errors,
-            "stopped": result.stopped,
+            "stopped": stopped,
         },
         "usage": total.as_dict(),
         "items": attempts,
@@ -171,7 +203,7 @@ def render_tables(documents: Sequence[Mapping[str, Any]], console: Console) -> N
         label = summary.get("model") or "(no model)"
         headline.add_row(label, str(len(summary.get("problems", []))),
                          *(_rate(by_name[n]) if n in by_name else "" for n in names))
-    console.print(headline)
+    console.print(fitted(headline))
     console.print("[dim]* uses the correct code (shown to the model, or as the search's oracle)[/dim]")
 
     detail = Table(title="by strategy")
@@ -197,7 +229,7 @@ def render_tables(documents: Sequence[Mapping[str, Any]], console: Console) -> N
                 f"{usage.get('cost', 0.0):.4f}",
                 "—" if entry.get("seconds_per_problem") is None else f"{entry['seconds_per_problem']:.1f}",
             )
-    console.print(detail)
+    console.print(fitted(detail, heading_columns=2))
 
     for summary in summaries:
         skipped = summary.get("skipped") or []
@@ -228,4 +260,4 @@ def render_tables(documents: Sequence[Mapping[str, Any]], console: Console) -> N
             shown = ", ".join(alone[:4]) + (" …" if len(alone) > 4 else "")
             table.add_row(name, str(len(by_name[name]["solved"])), f"{len(alone)}" + (f" ({shown})" if alone else ""),
                           *(str(shared["pairwise"][name][other]) for other in strategy_names))
-        console.print(table)
+        console.print(fitted(table))

@@ -16,17 +16,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from divergent.bench.common import ItemProgress, run_items
+from divergent.bench.common import Item, ItemProgress, RunPlan, run_plan
 from divergent.bench.refute.dataset import RefuteData, RefuteTask
-from divergent.bench.refute.strategies import Context, Strategy
+from divergent.bench.refute.strategies import Context, RefuteStrategy
 from divergent.errors import InvalidArgument, LLMUnavailable, SandboxUnavailable
+from divergent.executors.base import Executor, ThreadExecutor
 from divergent.store import RunRecord, Store
 
-__all__ = ["FATAL_ERRORS", "KIND", "RefuteRun", "data_digest", "run_parameters", "run_refute", "unit_key"]
+__all__ = ["FATAL_ERRORS", "KIND", "AttemptSolver", "RefuteRun", "data_digest", "run_parameters", "run_refute", "unit_key"]
 
 KIND = "refute"
 #: errors that doom every attempt: the run stops at the first one (what was saved stays)
@@ -50,7 +51,7 @@ def unit_key(problem_id: str, attempt: int) -> str:
     return f"{problem_id}/{attempt}"
 
 
-def run_parameters(strategy: Strategy, context: Context, digest: str) -> dict[str, Any]:
+def run_parameters(strategy: RefuteStrategy, context: Context, digest: str) -> dict[str, Any]:
     """What identifies the stored run of ``strategy``."""
     parameters: dict[str, Any] = {
         "data": digest,
@@ -73,6 +74,20 @@ def run_parameters(strategy: Strategy, context: Context, digest: str) -> dict[st
     return parameters
 
 
+@dataclass(frozen=True)
+class AttemptSolver:
+    """The solver of a strategy's run: one attempt on one problem → its stored result."""
+
+    strategy: RefuteStrategy
+    context: Context
+
+    def __call__(self, payload: tuple[RefuteTask, int]) -> dict[str, Any]:
+        task, attempt = payload
+        outcome = self.strategy.attempt(task, attempt, self.context)
+        return {"strategy": self.strategy.name, "problem_id": task.problem_id, "attempt": attempt,
+                **outcome.to_json()}
+
+
 @dataclass
 class RefuteRun:
     """What :func:`run_refute` did: the stored run of each strategy and how it went."""
@@ -90,7 +105,7 @@ class RefuteRun:
 def run_refute(
     store: Store,
     data: RefuteData,
-    strategies: Sequence[Strategy],
+    strategies: Sequence[RefuteStrategy],
     context: Context,
     *,
     digest: str,
@@ -99,12 +114,14 @@ def run_refute(
     limit: int | None = None,
     jobs: int = 1,
     on_progress: Callable[[str, ItemProgress], None] | None = None,
+    executor: Executor | None = None,
 ) -> RefuteRun:
     """Run (or resume) every strategy on the selected problems, ``attempts`` times each.
 
     Rows that cannot be benchmarked are skipped and listed; a strategy that needs a model without
     one is an error before anything runs. A fatal error (the endpoint is down) stops that
-    strategy's run, and the later strategies do not start."""
+    strategy's run, and the later strategies do not start. The attempts run on ``executor``
+    (default: ``jobs`` threads); on a cluster, the model is served to the workers by it."""
     if attempts < 1:
         raise InvalidArgument(f"--attempts {attempts}: must be >= 1")
     if not strategies:
@@ -121,17 +138,11 @@ def run_refute(
         else:
             skipped.append((task.problem_id, why))
     result = RefuteRun(tasks=tasks, skipped=skipped, attempts=attempts)
+    work_on = executor if executor is not None else ThreadExecutor(jobs)
+    shared = replace(context, chat=work_on.serve_model(context.chat)) if context.chat is not None else context
     for strategy in strategies:
-        items = [
-            (unit_key(task.problem_id, attempt), (task, attempt))
-            for task in tasks
-            for attempt in range(attempts)
-        ]
-
-        def work(payload: tuple[RefuteTask, int], strategy: Strategy = strategy) -> dict[str, Any]:
-            task, attempt = payload
-            outcome = strategy.attempt(task, attempt, context)
-            return {"strategy": strategy.name, "problem_id": task.problem_id, "attempt": attempt, **outcome.to_json()}
+        dataset = [Item(unit_key(task.problem_id, attempt), (task, attempt))
+                   for task in tasks for attempt in range(attempts)]
 
         def progress(state: ItemProgress, name: str = strategy.name) -> None:
             result.progress[name] = state
@@ -139,9 +150,9 @@ def run_refute(
                 on_progress(name, state)
 
         parameters = run_parameters(strategy, context, digest)
+        plan = RunPlan(KIND, parameters, dataset, AttemptSolver(strategy, shared), FATAL_ERRORS)
         try:
-            run, _ = run_items(store, KIND, parameters, items, work, jobs=jobs, fatal=FATAL_ERRORS,
-                               on_progress=progress)
+            run, _ = run_plan(store, plan, executor=work_on, on_progress=progress)
         except FATAL_ERRORS as error:
             found = store.find_run(KIND, parameters)
             if found is not None:

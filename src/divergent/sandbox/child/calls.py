@@ -41,7 +41,7 @@ from divergent.sandbox.child.kit import (
     import_implementation,
 )
 from divergent.sandbox.child.wire import ARGUMENTS_UNCHANGED
-from divergent.values import EncodeLimits, encode
+from divergent.values import EncodeLimits, encode, register_home_module
 
 #: modules whose import cannot reach the global random generators (random's, NumPy's)
 _NO_GLOBAL_RANDOM = frozenset({
@@ -118,6 +118,7 @@ class CallServer:
         capture = CappedWriter(self.stdout_limit)
         sys.stdout = capture
         self._arm(self.load_timeout)
+        register_home_module(name)
         try:
             module = import_implementation(payload, name)
             function = getattr(module, payload["entry_point"], None)

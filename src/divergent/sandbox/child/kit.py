@@ -25,7 +25,7 @@ installs the system-call filter (:func:`restrict_system_calls`: no sockets, no `
 uses when it is made, before untrusted code runs, so a program that patches ``json``, ``os`` or
 ``pickle`` cannot break the protocol.
 
-A new child (issue D's launcher, say) is a module under ``sandbox/child/`` whose ``main()`` calls
+A new child (the launcher of whole programs, say) is a module under ``sandbox/child/`` whose ``main()`` calls
 :func:`start_child` first thing and talks through the :class:`Channel` it returns; the parent
 starts it with :func:`divergent.sandbox.frames.start_child` (giving the paths it must read with
 ``read_only=``) and reads it with :class:`divergent.sandbox.frames.ChildConnection`.
@@ -242,10 +242,14 @@ def seccomp_program(machine: str) -> bytes | None:
     return b"".join(program)
 
 
+_LIBC: list[Any] = []
+
+
 def _prctl(*arguments: Any) -> int:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.restype = ctypes.c_int
-    return libc.prctl(*arguments)
+    if not _LIBC:  # loaded once: a launcher's fork calls this for every run of a script
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+        _LIBC[0].prctl.restype = ctypes.c_int
+    return _LIBC[0].prctl(*arguments)
 
 
 def restrict_system_calls() -> bool:
@@ -270,6 +274,12 @@ def forbid_inspection() -> None:
     """Make this process non-dumpable: a process of the same user (the program under test) can
     then neither trace it nor open its ``/proc/PID/mem`` or ``/proc/PID/fd``."""
     _prctl(_PR_SET_DUMPABLE, ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+
+def allow_inspection() -> None:
+    """Make this process dumpable again (a fork of a non-dumpable process that becomes a program of
+    its own, as an ``exec`` would)."""
+    _prctl(_PR_SET_DUMPABLE, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
 def limit_cpu_seconds(seconds: int) -> None:

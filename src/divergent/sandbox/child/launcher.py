@@ -31,6 +31,19 @@ text: invalid UTF-8 shown as ``\\xNN``), ``x`` (exit code or None), ``g`` (signa
 Each run has its own process group, a fresh ``run/`` working directory (emptied after the run
 unless ``keep``), and the launcher is a child subreaper, so processes a run leaves behind are found
 and killed before the next run starts.
+
+The launcher cannot be taken over by what it runs: it is non-dumpable (a run can neither open its
+``/proc/PID/mem`` or ``/proc/PID/fd`` nor take a descriptor with ``pidfd_getfd`` nor read it with
+``process_vm_readv``; ``ptrace`` is denied by the filter besides), it is PID 1 of the sandbox's PID
+namespace where the sandbox gives one (the kernel drops a signal from inside the namespace to its
+init unless the init handles it, and the launcher handles none: a run can neither stop nor kill
+it), and a run's process closes every descriptor but 0, 1 and 2 before the program starts.
+
+Where divergent could make one, the settings name a memory cgroup of the run limit
+(``run_cgroup``: descriptors of its ``cgroup.procs``, ``memory.oom_control`` and
+``memory.max_usage_in_bytes``, opened by divergent): each run's process joins it before anything
+else, so the run's whole family (forks, a JVM's native memory, files in the tmpfs) counts against
+the limit, and a run in which the kernel killed a process for memory is ``memory-limit``.
 """
 
 from __future__ import annotations
@@ -50,7 +63,7 @@ import time
 import traceback
 import types
 
-from divergent.sandbox.child.kit import Channel, start_child
+from divergent.sandbox.child.kit import Channel, allow_inspection, forbid_inspection, start_child
 
 #: how ``memory-limit`` is recognised besides the peak memory (docs/programs.md)
 _MEMORY_WORDS = (
@@ -82,8 +95,11 @@ def _signal_name(number: int) -> str:
 
 
 class Launcher:
-    def __init__(self, channel: Channel) -> None:
+    def __init__(self, channel: Channel, run_cgroup: list[int] | None = None) -> None:
         self.channel = channel
+        #: descriptors of the runs' memory cgroup: (cgroup.procs, memory.oom_control,
+        #: memory.max_usage_in_bytes), or None without one
+        self.run_cgroup = tuple(run_cgroup) if run_cgroup else None
         self.mode = ""
         self.argv: list[str] = []
         self.script = ""
@@ -160,14 +176,17 @@ class Launcher:
     def run_one(self, job: dict) -> dict:
         limits = self.limits
         for name, data in (job.get("files") or {}).items():
-            with open(os.path.join(self.run_dir, os.path.basename(name)), "wb") as handle:
-                handle.write(data)
+            _write_file(self.run_dir, name, data)
         stdin = os.memfd_create("stdin", os.MFD_CLOEXEC)
         _write_all(stdin, job.get("stdin", b""))
         os.lseek(stdin, 0, os.SEEK_SET)
         out_read, out_write = os.pipe2(os.O_CLOEXEC)
         err_read, err_write = os.pipe2(os.O_CLOEXEC)
         args = list(job.get("args", ()))
+        kills_before = self._memory_kills()
+        if self.run_cgroup is not None:
+            with contextlib.suppress(OSError):
+                os.write(self.run_cgroup[2], b"0")  # the peak starts again from here
         started = time.monotonic()
         pid = self._fork()
         if pid == 0:
@@ -177,6 +196,10 @@ class Launcher:
         os.close(stdin)
         try:
             result = self._watch(pid, out_read, err_read, started, limits)
+            if self._memory_kills() > kills_before and result["k"] not in ("output-limit", "timeout"):
+                result.update(k="memory-limit", x=None, g=None, d=(
+                    f"the run's processes together went past the {int(limits['memory_limit']) >> 20} MiB "
+                    "memory limit (one was killed)"))
         finally:
             os.close(out_read)
             os.close(err_read)
@@ -184,6 +207,16 @@ class Launcher:
             if not job.get("keep"):
                 self._empty_run_dir()
         return result
+
+    def _memory_kills(self) -> int:
+        """How many processes the kernel has killed in the runs' memory cgroup so far (0 without one)."""
+        if self.run_cgroup is None:
+            return 0
+        try:
+            text = os.pread(self.run_cgroup[1], 4096, 0)
+            return int(text.split(b"oom_kill ", 1)[1].split()[0])
+        except (OSError, IndexError, ValueError):
+            return 0
 
     def _fork(self) -> int:
         """``os.fork``, retried while the process cap is full (what a run left behind is being
@@ -199,6 +232,9 @@ class Launcher:
     def _child(self, stdin: int, out_write: int, err_write: int, args: list[str]) -> None:
         """In the fork: the limits, the descriptors, then the program. Never returns."""
         try:
+            if self.run_cgroup is not None:
+                # before anything else: every process of the run is counted from its start
+                os.write(self.run_cgroup[0], b"0")
             os.setpgid(0, 0)
             os.dup2(stdin, 0)
             os.dup2(out_write, 1)
@@ -215,6 +251,7 @@ class Launcher:
                 signal.signal(signal.SIGPIPE, signal.SIG_IGN)
                 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
                 signal.signal(signal.SIGINT, signal.default_int_handler)
+                allow_inspection()  # as `python script.py` is: its own /proc entries are its own
                 os._exit(self._python(args))
         except BaseException as error:  # noqa: BLE001 - the fork must never return into the launcher
             with contextlib.suppress(BaseException):
@@ -406,6 +443,28 @@ class Launcher:
                     os.unlink(path)
 
 
+def _write_file(root: str, name: str, data: bytes) -> None:
+    """Write a job's file at its relative path under ``root`` (a source and its declared files),
+    never through a link a run left there."""
+    parts = [part for part in name.split("/") if part not in ("", ".")]
+    if not parts or ".." in parts:
+        raise ValueError(f"a job's file outside its directory: {name!r}")
+    directory = root
+    for part in parts[:-1]:
+        directory = os.path.join(directory, part)
+        if os.path.islink(directory):
+            os.unlink(directory)
+        os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, parts[-1])
+    if os.path.islink(path):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -483,7 +542,7 @@ def _classify(status: int, verdict: str, output: bytes, stderr: bytes, cpu: floa
             detail = f"exit code {exit_code}"
     return {
         "k": kind,
-        "o": output.decode("utf-8", "backslashreplace"),
+        "o": _text(output),
         "x": exit_code,
         "g": signal_name,
         "c": round(cpu, 6),
@@ -492,6 +551,21 @@ def _classify(status: int, verdict: str, output: bytes, stderr: bytes, cpu: floa
         "e": stderr.decode("utf-8", "backslashreplace"),
         "d": detail,
     }
+
+
+def _text(data: bytes) -> str:
+    """What a run printed, as text: invalid UTF-8 shown as ``\\xNN``, as ``backslashreplace``
+    decodes it, but at the speed of the codec even when every byte of 16 MiB is invalid (the
+    error handler would be called once per byte: seconds)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    if b"\\udc" in data:  # the trick below would also rewrite this text: the slow, exact way
+        return data.decode("utf-8", "backslashreplace")
+    # surrogateescape maps each invalid byte to U+DC80..U+DCFF; the encoder writes those as \udcNN
+    escaped = data.decode("utf-8", "surrogateescape").encode("utf-8", "backslashreplace")
+    return escaped.replace(b"\\udc", b"\\x").decode("utf-8")
 
 
 def _past_memory(stderr: bytes, peak_kb: int, memory_limit: int, signal_name: str | None) -> bool:
@@ -504,11 +578,12 @@ def _past_memory(stderr: bytes, peak_kb: int, memory_limit: int, signal_name: st
 
 
 def main() -> None:
-    channel, _limits, _ = start_child()
+    channel, settings, _ = start_child()
+    forbid_inspection()
     _set_subreaper()
     # fd 0 is /dev/null here and becomes a run's input in its fork: a stream that never closes it
     sys.stdin = open(0, closefd=False)  # noqa: SIM115
-    Launcher(channel).serve()
+    Launcher(channel, settings.get("run_cgroup")).serve()
     os._exit(0)
 
 

@@ -16,15 +16,20 @@ Answers, one frame each, written whole and at once (the parent polls)::
 
     {"event": "diff", "pair": [0, j], "args": <encoded list>, "kwargs": <encoded dict>, "text": "..."}
     {"event": "note", "text": "..."}            something the user should know (a pair dropped)
+    {"event": "progress", "paths": n, "seconds": s}   after every turn: how far it got (for the report)
     {"event": "unsupported", "text": "..."}     CrossHair cannot work on these implementations
     {"event": "failed", "text": "..."}          the runner itself went wrong
-    {"event": "done", "text": "...", "paths": n, "exhausted": bool, "strategy": "...", "diffs": n,
-     "complete": bool}                          complete: every path of every ordering explored, run
+    {"event": "done", "text": "...", "paths": n, "seconds": s, "exhausted": bool, "strategy": "...",
+     "diffs": n, "complete": bool}                          complete: every path of every ordering explored, run
                                                 on both sides and compared, none dropped or cut
+                                                (the programs run in this process and could write
+                                                this frame themselves: the parent reads "complete"
+                                                only for code it vetted, see engines/provable.py)
 
-The runner ends by itself when the time is up, when CrossHair has exhausted every pair's paths, or
-after reporting too many diffs. A path that loops on concrete values (where CrossHair's own path
-timeout never gets a say) is cut by a CPU-time watchdog; if the runner still cannot stop, its alarm
+The runner ends by itself when the time is up, when CrossHair has exhausted every pair's paths or has
+nothing new to try (its coverage-guided search reached no new code for a long while: see
+:data:`.symbolic_search.PATIENCE`), or after reporting too many diffs. A path that loops on concrete
+values (where CrossHair's own path timeout never gets a say) is cut by a CPU-time watchdog; if the runner still cannot stop, its alarm
 exits it a moment after its time (and the parent can kill it at any moment).
 """
 
@@ -45,10 +50,12 @@ from divergent.sandbox.child.kit import (
     Channel,
     Discard,
     TimeUp,
+    forbid_inspection,
     import_implementation,
     start_child,
 )
 from divergent.sandbox.child.symbolic_search import (
+    PATIENCE,
     DiffBehaviorExplorer,
     Loaded,
     Ordering,
@@ -213,14 +220,15 @@ def _search(
     explorer: PathsExplorer | DiffBehaviorExplorer,
     end_of_run: float,
     channel: Channel,
-) -> bool:
-    """Round-robin over the orderings until time is up; True when every one was exhausted."""
+) -> None:
+    """Round-robin over the orderings until time is up or none has anything left to try (each is
+    exhausted, dropped or saturated); a progress frame after every turn."""
     active = list(orderings)
     while active and not explorer.reporter.full:
         for ordering in list(active):
             remaining = end_of_run - time.monotonic()
             if remaining <= 0.05 or explorer.reporter.full:
-                return False
+                return
             try:
                 explorer.explore(ordering, min(_SLICE_SECONDS, remaining), remaining)
                 ordering.failures = 0
@@ -231,21 +239,37 @@ def _search(
                 ordering.failures += 1
                 ordering.failures_seen += 1
                 ordering.search_root = None  # the tree may be half-updated: start this pair afresh
+                ordering.root_paths = 0
                 if ordering.failures >= _MAX_FAILURES:
                     channel.send({
                         "event": "note",
                         "text": f"CrossHair stopped on {ordering.first.label} vs {ordering.second.label}: {describe(error)}",
                     })
                     ordering.exhausted = True
-            if ordering.exhausted:
+            explorer.reporter.progress(explorer.paths)
+            if ordering.exhausted or ordering.saturated:
                 active.remove(ordering)
-    return not active
 
+
+def _closing_text(orderings: list[Ordering], explorer: PathsExplorer | DiffBehaviorExplorer, found: int,
+                  full: bool) -> str:
+    counts = f"{explorer.paths} paths, {found} diffs"
+    if all(ordering.exhausted for ordering in orderings):
+        return f"CrossHair explored every path ({counts})"
+    if full:
+        return f"stopped after {found} diffs ({explorer.paths} paths)"
+    if all(ordering.exhausted or ordering.saturated for ordering in orderings):
+        least, share = PATIENCE
+        return (f"nothing new to try: no new code reached in the last {share:.0%} (at least {least}) of each "
+                f"ordering's paths ({counts})")
+    return f"time is up ({counts})"
 
 
 def main() -> None:
     started = time.monotonic()
     channel, limits, _ = start_child()
+    # No other process of this user may open this one's /proc entries (its descriptors, its memory).
+    forbid_inspection()
     real_stderr = sys.__stderr__
     # fd 2 goes to a file the parent reads when the runner crashes; what programs print is discarded.
     sys.stdout = Discard()
@@ -262,7 +286,7 @@ def main() -> None:
     alarm = RunAlarm(started + float(request["seconds"]))
     alarm.arm_end_of_run()
     try:
-        _run(request, float(limits["load_timeout"]), channel, alarm)
+        _run(request, float(limits["load_timeout"]), channel, alarm, started)
     except Unsupported as reason:
         channel.send({"event": "unsupported", "text": short(str(reason), 1000)})
     except BaseException as error:  # noqa: BLE001 - any failure becomes a message, never a hang
@@ -276,7 +300,7 @@ def main() -> None:
     os._exit(0)
 
 
-def _run(request: dict, load_timeout: float, channel: Channel, alarm: RunAlarm) -> None:
+def _run(request: dict, load_timeout: float, channel: Channel, alarm: RunAlarm, started: float) -> None:
     try:
         import crosshair.core_and_libs  # noqa: F401 - registers CrossHair's symbolic types and patches
     except ImportError as error:
@@ -294,7 +318,7 @@ def _run(request: dict, load_timeout: float, channel: Channel, alarm: RunAlarm) 
     if not orderings:
         channel.send({"event": "failed", "text": "no pair of implementations could be loaded"})
         return
-    reporter = Reporter(channel)
+    reporter = Reporter(channel, started)
     per_path_timeout = float(request["per_path_timeout"])
     explorer: PathsExplorer | DiffBehaviorExplorer = (
         PathsExplorer(reporter, per_path_timeout, alarm.end_of_run)
@@ -303,22 +327,18 @@ def _run(request: dict, load_timeout: float, channel: Channel, alarm: RunAlarm) 
     )
     if isinstance(explorer, PathsExplorer):
         alarm.on_end_of_run = explorer.watchdog.interrupt
-    exhausted = _search(orderings, explorer, alarm.end_of_run, channel)
+    _search(orderings, explorer, alarm.end_of_run, channel)
+    exhausted = all(ordering.exhausted for ordering in orderings)
     found = len(reporter.seen)
     if isinstance(explorer, PathsExplorer) and explorer.watchdog.fired:
         channel.send({
             "event": "note",
             "text": f"{explorer.watchdog.fired} paths ran past {explorer.watchdog.seconds:g} s of CPU and were cut",
         })
-    if exhausted:
-        text = f"CrossHair explored every path ({explorer.paths} paths, {found} diffs)"
-    elif reporter.full:
-        text = f"stopped after {found} diffs ({explorer.paths} paths)"
-    else:
-        text = f"time is up ({explorer.paths} paths, {found} diffs)"
+    text = _closing_text(orderings, explorer, found, reporter.full)
     channel.send({
-        "event": "done", "text": text, "paths": explorer.paths, "exhausted": exhausted, "strategy": strategy,
-        "diffs": found,
+        "event": "done", "text": text, "paths": explorer.paths, "seconds": round(time.monotonic() - started, 2),
+        "exhausted": exhausted, "strategy": strategy, "diffs": found,
         # Every ordering of every pair explored to the end, each path ran both implementations and
         # compared them, none was dropped, cut or nondeterministic: the parent may call it a proof.
         "complete": exhausted and _complete(explorer, reporter, orderings, len(request["pairs"])),

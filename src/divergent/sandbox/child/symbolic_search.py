@@ -40,6 +40,10 @@ from divergent.values import EncodeLimits, canonical_text, encode
 
 #: after this many diffs the runner stops: the parent has plenty to confirm and shrink
 MAX_REPORTED_DIFFS = 1000
+#: an ordering has nothing new to try once CrossHair's last paths reached no code location it had not
+#: reached before, for at least this many paths and this share of all its paths (CrossHair's own
+#: command line stops after 5 such paths; the share lets a long, fruitful exploration go on longer)
+PATIENCE = (10, 0.5)
 _TEXT_LIMIT = 200
 _ENCODE_LIMITS = EncodeLimits(max_nodes=20_000, max_string=20_000)
 
@@ -67,6 +71,10 @@ class Ordering:
     signature: inspect.Signature
     search_root: Any = None
     exhausted: bool = False
+    #: CrossHair has nothing new to try here: no new code reached for a long while (:data:`PATIENCE`)
+    saturated: bool = False
+    #: paths explored from the current search tree
+    root_paths: int = 0
     #: failures in a row (the pair is dropped after a few) and in all
     failures: int = 0
     failures_seen: int = 0
@@ -96,10 +104,16 @@ def _safe_repr(value: Any) -> str:
 class Reporter:
     """Sends each distinct diff to the parent once, its arguments encoded."""
 
-    def __init__(self, channel: Channel) -> None:
+    def __init__(self, channel: Channel, started: float | None = None) -> None:
         self.channel = channel
         self.seen: set[str] = set()
         self.unencodable = 0
+        #: when the runner started (its progress counts seconds from there)
+        self.started = time.monotonic() if started is None else started
+
+    def progress(self, paths: int) -> None:
+        """How far the runner has got (call it untraced: traced, the clock is a symbolic value)."""
+        self.channel.send({"event": "progress", "paths": paths, "seconds": round(time.monotonic() - self.started, 2)})
 
     @property
     def full(self) -> bool:
@@ -226,6 +240,8 @@ class PathsExplorer:
         self.reporter = reporter
         self.per_path_timeout = per_path_timeout
         self.paths = 0
+        #: the CrossHair counters of the turn in progress (its paths so far)
+        self._slice_stats: Counter = Counter()
         self.nondeterministic = 0
         #: paths that did not run both implementations to the end and compare them (CrossHair
         #: dropped them, or they ran out of time): exhausting the tree proves nothing past them
@@ -247,6 +263,7 @@ class PathsExplorer:
             per_path_timeout=self.per_path_timeout,
         )
         options.stats = Counter()
+        self._slice_stats = options.stats
         wall_end = time.monotonic() + seconds
         run_both, on_path_complete = self._callbacks(ordering, wall_end)
         extra: dict[str, Any] = {}
@@ -258,9 +275,14 @@ class PathsExplorer:
             )
         finally:
             self.watchdog.stop()
-        self.paths += options.stats.get("num_paths", 0)
+        explored = options.stats.get("num_paths", 0)
+        self.paths += explored
+        self._slice_stats = Counter()
+        ordering.root_paths += explored
         if options.stats.get("exhaustion", 0):
             ordering.exhausted = True
+        elif _nothing_new(ordering):
+            ordering.saturated = True
 
     def _count_nondeterminism(self) -> None:
         self.nondeterministic += 1
@@ -367,10 +389,19 @@ class PathsExplorer:
             args, kwargs = tuple(realized.args), dict(realized.kwargs)
             text = self.reporter.describe(ordering, _call_text(args, kwargs), shown[0], shown[1])
             self.reporter.report(ordering.pair, args, kwargs, text)
+            # The search may end on this diff before the turn does: say how far the runner got.
+            self.reporter.progress(self.paths + self._slice_stats.get("num_paths", 0))
 
 
 # ---------------------------------------------------------------------------------------------
 # Strategy "diff_behavior": CrossHair's public function; arguments come back as repr text.
+
+
+def _nothing_new(ordering: Ordering) -> bool:
+    """Whether CrossHair's coverage-guided search has gone :data:`PATIENCE` paths without new code."""
+    quiet = getattr(getattr(ordering.search_root, "pathing_oracle", None), "iters_since_discovery", None)
+    least, share = PATIENCE
+    return type(quiet) is int and quiet >= max(least, share * ordering.root_paths)
 
 
 class _ReprTooRich(ValueError):

@@ -4,15 +4,15 @@ randsearch-oracle) and ours (divergent, hybrid)."""
 from __future__ import annotations
 
 from divergent.bench.refute.strategies.agent import Agent
-from divergent.bench.refute.strategies.base import AttemptResult, Context, Strategy
+from divergent.bench.refute.strategies.base import AttemptResult, Context, RefuteStrategy
 from divergent.bench.refute.strategies.prompting import Prompting
 from divergent.bench.refute.strategies.randsearch import RandSearch
 from divergent.bench.refute.strategies.search import DivergentSearch, Hybrid
 from divergent.errors import InvalidArgument
 
-__all__ = ["STRATEGIES", "AttemptResult", "Context", "Strategy", "parse_strategies"]
+__all__ = ["STRATEGIES", "AttemptResult", "Context", "RefuteStrategy", "parse_strategies"]
 
-STRATEGIES: dict[str, Strategy] = {
+STRATEGIES: dict[str, RefuteStrategy] = {
     strategy.name: strategy
     for strategy in (
         Prompting("zero-shot", "zero_shot", uses_correct=False, description="one answer from the statement and code"),
@@ -29,7 +29,7 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
-def parse_strategies(text: str) -> tuple[Strategy, ...]:
+def parse_strategies(text: str) -> tuple[RefuteStrategy, ...]:
     """``"zero-shot,agent"`` → the strategies, in the order given (``all``: every one)."""
     names = [part.strip() for part in text.split(",") if part.strip()]
     if names == ["all"]:

@@ -15,17 +15,17 @@ import time
 from divergent.bench.refute.actions import Action, parse_actions
 from divergent.bench.refute.dataset import RefuteTask
 from divergent.bench.refute.evaluate import (
+    CandidateVerdict,
     Status,
-    Verdict,
     evaluate_input,
     first_lines,
     run_printer,
     validate,
 )
-from divergent.bench.refute.execution import RunKind, RunResult, Source
-from divergent.bench.refute.strategies.base import AttemptResult, Context, Strategy
+from divergent.bench.refute.execution import CodeRun, RunKind, Source
+from divergent.bench.refute.prompts import TEMPLATES
+from divergent.bench.refute.strategies.base import AttemptResult, Context, RefuteStrategy
 from divergent.llm.chat import Message
-from divergent.llm.prompts import render
 
 __all__ = ["Agent", "run_feedback"]
 
@@ -41,7 +41,7 @@ _STATUS_NAMES = {
 }
 
 
-def run_feedback(result: RunResult, output_chars: int, *, stage: str = "") -> str:
+def run_feedback(result: CodeRun, output_chars: int, *, stage: str = "") -> str:
     """A run as the agent sees it: ``{"status": ..., "output": ...}`` (output cut to
     ``output_chars``; stderr is shown when the run failed, as a judge shows errors)."""
     output = result.stdout if result.ok else (result.stderr or result.stdout)
@@ -66,7 +66,7 @@ def _usable(action: Action) -> str | None:
     return None
 
 
-class Agent(Strategy):
+class Agent(RefuteStrategy):
     name = "agent"
     needs_model = True
     uses_correct = False
@@ -75,7 +75,7 @@ class Agent(Strategy):
     def attempt(self, task: RefuteTask, index: int, context: Context) -> AttemptResult:
         started = time.monotonic()
         limits = context.agent
-        result = AttemptResult(verdict=Verdict(Status.UNPARSEABLE, detail="the agent never submitted"))
+        result = AttemptResult(verdict=CandidateVerdict(Status.UNPARSEABLE, detail="the agent never submitted"))
         messages: list[Message] = context.prompts.messages("agent", task, agent=limits)
         runs = resubmissions = format_errors = 0
         max_calls = limits.max_runs + limits.max_resubmissions + MAX_FORMAT_ERRORS + 2
@@ -103,9 +103,9 @@ class Agent(Strategy):
                     runs += 1
                     format_errors = 0
                     feedback = self._run(programs[-1], printers[-1], context, result)
-                    reply = render("refute_agent_run_result", result=feedback, runs_left=limits.max_runs - runs)
+                    reply = TEMPLATES.render("agent_run_result", result=feedback, runs_left=limits.max_runs - runs)
                     if runs == limits.max_runs:
-                        reply += "\n\n" + render("refute_agent_no_runs_left", max_runs=limits.max_runs)
+                        reply += "\n\n" + TEMPLATES.render("agent_no_runs_left", max_runs=limits.max_runs)
                     messages = [*messages, {"role": "user", "content": reply}]
                     continue
             elif programs and printers:
@@ -117,10 +117,10 @@ class Agent(Strategy):
             format_errors += 1
             result.trace.append({"step": "format-error", "problem": problem})
             if format_errors >= MAX_FORMAT_ERRORS:
-                result.verdict = Verdict(Status.UNPARSEABLE, detail=f"{format_errors} unusable answers in a row: {problem}")
+                result.verdict = CandidateVerdict(Status.UNPARSEABLE, detail=f"{format_errors} unusable answers in a row: {problem}")
                 break
-            reply = (render("refute_agent_no_runs_left", max_runs=limits.max_runs) if runs >= limits.max_runs
-                     else render("refute_agent_format_error", problem=problem))
+            reply = (TEMPLATES.render("agent_no_runs_left", max_runs=limits.max_runs) if runs >= limits.max_runs
+                     else TEMPLATES.render("agent_format_error", problem=problem))
             messages = [*messages, {"role": "user", "content": reply}]
         result.seconds = time.monotonic() - started
         return result
@@ -143,7 +143,7 @@ class Agent(Strategy):
 
     def _submit(
         self, task: RefuteTask, action: Action, context: Context, result: AttemptResult, resubmissions: int
-    ) -> tuple[str, Verdict | None]:
+    ) -> tuple[str, CandidateVerdict | None]:
         """A submission: the final verdict, or (when the validator or the printer failed and
         resubmissions are left) the feedback to send back and None."""
         assert action.build is not None
@@ -153,15 +153,15 @@ class Agent(Strategy):
         if candidate is None:
             result.trace.append({"step": "submit", "outcome": "printer-failed", "detail": why})
             if left <= 0:
-                return "", Verdict(Status.PRINTER_FAILED, detail=why)
-            return render("refute_agent_printer_error", message=why, submissions_left=left), None
+                return "", CandidateVerdict(Status.PRINTER_FAILED, detail=why)
+            return TEMPLATES.render("agent_printer_error", message=why, submissions_left=left), None
         valid, message = validate(context.runner, task, candidate, context.rules)
         if not valid:
             result.trace.append({"step": "submit", "outcome": "validation-failed", "detail": message})
             if left <= 0:
-                return "", Verdict(Status.VALIDATION_FAILED, detail=f"validator: {message}",
+                return "", CandidateVerdict(Status.VALIDATION_FAILED, detail=f"validator: {message}",
                                    input=candidate[:4000], input_chars=len(candidate))
             shown = first_lines(message, lines=20, chars=context.agent.output_chars)
-            return render("refute_agent_validation_error", message=shown, submissions_left=left), None
+            return TEMPLATES.render("agent_validation_error", message=shown, submissions_left=left), None
         result.trace.append({"step": "submit", "outcome": "valid"})
         return "", evaluate_input(context.runner, task, candidate, context.rules, validated=True)

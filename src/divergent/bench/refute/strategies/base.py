@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from divergent.bench.refute.dataset import PYTHON, RefuteTask
-from divergent.bench.refute.evaluate import Rules, Verdict
+from divergent.bench.refute.evaluate import CandidateVerdict, Rules
 from divergent.bench.refute.execution import CodeRunner, Source
 from divergent.bench.refute.prompts import AgentLimits, OurPrompts, PromptSet
 from divergent.errors import InvalidArgument
 from divergent.llm.chat import ChatModel, Completion, Message, Usage
 
-__all__ = ["MAX_ANSWER_CHARS", "AttemptResult", "Context", "Strategy"]
+__all__ = ["MAX_ANSWER_CHARS", "AttemptResult", "Context", "RefuteStrategy"]
 
 #: characters of each model answer kept in a stored attempt
 MAX_ANSWER_CHARS = 20_000
@@ -53,7 +53,7 @@ class Context:
 class AttemptResult:
     """One attempt of one strategy on one problem: the verdict and what it took."""
 
-    verdict: Verdict
+    verdict: CandidateVerdict
     usage: Usage = field(default_factory=Usage)
     #: the model's answers, in order (each cut at MAX_ANSWER_CHARS)
     answers: list[str] = field(default_factory=list)
@@ -80,7 +80,7 @@ class AttemptResult:
         }
 
 
-class Strategy(abc.ABC):
+class RefuteStrategy(abc.ABC):
     """A way of producing counterexamples for a problem."""
 
     #: the name on the command line and in tables

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from divergent.bench.refute.actions import ActionError, find_action
 from divergent.bench.refute.dataset import RefuteTask
-from divergent.bench.refute.evaluate import Status, Verdict, evaluate_input, first_lines
-from divergent.bench.refute.execution import CodeRunner, RunResult, Source
-from divergent.bench.refute.strategies.base import AttemptResult, Context, Strategy
+from divergent.bench.refute.evaluate import CandidateVerdict, Status, evaluate_input, first_lines
+from divergent.bench.refute.execution import CodeRun, CodeRunner, Source
+from divergent.bench.refute.strategies.base import AttemptResult, Context, RefuteStrategy
 
 __all__ = ["GENERATOR_TIMEOUT", "LoopResult", "RandSearch", "stress_loop"]
 
@@ -58,7 +58,7 @@ class LoopResult:
         }
 
 
-def _describe(result: RunResult) -> str:
+def _describe(result: CodeRun) -> str:
     message = first_lines(result.stderr)
     return result.describe() + (f": {message}" if message else "")
 
@@ -114,7 +114,7 @@ def stress_loop(
     return loop
 
 
-class RandSearch(Strategy):
+class RandSearch(RefuteStrategy):
     needs_model = True
 
     def __init__(self, *, oracle: bool) -> None:
@@ -128,7 +128,7 @@ class RandSearch(Strategy):
 
     def attempt(self, task: RefuteTask, index: int, context: Context) -> AttemptResult:
         started = time.monotonic()
-        result = AttemptResult(verdict=Verdict(Status.UNPARSEABLE))
+        result = AttemptResult(verdict=CandidateVerdict(Status.UNPARSEABLE))
         method = "randsearch_oracle" if self.oracle else "randsearch"
         messages = context.prompts.messages(method, task, loop_seconds=context.loop_seconds)
         text = self.ask(context, messages, index, result)
@@ -136,7 +136,7 @@ class RandSearch(Strategy):
             generator = find_action(text, "generate_tc")
             brute = None if self.oracle else find_action(text, "solve_brute")
         except ActionError as error:
-            result.verdict = Verdict(Status.UNPARSEABLE, detail=str(error))
+            result.verdict = CandidateVerdict(Status.UNPARSEABLE, detail=str(error))
             result.seconds = time.monotonic() - started
             return result
         assert generator.build is not None and task.wrong_build is not None
@@ -166,10 +166,10 @@ class RandSearch(Strategy):
         if loop.found is not None:
             result.verdict = evaluate_input(context.runner, task, loop.found, context.rules)
         elif loop.inputs == 0:
-            result.verdict = Verdict(Status.PRINTER_FAILED, detail=f"generator: {loop.generator_error}")
+            result.verdict = CandidateVerdict(Status.PRINTER_FAILED, detail=f"generator: {loop.generator_error}")
         else:
             what = "brute-force solver" if brute is not None else "correct code"
-            result.verdict = Verdict(
+            result.verdict = CandidateVerdict(
                 Status.NO_DIFFERENCE,
                 detail=f"stress loop: no difference from the {what} on {loop.inputs} inputs in {loop.seconds:.0f} s"
                 + (f" ({loop.reference_failures} on which the reference failed)" if loop.reference_failures else ""),

@@ -20,12 +20,12 @@ import time
 
 from divergent.bench.refute.actions import Action, ActionError, find_action
 from divergent.bench.refute.dataset import RefuteTask
-from divergent.bench.refute.evaluate import Status, Verdict, evaluate_input, validate
+from divergent.bench.refute.evaluate import CandidateVerdict, Status, evaluate_input, validate
 from divergent.bench.refute.execution import SearchResult, Source
-from divergent.bench.refute.strategies.base import AttemptResult, Context, Strategy
+from divergent.bench.refute.prompts import TEMPLATES
+from divergent.bench.refute.strategies.base import AttemptResult, Context, RefuteStrategy
 from divergent.bench.refute.strategies.randsearch import GENERATOR_TIMEOUT
 from divergent.llm.chat import Message
-from divergent.llm.prompts import render
 
 __all__ = ["FEEDBACK_ROUNDS", "GENERATED_SEEDS", "DivergentSearch", "Hybrid"]
 
@@ -57,7 +57,7 @@ def _search(
         "engine": found.engine, "notes": list(found.notes)[:10], "found": found.input is not None,
     })
     if found.input is None:
-        result.verdict = Verdict(
+        result.verdict = CandidateVerdict(
             Status.NO_DIFFERENCE,
             detail=f"divergent: no difference in {found.seconds:.0f} s ({found.inputs} inputs, "
             f"{found.rejected} rejected by the validator)",
@@ -68,7 +68,7 @@ def _search(
     result.verdict = verdict
 
 
-class DivergentSearch(Strategy):
+class DivergentSearch(RefuteStrategy):
     name = "divergent"
     needs_model = False
     uses_correct = True
@@ -76,13 +76,13 @@ class DivergentSearch(Strategy):
 
     def attempt(self, task: RefuteTask, index: int, context: Context) -> AttemptResult:
         started = time.monotonic()
-        result = AttemptResult(verdict=Verdict(Status.NO_DIFFERENCE))
+        result = AttemptResult(verdict=CandidateVerdict(Status.NO_DIFFERENCE))
         _search(task, index, context, result, [task.example_input], None)
         result.seconds = time.monotonic() - started
         return result
 
 
-class Hybrid(Strategy):
+class Hybrid(RefuteStrategy):
     name = "hybrid"
     needs_model = True
     uses_correct = True
@@ -90,7 +90,7 @@ class Hybrid(Strategy):
 
     def attempt(self, task: RefuteTask, index: int, context: Context) -> AttemptResult:
         started = time.monotonic()
-        result = AttemptResult(verdict=Verdict(Status.UNPARSEABLE))
+        result = AttemptResult(verdict=CandidateVerdict(Status.UNPARSEABLE))
         messages: list[Message] = context.prompts.messages("hybrid", task)
         generator: Source | None = None
         seeds: list[str] = []
@@ -101,7 +101,7 @@ class Hybrid(Strategy):
             except ActionError as error:
                 result.trace.append({"step": "generator", "round": round_number, "problem": str(error)})
                 if round_number == 0:
-                    result.verdict = Verdict(Status.UNPARSEABLE, detail=str(error))
+                    result.verdict = CandidateVerdict(Status.UNPARSEABLE, detail=str(error))
                     result.seconds = time.monotonic() - started
                     return result
                 break
@@ -141,6 +141,6 @@ class Hybrid(Strategy):
                     valid.append(run.stdout)
             elif not first_message:
                 first_message, first_input = message, run.stdout
-        feedback = render("refute_hybrid_feedback", tried=len(runs), message=first_message or "(no message)",
+        feedback = TEMPLATES.render("hybrid_feedback", tried=len(runs), message=first_message or "(no message)",
                           example=first_input[:2000].rstrip("\n"))
         return valid, feedback

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from divergent.model import Input
+from divergent.records import Input
 from divergent.values import canonical_key
 
 

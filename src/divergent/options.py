@@ -15,14 +15,15 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from divergent.comparison import Comparison
 from divergent.engines.registry import ENGINES, parse_engine_list
 from divergent.engines.settings import EngineSettings, ProbeGenSettings
 from divergent.errors import InvalidArgument
-from divergent.model import Budget, EngineStats, Input, TextInput
-from divergent.policy import DEFAULT_POLICY, EqualityPolicy
+from divergent.kinds.program_options import PROGRAM_OPTION_NAMES, ProgramOptions
+from divergent.policy import DEFAULT_POLICY
 from divergent.programs import Program
+from divergent.records import AnyInput, Budget, EngineStats
 from divergent.sandbox.limits import Limits
-from divergent.search.program_options import PROGRAM_OPTION_NAMES, ProgramOptions
 
 if TYPE_CHECKING:
     from divergent.llm.chat import ChatModel
@@ -30,9 +31,9 @@ if TYPE_CHECKING:
 #: what names an implementation: a spec string (``a.py:f``, ``pkg.mod:f``, ``HEAD~1:a.py:f``, a
 #: whole program ``a.cpp``, ``exec:PATH``), a live function, or a loaded program
 ImplementationSpec = str | Program | Callable[..., Any]
-#: a seed: a file of calls, an :class:`~divergent.model.Input`, or a tuple of arguments (for whole
-#: programs: a file holding one input, or a :class:`~divergent.model.TextInput`)
-SeedSpec = str | Path | Input | TextInput | tuple
+#: a seed: a file of calls, an :class:`~divergent.records.Input`, or a tuple of arguments (for whole
+#: programs: a file holding one input, or a :class:`~divergent.records.TextInput`)
+SeedSpec = str | Path | AnyInput | tuple
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,12 @@ class SearchOptions:
     seeds: tuple[SeedSpec, ...] = ()
     #: a precondition on inputs: a Python expression over the parameters, or a predicate
     require: str | Callable[..., bool] | None = None
-    policy: EqualityPolicy = DEFAULT_POLICY
+    #: regular expressions the inputs of a parameter follow, as ``ARG=PATTERN`` (``--input-regex``)
+    input_regexes: tuple[str, ...] = ()
+    #: how outcomes are compared: the equality policy of Python values (its timeout rule holds for
+    #: every kind), or another comparison (a kind whose outcomes it does not fit builds its own from
+    #: its options, keeping the timeout rule)
+    comparison: Comparison = DEFAULT_POLICY
     limits: Limits = field(default_factory=Limits)
     #: the sandbox level ("bubblewrap", "unshare", "rlimits"); None: the strongest available
     isolation: str | None = None
@@ -98,10 +104,14 @@ class SearchOptions:
                 if name not in ENGINES:
                     raise InvalidArgument(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
             object.__setattr__(self, "engines", names)
+        if isinstance(self.input_regexes, str):
+            object.__setattr__(self, "input_regexes", (self.input_regexes,))
+        elif isinstance(self.input_regexes, dict):
+            object.__setattr__(self, "input_regexes", tuple(f"{k}={v}" for k, v in self.input_regexes.items()))
         seeds: Any = self.seeds
         if seeds is None:
             object.__setattr__(self, "seeds", ())
-        elif isinstance(seeds, str | Path | Input | TextInput):
+        elif isinstance(seeds, str | Path | AnyInput):
             object.__setattr__(self, "seeds", (seeds,))
         else:
             object.__setattr__(self, "seeds", tuple(seeds))
@@ -124,9 +134,12 @@ class SearchOptions:
         """``options`` (or the defaults) with ``changes`` applied; an unknown name is an input error.
 
         ``probegen`` ({"strategy", "k", "d"} or :class:`ProbeGenSettings`) is accepted as a shortcut for
-        ``engine_settings.probegen``, and the fields of :class:`ProgramOptions` (``stdin``,
-        ``examples``, ``validator``, ...) for ``programs``."""
+        ``engine_settings.probegen``, the fields of :class:`ProgramOptions` (``stdin``,
+        ``examples``, ``validator``, ...) for ``programs``, and ``policy`` (the name of divergent 0.1,
+        which reproducing tests written by it still use) for ``comparison``."""
         base = options if options is not None else DEFAULT_OPTIONS
+        if "policy" in changes:
+            changes["comparison"] = changes.pop("policy")
         program_changes = {name: changes.pop(name) for name in list(changes) if name in PROGRAM_OPTION_NAMES}
         if program_changes:
             changes["programs"] = replace(changes.get("programs", base.programs), **program_changes)

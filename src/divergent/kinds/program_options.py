@@ -1,6 +1,6 @@
 """The options of a search over whole programs (stdin to stdout): :class:`ProgramOptions`.
 
-They live in :class:`~divergent.search.options.SearchOptions` as its ``programs`` field; the Python
+They live in :class:`~divergent.options.SearchOptions` as its ``programs`` field; the Python
 API takes them as keywords too (``divergent.check(["a.cpp", "b.py"], stdin=True,
 examples=["sample.txt"], validator="v.py")``), and the CLI reads its option defaults from here.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from divergent.errors import InvalidArgument
-from divergent.model import TextInput
 from divergent.programs import BuildOptions
+from divergent.records import AnyInput, TextInput
 from divergent.sandbox.launch import ProgramLimits
 from divergent.text_comparison import OutputMode
 
@@ -61,12 +61,16 @@ class ProgramOptions:
     build_cache: str | None = None
     #: run every Python script in a fresh interpreter (no state can pass between runs; slower)
     fresh_interpreter: bool = False
+    #: files or directories a program may see besides its own source (a program sees nothing
+    #: else of its directory): each goes to the programs whose directory holds it, at its path
+    #: relative to that directory (helper modules, other classes, headers)
+    with_files: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         examples: Any = self.examples
         if examples is None:
             examples = ()
-        elif isinstance(examples, str | Path | TextInput):
+        elif isinstance(examples, str | Path | AnyInput):
             examples = (examples,)
         object.__setattr__(self, "examples", tuple(examples))
         for name in ("cflags", "cxxflags"):
@@ -75,6 +79,10 @@ class ProgramOptions:
                 object.__setattr__(self, name, tuple(shlex.split(value)))
             elif value is not None:
                 object.__setattr__(self, name, tuple(str(v) for v in value))
+        with_files: Any = self.with_files
+        if isinstance(with_files, str | Path):
+            with_files = (with_files,)
+        object.__setattr__(self, "with_files", tuple(str(Path(f).expanduser().absolute()) for f in with_files or ()))
         for name in ("inputs_dir", "generator", "validator", "checker", "build_cache"):
             value = getattr(self, name)
             if value is not None:
@@ -112,6 +120,7 @@ class ProgramOptions:
             cxxflags=cxxflags,
             cache_dir=self.build_cache,
             fresh_interpreter=self.fresh_interpreter,
+            files=self.with_files,
         )
 
     def limits(self, default_time: float) -> ProgramLimits:

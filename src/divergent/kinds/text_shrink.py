@@ -25,7 +25,7 @@ from divergent.engines.text_structure import (
     size,
     token_slots,
 )
-from divergent.model import TextInput
+from divergent.records import TextInput
 
 #: candidates of each kind per step at most (big inputs shrink by halves first)
 _PER_KIND = 24

@@ -1,23 +1,28 @@
 """Reports of whole programs (stdin to stdout): the input, each program's output with the first
 differing token marked, how each run ended, and the command lines that reproduce it.
 
-Renders records only. The caller (the CLI) writes the input to a file when it wants one and passes
-its path; the reproduction commands come from the build cache (``divergent.sandbox.builds``), also
-computed by the caller.
+Renders records only. The caller (the program's kind, for the command line) writes the input to a
+file when it wants one (:func:`save_input`) and passes its path, and the commands that reproduce each
+run, in :class:`~divergent.report.presentation.ReportExtras`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from divergent.model import Counterexample, Outcome, OutcomeKind, Report, TextInput
+from divergent.records import AnyInput, Counterexample, Outcome, OutcomeKind, Report, TextInput
+from divergent.report.presentation import ReportExtras
 from divergent.report.terminal import escaping
+from divergent.report.text import describe_classes, print_reproducing_test
 from divergent.text_comparison import OutputComparison
 from divergent.values import printable
 
@@ -36,13 +41,6 @@ _KIND_STYLE = {
     OutcomeKind.OUTPUT_LIMIT: "yellow",
     OutcomeKind.CRASH: "red",
 }
-
-
-def is_program_report(report: Report) -> bool:
-    cx = report.counterexample
-    if cx is not None:
-        return isinstance(cx.input, TextInput)
-    return any(isinstance(split.input, TextInput) for split in report.splits)
 
 
 def shown_inline(item: TextInput) -> bool:
@@ -130,12 +128,11 @@ def program_outcome_json(label: str, outcome: Outcome, first_differing_token: in
 
 def program_counterexample_json(cx: Counterexample, labels: Sequence[str], *, input_file: str | None = None,
                                 reproduce: Sequence[str] = ()) -> dict[str, Any]:
-    assert isinstance(cx.input, TextInput)
-    original = cx.original if isinstance(cx.original, TextInput) else cx.input
+    original = cast(TextInput, cx.original)
     class_of = {i: number for number, members in enumerate(cx.classes, 1) for i in members}
     return {
-        "call": cx.input.call(),
-        "stdin": cx.input.text,
+        "call": cx.input.call(""),
+        "stdin": _text(cx.input),
         "input_file": input_file,
         "outcomes": [
             {**program_outcome_json(label, outcome, first_difference(cx.outcomes, i)), "class": class_of.get(i)}
@@ -144,7 +141,7 @@ def program_counterexample_json(cx: Counterexample, labels: Sequence[str], *, in
         "original_stdin": original.text,
         "original_call": original.call(),
         # the inputs shrinking moved through after original_stdin, ending with stdin
-        "shrink_steps": [step.text for step in cx.shrink_steps if isinstance(step, TextInput)],
+        "shrink_steps": [_text(step) for step in cx.shrink_steps],
         "engine": cx.engine,
         "reproduce": list(reproduce),
         "filter": None if cx.filter is None else {
@@ -152,6 +149,10 @@ def program_counterexample_json(cx: Counterexample, labels: Sequence[str], *, in
             "differences": cx.filter.differences.value, "model": cx.filter.model,
         },
     }
+
+
+def _text(item: AnyInput) -> str:
+    return cast(TextInput, item).text
 
 
 # -- text -----------------------------------------------------------------------------------------
@@ -177,9 +178,8 @@ def plain_program_report(report: Report, *, input_file: str | None = None, repro
             f"{report.executions} runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})"
         )
     else:
-        assert isinstance(cx.input, TextInput)
         lines.append(f"programs differ  (found by {cx.engine} in {report.seconds:.1f} s, {report.executions} runs)")
-        lines.extend(input_lines(cx.input, input_file))
+        lines.extend(input_lines(cast(TextInput, cx.input), input_file))
         width = max(len(label) for label in report.implementations)
         for i, (label, outcome) in enumerate(zip(report.implementations, cx.outcomes, strict=True)):
             lines.append(f"  {label.ljust(width)}  {status_text(outcome)}")
@@ -221,7 +221,6 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
             f"in {report.seconds:.1f} s (stopped: {report.exit_reason.value}).",
         ), border_style="green"))
     else:
-        assert isinstance(cx.input, TextInput)
         table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2))
         table.add_column("program")
         table.add_column("class", justify="right")
@@ -238,20 +237,16 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
             ("Programs differ", "bold red"),
             f"  (found by {cx.engine} in {report.seconds:.1f} s, {report.executions:,} runs)\n",
         )
-        parts: list = [header, Text("\n".join(input_lines(cx.input, input_file)), style="bold"), Text(""), table]
+        parts: list = [header, Text("\n".join(input_lines(cast(TextInput, cx.input), input_file)), style="bold"), Text(""), table]
         if cx.original.key != cx.input.key:
             parts.append(Text(f"\nshrunk from {cx.original.call(max_length=80)}", style="dim"))
         if reproduce:
             parts.append(Text("\nReproduce:", style="bold"))
             parts.append(Text("\n".join(reproduce)))
         console.print(Panel(Group(*parts), border_style="red"))
-        if test:
-            console.print(Text("Reproduce with pytest (save in this directory, or use --emit-test FILE):",
-                               style="bold"))
-            console.out(test, highlight=False)
+        print_reproducing_test(console, test)
         if len(report.implementations) > 2:
-            console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(
-                " = ".join(report.implementations[i] for i in members) for members in report.classes))
+            console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(describe_classes(report)))
     engines = Table(title="engines", box=None, padding=(0, 2), title_justify="left")
     for column in ("engine", "inputs", "novel", "divergent", "seconds", "stopped"):
         engines.add_column(column, justify="right" if column in ("inputs", "novel", "divergent", "seconds") else "left")
@@ -262,3 +257,47 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
     console.print(f"[dim]sandbox: {report.isolation} · comparison: {report.policy} · seed: {report.seed}[/dim]")
     for note in report.notes:
         console.print(Text.assemble(("note: ", "yellow"), note))
+
+
+# -- the presentation ---------------------------------------------------------------------------
+
+
+class RunPresentation:
+    """How reports write whole programs' inputs (their stdin) and runs
+    (:class:`~divergent.report.presentation.Presentation`)."""
+
+    def outcome_json(self, label: str, outcome: Outcome, *, first_difference: int | None = None) -> dict[str, Any]:
+        return program_outcome_json(label, outcome, first_difference)
+
+    def counterexample_json(self, cx: Counterexample, labels: Sequence[str], extras: ReportExtras) -> dict[str, Any]:
+        return program_counterexample_json(cx, labels, input_file=extras.input_file, reproduce=extras.reproduce)
+
+    def plain(self, report: Report, extras: ReportExtras) -> str:
+        return plain_program_report(report, input_file=extras.input_file, reproduce=extras.reproduce)
+
+    def render(self, report: Report, console: Console, extras: ReportExtras) -> None:
+        render_program_report(report, console, input_file=extras.input_file, reproduce=extras.reproduce,
+                              test=extras.test)
+
+
+RUNS = RunPresentation()
+
+
+def saved_inputs_dir() -> Path:
+    """Where counterexamples' inputs are saved: ``$XDG_CACHE_HOME/divergent/inputs``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "divergent" / "inputs"
+
+
+def save_input(item: TextInput) -> str | None:
+    """Write the input to ``$XDG_CACHE_HOME/divergent/inputs/HASH.txt``; its path (None if it
+    cannot be written)."""
+    data = item.text.encode("utf-8", "surrogateescape")
+    path = saved_inputs_dir() / f"{hashlib.sha256(data).hexdigest()[:16]}.txt"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            path.write_bytes(data)
+    except OSError:
+        return None
+    return str(path)

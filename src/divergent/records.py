@@ -13,7 +13,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 #: A value in the safe canonical encoding of :mod:`divergent.values` (JSON-compatible).
 Encoded = Any
@@ -81,8 +81,24 @@ class TextInput:
         return self.text.splitlines()
 
 
-#: any input an engine proposes: a call's arguments or a program's stdin
-AnyInput = Input | TextInput
+@runtime_checkable
+class AnyInput(Protocol):
+    """Any input an engine proposes, of any kind of program (a call's arguments, a program's stdin):
+    what the search, shrinking and the reports ask of every input."""
+
+    @property
+    def how_generated(self) -> str:
+        """Which engine proposed it ("seeds", "mutation", "shrink", ...)."""
+        ...
+
+    @property
+    def key(self) -> str:
+        """A text identifying it exactly, for de-duplication (never equal to another kind's)."""
+        ...
+
+    def call(self, function_name: str, *, max_length: int | None = None) -> str:
+        """The input on one line, as notes and reports show it."""
+        ...
 
 
 #: types whose repr identifies a value exactly (repr tells 1 from True and 1.0, -0.0 from 0.0)
@@ -326,6 +342,8 @@ class EngineStats:
     divergences: int = 0
     #: why the engine stopped early, if it did ("exhausted: ...", "unsupported: ...", "failed: ...")
     stopped: str = ""
+    #: what the engine explored on its own beyond its inputs ("CrossHair: 412 paths in 3.1 s"), or ""
+    explored: str = ""
 
 
 @dataclass(frozen=True)
@@ -398,6 +416,12 @@ class Report:
     rejected: int = 0
     #: with the verdict ``proven-equivalent``: what was proven and the limits of the claim
     proof: Proof | None = None
+    #: what was inferred about the inputs from the code, per parameter (regexes, date formats,
+    #: literals, keys, grammars: ``divergent.structure``); None when nothing was
+    inferred_inputs: Mapping[str, Any] | None = None
+    #: the kind of the programs compared (a name of :data:`divergent.kinds.registry.KINDS`): it says
+    #: how the report's inputs and outcomes are written
+    kind: str = "python-function"
 
     @property
     def divergent(self) -> bool:

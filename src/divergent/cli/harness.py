@@ -1,0 +1,240 @@
+"""What every harness command shares (``divergent bench NAME``, ``divergent incoherence``): one shape.
+
+Each harness is a group with ``run`` (work the dataset, or resume the stored run with the same
+options), ``show RUN`` (report a stored run again, running nothing) and ``list`` (the stored
+runs); CETBench adds ``generate``. They take the same options for the same things:
+
+* ``--json FILE`` (the results envelope; ``-`` prints it on stdout in place of the tables),
+  ``--html FILE``, ``-q/--quiet`` (no progress bar, no notes on stderr), ``--db`` (the store);
+* ``-j/--jobs``, ``--executor threads|ray``, ``--address`` (where the items are worked on:
+  :mod:`divergent.executors`), ``--isolation``;
+
+and the same progress bar (:func:`divergent.cli.app.progress_bar`), store and table layout (tables
+fit the terminal: :mod:`divergent.report.tables`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from divergent.cli.app import (
+    EXIT_INTERRUPTED,
+    DefaultRunGroup,
+    DivergentTyper,
+    input_errors,
+    make_console,
+    progress_bar,
+)
+
+if TYPE_CHECKING:
+    from divergent.bench.common import ItemProgress
+    from divergent.executors.settings import ExecutorSettings
+    from divergent.store import RunRecord, Store
+
+__all__ = [
+    "AddressOpt",
+    "ExecutorOpt",
+    "HtmlOpt",
+    "IsolationOpt",
+    "JobsOpt",
+    "JsonOpt",
+    "QuietOpt",
+    "StoreOpt",
+    "StoredRuns",
+    "add_stored_run_commands",
+    "check_outputs",
+    "executor_settings",
+    "harness_group",
+    "interrupted",
+    "item_progress",
+    "no_model_flags",
+    "open_store",
+    "prints_json",
+    "usage_line",
+    "write_outputs",
+]
+
+_WHERE = "Where the work runs"
+
+JsonOpt = Annotated[Path | None, typer.Option(
+    "--json", help="Write the results (JSON) to FILE; - prints them on stdout instead of the tables.",
+    metavar="FILE")]
+HtmlOpt = Annotated[Path | None, typer.Option(
+    "--html", help="Write a self-contained HTML report to FILE.", metavar="FILE")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no notes on stderr.")]
+StoreOpt = Annotated[Path | None, typer.Option(
+    "--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).", metavar="FILE")]
+JobsOpt = Annotated[int | None, typer.Option(
+    "--jobs", "-j", min=1, help="Items worked on at the same time (default: 1; with --executor ray, the "
+    "cluster's CPUs).", rich_help_panel=_WHERE)]
+ExecutorOpt = Annotated[str, typer.Option(
+    "--executor", help="threads (this machine) or ray (a Ray cluster: divergent\\[ray]).", rich_help_panel=_WHERE)]
+AddressOpt = Annotated[str | None, typer.Option(
+    "--address", help="With --executor ray: the cluster (HOST:PORT, auto, ray://HOST:10001); default: start "
+    "a local instance.", rich_help_panel=_WHERE)]
+IsolationOpt = Annotated[str | None, typer.Option(
+    "--isolation", help="bubblewrap, unshare or rlimits (default: the strongest this machine has).",
+    rich_help_panel=_WHERE)]
+
+
+def harness_group(help: str, *, legacy_commands: dict[str, str] | None = None) -> DivergentTyper:
+    """A harness's group of commands (``run``, ``show``, ``list``), which still reads the older
+    form that put ``run``'s options right after its name."""
+    group_class = type("HarnessGroup", (DefaultRunGroup,), {"legacy_commands": dict(legacy_commands or {})})
+    return DivergentTyper(help=help, no_args_is_help=True, cls=group_class)
+
+
+def open_store(db: Path | None) -> Store:
+    from divergent.store import Store
+
+    return Store(db)
+
+
+def executor_settings(executor: str, address: str | None, jobs: int | None) -> ExecutorSettings:
+    """The ``--executor``/``--address``/``--jobs`` options, checked before anything is stored (Ray
+    installed, a cluster answering at the address)."""
+    from divergent.executors.settings import ExecutorSettings
+
+    settings = ExecutorSettings.parse(executor, address, jobs)
+    settings.check()
+    return settings
+
+
+@contextmanager
+def item_progress(console: Console, label: str, *, quiet: bool) -> Iterator[Callable[..., None]]:
+    """The one progress bar of the harnesses, fed with :class:`~divergent.bench.common.ItemProgress`
+    snapshots (``update(progress, description=None)``)."""
+    with progress_bar(console, label, enabled=not quiet) as update:
+
+        def show(progress: ItemProgress, description: str | None = None) -> None:
+            update(completed=progress.done, total=progress.total, description=description,
+                   note=f"{progress.failed} failed" if progress.failed else "")
+
+        yield show
+
+
+def interrupted(what: str) -> typer.Exit:
+    """Ctrl-C during a run: say what is kept and how to resume (on stderr, even with --quiet); the
+    exit (130) to raise."""
+    make_console(stderr=True).print(f"[yellow]interrupted: {what}; run the same command to resume[/yellow]",
+                                    soft_wrap=True)
+    return typer.Exit(EXIT_INTERRUPTED)
+
+
+def check_outputs(as_json: Path | None, html: Path | None) -> None:
+    """Before any work: the output files' directories exist (a typo costs no run)."""
+    from divergent.cli.outputs import check_output_paths
+
+    check_output_paths(*((name, path) for name, path in (("--json", as_json), ("--html", html))
+                         if path is not None and str(path) != "-"))
+
+
+def prints_json(as_json: Path | None) -> bool:
+    """Whether ``--json -`` asked for the document on stdout (then no tables are printed)."""
+    return as_json is not None and str(as_json) == "-"
+
+
+def write_outputs(document: dict[str, Any], as_json: Path | None, html: Path | None,
+                  page: Callable[[dict[str, Any]], Any] | None, *, quiet: bool = False) -> None:
+    """The ``--json`` document (a file, or stdout for ``-``) and the ``--html`` page built by ``page``."""
+    from divergent.bench.common import write_results
+
+    notes = make_console(stderr=True, quiet=quiet)
+    if as_json is not None:
+        if prints_json(as_json):
+            from divergent.bench.common import plain_json
+
+            print(json.dumps(plain_json(document), indent=1, ensure_ascii=False))
+        else:
+            write_results(as_json, document)
+            notes.print(f"results written to {as_json}", highlight=False, soft_wrap=True)
+    if html is not None:
+        from divergent.errors import InvalidArgument
+
+        if page is None:
+            raise InvalidArgument("--html: this command has no HTML report")
+        from divergent.cli.outputs import write_html_report
+
+        try:
+            built = page(document)
+        except ImportError as error:
+            raise InvalidArgument(f"--html: HTML reports are not available here ({error})") from None
+        write_html_report(built, html, notes)
+
+
+def usage_line(usage: dict[str, Any], price_known: bool = True) -> str:
+    tokens = int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
+    cost = f"${usage.get('cost', 0.0):.4f}" if price_known else "cost unknown (no price for this model)"
+    return (f"{usage.get('calls', 0)} model calls ({usage.get('cached_calls', 0)} from the cache), "
+            f"{tokens:,} tokens, {cost}")
+
+
+def no_model_flags(why: str, **flags: Any) -> None:
+    """Refuse language-model options where no model is used (``why``: what uses none)."""
+    from divergent.errors import InvalidArgument
+
+    given = [f"--{name.replace('_', '-')}" for name, value in flags.items() if value not in (None, False)]
+    if given:
+        raise InvalidArgument(f"{why} uses no model: drop {', '.join(given)}")
+
+
+# -- show and list ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoredRuns:
+    """How a harness's stored runs are listed and shown again."""
+
+    #: "EquiBench"
+    title: str
+    #: the store's kinds of its runs
+    kinds: tuple[str, ...]
+    #: the columns of ``list`` after run, status, created and units
+    columns: tuple[str, ...]
+    row: Callable[[RunRecord], tuple[str, ...]]
+    #: ``show``: (console, store, the runs or files asked for, --json, --html, quiet) → prints and writes
+    show: Callable[[Console, Store, Sequence[str], Path | None, Path | None, bool], None]
+    #: what ``show`` takes
+    show_help: str = "Run id (or a unique prefix)."
+
+
+def add_stored_run_commands(group: typer.Typer, runs: StoredRuns) -> None:
+    """``show`` and ``list`` for a harness's group."""
+
+    def show(
+        references: list[str],
+        as_json: JsonOpt = None,
+        html: HtmlOpt = None,
+        quiet: QuietOpt = False,
+        db: StoreOpt = None,
+    ) -> None:
+        with input_errors(prints_json(as_json)), open_store(db) as store:
+            check_outputs(as_json, html)
+            runs.show(make_console(quiet=prints_json(as_json)), store, references, as_json, html, quiet)
+
+    # (set here: an annotation of this module is a string read in its globals, where ``runs`` is not)
+    show.__annotations__["references"] = Annotated[list[str], typer.Argument(help=runs.show_help, metavar="RUN...")]
+    group.command("show", help=f"Print a stored {runs.title} run again (nothing runs).")(show)
+
+    @group.command("list", help=f"The stored {runs.title} runs.")
+    def list_runs(db: StoreOpt = None) -> None:
+        from divergent.report.tables import fitted
+
+        with input_errors(False), open_store(db) as store:
+            records = [record for kind in runs.kinds for record in store.list_runs(kind)]
+            table = Table(title=f"{runs.title} runs in {store.path}")
+            for column in ("run", "status", "created", "units", *runs.columns):
+                table.add_column(column)
+            for record in sorted(records, key=lambda r: r.created, reverse=True):
+                table.add_row(record.short_id, record.status, record.created[:16].replace("T", " "), str(record.unit_count),
+                              *runs.row(record))
+            make_console().print(fitted(table))

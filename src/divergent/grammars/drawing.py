@@ -1,0 +1,99 @@
+"""Running Hypothesis outside a test, in divergent's own process: its storage in a private
+temporary directory (never ``.hypothesis`` in the user's working directory), no scanning of
+divergent's modules for constants, and :func:`draw`, one seeded, generate-only run that collects
+what a strategy draws (how the grammars sample regular expressions).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import threading
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["draw", "skip_scanning_loaded_modules", "storage_outside_working_directory"]
+
+#: one Hypothesis run at a time in this process (its storage setting is global)
+_RUNNING = threading.RLock()
+
+_scratch_home: tempfile.TemporaryDirectory[str] | None = None
+
+
+@contextmanager
+def storage_outside_working_directory() -> Iterator[None]:
+    """Point Hypothesis' storage at a private temporary directory for the duration of a run
+    (one run at a time: the setting is the process's)."""
+    with _RUNNING:
+        yield from _private_storage()
+
+
+def _private_storage() -> Iterator[None]:
+    global _scratch_home
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        yield  # the user said where Hypothesis writes
+        return
+    if _scratch_home is None:
+        # Removed when the interpreter exits; the Unicode table is rebuilt once per process (~0.1 s).
+        _scratch_home = tempfile.TemporaryDirectory(prefix="divergent-hypothesis-")
+    from hypothesis.configuration import set_hypothesis_home_dir, storage_directory
+
+    previous = storage_directory(intent_to_write=False).home_directory
+    set_hypothesis_home_dir(_scratch_home.name)
+    try:
+        yield
+    finally:
+        set_hypothesis_home_dir(previous)
+
+
+def skip_scanning_loaded_modules() -> None:
+    """Tell Hypothesis that every module loaded so far was already scanned for constants.
+
+    Hypothesis mixes constants from the *local* modules loaded in its process into its draws, and
+    scans every newly loaded one (parsing its source) whenever ``sys.modules`` grows. Here that
+    process is divergent's own: the programs under test never load in it, their constants are
+    harvested by divergent itself (:mod:`divergent.engines.constants`), and the scan would parse
+    divergent's own source (about a second, again after every lazy import). Hypothesis has no
+    setting for this; where its internals differ (another version), nothing is changed.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:
+        return
+    seen = getattr(providers, "_seen_modules", None)
+    if not isinstance(seen, set) or not hasattr(providers, "_sys_modules_len"):
+        return
+    try:
+        modules = list(sys.modules.values())
+    except RuntimeError:  # another thread imported a module meanwhile: the next run catches up
+        return
+    if providers._sys_modules_len == len(modules):
+        return
+    seen.update(id(module) for module in modules)
+    providers._sys_modules_len = len(modules)
+
+
+def draw(strategy: Any, count: int, seed: int) -> list[Any]:
+    """``count`` draws of ``strategy`` in one seeded, generate-only Hypothesis run."""
+    import hypothesis
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+
+    drawn: list[Any] = []
+
+    @settings(
+        max_examples=count, database=None, deadline=None, phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False,
+    )  # fmt: skip
+    @hypothesis.seed(seed)
+    @given(strategy)
+    def collect(value: Any) -> None:
+        drawn.append(value)
+
+    skip_scanning_loaded_modules()
+    with storage_outside_working_directory(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        collect()
+    return drawn

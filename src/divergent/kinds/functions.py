@@ -1,0 +1,198 @@
+"""Python functions: a function in a module, called with arguments; its outcome is what it returns
+or raises (and, under the default comparison, how it leaves its arguments).
+
+Specs: ``path.py[:function]``, ``module:function``, ``REV:path.py:function``, a live function, or a
+loaded :class:`~divergent.programs.PythonFunction`. Their signatures are merged (an annotated one
+wins); seeds come from the caller, doctests and assert lines; the user's precondition
+(``--require``) and the annotations are checked before an input runs. Each function runs in a warm
+sandboxed worker (:class:`~divergent.sandbox.pool.WorkerPool`), which takes a per-batch time limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from divergent import load
+from divergent.comparison import Comparison
+from divergent.errors import InvalidArgument
+from divergent.kinds.base import ProgramKind, Subjects, records_of
+from divergent.kinds.call_shrink import shrink as shrink_call
+from divergent.options import SearchOptions, SeedSpec
+from divergent.policy import DEFAULT_POLICY, EqualityPolicy
+from divergent.preconditions import conforms, make_requirement
+from divergent.programs import Program, PythonFunction, Signature, with_distinct_labels
+from divergent.records import AnyInput, Counterexample, Input
+from divergent.report.calls import CALLS
+from divergent.report.reproduce import call_reproduction
+from divergent.sandbox.pool import WorkerPool
+from divergent.sandbox.runner import Runner
+from divergent.structure import mine_structure, parse_input_regexes
+from divergent.structure.inputs import ShapedInputs
+
+#: the engines of Python functions, in the portfolio's order (cheap ones first)
+FUNCTION_ENGINES: dict[str, str] = {
+    "seeds": "divergent.engines.seeds:SeedEngine",
+    "mutation": "divergent.engines.mutation:MutationEngine",
+    "hypothesis": "divergent.engines.hypothesis:HypothesisEngine",
+    "symbolic": "divergent.engines.symbolic:SymbolicEngine",
+    "llm": "divergent.engines.llm_probes:LLMProbeEngine",
+    "randsearch": "divergent.engines.randsearch:RandSearchEngine",
+}
+
+
+class PythonFunctions(ProgramKind):
+    name = "python-function"
+    noun = "Python function"
+    engines = FUNCTION_ENGINES
+    presentation = CALLS
+    semantic_clustering = True
+
+    def claims(self, spec: object) -> bool:
+        return isinstance(spec, PythonFunction) or (callable(spec) and not isinstance(spec, type))
+
+    def load(self, specs: Sequence[object], options: SearchOptions) -> tuple[Program, ...]:
+        if options.programs.used:
+            raise InvalidArgument(
+                "--example, --inputs, --generator, --validator and --checker are for whole programs reading "
+                "stdin: add --stdin (a .py file is then a script)"
+            )
+        functions: list[Program] = []
+        for spec in specs:
+            if isinstance(spec, PythonFunction):
+                functions.append(spec)
+            elif isinstance(spec, str | Path):
+                functions.append(load.load_implementation(str(spec), function=options.function))
+            elif callable(spec):
+                functions.append(load.load_callable(spec))
+            else:
+                raise InvalidArgument(
+                    f"implementation {spec!r}: expected a spec string, a function or a PythonFunction"
+                )
+        return tuple(with_distinct_labels(functions))
+
+    def set_up(self, programs: Sequence[Program], options: SearchOptions) -> Subjects:
+        functions = _functions(programs)
+        signature = load.common_signature(functions)
+        return FunctionSubjects(self, functions, options, comparison=options.comparison, signature=signature,
+                                requirement=requirement_predicate(options.require, signature))
+
+    def open_runner(self, programs: Sequence[Program], options: SearchOptions) -> Runner:
+        return WorkerPool(_functions(programs), limits=options.limits, isolation=options.isolation,
+                          compare_mutation=options.comparison.record_arguments)
+
+    def input_of(self, item: object) -> AnyInput:
+        if isinstance(item, Input):
+            return item
+        if isinstance(item, tuple | list):
+            return Input(args=tuple(item))
+        raise InvalidArgument(f"input {item!r}: a function's input is an Input or a tuple of arguments")
+
+    def shrink(
+        self, item: AnyInput, *, still_divergent: Callable[[Sequence[AnyInput]], list[bool]],
+        acceptable: Callable[[AnyInput], bool], seconds: float, on_step: Callable[[AnyInput], None],
+    ) -> AnyInput:
+        assert isinstance(item, Input)
+        return shrink_call(item, still_divergent=still_divergent, acceptable=acceptable, seconds=seconds,
+                           on_step=on_step)
+
+    def reproduction(self, cx: Counterexample, programs: Sequence[Program], options: SearchOptions, *,
+                     test_dir: Path) -> str:
+        functions = _functions(programs)
+        # Files at a git revision go into the test as source text (no path names them for long).
+        embed = []
+        for index, function in enumerate(functions):
+            try:
+                if function.path is not None and load.parse_target(function.origin).kind == "git":
+                    embed.append(index)
+            except Exception:  # noqa: BLE001 - a live function's origin is no spec: nothing to embed
+                continue
+        return call_reproduction(cx, functions, test_dir=test_dir, policy=_policy(options.comparison), embed=embed)
+
+
+def _functions(programs: Sequence[Program]) -> list[PythonFunction]:
+    return records_of(programs, PythonFunction, PythonFunctions.noun)
+
+
+def _policy(comparison: Comparison) -> EqualityPolicy:
+    """The equality policy a reproducing test writes down (a comparison of another kind: the default)."""
+    return comparison if isinstance(comparison, EqualityPolicy) else DEFAULT_POLICY
+
+
+class FunctionSubjects(Subjects):
+    """Python functions under test: their common signature, the annotations and the user's
+    precondition as preconditions, seeds from the caller, doctests and assert lines."""
+
+    def gather_seeds(self) -> None:
+        functions = _functions(self.programs)
+        signature = self.signature
+        seeds, notes = function_seeds(functions, signature, self.options.seeds)
+        structure = mine_structure(functions, signature, parse_input_regexes(self.options.input_regexes, signature))
+        inferred = [p.name for p in signature.parameters if structure.of(p.name).kind in ("str", "bytes", "dict")]
+        load.check_generatable(signature, seeds, inferred)
+        if not structure.empty:
+            self.shaped = ShapedInputs(structure, seed=self.options.seed)
+            self.shaped.build_in_background([p.name for p in signature.parameters])  # drawn while the workers start
+        self.seeds = tuple(seeds)
+        self.notes.extend([*notes, *structure.notes()])
+
+    def acceptable(self, item: AnyInput) -> bool:
+        """The annotations (typeguard) and the user's requirement."""
+        assert isinstance(item, Input)
+        if not conforms(item, self.signature):
+            return False
+        return self.requirement is None or self.requirement(item)
+
+
+def function_seeds(
+    functions: Sequence[PythonFunction], signature: Signature, seeds: Sequence[SeedSpec] | SeedSpec | None
+) -> tuple[list[Input], list[str]]:
+    """Seeds from the caller (files, inputs, argument tuples), doctests and assert lines; those that
+    do not fit the signature are dropped (and the notes say how many)."""
+    notes: list[str] = []
+    found: list[Input] = []
+    for item in SearchOptions.of(seeds=seeds).seeds:
+        if isinstance(item, Input):
+            found.append(item)
+        elif isinstance(item, tuple):
+            found.append(Input(args=item, how_generated="seeds"))
+        elif isinstance(item, str | Path):
+            found.extend(load.seeds_from_file(Path(item), signature))
+        else:
+            raise InvalidArgument(f"seed {item!r}: a function's seed is a file of calls, an Input or a tuple")
+    for function in functions:
+        found.extend(load.seeds_from_docstring(function))
+        found.extend(load.seeds_from_asserts(function.source, function.entry_point))
+    unique: dict[str, Input] = {}
+    dropped = 0
+    for item in found:
+        if not conforms(item, signature):
+            dropped += 1
+            continue
+        unique.setdefault(item.key, item)
+    if dropped:
+        notes.append(f"{dropped} seed input(s) did not fit the signature {signature} and were dropped")
+    return list(unique.values()), notes
+
+
+def requirement_predicate(
+    require: str | Callable[..., bool] | None, signature: Signature
+) -> Callable[[Input], bool] | None:
+    """The user's precondition as a predicate on inputs: an expression over the parameters, or a
+    function called with the arguments (one that raises rejects the input)."""
+    if require is None:
+        return None
+    if isinstance(require, str):
+        return make_requirement(require, signature)
+
+    def predicate(item: Input) -> bool:
+        try:
+            return bool(require(*item.args, **item.kwargs))
+        except Exception:  # noqa: BLE001 - a predicate that raises rejects the input
+            return False
+
+    return predicate
+
+
+#: the kind, as :data:`divergent.kinds.registry.KINDS` names it
+PYTHON_FUNCTIONS = PythonFunctions()

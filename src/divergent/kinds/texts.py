@@ -1,0 +1,387 @@
+"""What the kinds whose input is a text read on stdin share (whole programs, commands): the engines
+of texts, the seeds (examples, test files), the helper programs (a validator judging inputs, a
+generator printing them, a checker judging outputs), text shrinking, the output comparison, the
+reports' runs and reproduction, and :class:`TextSubjects`, which is also what the engines of texts
+see (``EngineContext.programs``: :class:`divergent.engines.base.TextServices`).
+
+A kind of text programs subclasses :class:`TextKind` and says how its specs load, how its programs
+are prepared (built) and how a runner of them starts.
+"""
+
+from __future__ import annotations
+
+import abc
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import ClassVar
+
+from divergent.comparison import Comparison
+from divergent.errors import InvalidArgument, LoadError
+from divergent.kinds.base import ProgramKind, Subjects
+from divergent.kinds.text_shrink import shrink_text
+from divergent.load.whole_programs import load_program
+from divergent.options import SearchOptions
+from divergent.programs import BuildOptions, Program, StdinProgram
+from divergent.records import AnyInput, Counterexample, Report, TextInput
+from divergent.report.presentation import ReportExtras
+from divergent.report.reproduce import run_reproduction
+from divergent.report.runs import RUNS, save_input
+from divergent.sandbox.isolation import Isolation, choose_level
+from divergent.sandbox.launch import Job, ProgramLimits
+from divergent.sandbox.process_runner import ProgramService
+from divergent.sandbox.runner import Runner
+from divergent.text_comparison import OutputComparison
+
+#: the engines of text inputs, in the portfolio's order (the others generate Python values)
+TEXT_ENGINES: dict[str, str] = {
+    "seeds": "divergent.engines.text_seeds:TextSeedEngine",
+    "mutation": "divergent.engines.text_mutation:TextMutationEngine",
+    "generator": "divergent.engines.text_generator:GeneratorEngine",
+    "llm": "divergent.engines.text_llm:TextProbeEngine",
+    "randsearch": "divergent.engines.text_llm:TextRandSearchEngine",
+}
+#: the largest input file read as an example or test file
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+#: validator verdicts remembered (by input), so an input is judged once
+_VERDICT_CACHE = 100_000
+#: validator (and generator) processes sharing a batch (the programs under test wait for them)
+VALIDATOR_WORKERS = 2
+#: rejection messages kept for the engines (limits a validator names are boundaries)
+_KEPT_REJECTIONS = 64
+
+
+def read_input_file(path: Path, what: str) -> TextInput:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InvalidArgument(f"{what} {path}: cannot read it ({error.strerror or error})") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise InvalidArgument(f"{what} {path}: {len(data):,} bytes is more than an input may be")
+    return TextInput(data.decode("utf-8", "surrogateescape"), how_generated="seeds")
+
+
+def text_seeds(options: SearchOptions) -> list[TextInput]:
+    """The examples, the test files of ``inputs_dir`` and text seeds, in that order, each once."""
+    found: list[TextInput] = []
+    settings = options.programs
+    for example in (*settings.examples, *options.seeds):
+        if isinstance(example, TextInput):
+            found.append(example if example.how_generated else replace(example, how_generated="seeds"))
+        elif isinstance(example, str | Path):
+            found.append(read_input_file(Path(example), "example"))
+        else:
+            raise InvalidArgument(f"example {example!r}: expected a file or a TextInput (whole programs read text)")
+    if settings.inputs_dir is not None:
+        directory = Path(settings.inputs_dir)
+        if not directory.is_dir():
+            raise InvalidArgument(f"--inputs {directory}: not a directory")
+        files = sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith("."))
+        # Answer files sit next to the inputs in many test sets: they are not inputs.
+        files = [p for p in files if p.suffix not in (".a", ".ans", ".out", ".answer", ".expected")]
+        found.extend(read_input_file(p, "test file") for p in files)
+    unique: dict[str, TextInput] = {}
+    for item in found:
+        unique.setdefault(item.key, item)
+    return list(unique.values())
+
+
+class Validator:
+    """The validator program: an input is valid when it exits 0 reading it on stdin."""
+
+    def __init__(self, service: ProgramService) -> None:
+        self.service = service
+        self.rejected = 0
+        self.accepted = 0
+        self.failures = 0
+        self._verdicts: dict[str, bool] = {}
+        self.messages: deque[str] = deque(maxlen=_KEPT_REJECTIONS)
+        #: why recent inputs were rejected, by input
+        self._reasons: dict[str, str] = {}
+        self.first_rejection: tuple[str, str] | None = None
+        # The search loop and the LLM engines' threads ask it; its launcher serves one at a time.
+        self._lock = threading.Lock()
+
+    @property
+    def label(self) -> str:
+        return self.service.label
+
+    def verdicts(self, items: Sequence[TextInput]) -> list[bool]:
+        """Whether each input is valid (run in one batch; known inputs are not run again)."""
+        with self._lock:
+            return self._verdicts_of(items)
+
+    def _verdicts_of(self, items: Sequence[TextInput]) -> list[bool]:
+        unknown = [item for item in dict.fromkeys(i.key for i in items) if item not in self._verdicts]
+        texts = {item.key: item.text for item in items}
+        if unknown:
+            jobs = [Job(stdin=texts[key].encode("utf-8", "surrogateescape")) for key in unknown]
+            for key, result in zip(unknown, self.service.run(jobs), strict=True):
+                valid = result is not None and result.ok
+                if result is not None and result.kind.value not in ("ok", "runtime-error"):
+                    self.failures += 1
+                if not valid:
+                    message = _message(result.stderr or result.stdout) if result is not None else "not run"
+                    if result is not None and not message:
+                        message = result.detail
+                    self.messages.append(message)
+                    if len(self._reasons) >= _VERDICT_CACHE // 10:
+                        self._reasons.clear()
+                    self._reasons[key] = message
+                    if self.first_rejection is None:
+                        self.first_rejection = (texts[key], message)
+                if len(self._verdicts) >= _VERDICT_CACHE:
+                    self._verdicts.clear()
+                self._verdicts[key] = valid
+        verdicts = [self._verdicts.get(item.key, False) for item in items]
+        self.accepted += sum(verdicts)
+        self.rejected += len(verdicts) - sum(verdicts)
+        return verdicts
+
+    def reason(self, item: TextInput) -> str:
+        """What the validator said when it rejected ``item`` ("" if it did not, or long ago)."""
+        return self._reasons.get(item.key, "")
+
+    def close(self) -> None:
+        self.service.close()
+
+
+def _message(text: str) -> str:
+    """A validator's message: its first line, or the last line of a Python traceback."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if lines[0].startswith("Traceback (most recent call last)"):
+        return lines[-1][:300]
+    return lines[0][:300]
+
+
+def valid_seeds(seeds: list[TextInput], validator: Validator | None) -> tuple[list[TextInput], list[str]]:
+    """The seeds the validator accepts (all without one), and a note on those it rejected."""
+    if validator is None or not seeds:
+        return seeds, []
+    verdicts = validator.verdicts(seeds)
+    # They were judged before the search: they do not count among the search's rejections.
+    validator.rejected = validator.accepted = 0
+    kept = [seed for seed, valid in zip(seeds, verdicts, strict=True) if valid]
+    notes = []
+    if len(kept) < len(seeds):
+        dropped = [seed for seed, valid in zip(seeds, verdicts, strict=True) if not valid]
+        shown = ", ".join(seed.call(max_length=30) for seed in dropped[:3])
+        notes.append(f"the validator rejected {len(dropped)} of the {len(seeds)} examples and test files ({shown})")
+    return kept, notes
+
+
+def load_helper(spec: str | None, what: str, build: BuildOptions) -> StdinProgram | None:
+    """A helper program (validator, generator, checker): a script or a program like the ones under
+    test (a .py helper is a script)."""
+    if spec is None:
+        return None
+    try:
+        return load_program(spec, build=build)
+    except LoadError as error:
+        raise LoadError(f"{what}: {error}") from None
+
+
+class TextKind(ProgramKind):
+    """A kind whose programs read one text on stdin and whose outcome is what they printed and how
+    they ended. Subclasses load their specs, prepare their programs and start their runner."""
+
+    engines = TEXT_ENGINES
+    presentation = RUNS
+
+    @abc.abstractmethod
+    def prepare(self, programs: Sequence[Program], helpers: Sequence[StdinProgram], *, level: Isolation,
+                limits: ProgramLimits, deadline: float | None = None) -> None:
+        """Make the programs and the helpers ready to run (build them, in the sandbox, into the
+        cache), so a build error is an input error before the search starts; a build still going at
+        ``deadline`` (``time.monotonic()``) is a build error."""
+
+    @abc.abstractmethod
+    def start_runner(self, programs: Sequence[Program], *, limits: ProgramLimits, level: Isolation,
+                     checker: StdinProgram | None) -> Runner:
+        """A started runner of the programs: each run under ``limits``; the checker (if any) decides
+        which outputs are the same answer."""
+
+    def comparison(self, options: SearchOptions, checker: StdinProgram | None) -> Comparison:
+        """How outputs compare: the options' comparison when it is one of outputs, else the output
+        mode (``--output``, ``--float-tol``, the checker) under the options' timeout rule."""
+        if isinstance(options.comparison, OutputComparison):
+            return options.comparison
+        return OutputComparison(mode=options.programs.output, float_tol=options.programs.float_tol,
+                                checker=checker.label if checker else None, timeouts=options.comparison.timeouts)
+
+    def engine_names(self, options: SearchOptions) -> tuple[str, ...]:
+        names = super().engine_names(options)
+        if isinstance(options.engines, tuple) or options.programs.generator is not None:
+            return names
+        return tuple(name for name in names if name != "generator")
+
+    def set_up(self, programs: Sequence[Program], options: SearchOptions) -> Subjects:
+        settings = options.programs
+        build = settings.build_options()
+        # Helpers are scripts or programs like the ones under test (a .py validator is a script).
+        validator_program = load_helper(settings.validator, "--validator", build)
+        generator_program = load_helper(settings.generator, "--generator", build)
+        checker = load_helper(settings.checker, "--checker", build)
+        limits = settings.limits(options.limits.timeout)
+        level = choose_level(options.isolation)
+        helper_limits = ProgramLimits(time_limit=max(5.0, 2 * limits.time_limit),
+                                      memory_mb=max(1024, limits.memory_mb), output_bytes=64 * 1024)
+        generator_limits = replace(helper_limits, output_bytes=limits.output_bytes)
+        # Built now (in the sandbox, into the cache): a compile error is an input error before the
+        # search starts. The budget bounds the whole run, builds included: a build that cannot finish
+        # within it is a build error.
+        seconds = options.budget.seconds
+        deadline = None if seconds is None or options.started is None else options.started + seconds
+        self.prepare(programs, [p for p in (validator_program, generator_program, checker) if p is not None],
+                     level=level, limits=limits, deadline=deadline)
+        validator = generator = None
+        try:
+            if validator_program is not None:
+                validator = Validator(ProgramService(validator_program, limits=helper_limits, level=level,
+                                                     workers=VALIDATOR_WORKERS))
+            if generator_program is not None:
+                generator = ProgramService(generator_program, limits=generator_limits, level=level,
+                                           workers=VALIDATOR_WORKERS)
+            return TextSubjects(self, programs, options.with_(isolation=level.value),
+                                comparison=self.comparison(options, checker), limits=limits, level=level,
+                                validator=validator, generator=generator, checker=checker)
+        except BaseException:
+            for helper in (validator, generator):
+                if helper is not None:
+                    helper.close()
+            raise
+
+    def open_runner(self, programs: Sequence[Program], options: SearchOptions) -> Runner:
+        settings = options.programs
+        checker = load_helper(settings.checker, "--checker", settings.build_options())
+        return self.start_runner(programs, limits=settings.limits(options.limits.timeout),
+                                 level=choose_level(options.isolation), checker=checker)
+
+    def input_of(self, item: object) -> AnyInput:
+        if isinstance(item, TextInput):
+            return item
+        if isinstance(item, str):
+            return TextInput(item)
+        raise InvalidArgument(f"input {item!r}: a whole program's input is a TextInput (or its text)")
+
+    def shrink(
+        self, item: AnyInput, *, still_divergent: Callable[[Sequence[AnyInput]], list[bool]],
+        acceptable: Callable[[AnyInput], bool], seconds: float, on_step: Callable[[AnyInput], None],
+    ) -> AnyInput:
+        assert isinstance(item, TextInput)
+        return shrink_text(item, still_divergent=still_divergent, seconds=seconds, on_step=on_step)
+
+    #: how the reproducing test builds its comparison: (import line, expression over OPTIONS)
+    test_comparison: ClassVar[tuple[str, str]] = (
+        "from divergent.text_comparison import OutputComparison",
+        'OutputComparison(mode=OPTIONS["output"], float_tol=OPTIONS["float_tol"], checker={checker})',
+    )
+
+    def reproduction(self, cx: Counterexample, programs: Sequence[Program], options: SearchOptions, *,
+                     test_dir: Path) -> str:
+        return run_reproduction(cx, programs, test_dir=test_dir, settings=options.programs,
+                                comparison=self.test_comparison, workdir=self.workdir(programs))
+
+    def workdir(self, programs: Sequence[Program]) -> str | None:
+        """The directory the programs run from, when it matters (they name files relative to it):
+        a reproducing test runs them from there too. None: it does not matter."""
+        return None
+
+    def run_commands(self, programs: Sequence[Program], options: SearchOptions, input_file: str) -> list[str]:
+        """The command lines that run each program on ``input_file`` by hand."""
+        return []
+
+    def extras(self, report: Report, programs: Sequence[Program], options: SearchOptions) -> ReportExtras:
+        """The counterexample's input saved to a file, and the commands that run each program on it."""
+        cx = report.counterexample
+        if cx is None:
+            return ReportExtras()
+        assert isinstance(cx.input, TextInput)
+        input_file = save_input(cx.input)
+        if input_file is None:
+            return ReportExtras()
+        return ReportExtras(input_file=input_file, reproduce=tuple(self.run_commands(programs, options, input_file)))
+
+
+class TextSubjects(Subjects):
+    """Programs reading a text on stdin, with their helpers: the validator as a batch precondition,
+    the generator, the checker, each run's limits. Also what the engines of texts use
+    (:class:`divergent.engines.base.TextServices`)."""
+
+    # A whole program's time limit is the judge's (--time-limit): its runs are not given smaller,
+    # adaptive limits, and its timeouts are not re-run longer (docs/programs.md).
+    adaptive_limits = False
+
+    def __init__(self, kind: TextKind, programs: Sequence[Program], options: SearchOptions, *,
+                 comparison: Comparison, limits: ProgramLimits, level: Isolation, validator: Validator | None,
+                 generator: ProgramService | None, checker: StdinProgram | None) -> None:
+        super().__init__(kind, programs, options, comparison=comparison)
+        self.text_kind = kind
+        self.limits = limits
+        self.level = level
+        self.validator = validator
+        self.generator = generator
+        self.checker = checker
+        self.services = self
+
+    @property
+    def time_limit(self) -> float:
+        return self.limits.time_limit
+
+    def open_runner(self, timeout_factor: float = 1.0) -> Runner:
+        limits = self.limits if timeout_factor == 1.0 else self.limits.scaled(timeout_factor)
+        return self.text_kind.start_runner(self.programs, limits=limits, level=self.level, checker=self.checker)
+
+    def gather_seeds(self) -> None:
+        seeds, notes = valid_seeds(text_seeds(self.options), self.validator)
+        self.seeds = tuple(seeds)
+        self.notes.extend(notes)
+
+    def admit(self, items: Sequence[AnyInput]) -> list[bool]:
+        """The validator's verdicts (every input is admitted without a validator)."""
+        if self.validator is None or not items:
+            return [True] * len(items)
+        texts = []
+        for item in items:
+            assert isinstance(item, TextInput)
+            texts.append(item)
+        return self.validator.verdicts(texts)
+
+    def rejected(self) -> int:
+        """Inputs the validator rejected during the search (0 without a validator)."""
+        return self.validator.rejected if self.validator is not None else 0
+
+    def rejection_messages(self) -> list[str]:
+        return list(self.validator.messages) if self.validator is not None else []
+
+    def rejection_reason(self, item: AnyInput) -> str:
+        if self.validator is None:
+            return ""
+        assert isinstance(item, TextInput)
+        return self.validator.reason(item)
+
+    def report_notes(self, runner: Runner) -> list[str]:
+        notes = []
+        validator = self.validator
+        if validator is not None and validator.rejected:
+            first = ""
+            if validator.first_rejection is not None:
+                text, message = validator.first_rejection
+                first = f"; first: {TextInput(text).call(max_length=40)}: {message or 'rejected'}"
+            notes.append(
+                f"validator {validator.label} rejected {validator.rejected} input(s) (never counterexamples){first}"
+            )
+        if validator is not None and validator.failures:
+            notes.append(f"validator {validator.label} crashed or timed out on {validator.failures} input(s) "
+                         "(counted as rejections)")
+        return [*notes, *runner.notes]
+
+    def close(self) -> None:
+        if self.validator is not None:
+            self.validator.close()
+        if self.generator is not None:
+            self.generator.close()

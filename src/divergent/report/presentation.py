@@ -1,0 +1,56 @@
+"""How one kind of program's inputs and outcomes are written: the :class:`Presentation` seam.
+
+A report's frame (verdict, engines, notes, timeline) is the same for every kind; what differs is how
+an input and an outcome read: a call ``f(1, [2])`` and what it returned or raised, or a program's
+stdin and what it printed and how it ended. Every kind of program has one presentation
+(``ProgramKind.presentation``); a report names its kind (``Report.kind``), so the renderers find it
+with :func:`presentation_of` without asking what the inputs are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from rich.console import Console
+
+from divergent.kinds.registry import kind_named
+from divergent.records import Counterexample, Outcome, Report
+
+
+@dataclass(frozen=True)
+class ReportExtras:
+    """What a report shows besides its records, computed by the caller (the command line): a file
+    holding the counterexample's input, the commands that reproduce each run on it, the reproducing
+    pytest module."""
+
+    input_file: str | None = None
+    reproduce: tuple[str, ...] = ()
+    #: the reproducing test, printed after the report ("" or None: not printed)
+    test: str | None = None
+
+
+class Presentation(Protocol):
+    """How reports write one kind's inputs and outcomes (JSON, plain text, the rich terminal)."""
+
+    def outcome_json(self, label: str, outcome: Outcome, *, first_difference: int | None = None) -> dict[str, Any]:
+        """One program's outcome as the ``--json`` contract has it."""
+        ...
+
+    def counterexample_json(self, cx: Counterexample, labels: Sequence[str], extras: ReportExtras) -> dict[str, Any]:
+        """The counterexample (its input, each program's outcome with its class) for ``--json``."""
+        ...
+
+    def plain(self, report: Report, extras: ReportExtras) -> str:
+        """The whole report as plain text (AssertionErrors, ``--quiet``)."""
+        ...
+
+    def render(self, report: Report, console: Console, extras: ReportExtras) -> None:
+        """The whole report on a rich terminal."""
+        ...
+
+
+def presentation_of(report: Report) -> Presentation:
+    """The presentation of the kind of programs ``report`` compared."""
+    return kind_named(report.kind).presentation
