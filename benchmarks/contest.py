@@ -346,8 +346,8 @@ def _row(pair: Pair, mode: str, report: dict, budget: float, seed: int) -> dict:
 
 def judge_bounds(statement: str, reading: str) -> tuple[int, int] | None:
     """The numeric bounds the judge uses: ``statement`` reads the whole statement as the EquiBench
-    judge does today; ``lines`` reads each line of it alone and takes the widest range (what the
-    judge's reader gives when a constraint at the start of a line is read right)."""
+    judge does; ``lines`` reads each line of it alone and takes the widest range (a cross-check of
+    the reader: on this suite both give the same bounds since constraints that start a line are read)."""
     if reading == "statement":
         return numeric_bounds(statement)
     found = [numeric_bounds(line.strip()) for line in statement_text(statement).splitlines() if line.strip()]
@@ -450,8 +450,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--with-generator", action="store_true",
                         help="check: also give divergent the problem's hand-written generator (gen.py)")
     parser.add_argument("--bounds", choices=("statement", "lines"), default="statement",
-                        help="judge: read the statement's numeric bounds as the EquiBench judge does today "
-                             "(statement) or line by line (lines)")
+                        help="judge: read the statement's numeric bounds as the EquiBench judge does "
+                             "(statement) or line by line (lines, a cross-check of the reader)")
     args = parser.parse_args(argv)
     problems = load_problems(args.problems)
     if args.command == "list":
