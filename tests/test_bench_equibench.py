@@ -25,7 +25,7 @@ from divergent.bench.equibench.prompts import (
     load_authors_prompts,
     worked_examples,
 )
-from divergent.bench.equibench.statement import sample_tests, statement_text
+from divergent.bench.equibench.statement import numeric_bounds, sample_tests, statement_text
 from divergent.cli import app
 from divergent.errors import InvalidArgument, LoadError
 from scripted_openai import Reply
@@ -123,6 +123,21 @@ def test_statement_samples_from_html_and_text() -> None:
     text = "Sort them.\nExample Input:\n4 2 5\nExample Output:\n2 4 5\n"
     assert [(t.input, t.output) for t in sample_tests(text)] == [("4 2 5\n", "2 4 5\n")]
     assert sample_tests("no samples here") == []
+
+
+@pytest.mark.parametrize(
+    ("statement", "bounds"),
+    [
+        ("Read n.\n1 <= n <= 10^5\n", (1, 100000)),  # a constraint that starts a line
+        ("Input\n\n1 ≤ n ≤ 2 × 10^5\n-10^9 ≤ a_i ≤ 10^9", (-10**9, 10**9)),
+        ("## Input\n\n- 1 <= n <= 100\n- 0 <= a_i <= 10^4\n", (0, 10**4)),  # list markers, not minus signs
+        ("<h3>Input</h3><ul><li>1 &le; n &le; 10<sup>5</sup></li><li>1 &le; k &le; n</li></ul>", (1, 100000)),
+        ("The first line holds n (1 <= n <= 50).", (1, 50)),
+        ("Any number will do.", None),
+    ],
+)
+def test_numeric_bounds_read_constraints_wherever_a_line_puts_them(statement: str, bounds) -> None:
+    assert numeric_bounds(statement) == bounds
 
 
 # -- prompts ----------------------------------------------------------------------------------------

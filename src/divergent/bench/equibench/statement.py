@@ -97,15 +97,19 @@ def sample_tests(statement: str) -> list[SampleTest]:
     return _text_samples(html.unescape(statement))
 
 
-# the longer forms first: "2 × 10^5" and "10^9" before a bare "10"
-_NUMBER = (r"-?\s*\d+\s*(?:[×x*]|\\times)\s*10\s*\^\s*\{?\s*\d+\s*\}?"
-           r"|-?\s*10\s*\^\s*\{?\s*\d+\s*\}?|-?\s*\d+")
+# the longer forms first: "2 × 10^5" and "10^9" before a bare "10"; a number never spans lines, so
+# a constraint at the start of a line is read from its first digit
+_SPACE = r"[^\S\n]*"
+_NUMBER = (rf"-?{_SPACE}\d+{_SPACE}(?:[×x*]|\\times){_SPACE}10{_SPACE}\^{_SPACE}\{{?{_SPACE}\d+{_SPACE}\}}?"
+           rf"|-?{_SPACE}10{_SPACE}\^{_SPACE}\{{?{_SPACE}\d+{_SPACE}\}}?|-?{_SPACE}\d+")
+# a list item's marker ("- 1 <= n <= 100" in Markdown or plain text) is not a minus sign
+_LIST_MARKER = re.compile(r"^[^\S\n]*[-*•][^\S\n]+", re.MULTILINE)
 _LESS = r"(?:≤|<=|&le;|\\leq?|\\le|<|＜|≦)"
 _CONSTRAINT = re.compile(rf"({_NUMBER})\s*{_LESS}\s*[^≤<=&\\\n]{{1,40}}?\s*{_LESS}\s*({_NUMBER})")
 
 
 def _value(text: str) -> int | None:
-    cleaned = text.replace(" ", "").replace("{", "").replace("}", "").replace("\\times", "×").replace("*", "×")
+    cleaned = re.sub(r"\s+", "", text).replace("{", "").replace("}", "").replace("\\times", "×").replace("*", "×")
     match = re.fullmatch(r"(-?)(\d+)(?:[×x]10\^(\d+))?|(-?)10\^(\d+)", cleaned)
     if match is None:
         return None
@@ -120,7 +124,7 @@ def numeric_bounds(statement: str) -> tuple[int, int] | None:
     """The widest range the statement's constraints ("1 ≤ N ≤ 10^5", "-10^9 <= A_i <= 10^9") allow
     any integer of the input, or None when it states none. A heuristic for validity: it keeps
     negative or huge numbers out of inputs when every constraint rules them out."""
-    text = html.unescape(statement_text(statement))
+    text = _LIST_MARKER.sub("", html.unescape(statement_text(statement)))
     lows: list[int] = []
     highs: list[int] = []
     for match in _CONSTRAINT.finditer(text):

@@ -1,0 +1,31 @@
+"""Random input generator (written from the statement): prints one valid input; the seed is argv[1]."""
+
+import random
+import sys
+
+rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+
+
+def pick(low, high):
+    """A value in [low, high]: small ones, the bounds and anything in between."""
+    roll = rng.random()
+    if roll < 0.15:
+        return rng.choice((low, high))
+    if roll < 0.55:
+        return rng.randint(low, min(high, low + 10))
+    if roll < 0.7:
+        return rng.randint(max(low, high - 10), high)
+    return rng.randint(low, high)
+
+
+n = pick(1, 100)
+high = rng.choice((10, 1000))
+print(n, rng.randint(0, high))
+center = rng.randint(0, high)
+for _ in range(n):
+    while True:
+        a = rng.randint(0, center) if rng.random() < 0.8 else rng.randint(0, high)
+        b = rng.randint(center, high) if rng.random() < 0.8 else rng.randint(0, high)
+        if a != b:
+            break
+    print(*((a, b) if rng.random() < 0.5 else (b, a)))

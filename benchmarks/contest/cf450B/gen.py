@@ -1,0 +1,25 @@
+"""Random input generator (written from the statement): prints one valid input; the seed is argv[1]."""
+
+import random
+import sys
+
+rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+
+
+def pick(low, high):
+    """A value in [low, high]: small ones, the bounds and anything in between."""
+    roll = rng.random()
+    if roll < 0.15:
+        return rng.choice((low, high))
+    if roll < 0.55:
+        return rng.randint(low, min(high, low + 10))
+    if roll < 0.7:
+        return rng.randint(max(low, high - 10), high)
+    return rng.randint(low, high)
+
+
+def value():
+    v = pick(0, 10**9)
+    return -v if rng.random() < 0.5 else v
+print(value(), value())
+print(pick(1, 2 * 10**9))

@@ -1,0 +1,34 @@
+"""Random input generator (written from the statement): prints one valid input; the seed is argv[1]."""
+
+import random
+import sys
+
+rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+
+
+def pick(low, high):
+    """A value in [low, high]: small ones, the bounds and anything in between."""
+    roll = rng.random()
+    if roll < 0.15:
+        return rng.choice((low, high))
+    if roll < 0.55:
+        return rng.randint(low, min(high, low + 10))
+    if roll < 0.7:
+        return rng.randint(max(low, high - 10), high)
+    return rng.randint(low, high)
+
+
+n = pick(1, 90)
+if rng.random() < 0.5:
+    start = rng.randint(1, 90)
+    gaps = [rng.randint(1, 16) for _ in range(n)]
+    t, minute = [], start
+    for gap in gaps:
+        if minute > 90:
+            break
+        t.append(minute)
+        minute += gap
+else:
+    t = sorted(rng.sample(range(1, 91), n))
+print(len(t))
+print(*t)
