@@ -195,7 +195,8 @@ def test_compiler_flags_add_to_the_judges_defaults(programs_dir: Path, build_cac
     program = write(programs_dir, "needs20.cpp", NEEDS_CPP20)
     twice = write(programs_dir, "twice20.py", "print('built as asked')\n")
     sample = write(programs_dir, "twice20.txt", "3\n")
-    common = [program, twice, "--seeds", sample, "--build-cache", build_cache, "--budget", "60", "--executions", "30"]
+    common = [program, twice, "--seeds", sample, "--build-cache", build_cache, "--budget", "60", "--executions", "30",
+              "--min-inputs", "0"]  # 30 runs: a verdict of its own, not too few inputs
     refused = runner.invoke(app, ["check", *common])
     assert refused.exit_code == 2 and "needs C++20" in refused.stderr
     built = runner.invoke(app, ["check", *common, "--cxxflags=-std=c++20", "--quiet"])

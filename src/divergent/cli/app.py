@@ -32,13 +32,21 @@ if TYPE_CHECKING:
 
 class _PlainFlags:
     """Help that shows no value type for a plain flag (``--quiet``, ``--help``): typer's default
-    prints ``<bool>`` beside them, as if they took a value. Mixed into every command and group."""
+    prints ``<bool>`` beside them, as if they took a value; and a name, not a Python type
+    (``<str>``, ``<int range>``), for a value: ``--tasks TASKS``, ``IMPLEMENTATIONS...``. Mixed into
+    every command and group."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         params = super().get_params(ctx)  # type: ignore[misc]
         for param in params:
-            if getattr(param, "is_flag", False) and not getattr(param, "count", False) and param.metavar is None:
-                param.metavar = ""  # typer shows a flag's metavar in place of its type
+            if param.metavar is not None or not param.name:
+                continue
+            if getattr(param, "is_flag", False):
+                if not getattr(param, "count", False):
+                    param.metavar = ""  # typer shows a flag's metavar in place of its type
+            elif not getattr(param, "count", False):
+                many = param.param_type_name == "argument" and param.nargs == -1
+                param.metavar = param.name.upper() + ("..." if many else "")
         return params
 
 
