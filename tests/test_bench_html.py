@@ -135,7 +135,8 @@ def test_a_bad_output_path_is_refused_before_any_work(command, option, openai_se
         arguments += ["--base-url", openai_server.base_url]
     result = CliRunner().invoke(app, [*arguments, option, str(tmp_path / "no such directory" / "out")])
     assert result.exit_code == 2
-    assert f"{option} " in result.output and "no directory" in result.output
+    named = "--json-file" if option == "--json" else option  # the older --json FILE is read as --json-file FILE
+    assert f"{named} " in result.output and "no directory" in result.output
     assert openai_server.chat_requests == []
 
 
