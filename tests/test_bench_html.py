@@ -133,7 +133,8 @@ def test_a_bad_output_path_is_refused_before_any_work(command, option, openai_se
     arguments = [part.format(data=data, pairs=pairs) for part in command]
     if "--model" in arguments:
         arguments += ["--base-url", openai_server.base_url]
-    result = CliRunner().invoke(app, [*arguments, option, str(tmp_path / "no such directory" / "out")])
+    # (.json: on a command taking a run id, the older --json FILE is read only for a .json file)
+    result = CliRunner().invoke(app, [*arguments, option, str(tmp_path / "no such directory" / "out.json")])
     assert result.exit_code == 2
     named = "--json-file" if option == "--json" else option  # the older --json FILE is read as --json-file FILE
     assert f"{named} " in result.output and "no directory" in result.output
