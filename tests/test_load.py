@@ -610,6 +610,16 @@ def test_signature_mismatch_names_both_and_the_annotations() -> None:
     )
 
 
+def test_a_widened_annotation_takes_the_narrower_one() -> None:
+    old = impl_of("def f(items: list) -> list: ...", "old.py:f")
+    new = impl_of("from typing import Iterable\ndef f(items: Iterable) -> list: ...", "new.py:f")
+    for order in ([old, new], [new, old]):
+        (items,) = common_signature(order).parameters
+        assert items.annotation_source == "list"  # inputs both accept
+    with pytest.raises(SignatureMismatch):  # neither accepts all of the other's
+        common_signature([impl_of("def f(x: int): ...", "a"), impl_of("def f(x: str): ...", "b")])
+
+
 def test_annotated_parameter_wins_and_spellings_agree() -> None:
     bare = impl_of("def f(a, b, c=1, *, flag=False): ...", "bare")
     typed = impl_of(

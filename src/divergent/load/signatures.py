@@ -7,6 +7,7 @@ Annotations are resolved by the safe resolver of :mod:`divergent.annotations`; n
 from __future__ import annotations
 
 import ast
+import typing
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
@@ -88,11 +89,35 @@ def _merge_parameter(merged: Parameter, other: Parameter, names: tuple[str, str]
     if merged.annotation_source is None:
         return replace(merged, annotation_source=other.annotation_source, annotation=other.annotation)
     if not _same_annotation(merged.annotation_source, other.annotation_source):
+        narrower = _narrower(merged, other)
+        if narrower is not None:
+            return replace(merged, annotation_source=narrower.annotation_source, annotation=narrower.annotation)
         raise SignatureMismatch(
             f"{names[0]} and {names[1]} annotate {where} differently: "
             f"{merged.annotation_source} vs {other.annotation_source}"
         )
     return merged
+
+
+def _narrower(first: Parameter, second: Parameter) -> Parameter | None:
+    """Of two annotations, the one whose values the other accepts too (``list`` beside
+    ``Iterable``: a refactoring that widens a parameter), or None when neither is."""
+    def origin(parameter: Parameter) -> type | None:
+        annotation = parameter.annotation
+        found = typing.get_origin(annotation) or annotation
+        return found if isinstance(found, type) else None
+
+    a, b = origin(first), origin(second)
+    if a is None or b is None or a is b:
+        return None
+    # a bare class or an unparameterised alias only: the element types are not compared
+    if typing.get_args(first.annotation) or typing.get_args(second.annotation):
+        return None
+    if issubclass(a, b):
+        return first
+    if issubclass(b, a):
+        return second
+    return None
 
 
 def _describe_parameter(index: int, first: Parameter, second: Parameter) -> str:
@@ -105,7 +130,8 @@ def common_signature(impls: Sequence[PythonFunction]) -> Signature:
 
     Positional parameters may be named differently (calls are positional) but must agree in
     number and in how many are required; keyword-only names must match. Two different
-    annotations of one parameter are an error; an annotated parameter beats an unannotated one.
+    annotations of one parameter are an error, unless one accepts every value of the other (the
+    narrower is taken); an annotated parameter beats an unannotated one.
     """
     if not impls:
         raise InvalidArgument("no implementations to compare")
