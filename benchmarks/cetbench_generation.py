@@ -2,12 +2,12 @@
 
 Generates ``--count`` pairs (the paper's Algorithm 1: original pairs, then validated perturbation
 steps) from HumanEval's tasks and their recorded LLM samples (``shared/data/difftrust``, offline),
-through the stored, resumable run of ``divergent bench cetbench generate`` on one thread, from an
-empty store. Each pair's seconds come from the store (the time its schedule position took, dropped
+through the stored, resumable run of ``divergent bench cetbench generate`` on ``--jobs`` threads
+(default 1), from an empty store. Each pair's seconds come from the store (the time its schedule position took, dropped
 and skipped positions included); the script prints them as they come, so a run stopped early still
 has figures, then the median pairs/s, the slowest pair, and the skipped/dropped counts by reason.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/cetbench_generation.py [--count 20] [--pair-budget 30]
+    PYTHONPATH=src .venv/bin/python benchmarks/cetbench_generation.py [--count 20] [--jobs 2] [--pair-budget 30]
 
 Results are appended to ``benchmarks/results/cetbench_generation.jsonl``.
 """
@@ -34,6 +34,7 @@ os.environ.setdefault("DIVERGENT_BENCH_DATA", str(SHARED / "data" / "difftrust")
 from divergent.bench.cetbench.generate import GeneratorSettings  # noqa: E402
 from divergent.bench.cetbench.generation import generate_pairs, generation_parameters  # noqa: E402
 from divergent.bench.cetbench.pairs import load_material  # noqa: E402
+from divergent.executors.base import ThreadExecutor  # noqa: E402
 from divergent.store import Store  # noqa: E402
 
 
@@ -52,6 +53,7 @@ def main() -> None:
     parser.add_argument("--check-executions", type=int, default=2000)
     parser.add_argument("--pair-budget", type=float, default=None,
                         help="seconds per pair (default: the generator's own default)")
+    parser.add_argument("--jobs", type=int, default=1, help="threads working the positions")
     parser.add_argument("--label", default="", help="a note stored with the figures (before/after)")
     options = parser.parse_args()
 
@@ -67,7 +69,7 @@ def main() -> None:
             print(f"  {state.done}/{state.total} positions done, {time.monotonic() - started:.1f} s", flush=True)
 
         generation = generate_pairs(store, list(tasks), samples, settings, parameters, Path(scratch) / "pairs.jsonl",
-                                    on_progress=progress)
+                                    on_progress=progress, executor=ThreadExecutor(options.jobs))
         wall = time.monotonic() - started
         units = list(store.units(generation.run.id))
     seconds = sorted((unit.seconds, unit.key) for unit in units)
@@ -76,7 +78,7 @@ def main() -> None:
     per_pair = [s for s, _ in seconds]
     median = statistics.median(per_pair) if per_pair else float("nan")
     figures = {
-        "label": options.label, "count": options.count, "seed": options.seed,
+        "label": options.label, "count": options.count, "jobs": options.jobs, "seed": options.seed,
         "check_executions": options.check_executions, "pair_budget": getattr(settings, "pair_budget", None),
         "positions": len(units), "pairs": len(made), "wall_seconds": round(wall, 2),
         "pairs_per_second_overall": round(len(made) / wall, 3) if wall else None,
