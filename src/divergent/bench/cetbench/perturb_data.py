@@ -9,6 +9,7 @@ dunder names are never touched (a parameter's name is part of the function's sig
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,6 +48,14 @@ def _declared_elsewhere(module: cst.Module) -> set[str]:
 
 def _variables(module: cst.Module) -> list[_Variable]:
     """The renameable variables of ``module`` (whose nodes belong to ``module``), in source order."""
+    return list(_module_variables(module))
+
+
+@functools.lru_cache(maxsize=32)
+def _module_variables(module: cst.Module) -> tuple[_Variable, ...]:
+    """:func:`_variables`, remembered per module (nodes compare by identity, and a module never
+    changes): a generation step tries rewrite after rewrite on one parsed version, and scope
+    analysis is the costliest part of a rewrite."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = {s for s in wrapper.resolve(ScopeProvider).values() if s is not None}
     excluded = _declared_elsewhere(module)
@@ -66,7 +75,7 @@ def _variables(module: cst.Module) -> list[_Variable]:
             bindings = [assignment.node for assignment in assignments]
             unique_reads = list({id(node): node for node in reads}.values())
             found.append(_Variable(name, bindings, unique_reads))  # type: ignore[arg-type]
-    return found
+    return tuple(found)
 
 
 def _has_parameter(scope: Scope, name: str) -> bool:
