@@ -6,6 +6,10 @@ through the stored, resumable run of ``divergent bench cetbench generate`` on ``
 (default 1), from an empty store. Each pair's seconds come from the store (the time its schedule position took, dropped
 and skipped positions included); the script prints them as they come, so a run stopped early still
 has figures, then the median pairs/s, the slowest pair, and the skipped/dropped counts by reason.
+On a shared machine the seconds say more about the load than about the code, so the script also
+prints the CPU seconds the run took per position: this process's (the search's engines, the
+rewrites, the parent side of the sandbox) and its children's (the sandboxed workers; a sandbox that
+is killed does not hand on the time of the processes inside it, so this part is a lower bound).
 
     PYTHONPATH=src .venv/bin/python benchmarks/cetbench_generation.py [--count 20] [--jobs 2] [--pair-budget 30]
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -46,6 +51,12 @@ def _settings(options: argparse.Namespace) -> GeneratorSettings:
                              **extra)
 
 
+def _cpu_seconds() -> tuple[float, float]:
+    """User and system CPU seconds of this process, and of its children that have ended."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=20)
@@ -61,6 +72,7 @@ def main() -> None:
     settings = _settings(options)
     parameters = generation_parameters("humaneval", None, 5, None, settings)
     load = os.getloadavg()
+    cpu_before = _cpu_seconds()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="cetbench-generation-") as scratch, \
             Store(Path(scratch) / "store.db") as store:
@@ -72,6 +84,7 @@ def main() -> None:
                                     on_progress=progress, executor=ThreadExecutor(options.jobs))
         wall = time.monotonic() - started
         units = list(store.units(generation.run.id))
+    cpu = [after - before for after, before in zip(_cpu_seconds(), cpu_before, strict=True)]
     seconds = sorted((unit.seconds, unit.key) for unit in units)
     made = [unit for unit in units if unit.result.get("pair") is not None]
     skipped = Counter(str(unit.result.get("skipped")) for unit in units if unit.result.get("skipped"))
@@ -84,6 +97,9 @@ def main() -> None:
         "pairs_per_second_overall": round(len(made) / wall, 3) if wall else None,
         "median_seconds_per_position": round(median, 3),
         "median_positions_per_second": round(1 / median, 3) if median else None,
+        "cpu_seconds": {"process": round(cpu[0], 2), "children": round(cpu[1], 2)},
+        "cpu_seconds_per_position": {"process": round(cpu[0] / len(units), 3),
+                                     "children": round(cpu[1] / len(units), 3)} if units else None,
         "slowest": [{"position": key, "seconds": round(s, 2)} for s, key in seconds[-3:][::-1]],
         "skipped": dict(skipped),
         "dropped": generation.stats.dropped,
