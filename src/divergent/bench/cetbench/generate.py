@@ -252,6 +252,12 @@ class _TaskMaterial:
         assert self.tester is not None
         return self.tester.result(source)
 
+    def first_failure(self, source: str) -> int | None:
+        """The first test ``source`` fails (None: it passes them all). The tests stop there: a
+        sample that loops costs one time limit, not one per test."""
+        assert self.tester is not None and self.tests is not None
+        return self.tester.first_change(source, (True,) * len(self.tests.tests), breaking=True)
+
 
 def _same_syntax(a: str, b: str) -> bool:
     tree_a, tree_b = parse_or_none(a), parse_or_none(b)
@@ -310,7 +316,7 @@ class PairGenerator:
         for candidate in rng.sample(material.samples, len(material.samples)):
             if differing and _same_syntax(candidate.source, ground_truth):
                 continue
-            if all(material.results(candidate.source)):
+            if material.first_failure(candidate.source) is None:
                 return candidate
         return None
 
@@ -342,9 +348,8 @@ class PairGenerator:
             return ground_truth, _Side(task, candidate.source, candidate.label), None
         # ne: a sample that fails a test the ground truth passes
         for candidate in rng.sample(material.samples, len(material.samples)):
-            results = material.results(candidate.source)
-            if not all(results):
-                failing = results.index(False)
+            failing = material.first_failure(candidate.source)
+            if failing is not None:
                 assert material.tests is not None
                 witness = {"test": material.tests.tests[failing], "failed_by": 2}
                 return ground_truth, _Side(task, candidate.source, candidate.label), witness
