@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -36,7 +37,7 @@ from divergent.datasets.tasks import parse_or_none
 from divergent.errors import DivergentError, LoadError
 from divergent.load import load_source
 from divergent.programs import PythonFunction
-from divergent.records import Budget, Input, OutcomeKind
+from divergent.records import AnyInput, Budget, Input, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
 from divergent.search.pipeline import RunnerView
 
@@ -85,18 +86,31 @@ class WarmWorkers:
 
 
 class _Borrowed(RunnerView):
-    """A warm pool lent to one check: its executions counted from the loan, its closing left to the owner."""
+    """A warm pool lent to one check: its executions counted from the loan, its closing left to the
+    owner. Closing hands it back: it waits for a batch still running (a search leaves its background
+    batch running when it stops), and later runs run nothing, so the next check has the pool alone."""
 
     def __init__(self, pool: WorkerPool) -> None:
         super().__init__(pool)
         self._base = pool.executions
+        self._lock = threading.Lock()
+        self._returned = False
 
     @property
     def executions(self) -> int:
         return self._runner.executions - self._base
 
+    def run(
+        self, inputs: Sequence[AnyInput], *, deadline: float | None = None, timeout: float | None = None
+    ) -> list[tuple[Outcome, ...] | None]:
+        with self._lock:
+            if self._returned:
+                return [None] * len(inputs)
+            return self._runner.run(inputs, deadline=deadline, timeout=timeout)
+
     def close(self) -> None:
-        pass
+        with self._lock:
+            self._returned = True
 
 
 def _check_deadline(deadline: float | None) -> None:
