@@ -4,6 +4,8 @@ warm workers that tests and checks share load each version afresh."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -128,3 +130,22 @@ def test_version_tester_on_warm_workers_gives_each_version_its_own_results() -> 
         assert tester.first_change("def inc(n):\n    return n + 1\n", right, breaking=False) is None
     finally:
         workers.close()
+
+
+def test_variable_renaming_picks_the_same_read_in_every_process() -> None:
+    # libcst keeps references in sets ordered by object address: another allocation history (here
+    # a different number of objects made first) must not change which read a seed breaks
+    program = ("def shift(x, k):\n    text = str(x)\n    size = len(text)\n    k = k % size\n"
+               "    return text[-k:] + text[:-k] + text[0] + str(size) + str(size)\n")
+    script = (
+        "import random, sys\n"
+        "junk = [object() for _ in range(int(sys.argv[1]))]\n"
+        "from divergent.bench.cetbench.perturb import PerturbationType, apply_perturbation\n"
+        f"source = {program!r}\n"
+        "for seed in range(8):\n"
+        "    applied = apply_perturbation(source, PerturbationType.VARIABLE_RENAMING, False, random.Random(seed))\n"
+        "    print(applied.source if applied else None)\n"
+    )
+    outputs = {subprocess.run([sys.executable, "-c", script, str(count)], capture_output=True, text=True,
+                              check=True, cwd=Path(__file__).resolve().parents[1]).stdout for count in (0, 4321)}
+    assert len(outputs) == 1 and "None" not in outputs.pop()
