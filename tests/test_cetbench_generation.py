@@ -13,7 +13,13 @@ import pytest
 
 from divergent.bench.cetbench.generate import GeneratorSettings
 from divergent.bench.cetbench.generation import generate_pairs, generation_parameters
-from divergent.bench.cetbench.validate import VersionTester, WarmWorkers, task_tests
+from divergent.bench.cetbench.validate import (
+    OverBudget,
+    VersionTester,
+    WarmWorkers,
+    find_difference,
+    task_tests,
+)
 from divergent.bench.common import ItemProgress
 from divergent.datasets import Candidate, Task, TaskSet
 from divergent.errors import InvalidArgument
@@ -149,3 +155,20 @@ def test_variable_renaming_picks_the_same_read_in_every_process() -> None:
     outputs = {subprocess.run([sys.executable, "-c", script, str(count)], capture_output=True, text=True,
                               check=True, cwd=Path(__file__).resolve().parents[1]).stdout for count in (0, 4321)}
     assert len(outputs) == 1 and "None" not in outputs.pop()
+
+
+def test_a_check_stopped_by_the_pair_s_deadline_gives_no_verdict() -> None:
+    task = _task("nap", "nap", "import time\n\ndef nap(n):\n    time.sleep(0.02)\n    return n\n",
+                 ["assert nap(1) == 1", "assert nap(2) == 2"])
+    same = task.ground_truth + "\n# the same\n"
+    workers = WarmWorkers(Limits(timeout=1.0))
+    try:
+        with pytest.raises(OverBudget):  # 2,000 calls of 20 ms do not fit in 1.5 s
+            find_difference(task.ground_truth, same, task, executions=2000, seed=1, limits=Limits(timeout=1.0),
+                            workers=workers, deadline=time.monotonic() + 1.5)
+        # with time enough for its executions, the same check answers
+        quick = find_difference(task.ground_truth, same, task, executions=20, seed=1, limits=Limits(timeout=1.0),
+                                workers=workers, deadline=time.monotonic() + 20)
+        assert not quick.found and not quick.error
+    finally:
+        workers.close()

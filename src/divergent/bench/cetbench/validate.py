@@ -37,7 +37,7 @@ from divergent.datasets.tasks import parse_or_none
 from divergent.errors import DivergentError, LoadError
 from divergent.load import load_source
 from divergent.programs import PythonFunction
-from divergent.records import AnyInput, Budget, Input, Outcome, OutcomeKind
+from divergent.records import AnyInput, Budget, ExitReason, Input, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
 from divergent.search.pipeline import RunnerView
 
@@ -322,7 +322,7 @@ def find_difference(
         ]
         signature = task.signature()
         seeds = tuple(task.seed_inputs(signature if signature is not None else implementations[0].signature))
-        seconds = max(30.0, executions / 20)
+        seconds = usual = max(30.0, executions / 20)
         if deadline is not None:
             _check_deadline(deadline)
             seconds = min(seconds, deadline - time.monotonic())
@@ -341,8 +341,9 @@ def find_difference(
             search.close()
     except DivergentError as error:
         return Difference(False, error=f"{type(error).__name__}: {error}")
-    if deadline is not None and not report.divergent and time.monotonic() >= deadline:
-        raise OverBudget  # cut short: "no difference found" would mean nothing
+    if deadline is not None and not report.divergent and (
+            time.monotonic() >= deadline or (seconds < usual and report.exit_reason is ExitReason.BUDGET_SECONDS)):
+        raise OverBudget  # stopped by the pair's deadline: "no difference found" would mean nothing
     if report.error:
         return Difference(False, error=report.error, executions=report.executions)
     if not report.divergent or report.counterexample is None:
