@@ -65,6 +65,9 @@ def generate(
     per_task: Annotated[int, typer.Option("--per-task", min=1, help="Recorded samples per model and task.")] = 5,
     limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", min=2, help="Only the first N tasks.")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per test run.")] = 1.0,
+    pair_budget: Annotated[float, typer.Option(
+        "--pair-budget", min=0.0, help="Seconds per pair; a pair past it is skipped (counted, stored). 0: no limit.")
+    ] = 30.0,
     force: Annotated[bool, typer.Option("--force", help="Start again (a new stored run, a new --out) instead of "
                                         "resuming.")] = False,
     as_json: JsonOpt = None,
@@ -87,7 +90,8 @@ def generate(
         check_outputs(as_json, None)
         where = executor_settings(executor, address, jobs)
         settings = GeneratorSettings(count=count, seed=seed, k_max=k_max, max_tries=max_tries,
-                                     check_executions=check_executions, timeout=timeout, isolation=isolation)
+                                     check_executions=check_executions, timeout=timeout, isolation=isolation,
+                                     pair_budget=pair_budget or None)
         task_set, by_task = load_material(tasks, samples, per_task=per_task, limit_tasks=limit_tasks)
         parameters = generation_parameters(tasks, samples, per_task, limit_tasks, settings)
         with open_store(db) as store:
@@ -116,7 +120,8 @@ def _render_generation(console: Console, generation: Any, out: Path, tasks: int,
     stats = generation.stats.as_dict()
     progress = generation.progress
     console.print(f"{stats['pairs']} pair(s) in {out} ({generation.made_now} made now, {progress.resumed} position(s) "
-                  f"from the stored run {generation.run.short_id}), {stats['dropped']} dropped; {tasks} tasks, "
+                  f"from the stored run {generation.run.short_id}), {stats['dropped']} dropped, "
+                  f"{sum(stats['skipped'].values())} skipped; {tasks} tasks, "
                   f"{samples} recorded samples; {progress.seconds:.1f} s now, {stats['test_runs']} versions tested, "
                   f"{stats['checks']} divergent checks", soft_wrap=True)
     table = Table(title="perturbation steps")
@@ -126,7 +131,7 @@ def _render_generation(console: Console, generation: Any, out: Path, tasks: int,
         rate = row["rejection_rate"]
         table.add_row(name, str(row["tried"]), str(row["accepted"]), "-" if rate is None else f"{100 * rate:.0f}%")
     console.print(fitted(table))
-    for reason, count in {**stats["rejections"], **stats["originals_rejected"]}.items():
+    for reason, count in {**stats["skipped"], **stats["rejections"], **stats["originals_rejected"]}.items():
         console.print(f"  {count:5d}  {reason}", soft_wrap=True)
 
 

@@ -273,6 +273,59 @@ class WorkerPool:
         if problems:
             raise LoadError("; ".join(problems))
 
+    def reload(self, implementations: Sequence[PythonFunction]) -> None:
+        """Load other implementations (as many) into the warm workers: each worker starts a fresh
+        call child (forked from the worker, its imports done) and loads its new implementation
+        there, as a new worker would, without starting a sandbox. A worker that is gone, or that may
+        not read the new implementation's files, is started anew. Raises :class:`LoadError` as the
+        constructor does (the pool then keeps the new implementations: a later run restarts the
+        workers that did not load)."""
+        if len(implementations) != len(self.implementations):
+            raise ValueError("reload needs as many implementations as the pool has")
+        if self._closed:
+            raise SandboxUnavailable("the worker pool was closed")
+        self.implementations = tuple(implementations)
+        self.runtime_constants = []
+        fresh = []
+        for index, impl in enumerate(self.implementations):
+            worker = self._workers[index]
+            if (worker is None or worker.process.popen.poll() is not None or worker.impl is None
+                    or implementation_paths([impl]) != implementation_paths([worker.impl])):
+                fresh.append(index)
+                continue
+            worker.impl = impl
+            try:
+                worker.send("load", implementation_payload(impl))
+            except ChildGone:
+                fresh.append(index)
+        problems = []
+        for index, worker in enumerate(self._workers):
+            if index in fresh or worker is None:
+                continue
+            try:
+                answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
+            except ChildGone:
+                answer = None
+            if answer is None or not _well_formed_load_answer(answer):
+                worker.kill()
+                fresh.append(index)
+            elif not answer.get("ok"):
+                problems.append(f"{self.implementations[index].label}: {answer.get('error', 'could not load')}")
+            else:
+                self.runtime_constants.extend(_decoded_atoms(answer.get("constants")))
+        for index in fresh:
+            old = self._workers[index]
+            if old is not None:
+                old.kill()
+            self._workers[index] = None
+        if fresh:
+            try:
+                self._start_all(sorted(fresh))
+            except LoadError as error:
+                problems.append(str(error))
+        if problems:
+            raise LoadError("; ".join(problems))
+
     def _replace(self, index: int) -> None:
         old = self._workers[index]
         if old is not None:

@@ -77,10 +77,11 @@ class Search:
     """The shared machinery: engines, sandbox, comparison, budget. Close it when done.
 
     Built by :func:`divergent.search.prepare` from the programs' :class:`Subjects` (which carry the
-    options); ``runner``: the main runner, started early (default: started here). Progress and
-    notes go through :attr:`journal`."""
+    options); ``runner``: the main runner, started early (default: started here); ``spares_now``:
+    start a fresh runner for confirmation beside it (else when first needed). Progress and notes go
+    through :attr:`journal`."""
 
-    def __init__(self, subjects: Subjects, *, runner: Prestarted | None = None) -> None:
+    def __init__(self, subjects: Subjects, *, runner: Prestarted | None = None, spares_now: bool = True) -> None:
         self.subjects = subjects
         self.kind = subjects.kind
         options = self.options = subjects.options
@@ -94,7 +95,7 @@ class Search:
         self.journal = Journal(subjects.notes, progress=options.progress, snapshot=self._progress_now)
         prestarted = runner if runner is not None else Prestarted(subjects.open_runner)
         #: fresh runners for confirmation and re-runs, the first starting beside the main one
-        self.spares = SpareRunners(subjects.open_runner)
+        self.spares = SpareRunners(subjects.open_runner, start_now=spares_now)
         self._created = time.monotonic()
         self._all_spares = False
         self._firsts_rng = random.Random(f"{options.seed}:firsts")

@@ -5,13 +5,14 @@ runner while the seeds are read."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from divergent.errors import InvalidArgument
 from divergent.kinds.registry import choose_kind
 from divergent.options import ImplementationSpec, SearchOptions
 from divergent.programs import Program
+from divergent.sandbox.runner import Runner
 from divergent.search.fresh import Prestarted
 from divergent.search.loop import Search
 from divergent.trace import mark
@@ -28,11 +29,14 @@ def load_programs(specs: Sequence[ImplementationSpec], options: SearchOptions | 
 
 def prepare(
     implementations: Sequence[ImplementationSpec], options: SearchOptions | None = None, *, minimum: int = 2,
-    **changes: Any,
+    main_runner: Callable[[], Runner] | None = None, **changes: Any,
 ) -> Search:
     """Load, validate and start a :class:`Search` (shared by check, cluster and the benchmarks).
 
-    ``options`` (or the defaults) with ``changes`` applied: see :class:`SearchOptions`."""
+    ``options`` (or the defaults) with ``changes`` applied: see :class:`SearchOptions`.
+    ``main_runner``: the search's main runner, from a caller that keeps warm workers of these very
+    programs (their ``close`` is the caller's business); the fresh runners that confirm a difference
+    then start only when one is found, not beside the main one."""
     options = SearchOptions.of(options, **changes)
     # the budget counts from here when the caller gave no start (the CLI gives the process's)
     options = options if options.started is not None else options.with_(started=time.monotonic())
@@ -44,11 +48,11 @@ def prepare(
     mark("set up")
     # The runner starts (and loads the programs) while the seeds are read and checked; the engines'
     # libraries are imported only when an engine's first turn comes.
-    runner = Prestarted(subjects.open_runner)
+    runner = Prestarted(main_runner if main_runner is not None else subjects.open_runner)
     try:
         subjects.gather_seeds()
         mark("seeds gathered")
-        return Search(subjects, runner=runner)
+        return Search(subjects, runner=runner, spares_now=main_runner is None)
     except BaseException:
         runner.discard()
         subjects.close()

@@ -22,6 +22,13 @@ must differ on a test, or divergent must find a witness), else it is dropped.
 Every random choice comes from ``random.Random(f"{seed}/{index}/{attempt}")`` and divergent's check
 has an execution budget, so a run is deterministic for its seed and data (up to tests that hit the
 per-test time limit on a loaded machine: one of 30 pairs' steps went another way in two runs here).
+
+Each pair has a time budget (``pair_budget`` seconds, all its attempts together): a task whose
+programs are slow (a ground truth that takes most of the per-test limit, a check of 2,000 slow
+executions) would otherwise take minutes for one pair. A pair past its budget is skipped, with the
+reason counted (:attr:`GenerationStats.skipped`): never a pair whose steps were validated by a check
+cut short. The tests and the checks run on warm sandboxed workers
+(:class:`~divergent.bench.cetbench.validate.WarmWorkers`) kept across the steps and the pairs.
 """
 
 from __future__ import annotations
@@ -35,7 +42,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from divergent.bench.cetbench.perturb import Applied, PerturbationType, apply_perturbation
-from divergent.bench.cetbench.validate import TaskTests, VersionTester, find_difference, task_tests
+from divergent.bench.cetbench.validate import (
+    OverBudget,
+    TaskTests,
+    VersionTester,
+    WarmWorkers,
+    find_difference,
+    task_tests,
+)
 from divergent.datasets import Candidate, Task
 from divergent.datasets.tasks import parse_or_none
 from divergent.errors import DivergentError, InvalidArgument
@@ -60,6 +74,8 @@ class GeneratorSettings:
     isolation: str | None = None
     #: original pairs tried per scheduled pair before giving it up
     max_attempts: int = 8
+    #: seconds per scheduled pair (all its attempts); past it the pair is skipped. None: no limit
+    pair_budget: float | None = 30.0
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -68,10 +84,12 @@ class GeneratorSettings:
             raise InvalidArgument(f"--k-max {self.k_max}: choose 1..20")
         if self.max_tries < 1 or self.check_executions < 10:
             raise InvalidArgument("max_tries must be >= 1 and check_executions >= 10")
+        if self.pair_budget is not None and self.pair_budget <= 0:
+            raise InvalidArgument(f"--pair-budget {self.pair_budget:g}: need more than 0 seconds (or none)")
 
     def as_dict(self) -> dict[str, Any]:
         return {"count": self.count, "seed": self.seed, "k_max": self.k_max, "max_tries": self.max_tries,
-                "check_executions": self.check_executions, "timeout": self.timeout}
+                "check_executions": self.check_executions, "timeout": self.timeout, "pair_budget": self.pair_budget}
 
 
 def schedule(count: int, seed: int) -> list[tuple[str, str]]:
@@ -156,6 +174,8 @@ class GenerationStats:
     rejections: Counter[str] = field(default_factory=Counter)
     #: why original pairs were not usable
     originals_rejected: Counter[str] = field(default_factory=Counter)
+    #: pairs given up before their attempts ran out, by why (past the per-pair budget)
+    skipped: Counter[str] = field(default_factory=Counter)
     test_runs: int = 0
     checks: int = 0
 
@@ -170,7 +190,7 @@ class GenerationStats:
         """Every count, as stored per pair (:meth:`add` sums them back)."""
         return {"steps": [[kind, flag, tried, accepted] for (kind, flag), (tried, accepted) in self.steps.items()],
                 "rejections": dict(self.rejections), "originals_rejected": dict(self.originals_rejected),
-                "test_runs": self.test_runs, "checks": self.checks}
+                "skipped": dict(self.skipped), "test_runs": self.test_runs, "checks": self.checks}
 
     def add(self, counts: dict[str, Any]) -> None:
         """Add the counts of :meth:`to_json` (one pair's) to these."""
@@ -180,6 +200,7 @@ class GenerationStats:
             totals[1] += int(accepted)
         self.rejections.update(counts.get("rejections", {}))
         self.originals_rejected.update(counts.get("originals_rejected", {}))
+        self.skipped.update(counts.get("skipped", {}))
         self.test_runs += int(counts.get("test_runs", 0))
         self.checks += int(counts.get("checks", 0))
 
@@ -192,6 +213,7 @@ class GenerationStats:
                       for (kind, flag), (tried, accepted) in sorted(self.steps.items())},
             "rejections": dict(self.rejections.most_common()),
             "originals_rejected": dict(self.originals_rejected.most_common()),
+            "skipped": dict(self.skipped.most_common()),
             "test_runs": self.test_runs, "checks": self.checks,
         }
 
@@ -206,7 +228,8 @@ class _Side:
 class _TaskMaterial:
     """A task's tests, its tester, and its correct and incorrect programs (found lazily)."""
 
-    def __init__(self, task: Task, samples: Sequence[Candidate], limits: Limits, isolation: str | None) -> None:
+    def __init__(self, task: Task, samples: Sequence[Candidate], limits: Limits, isolation: str | None,
+                 workers: WarmWorkers) -> None:
         self.task = task
         self.samples = list(samples)
         self.tests: TaskTests | None
@@ -214,7 +237,8 @@ class _TaskMaterial:
             self.tests = task_tests(task)
         except DivergentError:
             self.tests = None
-        self.tester = VersionTester(self.tests, limits=limits, isolation=isolation) if self.tests else None
+        self.tester = VersionTester(self.tests, limits=limits, isolation=isolation,
+                                    workers=workers) if self.tests else None
 
     @property
     def usable(self) -> bool:
@@ -227,6 +251,12 @@ class _TaskMaterial:
     def results(self, source: str) -> tuple[bool, ...]:
         assert self.tester is not None
         return self.tester.result(source)
+
+    def first_failure(self, source: str) -> int | None:
+        """The first test ``source`` fails (None: it passes them all). The tests stop there: a
+        sample that loops costs one time limit, not one per test."""
+        assert self.tester is not None and self.tests is not None
+        return self.tester.first_change(source, (True,) * len(self.tests.tests), breaking=True)
 
 
 def _same_syntax(a: str, b: str) -> bool:
@@ -253,13 +283,31 @@ class PairGenerator:
         self.limits = Limits(timeout=settings.timeout)
         self.stats = GenerationStats()
         self._material: dict[str, _TaskMaterial] = {}
+        #: sandboxed workers kept warm across the steps and the pairs (started by the first use)
+        self.workers = WarmWorkers(self.limits, settings.isolation)
+        #: the pair being made must be done by then (``time.monotonic()``), or it is skipped
+        self.deadline: float | None = None
+        #: why the last :meth:`generate_one` gave its pair up (None: made, or dropped)
+        self.skipped: str | None = None
 
     def material(self, task: Task) -> _TaskMaterial:
         found = self._material.get(task.task_id)
         if found is None:
             found = self._material[task.task_id] = _TaskMaterial(
-                task, self.samples.get(task.task_id, []), self.limits, self.settings.isolation)
+                task, self.samples.get(task.task_id, []), self.limits, self.settings.isolation, self.workers)
+        if found.tester is not None:
+            found.tester.deadline = self.deadline
         return found
+
+    def close(self) -> None:
+        """Stop the warm workers (a later use starts new ones)."""
+        self.workers.close()
+
+    def _difference(self, source_a: str, source_b: str, task: Task) -> Any:
+        self.stats.checks += 1
+        return find_difference(source_a, source_b, task, executions=self.settings.check_executions,
+                               seed=self.settings.seed, limits=self.limits, isolation=self.settings.isolation,
+                               workers=self.workers, deadline=self.deadline)
 
     # -- original pairs -----------------------------------------------------------------------------
 
@@ -268,7 +316,7 @@ class PairGenerator:
         for candidate in rng.sample(material.samples, len(material.samples)):
             if differing and _same_syntax(candidate.source, ground_truth):
                 continue
-            if all(material.results(candidate.source)):
+            if material.first_failure(candidate.source) is None:
                 return candidate
         return None
 
@@ -293,19 +341,15 @@ class PairGenerator:
             if candidate is None:
                 self.stats.originals_rejected["fe: no correct, syntactically different sample"] += 1
                 return None
-            self.stats.checks += 1
-            difference = find_difference(ground_truth.source, candidate.source, task,
-                                         executions=self.settings.check_executions, seed=self.settings.seed,
-                                         limits=self.limits, isolation=self.settings.isolation)
+            difference = self._difference(ground_truth.source, candidate.source, task)
             if difference.found or difference.error:
                 self.stats.originals_rejected["fe: divergent found a difference (or could not check)"] += 1
                 return None
             return ground_truth, _Side(task, candidate.source, candidate.label), None
         # ne: a sample that fails a test the ground truth passes
         for candidate in rng.sample(material.samples, len(material.samples)):
-            results = material.results(candidate.source)
-            if not all(results):
-                failing = results.index(False)
+            failing = material.first_failure(candidate.source)
+            if failing is not None:
                 assert material.tests is not None
                 witness = {"test": material.tests.tests[failing], "failed_by": 2}
                 return ground_truth, _Side(task, candidate.source, candidate.label), witness
@@ -335,10 +379,7 @@ class PairGenerator:
                 if change is not None:
                     self.stats.step(kind, preserving, False, "tests changed")
                     continue
-                self.stats.checks += 1
-                difference = find_difference(side.source, applied.source, side.task,
-                                             executions=self.settings.check_executions, seed=self.settings.seed,
-                                             limits=self.limits, isolation=self.settings.isolation)
+                difference = self._difference(side.source, applied.source, side.task)
                 if difference.error:
                     self.stats.step(kind, preserving, False, "divergent could not check")
                     continue
@@ -364,19 +405,31 @@ class PairGenerator:
             else (sides[1], sides[0])
         if tester.first_change(second.source, tester.result(first.source), breaking=False) is not None:
             return True
-        self.stats.checks += 1
-        difference = find_difference(sides[0].source, sides[1].source, sides[0].task,
-                                     executions=self.settings.check_executions, seed=self.settings.seed,
-                                     limits=self.limits, isolation=self.settings.isolation)
-        return difference.found
+        return self._difference(sides[0].source, sides[1].source, sides[0].task).found
 
     def test_runs(self) -> int:
         """Versions tested so far, by every task's tester."""
         return sum(m.tester.runs for m in self._material.values() if m.tester is not None)
 
     def generate_one(self, index: int, category: str, flag: str) -> GeneratedPair | None:
-        """The pair at position ``index`` of the schedule, or None when every attempt failed."""
+        """The pair at position ``index`` of the schedule, or None: every attempt failed, or the
+        per-pair budget ran out (then :attr:`skipped` says so, and the stats count it)."""
         started = time.monotonic()
+        budget = self.settings.pair_budget
+        # runs stop a little before the budget, so that the call in flight and the closing of a
+        # check end within it
+        self.deadline = None if budget is None else started + budget - min(0.5, 0.02 * budget)
+        self.skipped = None
+        try:
+            return self._attempts(index, category, flag, started)
+        except OverBudget:
+            self.skipped = f"over the per-pair budget ({budget:g} s)"
+            self.stats.skipped[self.skipped] += 1
+            return None
+        finally:
+            self.deadline = None
+
+    def _attempts(self, index: int, category: str, flag: str, started: float) -> GeneratedPair | None:
         for attempt in range(self.settings.max_attempts):
             rng = random.Random(f"{self.settings.seed}/{index}/{attempt}")
             original = self._original(category, rng)
@@ -438,7 +491,7 @@ class PairGenerator:
             if index in done:
                 continue
             pair = self.generate_one(index, category, flag)
-            if pair is None:
+            if pair is None and self.skipped is None:
                 self.stats.dropped += 1
             else:
                 self.stats.pairs += 1
@@ -446,4 +499,5 @@ class PairGenerator:
             self.stats.test_runs = self.test_runs()
             if on_pair is not None:
                 on_pair(pair, index, len(plan))
+        self.close()
         return self.stats

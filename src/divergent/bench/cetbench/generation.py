@@ -5,7 +5,8 @@ and flag, and every random choice of a position comes from its own seeded genera
 positions are independent items of the benchmarks' resumable loop
 (:func:`divergent.bench.common.run_plan`): worked on threads or on a Ray cluster, each one saved in
 the store as it is done (the pair, or that it was dropped, and its step counts), and a killed run
-resumes with the positions not saved yet. The pairs file (``--out``) is written from the store: each
+resumes with the positions not saved yet. A position past the per-pair budget is saved as skipped,
+with its reason: a resumed run does not try it again (``--force`` or another ``--pair-budget`` does). The pairs file (``--out``) is written from the store: each
 pair appended as it comes, and the whole file rewritten in schedule order when the run ends.
 
 A pairs file from a run made before generation was stored is adopted: its pairs (of the same seed)
@@ -64,7 +65,15 @@ class PositionSolver:
         pair = generator.generate_one(index, category, flag)
         generator.stats.test_runs = generator.test_runs() - runs_before
         return {"index": index, "pair": pair.as_dict(self.settings.seed) if pair is not None else None,
-                "counts": generator.stats.to_json()}
+                "skipped": generator.skipped, "counts": generator.stats.to_json()}
+
+    def close(self) -> None:
+        """Stop the warm workers of this run's generators (those of this process)."""
+        with _GENERATORS_LOCK:
+            mine = [key for key in _GENERATORS if key[0] == self.token]
+            generators = [_GENERATORS.pop(key) for key in mine]
+        for generator in generators:
+            generator.close()
 
 
 def unit_key(index: int) -> str:
@@ -133,8 +142,11 @@ def generate_pairs(
             return {item.key: result}
 
         plan = RunPlan(GENERATION_KIND, parameters, dataset, solver, split=save_pair)
-        record, progress = run_plan(store, plan, executor=executor if executor is not None else ThreadExecutor(1),
-                                    on_progress=saved_one, opened=(run, saved))
+        try:
+            record, progress = run_plan(store, plan, executor=executor if executor is not None else ThreadExecutor(1),
+                                        on_progress=saved_one, opened=(run, saved))
+        finally:
+            solver.close()
     generation = stored_generation(store, record, progress)
     generation.made_now = made
     _write_pairs(out, generation.pairs)
@@ -154,7 +166,7 @@ def stored_generation(store: Store, run: RunRecord, progress: ItemProgress | Non
         if unit.result.get("pair") is not None:
             pairs.append(unit.result["pair"])
             stats.pairs += 1
-        else:
+        elif not unit.result.get("skipped"):
             stats.dropped += 1
     pairs.sort(key=lambda pair: int(pair.get("index", 0)))
     return GenerationRun(run, progress or ItemProgress(total=len(pairs)), pairs, stats)

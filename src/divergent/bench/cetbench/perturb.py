@@ -27,6 +27,7 @@ This module holds the API and the control-flow rewrites; :mod:`.perturb_data` th
 from __future__ import annotations
 
 import ast
+import functools
 import random
 from collections.abc import Callable, Sequence
 
@@ -279,14 +280,23 @@ def _rewrites() -> dict[PerturbationType, Rewrite]:
     }
 
 
+@functools.lru_cache(maxsize=32)
+def _parsed(source: str) -> cst.Module | None:
+    """``source`` parsed (None: it does not parse), remembered: the rewrites never change a module,
+    and a generation step tries type after type on one version."""
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
+
+
 def apply_perturbation(
     source: str, kind: PerturbationType, preserving: bool, rng: random.Random
 ) -> Applied | None:
     """``kind``'s preserving or breaking rewrite at a random site of ``source``; None when ``source``
     does not parse, offers no site, or the rewrite would not parse (never expected)."""
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError:
+    module = _parsed(source)
+    if module is None:
         return None
     try:
         done = _rewrites()[kind](module, rng, preserving)

@@ -9,6 +9,7 @@ dunder names are never touched (a parameter's name is part of the function's sig
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,15 +48,30 @@ def _declared_elsewhere(module: cst.Module) -> set[str]:
 
 def _variables(module: cst.Module) -> list[_Variable]:
     """The renameable variables of ``module`` (whose nodes belong to ``module``), in source order."""
+    return list(_module_variables(module))
+
+
+@functools.lru_cache(maxsize=32)
+def _module_variables(module: cst.Module) -> tuple[_Variable, ...]:
+    """:func:`_variables`, remembered per module (nodes compare by identity, and a module never
+    changes): a generation step tries rewrite after rewrite on one parsed version, and scope
+    analysis is the costliest part of a rewrite."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = {s for s in wrapper.resolve(ScopeProvider).values() if s is not None}
     excluded = _declared_elsewhere(module)
+    # libcst keeps scopes, assignments and references in sets (ordered by object address): put
+    # them in source order, so that a seeded choice picks the same node in every process
+    position = {id(node): number for number, node in enumerate(collect(module, lambda node: True))}
+
+    def place(node: object) -> int:
+        return position.get(id(node), -1)
+
     found: list[_Variable] = []
-    for scope in sorted(scopes, key=lambda s: str(type(s))):
+    for scope in sorted(scopes, key=lambda s: (str(type(s)), place(getattr(s, "node", None)))):
         if isinstance(scope, ClassScope):
             continue
         by_name: dict[str, list[Assignment]] = {}
-        for assignment in scope.assignments:
+        for assignment in sorted(scope.assignments, key=lambda a: place(getattr(a, "node", None))):
             if isinstance(assignment, Assignment) and isinstance(assignment.node, cst.Name):
                 by_name.setdefault(assignment.name, []).append(assignment)
         for name, assignments in by_name.items():
@@ -64,9 +80,9 @@ def _variables(module: cst.Module) -> list[_Variable]:
             reads = [a.node for assignment in assignments for a in assignment.references
                      if isinstance(a.node, cst.Name)]
             bindings = [assignment.node for assignment in assignments]
-            unique_reads = list({id(node): node for node in reads}.values())
+            unique_reads = sorted({id(node): node for node in reads}.values(), key=place)
             found.append(_Variable(name, bindings, unique_reads))  # type: ignore[arg-type]
-    return found
+    return tuple(found)
 
 
 def _has_parameter(scope: Scope, name: str) -> bool:

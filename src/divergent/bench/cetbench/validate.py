@@ -10,24 +10,112 @@ pass/fail per test, so "keeps passing" and "a test that passed now fails" are ex
 Differences: :func:`find_difference` runs ``divergent.check`` on two versions with the task's test
 calls as seeds and the cheap, reproducible engines (seeds and mutation) under an *execution* budget,
 so a generation run is deterministic for its seed.
+
+Warm workers: a generator makes hundreds of versions, each tested and most of them checked. Starting
+a sandbox per version (and per check, three: the main runner and two fresh ones for confirmation)
+cost more than the runs themselves, so :class:`WarmWorkers` keeps started sandboxed workers and loads
+each new version into them (a fresh call child per load, forked from the warm worker: the version
+still runs only in the sandbox, with none of the previous version's state). A check confirms a
+difference on brand-new workers, as every check does.
+
+A deadline (the generator's per-pair budget) bounds both: a test run or a check that reaches it
+raises :class:`OverBudget` instead of giving a verdict it did not finish.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from divergent.datasets import Task
 from divergent.datasets.tasks import parse_or_none
 from divergent.errors import DivergentError, LoadError
 from divergent.load import load_source
 from divergent.programs import PythonFunction
-from divergent.records import Budget, Input, OutcomeKind
+from divergent.records import AnyInput, Budget, ExitReason, Input, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
+from divergent.search.pipeline import RunnerView
 
-__all__ = ["Difference", "TaskTests", "VersionTester", "find_difference", "task_tests"]
+if TYPE_CHECKING:
+    from divergent.sandbox.pool import WorkerPool
+
+__all__ = ["Difference", "OverBudget", "TaskTests", "VersionTester", "WarmWorkers", "find_difference", "task_tests"]
+
+
+class OverBudget(Exception):
+    """The deadline passed before a test run or a check finished: no verdict."""
+
+
+class WarmWorkers:
+    """Started sandboxed workers, reused: one pool per (number of programs, argument recording),
+    reloaded with each batch of versions (see the module docstring). Use from one thread (the
+    workers' sandboxes live as long as the thread that started them); close when done."""
+
+    def __init__(self, limits: Limits, isolation: str | None = None) -> None:
+        self.limits = limits
+        self.isolation = isolation
+        self._pools: dict[tuple[int, bool], WorkerPool] = {}
+        #: sandboxes started, and versions loaded into warm ones (for the figures)
+        self.started = 0
+        self.reloaded = 0
+
+    def pool(self, implementations: Sequence[PythonFunction], *, compare_mutation: bool) -> WorkerPool:
+        """A pool running ``implementations`` (LoadError as a new pool's)."""
+        from divergent.sandbox.pool import WorkerPool
+
+        key = (len(implementations), compare_mutation)
+        found = self._pools.get(key)
+        if found is not None:
+            self.reloaded += len(implementations)
+            found.reload(implementations)
+            return found
+        self.started += len(implementations)
+        found = self._pools[key] = WorkerPool(implementations, limits=self.limits, isolation=self.isolation,
+                                              compare_mutation=compare_mutation)
+        return found
+
+    def close(self) -> None:
+        for pool in self._pools.values():
+            pool.close()
+        self._pools.clear()
+
+
+class _Borrowed(RunnerView):
+    """A warm pool lent to one check: its executions counted from the loan, its closing left to the
+    owner. Closing hands it back: it waits for a batch still running (a search leaves its background
+    batch running when it stops), and later runs run nothing, so the next check has the pool alone."""
+
+    def __init__(self, pool: WorkerPool) -> None:
+        super().__init__(pool)
+        self._base = pool.executions
+        self._lock = threading.Lock()
+        self._returned = False
+
+    @property
+    def executions(self) -> int:
+        return self._runner.executions - self._base
+
+    def run(
+        self, inputs: Sequence[AnyInput], *, deadline: float | None = None, timeout: float | None = None
+    ) -> list[tuple[Outcome, ...] | None]:
+        with self._lock:
+            if self._returned:
+                return [None] * len(inputs)
+            return self._runner.run(inputs, deadline=deadline, timeout=timeout)
+
+    def close(self) -> None:
+        with self._lock:
+            self._returned = True
+
+
+def _check_deadline(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() >= deadline:
+        raise OverBudget
 
 _HARNESS = "_divergent_cetbench_test"
 
@@ -92,20 +180,40 @@ def source_digest(source: str) -> str:
 
 
 class VersionTester:
-    """Runs a task's tests on program versions in the sandbox, remembering each version's results."""
+    """Runs a task's tests on program versions in the sandbox, remembering each version's results.
 
-    def __init__(self, tests: TaskTests, *, limits: Limits, isolation: str | None = None) -> None:
+    ``workers``: warm workers to run them on (default: a pool started per run, as before);
+    :attr:`deadline` (a ``time.monotonic()`` value, set by the caller): past it a run raises
+    :class:`OverBudget` and nothing unfinished is remembered."""
+
+    def __init__(self, tests: TaskTests, *, limits: Limits, isolation: str | None = None,
+                 workers: WarmWorkers | None = None) -> None:
         self.tests = tests
         self.limits = limits
         self.isolation = isolation
+        self.workers = workers
+        self.deadline: float | None = None
         self._results: dict[str, tuple[bool, ...]] = {}
         #: versions whose tests were run (cache misses), for the generator's figures
         self.runs = 0
 
-    def results(self, sources: Sequence[str]) -> list[tuple[bool, ...]]:
-        """One pass/fail tuple per source (a source that does not load fails every test)."""
+    def _pool(self, implementations: list[PythonFunction]) -> tuple[WorkerPool, bool]:
+        """A pool of ``implementations``, and whether the caller closes it."""
         from divergent.sandbox.pool import WorkerPool
 
+        if self.workers is not None:
+            return self.workers.pool(implementations, compare_mutation=False), False
+        return WorkerPool(implementations, limits=self.limits, isolation=self.isolation, compare_mutation=False), True
+
+    def _run(self, pool: WorkerPool, inputs: list[Input]) -> list:
+        _check_deadline(self.deadline)
+        rows = pool.run(inputs, deadline=self.deadline)
+        if any(row is None for row in rows):
+            raise OverBudget
+        return rows
+
+    def results(self, sources: Sequence[str]) -> list[tuple[bool, ...]]:
+        """One pass/fail tuple per source (a source that does not load fails every test)."""
         missing = [s for s in dict.fromkeys(sources) if source_digest(s) not in self._results]
         loadable: list[tuple[str, PythonFunction]] = []
         for number, source in enumerate(missing):
@@ -114,19 +222,20 @@ class VersionTester:
             except DivergentError:
                 self._results[source_digest(source)] = (False,) * len(self.tests.tests)
         if loadable:
+            _check_deadline(self.deadline)
             self.runs += len(loadable)
             inputs = [Input(args=(index,), how_generated="tests") for index in range(len(self.tests.tests))]
             try:
-                runner = WorkerPool([impl for _, impl in loadable], limits=self.limits, isolation=self.isolation,
-                                    compare_mutation=False)
+                runner, owned = self._pool([impl for _, impl in loadable])
             except LoadError:
                 for source, _ in loadable:
                     self._results[source_digest(source)] = (False,) * len(self.tests.tests)
             else:
                 try:
-                    rows = runner.run(inputs)
+                    rows = self._run(runner, inputs)
                 finally:
-                    runner.close()
+                    if owned:
+                        runner.close()
                 for position, (source, _) in enumerate(loadable):
                     self._results[source_digest(source)] = tuple(
                         row is not None and row[position].kind is OutcomeKind.RETURNED for row in rows
@@ -147,7 +256,6 @@ class VersionTester:
         (``breaking=False``), or a test that passed and now fails (``breaking=True``); None when there
         is none. Tests run one at a time and stop at the first change, so a version that loops costs
         one timeout, not one per test; a version run to the end is remembered."""
-        from divergent.sandbox.pool import WorkerPool
 
         def changed(old: bool, new: bool) -> bool:
             return old and not new if breaking else old != new
@@ -155,10 +263,10 @@ class VersionTester:
         known = self._results.get(source_digest(source))
         if known is not None:
             return next((i for i, (old, new) in enumerate(zip(before, known, strict=True)) if changed(old, new)), None)
+        _check_deadline(self.deadline)
         try:
             implementation = _harnessed(source, self.tests, "version")
-            runner = WorkerPool([implementation], limits=self.limits, isolation=self.isolation,
-                                compare_mutation=False)
+            runner, owned = self._pool([implementation])
         except DivergentError:
             self._results[source_digest(source)] = (False,) * len(self.tests.tests)
             return self.first_change(source, before, breaking=breaking)
@@ -166,13 +274,14 @@ class VersionTester:
         results: list[bool] = []
         try:
             for index in range(len(self.tests.tests)):
-                row = runner.run([Input(args=(index,), how_generated="tests")])[0]
-                passed = row is not None and row[0].kind is OutcomeKind.RETURNED
+                row = self._run(runner, [Input(args=(index,), how_generated="tests")])[0]
+                passed = row[0].kind is OutcomeKind.RETURNED
                 results.append(passed)
                 if changed(before[index], passed):
                     return index
         finally:
-            runner.close()
+            if owned:
+                runner.close()
         self._results[source_digest(source)] = tuple(results)
         return None
 
@@ -198,10 +307,13 @@ def find_difference(
     seed: int,
     limits: Limits,
     isolation: str | None = None,
+    workers: WarmWorkers | None = None,
+    deadline: float | None = None,
 ) -> Difference:
-    """Run ``divergent.check`` on two versions of a task's program (seeds + mutation, an execution budget)."""
+    """Run ``divergent.check`` on two versions of a task's program (seeds + mutation, an execution
+    budget), on ``workers`` when given; :class:`OverBudget` when ``deadline`` comes first."""
     from divergent.options import SearchOptions
-    from divergent.search import check
+    from divergent.search import prepare, run_check
 
     try:
         implementations = [
@@ -210,13 +322,28 @@ def find_difference(
         ]
         signature = task.signature()
         seeds = tuple(task.seed_inputs(signature if signature is not None else implementations[0].signature))
+        seconds = usual = max(30.0, executions / 20)
+        if deadline is not None:
+            _check_deadline(deadline)
+            seconds = min(seconds, deadline - time.monotonic())
         options = SearchOptions(
-            budget=Budget(seconds=max(30.0, executions / 20), executions=executions),
+            budget=Budget(seconds=seconds, executions=executions),
             engines=("seeds", "mutation"), seeds=seeds, limits=limits, isolation=isolation, seed=seed,
         )
-        report = check(implementations, options, shrink=False)
+        main_runner = None
+        if workers is not None:
+            pool = workers.pool(implementations, compare_mutation=options.comparison.record_arguments)
+            main_runner = lambda: _Borrowed(pool)  # noqa: E731
+        search = prepare(implementations, options, main_runner=main_runner)
+        try:
+            report = run_check(search, shrink=False)
+        finally:
+            search.close()
     except DivergentError as error:
         return Difference(False, error=f"{type(error).__name__}: {error}")
+    if deadline is not None and not report.divergent and (
+            time.monotonic() >= deadline or (seconds < usual and report.exit_reason is ExitReason.BUDGET_SECONDS)):
+        raise OverBudget  # stopped by the pair's deadline: "no difference found" would mean nothing
     if report.error:
         return Difference(False, error=report.error, executions=report.executions)
     if not report.divergent or report.counterexample is None:
