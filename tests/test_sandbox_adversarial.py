@@ -977,7 +977,8 @@ def test_huge_outputs_stay_within_the_budget(tmp_path: Path) -> None:
         (tmp_path / name).write_text(text)
     (tmp_path / "sample.txt").write_text("1\n")
     started = time.monotonic()
-    result = _whole("a.py", "b.py", "--stdin", "--example", "sample.txt", "--budget", "4", "-q", cwd=tmp_path)
+    result = _whole("a.py", "b.py", "--stdin", "--example", "sample.txt", "--budget", "4", "-q", "--min-inputs", "0",
+                    cwd=tmp_path)
     elapsed = time.monotonic() - started
     assert result.returncode == 0, result.stderr
     assert elapsed < 4 + 3, elapsed
