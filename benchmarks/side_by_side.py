@@ -381,7 +381,7 @@ def main() -> int:
     parser.add_argument("--pairs", default=None)
     parser.add_argument("--suite", choices=[*SUITES, "all"], default="all")
     parser.add_argument("--latency-runs", type=int, default=10)
-    parser.add_argument("--fresh", action="store_true", help="forget earlier results")
+    parser.add_argument("--fresh", action="store_true", help="forget earlier results of the selected suites and tools")
     parser.add_argument("--summary-only", action="store_true")
     parser.add_argument("--no-type-seed", action="store_true",
                         help=f"run divergent without the type seed for unannotated parameters (recorded as {NO_SEED_TOOL})")
@@ -395,11 +395,18 @@ def main() -> int:
     RESULTS.parent.mkdir(exist_ok=True)
     own_path = RESULTS.with_name("side_by_side_divergent.json")
     paths = [RESULTS, *SUITE_RESULTS.values()]
-    if options.fresh:
-        for path in paths:
-            path.unlink(missing_ok=True)
-        own_path.unlink(missing_ok=True)
+    selected = tuple(SUITES) if options.suite == "all" else (options.suite,)
     records = [json.loads(line) for path in paths if path.exists() for line in path.read_text().splitlines()]
+    if options.fresh:
+        # forget the rows of the selected suites and tools only (other suites' and tools' rows stay)
+        chosen = parse_pair_names(options.pairs)
+        forget = lambda r: (r["suite"] in selected and r["tool"] in tools  # noqa: E731
+                            and (chosen is None or r["pair"] in chosen))
+        for path in paths:
+            kept = [r for r in records if results_path(r["suite"]) == path and not forget(r)]
+            if path.exists():
+                path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
+        records = [r for r in records if not forget(r)]
     if not options.summary_only:
         done = {(r["pair"], r["tool"]) for r in records}
         suites = tuple(SUITES) if options.suite == "all" else (options.suite,)
