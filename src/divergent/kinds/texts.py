@@ -20,8 +20,6 @@ from typing import ClassVar
 
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LoadError
-from divergent.formats.infer import infer_format, load_format
-from divergent.formats.instances import violation
 from divergent.formats.model import InputFormat
 from divergent.kinds.base import ProgramKind, Subjects
 from divergent.kinds.text_shrink import shrink_text
@@ -223,6 +221,8 @@ def statement_of(spec: str | None) -> str | None:
 
 def input_format_of(options: SearchOptions, seeds: Sequence[TextInput], programs: Sequence[Program]) -> InputFormat | None:
     """The format the user gave, else the one the examples, the statement and the programs say."""
+    from divergent.formats.infer import infer_format, load_format  # (not imported by a check of functions)
+
     settings = options.programs
     given = settings.input_format
     if isinstance(given, InputFormat):
@@ -243,6 +243,8 @@ class FormatCheck:
         self._reasons: dict[str, str] = {}
 
     def verdicts(self, items: Sequence[TextInput]) -> list[bool]:
+        from divergent.formats.instances import violation
+
         verdicts = []
         for item in items:
             problem = violation(self.format, item.text)
