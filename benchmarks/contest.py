@@ -54,6 +54,7 @@ from divergent.records import OutcomeKind, TextInput
 from divergent.sandbox.launch import ProgramLimits
 from divergent.sandbox.process_runner import ProcessRunner
 from divergent.text_comparison import OutputComparison
+from validators import standalone_program, standalone_validator
 
 HERE = Path(__file__).resolve().parent
 SUITE = HERE / "contest"
@@ -235,7 +236,7 @@ def verify(problems: list[Problem]) -> bool:
         if None in witnesses:
             issues.append("a failed submission has no witness")
         texts = samples + [w for w in witnesses if w is not None]
-        valid = _run([str(problem.directory / "validator.py")], texts)
+        valid = _run([str(standalone_validator(problem.directory))], texts)
         issues += [f"the validator rejects {'sample' if i < len(samples) else 'witness'} {i + 1}"
                    for i, row in enumerate(valid) if row is None or row[0].kind is not OutcomeKind.OK]
         paths = [str(problem.path(s)) for s in problem.submissions]
@@ -319,7 +320,7 @@ def _first_divergence(report: dict) -> float | None:
 
 
 def _valid(problem: Problem, text: str) -> bool:
-    row = _run([str(problem.directory / "validator.py")], [text])[0]
+    row = _run([str(standalone_validator(problem.directory))], [text])[0]
     return row is not None and row[0].kind is OutcomeKind.OK
 
 
@@ -362,8 +363,8 @@ def run_pairs(pairs: list[Pair], mode: str, budget: float, seed: int, jobs: int,
     def one(pair: Pair) -> dict:
         problem = pair.problem
         if mode == "check":
-            extra = ["--generator", str(problem.directory / "gen.py")] if generator else []
-            report = _divergent(pair, problem.samples, problem.directory / "validator.py", budget, seed, extra)
+            extra = ["--generator", str(standalone_program(problem.directory, "gen.py"))] if generator else []
+            report = _divergent(pair, problem.samples, standalone_validator(problem.directory), budget, seed, extra)
         else:
             with tempfile.TemporaryDirectory(prefix="divergent-judge-") as scratch:
                 seed_file = Path(scratch) / "seed.txt"

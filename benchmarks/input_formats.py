@@ -50,6 +50,7 @@ from divergent.formats.instances import Misfit, generate
 from divergent.formats.model import InputFormat
 from divergent.programs import Signature
 from divergent.records import TextInput
+from validators import standalone_validator
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "input_formats.jsonl"
@@ -93,7 +94,7 @@ class Problem:
         self.programs = [(path.read_text(encoding="utf-8", errors="replace"), LANGUAGES[path.suffix])
                          for path in sorted(folder.iterdir())
                          if path.suffix in LANGUAGES and path.name not in ("validator.py", "gen.py")]
-        self.validator = directory / "validator.py"
+        self.validator = standalone_validator(directory)
 
     def infer(self, source: str) -> InputFormat | None:
         return infer_format(self.samples if "samples" in source else [],

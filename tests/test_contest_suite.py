@@ -34,7 +34,7 @@ class _Stdin:
 
 
 def _validate(problem: Path, text: str) -> int:
-    code = compile((problem / "validator.py").read_text(), str(problem / "validator.py"), "exec")
+    code = compile(_validators().program_text(problem), str(problem / "validator.py"), "exec")
     saved = sys.stdin
     sys.stdin = _Stdin(text.encode())  # type: ignore[assignment]
     try:
@@ -48,7 +48,7 @@ def _validate(problem: Path, text: str) -> int:
 
 
 def _generate(problem: Path, seed: int) -> str:
-    code = compile((problem / "gen.py").read_text(), str(problem / "gen.py"), "exec")
+    code = compile(_validators().program_text(problem, "gen.py"), str(problem / "gen.py"), "exec")
     saved = sys.argv
     sys.argv = ["gen.py", str(seed)]
     out = io.StringIO()
@@ -58,6 +58,15 @@ def _generate(problem: Path, seed: int) -> str:
     finally:
         sys.argv = saved
     return out.getvalue()
+
+
+def _validators():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import validators
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return validators
 
 
 def _load_contest():

@@ -69,3 +69,12 @@ class Rejections:
     def given_up(self) -> list[str]:
         return sorted(key for key, tried in self.tried.items()
                       if tried >= MIN_TRIES and self.rejected[key] >= _GIVE_UP * tried)
+
+    def explored(self) -> str:
+        """An engine's ``explored`` line: the kinds of input the validator always rejected, which
+        it stopped making ("" when none)."""
+        given_up = self.given_up()
+        if not given_up:
+            return ""
+        shown = ", ".join(given_up[:4]) + (f" and {len(given_up) - 4} more" if len(given_up) > 4 else "")
+        return f"stopped making what the validator always rejected: {shown}"

@@ -80,11 +80,7 @@ class GrammarEngine(Engine):
     @property
     def explored(self) -> str:
         """The kinds of input the validator always rejected, which the engine stopped making."""
-        given_up = self.feedback.given_up()
-        if not given_up:
-            return ""
-        shown = ", ".join(given_up[:4]) + (f" and {len(given_up) - 4} more" if len(given_up) > 4 else "")
-        return f"stopped making what the validator always rejected: {shown}"
+        return self.feedback.explored()
 
     def observe(self, observations: Sequence[Observation]) -> None:
         novel = 0
