@@ -25,17 +25,12 @@ from collections.abc import Sequence
 from divergent.errors import DivergentError, SandboxUnavailable
 from divergent.programs import PythonFunction
 from divergent.records import Input, Outcome, OutcomeKind
+from divergent.sandbox.answers import ArgumentEncodings, checked_outcome
 from divergent.sandbox.child.wire import Malformed, check_load_answer, check_results_frame
 from divergent.sandbox.frames import ChildGone, ProtocolViolation, implementation_payload
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
-from divergent.sandbox.pool import (
-    REPORT_MARGIN,
-    ArgumentEncodings,
-    WorkerProcess,
-    account_of_failure,
-    checked_outcome,
-)
+from divergent.sandbox.pool import REPORT_MARGIN, WorkerProcess, account_of_failure
 
 #: cells sent in one message
 _CHUNK = 8192

@@ -8,7 +8,8 @@ batch goes on. Should the worker itself die or stop answering (within the timeou
 period, plus a margin for the worker's own report), the parent kills it, gives the input a CRASH or
 TIMEOUT outcome, and starts a fresh worker.
 
-Everything a worker writes is checked here again (:mod:`divergent.sandbox.child.wire`): a frame of
+Everything a worker writes is checked here again (:mod:`divergent.sandbox.child.wire`, each call's
+outcome in :mod:`divergent.sandbox.answers`): a frame of
 the wrong shape, an outcome that is not well-formed, more results than calls, a stop before the
 deadline are a CRASH of that implementation, never an exception of divergent.
 """
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import dataclasses
 import mmap
 import os
 import pickle
@@ -29,14 +29,17 @@ from dataclasses import dataclass, field
 
 from divergent.errors import LoadError, SandboxUnavailable
 from divergent.programs import PythonFunction
-from divergent.records import ExceptionInfo, Input, Outcome, OutcomeKind
+from divergent.records import Input, Outcome, OutcomeKind
+from divergent.sandbox.answers import (
+    ArgumentEncodings,
+    checked_outcome,
+    decoded_atoms,
+    well_formed_load_answer,
+)
 from divergent.sandbox.child.kit import NO_PROGRESS, PROGRESS_RECORD
 from divergent.sandbox.child.wire import (
     Malformed,
-    check_load_answer,
-    check_outcome,
     check_results_frame,
-    unchanged_arguments,
 )
 from divergent.sandbox.frames import (
     ChildConnection,
@@ -49,7 +52,6 @@ from divergent.sandbox.frames import (
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.limits import Limits
 from divergent.trace import mark
-from divergent.values import Encoded, MalformedEncoding, NotBuiltin, check_encoded, decode_builtin, encode
 
 #: inputs sent to a worker in one message (bounds the memory of one exchange)
 _CHUNK = 4096
@@ -264,12 +266,12 @@ class WorkerPool:
                 continue
             if answer is None:
                 problems.append(f"{label}: loading did not finish within {self.limits.load_timeout:g} s")
-            elif not _well_formed_load_answer(answer):
+            elif not well_formed_load_answer(answer):
                 problems.append(f"{label}: the worker broke the protocol while loading ({worker.kill()})")
             elif not answer.get("ok"):
                 problems.append(f"{label}: {answer.get('error', 'could not load')}")
             else:
-                self.runtime_constants.extend(_decoded_atoms(answer.get("constants")))
+                self.runtime_constants.extend(decoded_atoms(answer.get("constants")))
         if problems:
             raise LoadError("; ".join(problems))
 
@@ -306,13 +308,13 @@ class WorkerPool:
                 answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
             except ChildGone:
                 answer = None
-            if answer is None or not _well_formed_load_answer(answer):
+            if answer is None or not well_formed_load_answer(answer):
                 worker.kill()
                 fresh.append(index)
             elif not answer.get("ok"):
                 problems.append(f"{self.implementations[index].label}: {answer.get('error', 'could not load')}")
             else:
-                self.runtime_constants.extend(_decoded_atoms(answer.get("constants")))
+                self.runtime_constants.extend(decoded_atoms(answer.get("constants")))
         for index in fresh:
             old = self._workers[index]
             if old is not None:
@@ -340,7 +342,7 @@ class WorkerPool:
             answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
         except ChildGone:
             answer = None
-        if answer is None or not _well_formed_load_answer(answer) or not answer.get("ok"):
+        if answer is None or not well_formed_load_answer(answer) or not answer.get("ok"):
             raise SandboxUnavailable(
                 f"{self.implementations[index].label}: a replacement worker did not load "
                 f"({answer.get('error') if answer else 'no answer'})"
@@ -527,99 +529,3 @@ def account_of_failure(
     if broke:
         return started, f"{broke}; killed", False, True
     return started, _SILENT_WORKER if silent else f"worker died: {ended}", False, False
-
-
-_KINDS = {kind.value: kind for kind in OutcomeKind}
-
-
-def _decoded_atoms(encoded: object) -> list:
-    """Rebuild the reported runtime constants; anything that is not a plain atom is dropped."""
-    if not isinstance(encoded, list):
-        return []
-    atoms = []
-    for item in encoded:
-        try:
-            value = decode_builtin(item)
-        except (NotBuiltin, TypeError, ValueError, IndexError):
-            continue
-        if type(value) in (int, float, str, bytes):
-            atoms.append(value)
-    return atoms
-
-
-def _well_formed_load_answer(answer: dict) -> bool:
-    try:
-        check_load_answer(answer)
-    except Malformed:
-        return False
-    return True
-
-
-_ATOMS = (type(None), bool, int, float, str)
-_RETURNED = OutcomeKind.RETURNED
-_RETURNED_KEYS = frozenset({"k", "v", "a", "s"})
-
-
-class ArgumentEncodings:
-    """The encoding of each input's arguments (``[args, kwargs]``), made when first needed: the
-    arguments after a call that left them as they came (the call child says only that)."""
-
-    def __init__(self, inputs: Sequence[Input]) -> None:
-        self.inputs = inputs
-        self._made: dict[int, Encoded] = {}
-
-    def __call__(self, index: int) -> Encoded:
-        encoded = self._made.get(index)
-        if encoded is None:
-            item = self.inputs[index]
-            encoded = self._made[index] = encode([list(item.args), dict(item.kwargs)])
-        return encoded
-
-
-def checked_outcome(raw: object, stdout_chars: int, arguments: ArgumentEncodings, index: int) -> Outcome:
-    """The :class:`Outcome` of a wire outcome for input ``index``, checked first
-    (:func:`~divergent.sandbox.child.wire.check_outcome`: raises ``Malformed``)."""
-    # The common case, checked and built at once: a value returned (and the arguments after the
-    # call), nothing printed.
-    if type(raw) is dict and raw.get("k") == "returned" and raw.keys() <= _RETURNED_KEYS:
-        value, seconds, after = raw.get("v"), raw.get("s"), raw.get("a")
-        if type(seconds) is float and 0.0 <= seconds < 1e9:
-            if unchanged_arguments(after):
-                after = arguments(index)
-            elif after is not None:
-                _check_value(after)
-            if type(value) not in _ATOMS:
-                _check_value(value)
-            return Outcome(_RETURNED, value, args_after=after, seconds=seconds)
-    check_outcome(raw, stdout_chars=stdout_chars)
-    outcome = outcome_from_wire(raw)  # type: ignore[arg-type]
-    if unchanged_arguments(outcome.args_after):
-        outcome = dataclasses.replace(outcome, args_after=arguments(index))
-    return outcome
-
-
-def _check_value(value: Encoded) -> None:
-    try:
-        check_encoded(value)
-    except MalformedEncoding as error:
-        raise Malformed(f"a malformed value: {error}") from None
-
-
-def outcome_from_wire(raw: dict) -> Outcome:
-    """The :class:`Outcome` a worker reported in its wire form (``{"k": kind, "v": value, ...}``),
-    checked before with :func:`~divergent.sandbox.child.wire.check_outcome`; raises KeyError,
-    TypeError or ValueError for a malformed one."""
-    kind = _KINDS[raw["k"]]
-    exception = None
-    if kind is OutcomeKind.RAISED:
-        name, message, mro = raw["e"]
-        exception = ExceptionInfo(type_name=str(name), message=str(message), mro=tuple(map(str, mro)))
-    return Outcome(
-        kind=kind,
-        value=raw.get("v"),
-        exception=exception,
-        args_after=raw.get("a"),
-        stdout=str(raw.get("o", "")),
-        detail=str(raw.get("d", "")),
-        seconds=float(raw.get("s", 0.0)),
-    )

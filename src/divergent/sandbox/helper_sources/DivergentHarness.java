@@ -148,6 +148,8 @@ public final class DivergentHarness {
         final Object lock = new Object();
         final Thread harness = Thread.currentThread();
         volatile boolean exited, uncaught, vmError, mainDone;
+        /** the harness no longer waits for this run: no interrupt may reach it after (the next run) */
+        boolean finished;
         volatile int exitStatus;
         int inFd = -1, outFd = -1, errFd = -1;
         volatile boolean closed;
@@ -227,7 +229,12 @@ public final class DivergentHarness {
             } catch (InterruptedException interrupted) {
                 // System.exit in another thread of the run
             }
-            Thread.interrupted();
+            synchronized (lock) {
+                // exit() interrupts only under the lock and before this: a late interrupt would
+                // cut the next run's wait short and close its output before it printed
+                finished = true;
+                Thread.interrupted();
+            }
             String code = Integer.toString(exited ? exitStatus : uncaught ? 1 : 0);
             closeRun();
             // a run whose threads outlive it, or that broke the JVM, gets a fresh JVM after it
@@ -248,8 +255,8 @@ public final class DivergentHarness {
                     closeRun();
                 }
                 lock.notifyAll();
+                if (!finished) harness.interrupt();  // the harness may be joining other threads of the run
             }
-            harness.interrupt();
         }
 
         /** The end of the run's output: the launcher sees end of file on both FIFOs. */
