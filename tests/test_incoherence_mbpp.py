@@ -88,20 +88,29 @@ def test_auto_drops_the_inputs_a_task_does_not_specify(tmp_path: Path) -> None:
 REGRESSION_TASKS = ("93", "96", "129", "728")
 
 
-@needs_artifact
-def test_mbpp_errors_match_the_artifact_logs() -> None:
-    model = ("gpt_4o", 0.6)
-    tasks = load_tasks("mbpp").select(REGRESSION_TASKS)
+#: a model whose MBPP logs ship with the artifact
+MBPP_MODEL = ("gpt_4o", 0.6)
+
+
+def _gpt_4o_jobs(task_ids: tuple[str, ...]) -> tuple[list[TaskJob], dict]:
+    """A job per task (gpt_4o's first 10 samples) and the artifact's logged results by task."""
+    tasks = load_tasks("mbpp").select(task_ids)
     samples = load_candidates_jsonl(
-        DATA / "candidates_MBPP_dev.jsonl.gz", models=[model], tasks=set(REGRESSION_TASKS), per_task=10
-    ).source(*model)
+        DATA / "candidates_MBPP_dev.jsonl.gz", models=[MBPP_MODEL], tasks=set(task_ids), per_task=10
+    ).source(*MBPP_MODEL)
     logged = {
         t.task_id: t
         for t in paper_task_results(MBPP_LOGS / "gpt_4o_temp0.6/logs/experiment-pointwise_10_candidate.json")
     }
+    return [TaskJob(task=task, candidates={MBPP_MODEL: samples.candidates(task, 10)}) for task in tasks], logged
+
+
+@needs_artifact
+def test_mbpp_errors_match_the_artifact_logs() -> None:
+    jobs, logged = _gpt_4o_jobs(REGRESSION_TASKS)
     compat = StudyConfig(tasks="mbpp", samples="unused", compat="difftrust")
-    for task in tasks:
-        job = TaskJob(task=task, candidates={model: samples.candidates(task, 10)})
+    for job in jobs:
+        task = job.task
         errors = {}
         for validity in (compat.effective_validity, Validity.GT_TIMEOUT):
             (unit,) = run_task(job, n=400, seed=0, policy=compat.policy, limits=Limits(timeout=2.0),
@@ -125,18 +134,10 @@ INDEPENDENT_DRAW_TASKS = ("566", "577", "612")
 
 @needs_artifact
 def test_mbpp_inputs_are_drawn_near_the_tests_as_the_paper_draws_them() -> None:
-    model = ("gpt_4o", 0.6)
-    tasks = load_tasks("mbpp").select(INDEPENDENT_DRAW_TASKS)
-    samples = load_candidates_jsonl(
-        DATA / "candidates_MBPP_dev.jsonl.gz", models=[model], tasks=set(INDEPENDENT_DRAW_TASKS), per_task=10
-    ).source(*model)
-    logged = {
-        t.task_id: t
-        for t in paper_task_results(MBPP_LOGS / "gpt_4o_temp0.6/logs/experiment-pointwise_10_candidate.json")
-    }
+    jobs, logged = _gpt_4o_jobs(INDEPENDENT_DRAW_TASKS)
     compat = StudyConfig(tasks="mbpp", samples="unused", compat="difftrust")
-    for task in tasks:
-        job = TaskJob(task=task, candidates={model: samples.candidates(task, 10)})
+    for job in jobs:
+        task = job.task
         (unit,) = run_task(job, n=400, seed=0, policy=compat.policy, limits=Limits(timeout=2.0),
                            validity=compat.effective_validity, input_mode=InputMode.DRAWS)
         metrics = task_metrics(unit.labels, unit.gt_labels, seed=0, task_id=task.task_id)

@@ -52,7 +52,7 @@ PURE_BUILTINS = frozenset({
     "abs", "all", "any", "bool", "divmod", "enumerate", "int", "isinstance", "len", "list", "max", "min",
     "range", "reversed", "sorted", "sum", "tuple", "zip", "dict", "set", "frozenset",
 })  # fmt: skip
-#: the exceptions qualifying code may raise and catch (catching the last two is refused: broad)
+#: the exceptions qualifying code may raise and catch (catching `Exception` is refused: broad)
 EXCEPTIONS = frozenset({
     "ArithmeticError", "AssertionError", "IndexError", "KeyError", "LookupError", "NotImplementedError",
     "OverflowError", "RuntimeError", "TypeError", "ValueError", "ZeroDivisionError", "Exception",

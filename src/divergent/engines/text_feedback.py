@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from divergent.engines.base import TextServices
 from divergent.records import TextInput
 
-__all__ = ["MIN_TRIES", "Rejections"]
+__all__ = ["MIN_TRIES", "Rejections", "SizeLevels"]
 
 MIN_TRIES = 8
 #: rejected at least this share of the time: given up
@@ -78,3 +78,27 @@ class Rejections:
             return ""
         shown = ", ".join(given_up[:4]) + (f" and {len(given_up) - 4} more" if len(given_up) > 4 else "")
         return f"stopped making what the validator always rejected: {shown}"
+
+
+class SizeLevels:
+    """The cap on an engine's input sizes, one level after another: it rises after two rounds in a
+    row that showed no new behaviour (small inputs first, large ones once the small are spent)."""
+
+    def __init__(self, caps: Sequence[int]) -> None:
+        self.caps = tuple(caps)
+        self.level = 0
+        self._quiet_rounds = 0
+
+    @property
+    def cap(self) -> int:
+        return self.caps[self.level]
+
+    def after_round(self, observed: bool, novel: int) -> None:
+        """A round of ``observed`` results, ``novel`` of them new behaviours."""
+        if novel:
+            self._quiet_rounds = 0
+        elif observed:
+            self._quiet_rounds += 1
+            if self._quiet_rounds >= 2 and self.level < len(self.caps) - 1:
+                self.level += 1
+                self._quiet_rounds = 0

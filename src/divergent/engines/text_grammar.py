@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
-from divergent.engines.text_feedback import Rejections
+from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_structure import render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate
@@ -45,8 +45,7 @@ class GrammarEngine(Engine):
         self.format = services.input_format
         self._services = services
         self._rng = context.rng("text-grammar")
-        self._level = 0
-        self._quiet_rounds = 0
+        self._sizes = SizeLevels(CAPS)
         self._seen: set[str] = set()
         self._behaviours: set[str] = set()
         self.feedback = Rejections()
@@ -57,7 +56,8 @@ class GrammarEngine(Engine):
         attempts = 0
         while len(batch) < n and attempts < _MAX_ATTEMPTS:
             attempts += 1
-            level = self._level if self._rng.random() < 0.6 else self._rng.randrange(self._level + 1)
+            top = self._sizes.level
+            level = top if self._rng.random() < 0.6 else self._rng.randrange(top + 1)
             key = f"drawn:{level}"
             if not self.feedback.allowed(key, self._rng):
                 continue
@@ -90,10 +90,4 @@ class GrammarEngine(Engine):
             if behaviour not in self._behaviours:
                 self._behaviours.add(behaviour)
                 novel += 1
-        if observations and not novel:
-            self._quiet_rounds += 1
-            if self._quiet_rounds >= 2 and self._level < len(CAPS) - 1:
-                self._level += 1
-                self._quiet_rounds = 0
-        elif novel:
-            self._quiet_rounds = 0
+        self._sizes.after_round(bool(observations), novel)

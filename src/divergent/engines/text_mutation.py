@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
-from divergent.engines.text_feedback import Rejections
+from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_operators import SPECIAL, TreeMutator
 from divergent.engines.text_structure import Block, clone, parse, render
 from divergent.errors import EngineCannotProceed
@@ -118,8 +118,7 @@ class TextMutationEngine(Engine):
         self._seconds_per_char = _SECONDS_PER_CHAR
         self._seen: set[str] = {seed.key for seed in seeds}
         self._behaviours: set[str] = set()
-        self._quiet_rounds = 0
-        self._level = 0
+        self._sizes = SizeLevels(SIZE_LEVELS)
         sources = "\n".join(program.source for program in context.implementations)
         example_numbers = [n for seed in seeds for n in numbers_in_text(seed.text, 200)]
         self._learned: set[int] = set()
@@ -241,7 +240,7 @@ class TextMutationEngine(Engine):
 
     @property
     def size_cap(self) -> int:
-        return SIZE_LEVELS[self._level]
+        return self._sizes.cap
 
     # -- feedback -----------------------------------------------------------------------------
 
@@ -279,13 +278,7 @@ class TextMutationEngine(Engine):
         if len(self._trees) > 4 * _MAX_POOL:
             keep = {item.key for item, _ in (*self._pool, *self._favoured, *self._recent)}
             self._trees = {key: tree for key, tree in self._trees.items() if key in keep}
-        if observations and not novel:
-            self._quiet_rounds += 1
-            if self._quiet_rounds >= 2 and self._level < len(SIZE_LEVELS) - 1:
-                self._level += 1
-                self._quiet_rounds = 0
-        elif novel:
-            self._quiet_rounds = 0
+        self._sizes.after_round(bool(observations), novel)
 
     def _learn_from_validator(self) -> None:
         services = self.context.services

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import string
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from divergent.engines.text_structure import Block, Count, Rep, parse
 from divergent.engines.text_structure import Line as TreeLine
@@ -230,22 +230,26 @@ def observations(trees: Sequence[Block]) -> dict[str, list[str]]:
 
 def typed(fmt: InputFormat, seen: dict[str, list[str]]) -> InputFormat:
     """``fmt`` with each token's type learnt from the values its slot took (``seen``, by key)."""
-    return InputFormat(_typed_body(fmt.body, seen, ""), origin=fmt.origin, notes=fmt.notes)
+    return retyped(fmt, seen, _type_of)
 
 
-def _typed_body(body: tuple[Node, ...], seen: dict[str, list[str]], path: str) -> tuple[Node, ...]:
-    nodes: list[Node] = []
-    for index, node in enumerate(body):
-        where = f"{path}{index}"
-        if isinstance(node, Repeat):
-            nodes.append(Repeat(node.count, _typed_body(node.body, seen, where + ".")))
-            continue
-        tokens = []
-        for position, token in enumerate(node.tokens):
-            values = seen.get(f"{where}.{position}", [])
-            tokens.append(Token(_type_of(token, values), name=token.name, count=token.count))
-        nodes.append(Line(tuple(tokens)))
-    return tuple(nodes)
+def retyped(fmt: InputFormat, seen: dict[str, list[str]], new_type: Callable[[Token, list[str]], TokenType]) -> InputFormat:
+    """``fmt`` with each token's type ``new_type(token, the values its slot took)`` (``seen``, by
+    the slot's key: the line's path and the token's position)."""
+
+    def body_of(body: tuple[Node, ...], path: str) -> tuple[Node, ...]:
+        nodes: list[Node] = []
+        for index, node in enumerate(body):
+            where = f"{path}{index}"
+            if isinstance(node, Repeat):
+                nodes.append(Repeat(node.count, body_of(node.body, where + ".")))
+                continue
+            tokens = [Token(new_type(token, seen.get(f"{where}.{position}", [])), name=token.name, count=token.count)
+                      for position, token in enumerate(node.tokens)]
+            nodes.append(Line(tuple(tokens)))
+        return tuple(nodes)
+
+    return InputFormat(body_of(fmt.body, ""), origin=fmt.origin, notes=fmt.notes)
 
 
 def _type_of(token: Token, values: list[str]) -> TokenType:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from divergent.errors import InvalidArgument
-from divergent.formats.examples import format_from_examples, observations, value_type
+from divergent.formats.examples import format_from_examples, observations, retyped, value_type
 from divergent.formats.instances import read
 from divergent.formats.model import Expr, InputFormat, Kind, Line, Node, Repeat, Token, TokenType
 from divergent.formats.reading import format_from_programs
@@ -150,22 +150,7 @@ def _renamed(body: tuple[Node, ...], renames: dict[str, str], by_token: dict[int
 
 
 def _refined(fmt: InputFormat, seen: dict[str, list[str]]) -> InputFormat:
-    return InputFormat(_refined_body(fmt.body, seen, ""), origin=fmt.origin, notes=fmt.notes)
-
-
-def _refined_body(body: tuple[Node, ...], seen: dict[str, list[str]], path: str) -> tuple[Node, ...]:
-    nodes: list[Node] = []
-    for index, node in enumerate(body):
-        where = f"{path}{index}"
-        if isinstance(node, Repeat):
-            nodes.append(Repeat(node.count, _refined_body(node.body, seen, where + ".")))
-            continue
-        tokens = []
-        for position, token in enumerate(node.tokens):
-            values = seen.get(f"{where}.{position}", [])
-            tokens.append(Token(_merged(token.type, values), name=token.name, count=token.count))
-        nodes.append(Line(tuple(tokens)))
-    return tuple(nodes)
+    return retyped(fmt, seen, lambda token, values: _merged(token.type, values))
 
 
 def _merged(stated: TokenType, values: list[str]) -> TokenType:
