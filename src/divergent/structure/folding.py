@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from divergent.annotations import dotted_name
+
 __all__ = ["CompiledPattern", "Folder", "Unknown"]
 
 #: values one expression may take at most (a cartesian product of alternatives is cut here)
@@ -315,13 +317,13 @@ class Folder:
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             raise Unknown("* or ** in a call")
         callee = node.func
-        name = _dotted(callee)
+        name = dotted_name(callee)
         if name in ("re.compile", "regex.compile"):
             return self._compile(node)
         if name in _FUNCTIONS_OF_ONE and len(node.args) == 1:
             return [_FUNCTIONS_OF_ONE[name](value) for value in self._fold(node.args[0])]
         if name == "map" and len(node.args) == 2:
-            function = _FUNCTIONS_OF_ONE.get(_dotted(node.args[0]) or "")
+            function = _FUNCTIONS_OF_ONE.get(dotted_name(node.args[0]) or "")
             if function is None:
                 raise Unknown("map of an unknown function")
             return [[function(item) for item in _items(value)] for value in self._fold(node.args[1])]
@@ -372,14 +374,3 @@ class Folder:
 _MISSING = object()
 #: a replacement field that reads an attribute or an item of its argument (``{0.__class__}``)
 _REACHING_FIELD = re.compile(r"\{[^{}]*[.\[]")
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
