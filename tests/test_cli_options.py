@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from conftest import need_tool
 from divergent.cli import app
-from divergent.cli.app import option_names
+from divergent.cli.application import option_names
 from divergent.cli.function_group import FunctionGroup
 from divergent.cli.llm_options import ModelGroup
 from divergent.cli.outputs import OutputGroup
@@ -308,7 +308,7 @@ def test_json_is_a_flag_and_json_file_a_file_on_every_command() -> None:
 
 def test_the_older_json_file_form_is_still_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DIVERGENT_HOME", str(tmp_path))
-    monkeypatch.setattr(sys.modules["divergent.cli.app"], "stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(sys.modules["divergent.cli.application"], "stderr_is_terminal", lambda: True)
     older = runner.invoke(app, ["incoherence", "show", "nope", "--json", str(tmp_path / "out.json")])
     assert older.exit_code == 2 and "no run 'nope'" in older.stderr and "out.json'" not in older.stderr
     assert "--json FILE is deprecated: use --json-file FILE" in older.stderr

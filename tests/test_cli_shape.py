@@ -76,7 +76,7 @@ def test_the_older_harness_form_is_read_as_run_with_a_note_on_a_terminal(tmp_pat
     older = ["bench", "equibench", "--data", str(tmp_path / "nothing"), "--judge", "execution"]
     piped = CliRunner().invoke(app, older)
     assert piped.exit_code == 2 and "is now" not in piped.output  # a script's stderr keeps one line per error
-    monkeypatch.setattr(sys.modules["divergent.cli.app"], "stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(sys.modules["divergent.cli.application"], "stderr_is_terminal", lambda: True)
     result = CliRunner().invoke(app, older)
     assert result.exit_code == 2
     assert "is now `divergent bench equibench run --data ...`" in result.output
@@ -144,3 +144,46 @@ def test_help_keeps_bracketed_words(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")
     shown = CliRunner().invoke(app, ["bench", "equibench", "run", "--help"]).output
     assert "an [llm] table" in shown and "divergent[ray]" in shown
+
+
+_ONE_COMMAND = """
+import json, sys
+import typer
+from divergent.cli import register_commands
+
+name = sys.argv[1]
+group = typer.main.get_command(register_commands([name]))
+loaded = sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("divergent.cli.") and m.count(".") == 2)
+
+def shape(command):
+    params = sorted(opt for p in command.params for opt in (p.opts or [p.name]))
+    subs = {n: shape(c) for n, c in getattr(command, "commands", {}).items()}
+    return {"params": params, "commands": subs}
+
+print(json.dumps({"names": sorted(group.commands), "shape": shape(group.commands[name]), "loaded": loaded}))
+"""
+
+
+def _shape(command: object) -> dict[str, object]:
+    params = sorted(opt for p in command.params for opt in (p.opts or [p.name]))  # type: ignore[attr-defined]
+    subs = {n: _shape(c) for n, c in getattr(command, "commands", {}).items()}
+    return {"params": params, "commands": subs}
+
+
+def test_the_program_registers_only_the_command_it_runs_and_that_command_is_whole() -> None:
+    """The program imports only the named command's modules (a quick check does not pay for the
+    others); each command registered alone has the same options and subcommands as in the whole
+    application, and every command of the application has its modules listed."""
+    import subprocess
+
+    from divergent.cli import COMMAND_MODULES
+
+    whole = typer.main.get_command(app)
+    assert sorted(whole.commands) == sorted(COMMAND_MODULES)  # type: ignore[attr-defined]
+    for name in COMMAND_MODULES:
+        ran = subprocess.run([sys.executable, "-c", _ONE_COMMAND, name], capture_output=True, text=True, check=True)
+        alone = json.loads(ran.stdout)
+        assert alone["names"] == [name]
+        assert alone["shape"] == _shape(whole.commands[name])  # type: ignore[attr-defined]
+        commands_loaded = {m for m in alone["loaded"] if any(m in mods for mods in COMMAND_MODULES.values())}
+        assert commands_loaded == set(COMMAND_MODULES[name]), name

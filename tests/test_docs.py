@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 from divergent.cli import app
-from divergent.cli.app import DefaultRunGroup
+from divergent.cli.application import DefaultRunGroup
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

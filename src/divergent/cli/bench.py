@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from divergent.cli.app import DivergentTyper, app
+from divergent.cli.application import DivergentTyper, app
 
 bench_app = DivergentTyper(
     help="Published benchmarks: run a harness, store every item, print tables like the papers'.",

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import input_errors, make_console
+from divergent.cli.application import input_errors, make_console
 from divergent.cli.bench import bench_app
 from divergent.cli.harness import (
     AddressOpt,

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from divergent.cli.app import input_errors, make_console
+from divergent.cli.application import input_errors, make_console
 from divergent.cli.bench import bench_app
 from divergent.cli.harness import (
     AddressOpt,

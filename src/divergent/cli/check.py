@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from divergent.cli.app import EXIT_DIVERGENT, EXIT_SAME, EXIT_TOO_FEW_INPUTS, app, make_console
+from divergent.cli.application import EXIT_DIVERGENT, EXIT_SAME, EXIT_TOO_FEW_INPUTS, app, make_console
 from divergent.cli.llm_options import ModelGroup
 from divergent.cli.option_groups import with_option_groups
 from divergent.cli.outputs import OutputGroup
@@ -42,7 +42,7 @@ def check(
 
     mark("command parsed")
 
-    from divergent.cli.app import input_errors, stderr_console
+    from divergent.cli.application import input_errors, stderr_console
     from divergent.cli.outputs import keep_report, write_html_report, write_text_file
     from divergent.report.json import report_json
     from divergent.search import check as run_check

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import EXIT_SAME, app, make_console
+from divergent.cli.application import EXIT_SAME, app, make_console
 from divergent.cli.llm_options import ModelGroup
 from divergent.cli.option_groups import with_option_groups
 from divergent.cli.search_options import IMPLEMENTATIONS_HELP, SearchFlags, run_search
@@ -99,7 +99,7 @@ def cluster(
         )
         return clustering, clustering.tests
 
-    from divergent.cli.app import input_errors, stderr_console
+    from divergent.cli.application import input_errors, stderr_console
     from divergent.cli.outputs import keep_report, write_html_report
 
     outputs = flags.outputs

@@ -5,13 +5,13 @@ options), ``show RUN`` (report a stored run again, running nothing) and ``list``
 runs); CETBench adds ``generate``. They take the same options for the same things:
 
 * ``--json`` (the results envelope on stdout in place of the tables) and ``--json-file FILE``
-  (written there; ``-`` is stdout), as on every command (:func:`divergent.cli.app.with_json_flag`:
+  (written there; ``-`` is stdout), as on every command (:func:`divergent.cli.application.with_json_flag`:
   the older ``--json FILE`` is still read), ``--html FILE``, ``-q/--quiet`` (no progress bar, no
   notes on stderr), ``--db`` (the store);
 * ``-j/--jobs``, ``--executor threads|ray``, ``--address`` (where the items are worked on:
   :mod:`divergent.executors`), ``--isolation``;
 
-and the same progress bar (:func:`divergent.cli.app.progress_bar`), store and table layout (tables
+and the same progress bar (:func:`divergent.cli.application.progress_bar`), store and table layout (tables
 fit the terminal: :mod:`divergent.report.tables`).
 """
 
@@ -28,7 +28,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import (
+from divergent.cli.application import (
     EXIT_INTERRUPTED,
     JSON_FILE_HELP,
     DefaultRunGroup,
@@ -69,7 +69,7 @@ __all__ = [
 _WHERE = "Where the work runs"
 
 #: the results file (``-``: stdout); the ``--json`` flag (stdout) is added beside it to every command
-#: that takes it (:func:`divergent.cli.app.with_json_flag`), which receives both as ``as_json``
+#: that takes it (:func:`divergent.cli.application.with_json_flag`), which receives both as ``as_json``
 JsonOpt = Annotated[Path | None, typer.Option("--json-file", help=JSON_FILE_HELP, metavar="FILE")]
 HtmlOpt = Annotated[Path | None, typer.Option(
     "--html", help="Write a self-contained HTML report to FILE.", metavar="FILE")]

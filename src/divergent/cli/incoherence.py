@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import app, input_errors, make_console
+from divergent.cli.application import app, input_errors, make_console
 from divergent.cli.harness import (
     AddressOpt,
     ExecutorOpt,

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 from typer.models import OptionInfo
 
-from divergent.cli.app import fail, option_names, stderr_is_terminal
+from divergent.cli.application import fail, option_names, stderr_is_terminal
 from divergent.errors import DivergentError, InvalidArgument
 
 __all__ = ["OptionGroup", "older_spelling", "with_option_groups"]

@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.app import DivergentTyper, app, input_errors, make_console, stderr_console
+from divergent.cli.application import DivergentTyper, app, input_errors, make_console, stderr_console
 from divergent.cli.llm_options import (
     ApiKeyEnvOpt,
     BaseUrlOpt,

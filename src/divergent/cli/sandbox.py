@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from divergent.cli.app import app, make_console
+from divergent.cli.application import app, make_console
 from divergent.report.tables import fitted
 
 

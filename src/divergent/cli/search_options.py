@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from divergent.cli.app import input_errors, live_progress, process_started, stderr_console
+from divergent.cli.application import input_errors, live_progress, process_started, stderr_console
 from divergent.cli.function_group import FunctionGroup
 from divergent.cli.llm_options import ModelGroup
 from divergent.cli.option_groups import OptionGroup
