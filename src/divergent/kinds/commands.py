@@ -22,7 +22,7 @@ import os
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LoadError
@@ -32,12 +32,14 @@ from divergent.options import SearchOptions
 from divergent.programs import Program, StdinProgram, with_distinct_labels
 from divergent.records import Outcome, OutcomeKind
 from divergent.sandbox.bubblewrap import program_paths
-from divergent.sandbox.builds import BuiltProgram
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.launch import ProgramLimits
-from divergent.sandbox.process_runner import ProcessRunner, build_all
 from divergent.sandbox.runner import Runner
 from divergent.text_comparison import OutputComparison
+
+if TYPE_CHECKING:
+    # (imported where used: choosing the kind of a check of functions imports this module)
+    from divergent.sandbox.builds import BuiltProgram
 
 #: what a spec starts with to name a command
 PREFIX = "cmd:"
@@ -129,10 +131,14 @@ class Commands(TextKind):
                 limits: ProgramLimits, deadline: float | None = None) -> None:
         if not os.access(SHELL, os.X_OK):
             raise LoadError(f"{SHELL} is missing: commands run under a POSIX shell")
+        from divergent.sandbox.process_runner import build_all
+
         build_all(helpers, level=level, limits=limits, deadline=deadline)
 
     def start_runner(self, programs: Sequence[Program], *, limits: ProgramLimits, level: Isolation,
                      checker: StdinProgram | None) -> Runner:
+        from divergent.sandbox.process_runner import ProcessRunner
+
         commands = _commands(programs)
         return ProcessRunner(commands, limits=limits, isolation=level, checker=checker,
                              built=[_ready(command, level) for command in commands])
@@ -159,6 +165,8 @@ def _commands(programs: Sequence[Program]) -> list[Command]:
 def _ready(command: Command, level: Isolation) -> BuiltProgram:
     """How the launcher runs the command: the shell, from the command's directory when the sandbox
     can see it (bound read-only at the bubblewrap level; a shared directory is never bound)."""
+    from divergent.sandbox.builds import BuiltProgram
+
     bound = program_paths([command.directory], [])
     script = command.line
     if bound or level is not Isolation.BUBBLEWRAP:

@@ -21,10 +21,8 @@ from divergent.kinds.texts import TextKind
 from divergent.load.whole_programs import load_program, names_whole_program
 from divergent.options import SearchOptions
 from divergent.programs import Program, PythonFunction, StdinProgram, with_distinct_labels
-from divergent.sandbox.builds import planned, reproduction
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.launch import ProgramLimits
-from divergent.sandbox.process_runner import ProcessRunner, build_all
 from divergent.sandbox.runner import Runner
 
 
@@ -60,15 +58,21 @@ class StdinPrograms(TextKind):
 
     def prepare(self, programs: Sequence[Program], helpers: Sequence[StdinProgram], *, level: Isolation,
                 limits: ProgramLimits, deadline: float | None = None) -> None:
+        from divergent.sandbox.process_runner import build_all
+
         build_all([*_programs(programs), *helpers], level=level, limits=limits, deadline=deadline)
 
     def start_runner(self, programs: Sequence[Program], *, limits: ProgramLimits, level: Isolation,
                      checker: StdinProgram | None) -> Runner:
+        from divergent.sandbox.process_runner import ProcessRunner
+
         return ProcessRunner(_programs(programs), limits=limits, isolation=level, checker=checker)
 
     def run_commands(self, programs: Sequence[Program], options: SearchOptions, input_file: str) -> list[str]:
         """How each program runs on the input by hand (its place in the build cache, and how it was
         built)."""
+        from divergent.sandbox.builds import planned, reproduction
+
         limits = options.programs.limits(options.limits.timeout)
         commands: list[str] = []
         for program in _programs(programs):

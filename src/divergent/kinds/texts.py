@@ -16,13 +16,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LoadError
-from divergent.formats.model import InputFormat
 from divergent.kinds.base import ProgramKind, Subjects
-from divergent.kinds.text_shrink import shrink_text
 from divergent.load.whole_programs import load_program
 from divergent.options import SearchOptions
 from divergent.programs import BuildOptions, Program, StdinProgram
@@ -32,9 +30,13 @@ from divergent.report.reproduce import run_reproduction
 from divergent.report.runs import RUNS, save_input
 from divergent.sandbox.isolation import Isolation, choose_level
 from divergent.sandbox.launch import Job, ProgramLimits
-from divergent.sandbox.process_runner import ProgramService
 from divergent.sandbox.runner import Runner
 from divergent.text_comparison import OutputComparison
+
+if TYPE_CHECKING:
+    # (imported where used: choosing the kind of a check of functions imports this module)
+    from divergent.formats.model import InputFormat
+    from divergent.sandbox.process_runner import ProgramService
 
 #: the engines of text inputs, in the portfolio's order (the others generate Python values)
 TEXT_ENGINES: dict[str, str] = {
@@ -221,7 +223,8 @@ def statement_of(spec: str | None) -> str | None:
 
 def input_format_of(options: SearchOptions, seeds: Sequence[TextInput], programs: Sequence[Program]) -> InputFormat | None:
     """The format the user gave, else the one the examples, the statement and the programs say."""
-    from divergent.formats.infer import infer_format, load_format  # (not imported by a check of functions)
+    from divergent.formats.infer import infer_format, load_format
+    from divergent.formats.model import InputFormat
 
     settings = options.programs
     given = settings.input_format
@@ -297,6 +300,8 @@ class TextKind(ProgramKind):
         return tuple(name for name in names if name != "generator")
 
     def set_up(self, programs: Sequence[Program], options: SearchOptions) -> Subjects:
+        from divergent.sandbox.process_runner import ProgramService
+
         settings = options.programs
         build = settings.build_options()
         # Helpers are scripts or programs like the ones under test (a .py validator is a script).
@@ -349,6 +354,8 @@ class TextKind(ProgramKind):
         self, item: AnyInput, *, still_divergent: Callable[[Sequence[AnyInput]], list[bool]],
         acceptable: Callable[[AnyInput], bool], seconds: float, on_step: Callable[[AnyInput], None],
     ) -> AnyInput:
+        from divergent.kinds.text_shrink import shrink_text
+
         assert isinstance(item, TextInput)
         return shrink_text(item, still_divergent=still_divergent, seconds=seconds, on_step=on_step)
 
