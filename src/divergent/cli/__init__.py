@@ -10,7 +10,8 @@ Rooms: :mod:`~divergent.cli.app` (the application, exit codes, errors, progress,
 options), the groups (:mod:`~divergent.cli.search_groups`, :mod:`~divergent.cli.function_group`,
 :mod:`~divergent.cli.program_group`, :mod:`~divergent.cli.llm_options`, :mod:`~divergent.cli.outputs`),
 one module per command (check, cluster, incoherence, probegen, report, sandbox, bench and its
-harnesses: bench_refute, bench_equibench, bench_cetbench). The program's entry point is
+harnesses: bench_refute, bench_equibench, bench_cetbench,
+bench_selfconsistency). The program's entry point is
 ``divergent.__main__`` (it starts the sandboxed workers a search will need before importing this).
 """
 
@@ -19,6 +20,7 @@ from divergent.cli import (  # noqa: F401 - registers the commands
     bench_cetbench,
     bench_equibench,
     bench_refute,
+    bench_selfconsistency,
     check,
     cluster,
     incoherence,
