@@ -35,6 +35,7 @@ from divergent.errors import DivergentError, InvalidArgument, LoadError
 from divergent.incoherence.jobs import JobPayload
 from divergent.options import SearchOptions
 from divergent.programs import PythonFunction
+from divergent.records import ExitReason
 from divergent.sandbox.limits import Limits
 
 __all__ = ["ClusterSettings", "SampleClusterer", "cluster_samples"]
@@ -108,6 +109,9 @@ def cluster_samples(task: Task, candidates: Sequence[Candidate], settings: Clust
             seeds=tuple(task.seed_inputs(signature if signature is not None else first.signature)),
         )
         clustering = _setting_aside(loaded, unloadable, notes, lambda impls: cluster(impls, options))
+        if clustering is not None and clustering.report.exit_reason is ExitReason.INTERRUPTED:
+            # The search keeps what it had at Ctrl-C; a unit must not: the run resumes this task.
+            raise KeyboardInterrupt
         if clustering is not None:
             members = list(loaded)
             classes = [tuple(members[i] for i in group) for group in clustering.classes]
