@@ -22,7 +22,7 @@ from divergent import __version__
 from divergent.bench.selfconsistency.run import SelfConsistencyConfig, run_selfconsistency, summarize
 from divergent.bench.selfconsistency.solve import ClusterSettings, SampleClusterer, cluster_samples
 from divergent.cli import app
-from divergent.datasets import Candidate, load_tasks
+from divergent.datasets import Candidate, load_candidates, load_tasks
 from divergent.errors import InvalidArgument
 from divergent.executors.base import ThreadExecutor
 from divergent.executors.ray_cluster import decode, run_item
@@ -132,6 +132,25 @@ def test_settings_refuse_engines_that_need_a_model() -> None:
         ClusterSettings(engines=("seeds", "llm"))
     with pytest.raises(InvalidArgument, match="unknown engine"):
         ClusterSettings(engines=("telepathy",))
+
+
+def test_samples_are_read_by_the_one_loader_from_jsonl_or_directories(tmp_path: Path) -> None:
+    tasks_file, directory = make_benchmark(tmp_path)
+    tasks = load_tasks(str(tasks_file))
+    lines = tmp_path / "samples.jsonl"
+    lines.write_text("".join(
+        json.dumps({"model": model, "temperature": temperature, "task_id": task_dir.replace("_", "/"), "index": i,
+                    "code": source}) + "\n"
+        for model, temperature in (("toy", 0.5), ("other", 0.2))
+        for task_dir, sources in SAMPLES.items() for i, source in enumerate(sources)))
+    from_lines = load_candidates(lines, tasks, models=(("toy", 0.5),), per_task=2)
+    from_directory = load_candidates(directory, tasks, models=(("toy", 0.5),), per_task=2)
+    for found in (from_lines, from_directory):
+        assert found.configurations() == [("toy", 0.5)]
+        assert [c.source for c in found.source("toy", 0.5).candidates(tasks[0], 8)] == SAMPLES["S_0"][:2]
+    for samples in (lines, directory):
+        with pytest.raises(InvalidArgument, match=r"no samples of nosuch@0\.1"):
+            load_candidates(samples, tasks, models=(("toy", 0.5), ("nosuch", 0.1)))
 
 
 # ---------------------------------------------------------------- the command, on threads
