@@ -54,7 +54,8 @@ def timed(config: SelfConsistencyConfig, executor: Executor) -> dict[str, Any]:
             "baseline_pass_at_1": round(score.baseline_pass_at_1, 4) if score.baseline_pass_at_1 is not None else None,
             "better": score.better, "worse": score.worse, "same": score.same, "tied": score.tied,
             "one_class": score.one_class, "mean_classes": round(score.mean_classes or 0.0, 2),
-            "load_average": [round(x, 1) for x in os.getloadavg()]}
+            "load_average": [round(x, 1) for x in os.getloadavg()],
+            "errors": [message for message in progress.messages if ": " in message][:10] if progress.failed else []}
 
 
 def main() -> None:
@@ -84,7 +85,7 @@ def main() -> None:
     executors.append((f"threads_{options.jobs}", ThreadExecutor(options.jobs)))
     for label, executor in executors:
         runs[label] = timed(config, executor)
-        print(f"  {label}: {runs[label]}", file=sys.stderr)
+        print(f"  {label}: {runs[label]}", file=sys.stderr)  # the failed tasks' errors among them
     started = time.monotonic()
     ray.init(num_cpus=options.jobs, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
     ray_start = time.monotonic() - started

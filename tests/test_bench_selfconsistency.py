@@ -51,8 +51,9 @@ SAMPLES = {
             "import os\ndef double(x):\n    os._exit(3)\n",
             "raise RuntimeError('broken at import')\ndef double(x):\n    return 2 * x\n",
             "def double(x) return 2 * x\n"],
-    "S_1": ["def last(xs):\n    return xs[-1]\n",
-            "def last(xs):\n    return xs[len(xs) - 1]\n",
+    # annotated differently (``list`` beside ``List[int]``): called through the task's signature
+    "S_1": ["def last(xs: list):\n    return xs[-1]\n",
+            "from typing import List\ndef last(xs: List[int]) -> int:\n    return xs[len(xs) - 1]\n",
             "def last(xs):\n    return xs[0]\n"],
     # the wrong answer is the majority: the pick does worse than a random sample
     "S_2": ["def neg(x):\n    return -x\n",
@@ -125,6 +126,7 @@ def test_the_solver_travels_as_data_and_answers_as_a_ray_worker_would(tmp_path: 
     unit = finished.result
     assert (unit["model"], unit["temperature"], unit["task_id"]) == ("toy", 0.5, "S/1")
     assert sorted(map(sorted, unit["classes"])) == [[0, 1], [2]] and unit["pass_at_1"] == 1.0
+    assert any("signatures disagree" in note for note in unit["notes"]) and not unit["unloadable"]
 
 
 def test_settings_refuse_engines_that_need_a_model() -> None:

@@ -113,6 +113,7 @@ def run_selfconsistency(
     dataset: list[Item[JobPayload]] = []
     for model, temperature in candidates.configurations():
         source = candidates.source(model, temperature)
+        without = 0
         for task in tasks:
             key = unit_key(model, temperature, task.task_id)
             if key in saved:  # counted here; the loop counts the items it is given
@@ -121,12 +122,16 @@ def run_selfconsistency(
                 progress.resumed += 1
                 continue
             chosen = source.candidates(task, config.m)
-            if len(chosen) < 2:
-                if chosen or len(progress.messages) < 50:
-                    progress.messages.append(f"{key}: {len(chosen)} sample(s); skipped (clustering needs 2)")
-                continue
-            job = TaskJob(task=task, candidates={(model, temperature): chosen})
-            dataset.append(Item(key, JobPayload.pack(job)))
+            if not chosen:
+                without += 1
+            elif len(chosen) < 2:
+                progress.messages.append(f"{key}: 1 sample; skipped (clustering needs 2)")
+            else:
+                job = TaskJob(task=task, candidates={(model, temperature): chosen})
+                dataset.append(Item(key, JobPayload.pack(job)))
+        if without:
+            progress.messages.append(f"{format_model_spec(model, temperature)}: no samples of {without} task(s); "
+                                     "left out")
     if not dataset and not saved:
         raise InvalidArgument(f"no task of {config.tasks} has 2 or more samples in {config.samples}")
     plan = RunPlan(KIND, config.parameters(), dataset, SampleClusterer(config.settings))

@@ -19,7 +19,7 @@ test, and the others are clustered without them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from divergent.clustering import cluster
@@ -31,10 +31,10 @@ from divergent.clustering.semantic import (
 )
 from divergent.datasets import Candidate, Task
 from divergent.engines.registry import ENGINES, NEEDS_MODEL
-from divergent.errors import DivergentError, InvalidArgument, LoadError
+from divergent.errors import DivergentError, InvalidArgument, LoadError, SignatureMismatch
 from divergent.incoherence.jobs import JobPayload
 from divergent.options import SearchOptions
-from divergent.programs import PythonFunction
+from divergent.programs import PythonFunction, Signature
 from divergent.records import ExitReason
 from divergent.sandbox.limits import Limits
 
@@ -108,7 +108,13 @@ def cluster_samples(task: Task, candidates: Sequence[Candidate], settings: Clust
             isolation=settings.isolation,
             seeds=tuple(task.seed_inputs(signature if signature is not None else first.signature)),
         )
-        clustering = _setting_aside(loaded, unloadable, notes, lambda impls: cluster(impls, options))
+        try:
+            clustering = _setting_aside(loaded, unloadable, notes, lambda impls: cluster(impls, options))
+        except SignatureMismatch as error:
+            if signature is None:
+                raise
+            _to_the_task_interface(loaded, unloadable, signature, notes, error)
+            clustering = _setting_aside(loaded, unloadable, notes, lambda impls: cluster(impls, options))
         if clustering is not None and clustering.report.exit_reason is ExitReason.INTERRUPTED:
             # The search keeps what it had at Ctrl-C; a unit must not: the run resumes this task.
             raise KeyboardInterrupt
@@ -169,6 +175,19 @@ def _tests(task: Task, candidates: Sequence[Candidate], loaded: dict[int, Python
                 passed[position] = results.passed[number]
                 failures[position] = results.first_failure[number]
     return TestResults(total=len(reference.tests), passed=tuple(passed), first_failure=tuple(failures))
+
+
+def _to_the_task_interface(loaded: dict[int, PythonFunction], unloadable: dict[int, str], declared: Signature,
+                           notes: list[str], error: SignatureMismatch) -> None:
+    """Samples whose annotations disagree (``list`` beside ``List[int]``) are all called through the
+    task's declared signature, the interface they were asked for; one of another arity cannot be."""
+    notes.append(f"the samples' signatures disagree ({error}); clustered through the task's {declared}")
+    for position, impl in list(loaded.items()):
+        if len(impl.signature.positional) == len(declared.positional):
+            loaded[position] = replace(impl, signature=declared)
+        else:
+            unloadable[position] = f"takes {impl.signature}, not the task's {declared}"
+            del loaded[position]
 
 
 def _setting_aside(loaded: dict[int, PythonFunction], unloadable: dict[int, str], notes: list[str],
