@@ -185,7 +185,11 @@ def test_run_show_and_list_on_threads(tmp_path: Path) -> None:
 def test_bad_input_is_refused_before_anything_is_stored(tmp_path: Path) -> None:
     tasks, samples = make_benchmark(tmp_path)
     database = tmp_path / "divergent.sqlite3"
+    lonely = tmp_path / "lonely" / "toy@0.5" / "S_0"
+    lonely.mkdir(parents=True)
+    (lonely / "0.py").write_text(SAMPLES["S_0"][0])
     cases = [
+        (("--tasks", str(tasks), "--samples", str(tmp_path / "lonely")), "has 2 or more samples"),
         (("--tasks", str(tmp_path / "missing.jsonl"), "--samples", str(samples)), "no such file"),
         (("--tasks", str(tasks), "--samples", str(tmp_path / "nowhere")), "no such file or directory"),
         (("--tasks", str(tasks), "--samples", str(samples), "--models", "nosuch@0.1"), "no samples of nosuch@0.1"),

@@ -109,6 +109,8 @@ def run_selfconsistency(
     unknown = sum(candidates.unknown_task_ids.values())
     if unknown and config.limit_tasks is None:
         progress.messages.append(f"{unknown} sample(s) for task ids the benchmark does not have: skipped")
+    if not any(len(source.candidates(task, config.m)) >= 2 for source in candidates.sources.values() for task in tasks):
+        raise InvalidArgument(f"no task of {config.tasks} has 2 or more samples in {config.samples}")
     run, saved = open_run(store, KIND, config.parameters())
     dataset: list[Item[JobPayload]] = []
     for model, temperature in candidates.configurations():
@@ -132,8 +134,6 @@ def run_selfconsistency(
         if without:
             progress.messages.append(f"{format_model_spec(model, temperature)}: no samples of {without} task(s); "
                                      "left out")
-    if not dataset and not saved:
-        raise InvalidArgument(f"no task of {config.tasks} has 2 or more samples in {config.samples}")
     plan = RunPlan(KIND, config.parameters(), dataset, SampleClusterer(config.settings))
     record, _ = run_plan(store, plan, executor=executor if executor is not None else ThreadExecutor(1),
                          on_progress=on_progress, opened=(run, saved), progress=progress)
