@@ -9,6 +9,7 @@ import logging
 import os
 import pickle
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -204,6 +205,18 @@ def test_bad_input_is_refused_before_anything_is_stored(tmp_path: Path) -> None:
         assert result.exit_code == 2, (arguments, result.output)
         assert message in result.output, (arguments, result.output)
     assert not database.exists() or not stored_units(database)
+
+
+def test_a_ray_address_where_nothing_listens_is_refused_at_once(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'divergent[ray]')")
+    tasks, samples = make_benchmark(tmp_path)
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = invoke("run", "--tasks", str(tasks), "--samples", str(samples), "--executor", "ray", "--address",
+                    f"127.0.0.1:{port}", home=tmp_path)
+    assert result.exit_code == 2 and "no Ray cluster answers" in result.output, result.output
+    assert not stored_units(tmp_path / "divergent.sqlite3")
 
 
 def test_an_interrupted_run_resumes_without_redoing_finished_tasks(tmp_path: Path) -> None:
