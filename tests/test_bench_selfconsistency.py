@@ -130,6 +130,31 @@ def test_the_solver_travels_as_data_and_answers_as_a_ray_worker_would(tmp_path: 
     assert any("signatures disagree" in note for note in unit["notes"]) and not unit["unloadable"]
 
 
+def test_the_cpython_ast_race_of_threads_costs_one_retry_not_the_task(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from divergent.bench.selfconsistency import solve
+
+    task, samples = candidates(tmp_path, 1)
+    payload = JobPayload.pack(TaskJob(task=task, candidates={("toy", 0.5): samples}))
+    calls = []
+
+    def flaky(task, candidates, settings):  # type: ignore[no-untyped-def]
+        calls.append(task.task_id)
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=57, after=54)")
+        return {"classes": [[0, 1, 2]]}
+
+    monkeypatch.setattr(solve, "cluster_samples", flaky)
+    assert SampleClusterer(SETTINGS)(payload)["classes"] == [[0, 1, 2]] and len(calls) == 2
+
+    def broken(task, candidates, settings):  # type: ignore[no-untyped-def]
+        raise SystemError("something else")
+
+    monkeypatch.setattr(solve, "cluster_samples", broken)
+    with pytest.raises(SystemError, match="something else"):
+        SampleClusterer(SETTINGS)(payload)
+
+
 def test_settings_refuse_engines_that_need_a_model() -> None:
     with pytest.raises(InvalidArgument, match="needs a language model"):
         ClusterSettings(engines=("seeds", "llm"))

@@ -81,8 +81,17 @@ class SampleClusterer:
     def __call__(self, payload: JobPayload) -> dict[str, Any]:
         job = payload.unpack()
         ((model, temperature), candidates), = job.candidates.items()
-        return {"model": model, "temperature": temperature, "task_id": job.task.task_id,
-                **cluster_samples(job.task, candidates, self.settings)}
+        for attempt in range(2):
+            try:
+                unit = cluster_samples(job.task, candidates, self.settings)
+                break
+            except SystemError as error:
+                # CPython 3.11's ast keeps one recursion counter per interpreter: two threads parsing
+                # at once (two items on the threads executor) can trip it (python/cpython#106905).
+                # Nothing of the samples is at fault; the item is worked again once.
+                if attempt or "recursion depth mismatch" not in str(error):
+                    raise
+        return {"model": model, "temperature": temperature, "task_id": job.task.task_id, **unit}
 
 
 def cluster_samples(task: Task, candidates: Sequence[Candidate], settings: ClusterSettings) -> dict[str, Any]:
