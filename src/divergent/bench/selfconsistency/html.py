@@ -24,6 +24,12 @@ def _share(value: Any) -> float | None:
     return None if value is None else round(float(value), 4)
 
 
+def _splits(item: Mapping[str, Any], most: int = 3, width: int = 160) -> str:
+    """The first inputs that split the task's samples, each cut to fit a table cell."""
+    calls = [note.removeprefix("split by ") for note in item.get("notes") or [] if note.startswith("split by ")]
+    return "; ".join(call if len(call) <= width else call[: width - 1] + "…" for call in calls[:most])
+
+
 def selfconsistency_page(document: Mapping[str, Any]) -> Page:
     """The page (a :class:`divergent.report.blocks.Page`) of a self-consistency results document."""
     parameters = document.get("parameters") or {}
@@ -47,9 +53,10 @@ def selfconsistency_page(document: Mapping[str, Any]) -> Page:
     moved = [item for item in items if item.get("pass_at_1") is not None and item.get("baseline_pass_at_1") is not None
              and abs(item["pass_at_1"] - item["baseline_pass_at_1"]) > 1e-12]
     if moved:
-        rows = [(item["key"], item["samples"], " ".join(str(len(group)) for group in item["classes"]),
+        name = (lambda item: item["task_id"]) if len(models) == 1 else (lambda item: item["key"])
+        rows = [(name(item), item["samples"], " ".join(str(len(group)) for group in item["classes"]),
                  _share(item["pass_at_1"]), _share(item["baseline_pass_at_1"]),
-                 "; ".join(note for note in item.get("notes") or [] if note.startswith("split by"))[:300])
+                 _splits(item))
                 for item in sorted(moved, key=lambda item: item["pass_at_1"] - item["baseline_pass_at_1"])]
         blocks: tuple[Block, ...] = (Table.of(["task", "samples", "class sizes", "pick", "random sample",
                                                "inputs that split"], rows),)
