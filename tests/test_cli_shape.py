@@ -19,7 +19,8 @@ from divergent import __version__
 from divergent.cli import app
 from divergent.report.tables import fitted
 
-HARNESSES = (("incoherence",), ("bench", "refute"), ("bench", "equibench"), ("bench", "cetbench"))
+HARNESSES = (("incoherence",), ("bench", "refute"), ("bench", "equibench"), ("bench", "cetbench"),
+             ("bench", "selfconsistency"))
 #: the options every harness's ``run`` takes, with one meaning (docs/bench.md)
 SHARED_RUN_OPTIONS = {"--json", "--html", "--quiet", "-q", "--db", "--jobs", "-j", "--executor", "--address",
                       "--isolation"}

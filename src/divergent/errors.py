@@ -34,7 +34,14 @@ class InvalidArgument(DivergentError, ValueError):
 
 
 class LoadError(DivergentError):
-    """An implementation cannot be loaded."""
+    """An implementation cannot be loaded.
+
+    ``programs``: the labels of the programs that did not load, when the raiser knows them (a
+    sandbox's workers: a caller working many untrusted samples can set those aside and go on)."""
+
+    def __init__(self, *args: object, programs: tuple[str, ...] = ()) -> None:
+        super().__init__(*args)
+        self.programs = tuple(programs)
 
 
 class SignatureMismatch(LoadError):

@@ -14,7 +14,10 @@ cluster.
 * :mod:`~divergent.bench.cetbench`: CETBench (Oza et al.): pairs made by perturbing programs
   (Algorithm 1), validated by tests and by divergent, and judged;
 * :mod:`~divergent.bench.refute`: REFUTE (Sinha et al.): inputs on which wrong competitive-programming
-  solutions fail, from the paper's strategies and ours (``divergent``, ``hybrid``).
+  solutions fail, from the paper's strategies and ours (``divergent``, ``hybrid``);
+* :mod:`~divergent.bench.selfconsistency`: semantic self-consistency (ProbeGen, Sec. 5.1) over a
+  benchmark's recorded LLM samples: each task's samples clustered, the largest class scored on the
+  task's tests against a random sample.
 
 Nothing here is imported by ``import divergent``: the harnesses load on first use.
 """

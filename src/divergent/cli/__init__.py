@@ -10,7 +10,8 @@ them), :mod:`~divergent.cli.search_options` (the searching commands' groups and 
 options), the groups (:mod:`~divergent.cli.search_groups`, :mod:`~divergent.cli.function_group`,
 :mod:`~divergent.cli.program_group`, :mod:`~divergent.cli.llm_options`, :mod:`~divergent.cli.outputs`),
 one module per command (check, cluster, incoherence, probegen, report, sandbox, bench and its
-harnesses: bench_refute, bench_equibench, bench_cetbench). The program's entry point is
+harnesses: bench_refute, bench_equibench, bench_cetbench,
+bench_selfconsistency). The program's entry point is
 ``divergent.__main__`` (it starts the sandboxed workers a search will need before importing this).
 
 A command's module registers it on the application when imported. The program imports only the
@@ -34,7 +35,7 @@ __all__ = ["COMMAND_MODULES", "app", "main", "register_commands"]
 
 #: each top-level command's name, and the modules that register it (a group: its subcommands' too)
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
-    "bench": ("bench", "bench_cetbench", "bench_equibench", "bench_refute"),
+    "bench": ("bench", "bench_cetbench", "bench_equibench", "bench_refute", "bench_selfconsistency"),
     "check": ("check",),
     "cluster": ("cluster",),
     "incoherence": ("incoherence",),

@@ -75,6 +75,7 @@ __all__ = [
     "SemanticClustering",
     "TestResults",
     "load_reference_tests",
+    "parse_reference_tests",
     "pick_pair",
     "run_reference_tests",
     "self_consistency_pass_at_1",
@@ -426,10 +427,17 @@ def load_reference_tests(path: str | Path) -> ReferenceTests:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise InvalidArgument(f"--tests {file}: cannot read it: {error}") from None
+    return parse_reference_tests(text, str(file), what=f"--tests {file}")
+
+
+def parse_reference_tests(text: str, path: str, *, what: str | None = None) -> ReferenceTests:
+    """Reference tests from their source text (a benchmark task's tests: HumanEval's ``check``,
+    MBPP's asserts), parsed with ``ast`` only; ``path`` names them in tracebacks, ``what`` in errors."""
+    what = what or path
     try:
-        tree = ast.parse(text, filename=str(file))
+        tree = ast.parse(text, filename=path)
     except SyntaxError as error:
-        raise InvalidArgument(f"--tests {file}: line {error.lineno}: {error.msg}") from None
+        raise InvalidArgument(f"{what}: line {error.lineno}: {error.msg}") from None
     prelude: list[str] = []
     tests: list[str] = []
     checker = False
@@ -447,10 +455,10 @@ def load_reference_tests(path: str | Path) -> ReferenceTests:
         tests.append("check(_divergent_function)")
     if not tests:
         raise InvalidArgument(
-            f"--tests {file}: no tests found (expected top-level assert lines, test_*() functions or a "
+            f"{what}: no tests found (expected top-level assert lines, test_*() functions or a "
             "HumanEval-style check(candidate))"
         )
-    return ReferenceTests(path=str(file), prelude="\n".join(prelude), tests=tuple(tests))
+    return ReferenceTests(path=path, prelude="\n".join(prelude), tests=tuple(tests))
 
 
 def _with_test_harness(impl: PythonFunction, reference: ReferenceTests) -> PythonFunction:

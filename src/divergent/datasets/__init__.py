@@ -20,6 +20,7 @@ from divergent.datasets.candidates import (
     CandidateSet,
     CandidateSource,
     RecordedCandidates,
+    load_candidates,
     load_candidates_dir,
     load_candidates_jsonl,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "TaskSet",
     "default_data_dir",
     "format_model_spec",
+    "load_candidates",
     "load_candidates_dir",
     "load_candidates_jsonl",
     "load_humaneval",

@@ -56,6 +56,7 @@ __all__ = [
     "CandidateSet",
     "CandidateSource",
     "RecordedCandidates",
+    "load_candidates",
     "load_candidates_dir",
     "load_candidates_jsonl",
 ]
@@ -353,3 +354,50 @@ def load_candidates_dir(
                 continue
             result._add(Candidate(task.task_id, model, temperature, index, source, task.entry_point))
     return result
+
+
+def load_candidates(
+    samples: Path | str,
+    tasks: Sequence[Task],
+    *,
+    models: Sequence[tuple[str, float]] | None = None,
+    per_task: int | None = None,
+) -> CandidateSet:
+    """The recorded samples of ``tasks``, wherever they are: candidate JSONL (gzip too), one model's
+    candidate directory, or a directory of such directories; ``per_task`` keeps the lowest indices.
+
+    ``models`` keeps those (model, temperature) pairs; one with no sample at all is an input error
+    (a typo would otherwise be an empty run). The incoherence study and the self-consistency
+    harness read their samples here."""
+    path = Path(samples)
+    if path.is_dir():
+        found = _load_directories(path, tasks, per_task)
+        if models is not None:
+            wanted = {(model, float(temperature)) for model, temperature in models}
+            found.sources = {key: source for key, source in found.sources.items() if key in wanted}
+    elif path.is_file():
+        wanted_ids = {task.qualified_id for task in tasks} | {task.task_id for task in tasks}
+        found = load_candidates_jsonl(path, models=models, tasks=wanted_ids, per_task=per_task)
+    else:
+        raise LoadError(f"--samples {path}: no such file or directory")
+    missing = [format_model_spec(model, temperature) for model, temperature in models or ()
+               if (model, float(temperature)) not in found.sources]
+    if missing:
+        present = ", ".join(format_model_spec(*key) for key in found.sources) or "none of those asked for"
+        raise InvalidArgument(f"--models: no samples of {', '.join(missing)} in {path} (present: {present})")
+    return found
+
+
+def _load_directories(samples: Path, tasks: Sequence[Task], per_task: int | None) -> CandidateSet:
+    """A model's directory (``MODEL@T/<task>/*.py``) or a directory of such model directories."""
+    direct = load_candidates_dir(samples, tasks, per_task=per_task)
+    if direct.sources:
+        return direct
+    merged = CandidateSet()
+    for child in sorted(samples.iterdir()):
+        if child.is_dir() and not child.name.startswith("."):
+            part = load_candidates_dir(child, tasks, per_task=per_task)
+            merged.sources.update(part.sources)
+            merged.problems.extend(part.problems)
+            merged.unknown_task_ids.update(part.unknown_task_ids)
+    return merged

@@ -18,10 +18,8 @@ from divergent.bench.common import Item, ItemProgress, RunPlan, open_run, result
 from divergent.datasets import (
     CandidateSet,
     CandidateSource,
-    Task,
     format_model_spec,
-    load_candidates_dir,
-    load_candidates_jsonl,
+    load_candidates,
     load_tasks,
     parse_model_spec,
 )
@@ -120,21 +118,6 @@ class StudyConfig:
         return DIFFTRUST_POLICY if self.compat == "difftrust" else DEFAULT_POLICY
 
 
-def _load_directory(samples: Path, tasks: Sequence[Task], m: int) -> CandidateSet:
-    """A model's directory (``MODEL@T/<task>/*.py``) or a directory of such model directories."""
-    direct = load_candidates_dir(samples, tasks, per_task=m)
-    if direct.sources:
-        return direct
-    merged = CandidateSet()
-    for child in sorted(samples.iterdir()):
-        if child.is_dir() and not child.name.startswith("."):
-            part = load_candidates_dir(child, tasks, per_task=m)
-            merged.sources.update(part.sources)
-            merged.problems.extend(part.problems)
-            merged.unknown_task_ids.update(part.unknown_task_ids)
-    return merged
-
-
 def unit_key(model: str, temperature: float | None, task_id: str) -> str:
     return f"{format_model_spec(model, temperature)}/{task_id}"
 
@@ -160,15 +143,11 @@ def run_study(
     tasks = load_tasks(config.tasks)
     if config.limit_tasks is not None:
         tasks = type(tasks)(tasks[: config.limit_tasks], problems=tasks.problems)
-    samples = Path(config.samples)
     candidates: CandidateSet
     if live is not None:
         candidates = CandidateSet()  # nothing recorded: the live source answers per task below
-    elif samples.is_dir():
-        candidates = _load_directory(samples, tasks, config.m)
     else:
-        wanted = {t.qualified_id for t in tasks} | {t.task_id for t in tasks}
-        candidates = load_candidates_jsonl(samples, models=config.models, tasks=wanted, per_task=config.m)
+        candidates = load_candidates(config.samples, tasks, models=config.models, per_task=config.m)
     progress = StudyProgress(
         skipped_lines=len(candidates.problems) + len(tasks.problems),
         unknown_tasks=sum(candidates.unknown_task_ids.values()),

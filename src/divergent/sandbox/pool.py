@@ -256,6 +256,7 @@ class WorkerPool:
     def _start_all(self, indices: Sequence[int] | range) -> None:
         started = {i: started_worker(self.implementations[i], self.limits, self.level) for i in indices}
         problems = []
+        failed = []
         for i, worker in started.items():
             self._workers[i] = worker
             label = self.implementations[i].label
@@ -263,6 +264,7 @@ class WorkerPool:
                 answer = worker.wait_frame(self.limits.load_timeout + self.limits.grace + 5.0)
             except ChildGone:
                 problems.append(f"{label}: the worker died while loading ({worker.kill()})")
+                failed.append(label)
                 continue
             if answer is None:
                 problems.append(f"{label}: loading did not finish within {self.limits.load_timeout:g} s")
@@ -272,8 +274,10 @@ class WorkerPool:
                 problems.append(f"{label}: {answer.get('error', 'could not load')}")
             else:
                 self.runtime_constants.extend(decoded_atoms(answer.get("constants")))
+                continue
+            failed.append(label)
         if problems:
-            raise LoadError("; ".join(problems))
+            raise LoadError("; ".join(problems), programs=tuple(failed))
 
     def reload(self, implementations: Sequence[PythonFunction]) -> None:
         """Load other implementations (as many) into the warm workers: each worker starts a fresh
@@ -301,6 +305,7 @@ class WorkerPool:
             except ChildGone:
                 fresh.append(index)
         problems = []
+        failed: list[str] = []
         for index, worker in enumerate(self._workers):
             if index in fresh or worker is None:
                 continue
@@ -313,6 +318,7 @@ class WorkerPool:
                 fresh.append(index)
             elif not answer.get("ok"):
                 problems.append(f"{self.implementations[index].label}: {answer.get('error', 'could not load')}")
+                failed.append(self.implementations[index].label)
             else:
                 self.runtime_constants.extend(decoded_atoms(answer.get("constants")))
         for index in fresh:
@@ -325,8 +331,9 @@ class WorkerPool:
                 self._start_all(sorted(fresh))
             except LoadError as error:
                 problems.append(str(error))
+                failed.extend(error.programs)
         if problems:
-            raise LoadError("; ".join(problems))
+            raise LoadError("; ".join(problems), programs=tuple(failed))
 
     def _replace(self, index: int) -> None:
         old = self._workers[index]

@@ -1,0 +1,150 @@
+"""``divergent bench selfconsistency run|show|list``: semantic self-consistency over a benchmark's
+recorded samples (cluster each task's samples, pick the largest class, score it on the task's tests)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from divergent.cli.application import input_errors, make_console
+from divergent.cli.bench import bench_app
+from divergent.cli.harness import (
+    AddressOpt,
+    ExecutorOpt,
+    HtmlOpt,
+    IsolationOpt,
+    JobsOpt,
+    JsonOpt,
+    QuietOpt,
+    StoredRuns,
+    StoreOpt,
+    add_stored_run_commands,
+    check_outputs,
+    executor_settings,
+    harness_group,
+    interrupted,
+    item_progress,
+    open_store,
+    prints_json,
+    write_outputs,
+)
+
+selfconsistency_app = harness_group(
+    "Semantic self-consistency on recorded LLM samples: cluster each task's samples by behaviour, pick the "
+    "largest class, pass@1 of the pick against a random sample's.")
+bench_app.add_typer(selfconsistency_app, name="selfconsistency")
+
+
+@selfconsistency_app.command("run")
+def run(
+    tasks: Annotated[str, typer.Option("--tasks", help="humaneval, mbpp, mbpp-full, or a tasks .jsonl file.")],
+    samples: Annotated[
+        Path, typer.Option("--samples", help="Recorded samples (.jsonl[.gz]) or a directory of files per task.")
+    ],
+    models: Annotated[
+        str | None, typer.Option("--models", help="Comma-separated model@temperature (default: every one in --samples).")
+    ] = None,
+    m: Annotated[int, typer.Option("-m", help="Samples per task (the first m by index).", min=2)] = 10,
+    budget: Annotated[float, typer.Option("--budget", help="Seconds of search per task's samples.", min=0.1)] = 5.0,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per call and per reference test.")] = 2.0,
+    engines: Annotated[
+        str | None, typer.Option("--engines", help="Comma-separated engines (default: the portfolio without a model).")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the search.")] = 0,
+    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", min=1, help="Only the first N tasks.")] = None,
+    as_json: JsonOpt = None,
+    html: HtmlOpt = None,
+    quiet: QuietOpt = False,
+    db: StoreOpt = None,
+    jobs: JobsOpt = None,
+    executor: ExecutorOpt = "threads",
+    address: AddressOpt = None,
+    isolation: IsolationOpt = None,
+) -> None:
+    """Cluster each task's samples, pick the largest class, score it on the task's tests (or resume the
+    stored run with the same options)."""
+    from divergent.bench.selfconsistency.run import SelfConsistencyConfig, run_selfconsistency, summarize
+    from divergent.bench.selfconsistency.solve import ClusterSettings
+    from divergent.executors.settings import open_executor
+    from divergent.incoherence.study import model_specs
+
+    notes = make_console(stderr=True, quiet=quiet)
+    with input_errors(prints_json(as_json)):
+        check_outputs(as_json, html)
+        where = executor_settings(executor, address, jobs)  # before anything is stored
+        chosen = tuple(name.strip() for name in engines.split(",") if name.strip()) if engines else None
+        config = SelfConsistencyConfig(
+            tasks=tasks, samples=str(samples), models=model_specs(models), m=m, limit_tasks=limit_tasks,
+            settings=ClusterSettings(budget=budget, seed=seed, timeout=timeout, engines=chosen, isolation=isolation),
+        )
+        with open_store(db) as store, open_executor(where) as workers, \
+                item_progress(notes, "tasks (model × task)", quiet=quiet) as update:
+            try:
+                record, progress = run_selfconsistency(config, store, executor=workers, on_progress=update)
+            except KeyboardInterrupt:
+                raise interrupted("finished tasks are stored") from None
+            summary = summarize(store, record)
+        if progress.resumed:
+            notes.print(f"[dim]{progress.resumed} task(s) from the stored run {record.short_id} (resumed)[/dim]")
+        render_selfconsistency(make_console(quiet=prints_json(as_json)), summary, as_json, html, quiet=quiet)
+    for message in progress.messages[:20]:
+        notes.print(f"[yellow]  {message}[/yellow]", soft_wrap=True)
+
+
+def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,
+          quiet: bool) -> None:
+    from divergent.bench.selfconsistency.run import summarize
+    from divergent.errors import InvalidArgument
+
+    if len(references) != 1:
+        raise InvalidArgument("show one self-consistency run at a time")
+    render_selfconsistency(console, summarize(store, store.get_run(references[0])), as_json, html, quiet=quiet)
+
+
+def _row(record: Any) -> tuple[str, ...]:
+    p = record.parameters
+    return (str(p.get("tasks")), ", ".join(p.get("models") or ["all"]), str(p.get("m")), f"{p.get('budget')} s")
+
+
+add_stored_run_commands(selfconsistency_app, StoredRuns(
+    title="self-consistency", kinds=("bench-selfconsistency",), columns=("tasks", "models", "m", "budget"), row=_row,
+    show=_show,
+))
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}"
+
+
+def render_selfconsistency(console: Console, summary: Any, as_json: Path | None, html: Path | None = None, *,
+                           quiet: bool = False) -> None:
+    """The table per model; the results file and the HTML page when asked."""
+    from divergent.bench.selfconsistency.html import selfconsistency_page
+    from divergent.bench.selfconsistency.run import summary_json
+    from divergent.report.tables import fitted
+
+    table = Table(title=f"self-consistency run {summary.run.short_id} ({summary.run.status}): pass@1 %")
+    for column in ("model", "T", "tasks", "with tests", "pick", "random sample", "gain", "better/worse/same",
+                   "tied", "one class", "mean classes", "failed"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for s in summary.models:
+        gain = (s.pass_at_1 - s.baseline_pass_at_1) if s.pass_at_1 is not None and s.baseline_pass_at_1 is not None \
+            else None
+        table.add_row(
+            s.model, f"{s.temperature:g}" if s.temperature is not None else "-", str(s.tasks), str(s.scored),
+            _percent(s.pass_at_1), _percent(s.baseline_pass_at_1),
+            "-" if gain is None else f"{100 * gain:+.1f}", f"{s.better}/{s.worse}/{s.same}", str(s.tied),
+            str(s.one_class), "-" if s.mean_classes is None else f"{s.mean_classes:.2f}", str(s.failed),
+        )
+    console.print(fitted(table, heading_columns=2))
+    console.print("[dim]pick: the pass rate of the largest class's samples (of all tied classes' on a tie); random "
+                  "sample: the pass rate of all samples; both averaged over the tasks with tests[/dim]")
+    if summary.errors:
+        console.print(f"[yellow]{len(summary.errors)} task(s) could not be clustered (see --json)[/yellow]")
+    write_outputs(summary_json(summary), as_json, html, selfconsistency_page, quiet=quiet)
