@@ -23,7 +23,9 @@ lists one count sizes are resized together. Without examples, the first inputs a
 
 The validator (``--validator``) judges every child before it runs; the numbers it names in its
 rejections become boundaries too, and the kinds of change it rejects every time (an operator on a
-slot: :mod:`divergent.engines.text_feedback`) are no longer made.
+slot: :mod:`divergent.engines.text_feedback`) are no longer made. With a format, the values the
+validator accepted and rejected in each slot are learnt: a bound only the examples showed is
+found where the validator puts it, and values past it are steered back.
 """
 
 from __future__ import annotations
@@ -32,12 +34,12 @@ import math
 import re
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
-from divergent.engines.text_operators import SPECIAL, TreeMutator
+from divergent.engines.text_operators import SPECIAL, TreeMutator, set_values
 from divergent.engines.text_structure import Block, clone, parse, render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate, read
@@ -131,6 +133,7 @@ class TextMutationEngine(Engine):
         self._mutator = TreeMutator(self._rng, numbers=lambda: self._numbers,
                                     named=lambda: sorted(self._learned | self._local), alphabet=alphabet,
                                     feedback=self.feedback, size_cap=lambda: self.size_cap)
+        self._learn_values(tree for _, tree in self._pool)
 
     def _starters(self) -> list[TextInput]:
         """Inputs to start from without examples: drawn from the format, else tiny guesses."""
@@ -198,6 +201,7 @@ class TextMutationEngine(Engine):
         tree = clone(parent_tree) if parent_tree is not None else self._tree_of(parent.text)
         self._mutator.room = MAX_TEXT - len(parent.text)  # a child must render within MAX_TEXT
         keys = []
+        self._mutator.values.clear()
         # one change half of the time: what the validator says of it is then about that change
         for _ in range(1 if self._rng.random() < 0.5 else self._rng.randint(2, 3)):
             key = self._mutator.mutate(tree)
@@ -217,7 +221,9 @@ class TextMutationEngine(Engine):
         if kept is not None:
             self._trees[child.key] = kept
         self._recent.append((child, kept))
-        self.feedback.made(child, keys)
+        # the values set say what the validator thinks of them only when one change made the child
+        # (a later change may have moved or removed what an earlier one set)
+        self.feedback.made(child, keys, self._mutator.values if len(keys) == 1 else ())
         return child
 
     def _cost(self, characters: int) -> float:
@@ -275,10 +281,22 @@ class TextMutationEngine(Engine):
                 self._pool[self._rng.randrange(self._seed_count, _MAX_POOL)] = entry
             if observation.divergent:
                 self._favoured.append(entry)
+            if tree is not None and item.how_generated != self.name:  # (its own: learnt when it ran)
+                self._learn_values([tree])
         if len(self._trees) > 4 * _MAX_POOL:
             keep = {item.key for item, _ in (*self._pool, *self._favoured, *self._recent)}
             self._trees = {key: tree for key, tree in self._trees.items() if key in keep}
         self._sizes.after_round(bool(observations), novel)
+
+    def _learn_values(self, trees: Iterable[Block | None]) -> None:
+        """The values of valid inputs (the examples, other engines' finds), read by the format: the
+        ranges the validator is known to accept."""
+        if self._format is None:
+            return
+        for tree in trees:
+            if tree is not None:
+                for slot, value in set_values(tree):
+                    self.feedback.seen(slot, value)
 
     def _learn_from_validator(self) -> None:
         services = self.context.services

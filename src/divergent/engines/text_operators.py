@@ -5,7 +5,9 @@ feedback, :mod:`divergent.engines.text_feedback`), or None when it found nothing
 the tree came from an input format, every slot has a spec (``Line.specs``): numbers stay within
 the stated bounds and move past the ones only seen in examples now and then, words keep their
 alphabet and a fixed length, choices stay choices, counts stay within their bounds, and the lists a
-count sizes together (``a_1..a_n`` and ``b_1..b_n``, a grid's rows) are resized together.
+count sizes together (``a_1..a_n`` and ``b_1..b_n``, a grid's rows) are resized together. A
+number or a count the validator is known to reject there (past a bound only the examples showed:
+:class:`divergent.engines.text_feedback.LearntRange`) is steered back toward what it accepts.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from divergent.engines.text_feedback import Rejections
+from divergent.engines.text_feedback import Rejections, SetValue
 from divergent.engines.text_structure import (
     Block,
     Count,
@@ -31,7 +33,7 @@ from divergent.engines.text_structure import (
 from divergent.formats.model import Kind
 from divergent.formats.values import THRESHOLDS, SlotSpec, draw_token, draw_value
 
-__all__ = ["SPECIAL", "Slot", "TreeMutator"]
+__all__ = ["SPECIAL", "Slot", "TreeMutator", "set_values"]
 
 SPECIAL = (
     0, 1, -1, 2, 3, 7, 10, 100, 127, 128, 255, 256, 1000, 1023, 1024, 65535, 65536, 100_000, 200_000, 1_000_000,
@@ -100,6 +102,16 @@ def part_specs(block: Block) -> tuple[dict[int, SlotSpec], dict[int, tuple[Count
     return items, sized
 
 
+def set_values(tree: Block) -> list[SetValue]:
+    """The integers of a tree's slots and its counts, by their keys in the format (none without one)."""
+    found: list[SetValue] = [(slot.spec.key, int(slot.token)) for slot in slots(tree)
+                             if slot.spec is not None and slot.spec.kind is Kind.INT and is_integer(slot.token)]
+    _, sized = part_specs(tree)
+    counted = {id(count): (count, spec) for count, spec in sized.values()}
+    found.extend((spec.key, count.value) for count, spec in counted.values() if spec is not None)
+    return found
+
+
 class TreeMutator:
     """The operators, with the numbers worth trying and the feedback of the validator."""
 
@@ -114,6 +126,8 @@ class TreeMutator:
         #: characters the tree being mutated may still grow by (set per child: it must render
         #: within the engine's largest input; a larger one would be made, then thrown away)
         self.room: float = math.inf
+        #: the slots' values the operators set since the engine last cleared it (for the feedback)
+        self.values: list[SetValue] = []
 
     def mutate(self, tree: Block) -> str | None:
         rng = self.rng
@@ -150,6 +164,7 @@ class TreeMutator:
             key = f"number:{slot.key}:{where}"
             if self._allowed(key):
                 slot.holder[slot.index] = token
+                self._set(slot.spec, token)
                 return key
         return None
 
@@ -182,9 +197,15 @@ class TreeMutator:
             new = rng.randint(-abs(value) - 10, abs(value) + 10)
         if spec is None:
             return str(new), "any"
+        new = self.feedback.steer(spec.key, new, rng)
         if not spec.allows(new):
             new = spec.clamp(new)
         return str(new), "inside" if spec.inside(new) else "outside"
+
+    def _set(self, spec: SlotSpec | None, token: str) -> None:
+        """Note the value an operator set in a slot of the format (integers: bounds are learnt)."""
+        if spec is not None and spec.kind is Kind.INT and is_integer(token):
+            self.values.append((spec.key, int(token)))
 
     def extreme(self, tree: Block) -> str | None:
         """Every number of one line (or list) set to one extreme value at once: the classic "all
@@ -211,11 +232,14 @@ class TreeMutator:
         else:
             value = self.rng.choice(SPECIAL)
             where = "special"
+        if spec is not None and spec.kind is Kind.INT:
+            value = self.feedback.steer(spec.key, value, self.rng)
         key = f"extreme:{group[0].key}:{where}"
         if not self._allowed(key):
             return None
         for slot in group:
             slot.holder[slot.index] = str(slot.spec.clamp(value) if slot.spec is not None else value)
+        self._set(spec, group[0].token)
         return key
 
     # -- sizes -----------------------------------------------------------------------------------
@@ -246,6 +270,7 @@ class TreeMutator:
         target = max(0, min(target, max(cap, current)))
         offset = count.offset if count is not None else 0
         if count_spec is not None:  # the count's own bounds: count = size + offset
+            target = self.feedback.steer(count_spec.key, target + offset, rng) - offset
             low = count_spec.low - offset if count_spec.hard_low and count_spec.low is not None else 0
             high = count_spec.high - offset if count_spec.hard_high and count_spec.high is not None else target
             target = max(low, min(target, high))
@@ -258,6 +283,8 @@ class TreeMutator:
         if not self._allowed(key):
             return None
         self._resize_all(group, target, item_specs)
+        if count_spec is not None and len(group[0].items) == target:  # (not cut short for room)
+            self.values.append((count_spec.key, target + offset))
         return key
 
     def _resize_all(self, group: list[Rep], target: int, item_specs: dict[int, SlotSpec]) -> None:
@@ -373,9 +400,12 @@ class TreeMutator:
         if characters and (not words or rng.random() < 0.5):
             rep = rng.choice(characters)
             spec = item_specs.get(id(rep))
+            key = f"char:{spec.key if spec else '?'}"
+            if not self._allowed(key):
+                return None
             alphabet = spec.alphabet if spec is not None and spec.alphabet else self.alphabet
             rep.items[rng.randrange(len(rep.items))] = rng.choice(alphabet)
-            return f"char:{spec.key if spec else '?'}"
+            return key
         if not words:
             return None
         slot = rng.choice(words)
