@@ -76,7 +76,9 @@ class _Arm:
     restart: Callable[[int], Engine] | None = None
     inputs: int = 0
     executions: int = 0
-    #: seconds of its turns: proposing, running and judging its inputs
+    #: its inputs a precondition or the validator rejected (never run)
+    rejected: int = 0
+    #: seconds of its turns: proposing, validating, running and judging its inputs
     seconds: float = 0.0
     novel: int = 0
     divergences: int = 0
@@ -113,6 +115,7 @@ class _Arm:
             inputs=self.inputs,
             executions=self.executions,
             seconds=round(self.seconds, 3),
+            rejected=self.rejected,
             novel=self.novel,
             divergences=self.divergences,
             stopped=self.stopped,
@@ -310,6 +313,17 @@ class Portfolio:
             return arm.seconds / (share * (arm.engine.share if arm.engine is not None else 1.0))
 
         return min(live, key=behind)
+
+    def charge(self, engine: Engine, *, seconds: float, rejected: int) -> None:
+        """The seconds spent judging ``engine``'s inputs before they ran (the validator's), and how
+        many were rejected: an engine whose inputs the validator keeps rejecting costs that time and
+        finds nothing with it, so its share of the time falls."""
+        arm = self._arms.get(engine.name)
+        if arm is None:
+            return
+        arm.seconds += seconds
+        arm.recent_seconds += seconds
+        arm.rejected += rejected
 
     def record(self, engine: Engine, *, inputs: int, executions: int, seconds: float, novel: int,
                divergences: int, behaviours: Iterable[str] = ()) -> None:

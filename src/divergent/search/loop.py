@@ -328,6 +328,7 @@ class Search:
         checked = engine.checks_preconditions
         fresh = []
         seen = self.seen
+        failed_before = self.failed_preconditions
         for item in proposed:
             key = item.key
             if key in seen:
@@ -337,7 +338,10 @@ class Search:
                 self.failed_preconditions += 1
                 continue
             fresh.append(item)
-        fresh = self.admit(fresh)
+        judging = time.monotonic()
+        proposed, fresh = len(fresh), self.admit(fresh)
+        self.portfolio.charge(engine, seconds=time.monotonic() - judging,
+                              rejected=proposed - len(fresh) + self.failed_preconditions - failed_before)
         if self.budget.executions is not None:
             room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
             fresh = fresh[:room]
