@@ -27,6 +27,7 @@ from divergent.records import AnyInput, Input, Observation, Proof, TextInput
 
 if TYPE_CHECKING:
     from divergent.engines.constants import Constants
+    from divergent.engines.text_lessons import Lessons
     from divergent.formats.model import InputFormat
     from divergent.sandbox.limits import Limits
     from divergent.sandbox.process_runner import ProgramService
@@ -43,6 +44,9 @@ class TextServices(Protocol):
     #: what an input is made of (``--input-format``, or inferred from the examples, a statement and
     #: the programs: :mod:`divergent.formats`), or None when nothing said
     input_format: InputFormat | None
+    #: what the validator taught the engines of texts about the format's slots, shared by them
+    #: (an engine without it, in a test or a benchmark, keeps its own)
+    lessons: Lessons
 
     def admit(self, items: Sequence[AnyInput]) -> list[bool]:
         """The validator's verdicts on a batch of inputs (True for all without a validator)."""

@@ -129,7 +129,7 @@ class TextMutationEngine(Engine):
         self._numbers = boundary_numbers(sorted(self._local))
         alphabet = sorted({c for seed in seeds for c in seed.text if not c.isspace()}) or list("ab")
         #: what the validator said about the children, by the operators that made them
-        self.feedback = Rejections()
+        self.feedback = Rejections(getattr(services, "lessons", None))
         self._mutator = TreeMutator(self._rng, numbers=lambda: self._numbers,
                                     named=lambda: sorted(self._learned | self._local), alphabet=alphabet,
                                     feedback=self.feedback, size_cap=lambda: self.size_cap)
@@ -281,7 +281,7 @@ class TextMutationEngine(Engine):
                 self._pool[self._rng.randrange(self._seed_count, _MAX_POOL)] = entry
             if observation.divergent:
                 self._favoured.append(entry)
-            if tree is not None and item.how_generated != self.name:  # (its own: learnt when it ran)
+            if tree is not None:  # a valid input: its values (a grown list's count among them) are taken
                 self._learn_values([tree])
         if len(self._trees) > 4 * _MAX_POOL:
             keep = {item.key for item, _ in (*self._pool, *self._favoured, *self._recent)}

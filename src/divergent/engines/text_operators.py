@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from divergent.engines.text_feedback import Rejections, SetValue
+from divergent.engines.text_feedback import Rejections
+from divergent.engines.text_lessons import Lessons, SetValue
 from divergent.engines.text_structure import (
     Block,
     Count,
@@ -33,7 +34,7 @@ from divergent.engines.text_structure import (
 from divergent.formats.model import Kind
 from divergent.formats.values import THRESHOLDS, SlotSpec, draw_token, draw_value
 
-__all__ = ["SPECIAL", "Slot", "TreeMutator", "set_values"]
+__all__ = ["SPECIAL", "Slot", "TreeMutator", "set_values", "steered"]
 
 SPECIAL = (
     0, 1, -1, 2, 3, 7, 10, 100, 127, 128, 255, 256, 1000, 1023, 1024, 65535, 65536, 100_000, 200_000, 1_000_000,
@@ -103,13 +104,52 @@ def part_specs(block: Block) -> tuple[dict[int, SlotSpec], dict[int, tuple[Count
 
 
 def set_values(tree: Block) -> list[SetValue]:
-    """The integers of a tree's slots and its counts, by their keys in the format (none without one)."""
-    found: list[SetValue] = [(slot.spec.key, int(slot.token)) for slot in slots(tree)
-                             if slot.spec is not None and slot.spec.kind is Kind.INT and is_integer(slot.token)]
-    _, sized = part_specs(tree)
+    """The values of a tree's slots by their keys in the format (none without one): integers,
+    counts (their lists' sizes) and the characters of words."""
+    found: list[SetValue] = []
+    for slot in slots(tree):
+        if slot.spec is None:
+            continue
+        if slot.spec.kind is Kind.INT and is_integer(slot.token):
+            found.append((slot.spec.key, int(slot.token)))
+        elif slot.spec.kind is Kind.WORD and not slot.spec.choices:
+            found.append((slot.spec.key, slot.token))
+    item_specs, sized = part_specs(tree)
+    found.extend((item_specs[id(rep)].key, "".join(rep.items)) for rep in reps(tree)
+                 if rep.characters and id(rep) in item_specs)
     counted = {id(count): (count, spec) for count, spec in sized.values()}
     found.extend((spec.key, count.value) for count, spec in counted.values() if spec is not None)
     return found
+
+
+def steered(tree: Block, lessons: Lessons, rng: random.Random) -> Block:
+    """``tree`` (changed in place) with the values the validator is known to reject in a slot
+    replaced by ones it takes there: numbers past a bound it was seen to hold, characters it
+    rejected in a word (counts stay: their lists would have to change too)."""
+    for slot in slots(tree):
+        spec = slot.spec
+        if spec is None or spec.choices:
+            continue
+        if spec.kind is Kind.INT and is_integer(slot.token):
+            value = int(slot.token)
+            steered_value = spec.clamp(lessons.steer(spec.key, value, rng))
+            if steered_value != value:
+                slot.holder[slot.index] = str(steered_value)
+        elif spec.kind is Kind.WORD and lessons.narrowed(spec.key):
+            slot.holder[slot.index] = "".join(_characters(slot.token, spec, lessons, rng))
+    item_specs, _ = part_specs(tree)
+    for rep in reps(tree):
+        spec = item_specs.get(id(rep))
+        if rep.characters and spec is not None and lessons.narrowed(spec.key):
+            rep.items[:] = _characters(rep.items, spec, lessons, rng)
+    return tree
+
+
+def _characters(word: Sequence[str], spec: SlotSpec, lessons: Lessons, rng: random.Random) -> list[str]:
+    """The characters of a word, those the validator has not taken in its slot replaced by ones it
+    has (mutation tries the others)."""
+    accepted = sorted(lessons.alphabets[spec.key].accepted)
+    return [c if c in accepted else rng.choice(accepted) for c in word]
 
 
 class TreeMutator:
@@ -197,7 +237,7 @@ class TreeMutator:
             new = rng.randint(-abs(value) - 10, abs(value) + 10)
         if spec is None:
             return str(new), "any"
-        new = self.feedback.steer(spec.key, new, rng)
+        new = self.feedback.lessons.steer(spec.key, new, rng)
         if not spec.allows(new):
             new = spec.clamp(new)
         return str(new), "inside" if spec.inside(new) else "outside"
@@ -233,7 +273,7 @@ class TreeMutator:
             value = self.rng.choice(SPECIAL)
             where = "special"
         if spec is not None and spec.kind is Kind.INT:
-            value = self.feedback.steer(spec.key, value, self.rng)
+            value = self.feedback.lessons.steer(spec.key, value, self.rng)
         key = f"extreme:{group[0].key}:{where}"
         if not self._allowed(key):
             return None
@@ -270,7 +310,7 @@ class TreeMutator:
         target = max(0, min(target, max(cap, current)))
         offset = count.offset if count is not None else 0
         if count_spec is not None:  # the count's own bounds: count = size + offset
-            target = self.feedback.steer(count_spec.key, target + offset, rng) - offset
+            target = self.feedback.lessons.steer(count_spec.key, target + offset, rng) - offset
             low = count_spec.low - offset if count_spec.hard_low and count_spec.low is not None else 0
             high = count_spec.high - offset if count_spec.hard_high and count_spec.high is not None else target
             target = max(low, min(target, high))
@@ -283,7 +323,9 @@ class TreeMutator:
         if not self._allowed(key):
             return None
         self._resize_all(group, target, item_specs)
-        if count_spec is not None and len(group[0].items) == target:  # (not cut short for room)
+        # a shrunk list says what the validator thinks of its count; a grown one may be rejected
+        # for the items it gained (a bound on a count is learnt from below only)
+        if count_spec is not None and target < current:
             self.values.append((count_spec.key, target + offset))
         return key
 
@@ -339,9 +381,15 @@ class TreeMutator:
         self.room -= affordable * each
         return affordable
 
+    def _character(self, spec: SlotSpec | None, alphabet: Sequence[str]) -> str:
+        """A character for a word of the slot: one the validator took there, most of the time."""
+        if spec is None:
+            return self.rng.choice(alphabet)
+        return self.feedback.lessons.character(spec.key, alphabet, self.rng)
+
     def _fresh(self, rep: Rep, spec: SlotSpec | None) -> str:
         if rep.characters:
-            return self.rng.choice(spec.alphabet if spec is not None and spec.alphabet else self.alphabet)
+            return self._character(spec, spec.alphabet if spec is not None and spec.alphabet else self.alphabet)
         if spec is not None:
             return draw_token(spec, self.rng)
         return str(self.rng.choice((0, 1, 2)))
@@ -404,7 +452,10 @@ class TreeMutator:
             if not self._allowed(key):
                 return None
             alphabet = spec.alphabet if spec is not None and spec.alphabet else self.alphabet
-            rep.items[rng.randrange(len(rep.items))] = rng.choice(alphabet)
+            char = self._character(spec, alphabet)
+            rep.items[rng.randrange(len(rep.items))] = char
+            if spec is not None:
+                self.values.append((spec.key, char))
             return key
         if not words:
             return None
@@ -421,11 +472,15 @@ class TreeMutator:
         word = slot.token
         position = rng.randrange(len(word) + 1)
         roll = rng.random()
-        if (roll < 0.4 or fixed) and word:
-            position = min(position, len(word) - 1)
-            word = word[:position] + rng.choice(alphabet) + word[position + 1:]
-        elif roll < 0.7:
-            word = word[:position] + rng.choice(alphabet) + word[position:]
+        if (roll < 0.7 or fixed) and (word or not fixed):
+            char = self._character(spec, alphabet)
+            if spec is not None:  # one character set: what the validator says of it is about it
+                self.values.append((spec.key, char))
+            if (roll < 0.4 or fixed) and word:
+                position = min(position, len(word) - 1)
+                word = word[:position] + char + word[position + 1:]
+            else:
+                word = word[:position] + char + word[position:]
         elif roll < 0.85 and spec is not None:
             word = draw_token(spec, rng, alphabet="".join(self.alphabet))
         elif len(word) > 1:

@@ -1,0 +1,190 @@
+"""What the validator taught the engines of texts about each slot of the input format.
+
+A child made by one change (a number, a count, a character) says of the value it set whether the
+validator takes it there. Per slot (its key in the format), the engines of texts (mutation, the
+grammar) share:
+
+* the values of a number or a count (:class:`LearntRange`): the lowest and highest accepted, and
+  the nearest rejected beyond them. A bound seen only in the examples (``n`` was 1 to 20 there) is
+  found where the validator puts it (1 to 25): a value past a rejected one is steered back, into
+  the gap still unknown (halved each time, geometrically when it spans orders of magnitude: 20 to
+  10^18 is closed in a dozen tries) or, once the bound is found, onto it and below;
+* the characters of a word (:class:`LearntAlphabet`): those accepted and those rejected. An
+  alphabet widened from the examples (``B`` and ``G`` seen, ``A-Z`` inferred) narrows to what the
+  validator takes: accepted characters are drawn most of the time, rejected ones not at all.
+
+One try in :data:`RETRY_ONE_IN` goes past what was learnt (a
+rejection may have had another cause, a relation with another token that has changed since).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+from collections.abc import Sequence
+
+__all__ = ["LearntAlphabet", "LearntRange", "Lessons", "SetValue"]
+
+#: one try in this many goes past what was learnt
+RETRY_ONE_IN = 25
+
+#: rejected values kept per slot (the nearest beyond the accepted ones are what matter)
+_REFUSED_KEPT = 64
+
+#: a value one change set: the slot's key in the format, and the value (an integer: a number or
+#: a count, the size of its lists; a string: the characters set in a word)
+SetValue = tuple[str, int | str]
+
+
+class LearntRange:
+    """What the validator said of the values one slot held: the lowest and highest it accepted,
+    and the values it rejected when they were a child's only change."""
+
+    def __init__(self) -> None:
+        self.low: int | None = None
+        self.high: int | None = None
+        self._refused: list[int] = []  # sorted
+
+    def accepted(self, value: int) -> None:
+        self.low = value if self.low is None else min(self.low, value)
+        self.high = value if self.high is None else max(self.high, value)
+
+    def refused(self, value: int) -> None:
+        if self.low is not None and self.high is not None and self.low <= value <= self.high:
+            return  # rejected for another reason (a relation with another token)
+        bisect.insort(self._refused, value)
+        if len(self._refused) > _REFUSED_KEPT:  # keep the nearest on each side: drop an outermost
+            below = bisect.bisect_left(self._refused, self.low) if self.low is not None else 0
+            del self._refused[0 if below > len(self._refused) - below else -1]
+
+    def too_high(self) -> int | None:
+        """The lowest rejected value above every accepted one."""
+        above = bisect.bisect_right(self._refused, self.high) if self.high is not None else 0
+        return self._refused[above] if above < len(self._refused) else None
+
+    def too_low(self) -> int | None:
+        """The highest rejected value below every accepted one."""
+        below = bisect.bisect_left(self._refused, self.low) if self.low is not None else len(self._refused)
+        return self._refused[below - 1] if below > 0 else None
+
+    def steer(self, value: int, rng: random.Random) -> int:
+        """``value``, or one in the gap still unknown or within the accepted range when ``value``
+        lies at or past a rejected one. One try in :data:`RETRY_ONE_IN` goes past: with ``value``
+        while a gap is open, with the rejected value next to the accepted ones once the bound is
+        found (in another context, as when ``k <= n`` and ``n`` has grown, it may be valid; in the
+        same one it is an input made before, so a small space can be exhausted)."""
+        if self.low is None or self.high is None:
+            return value
+        high, low = self.too_high(), self.too_low()
+        if high is not None and value >= high:
+            if high - self.high > 1:
+                return value if rng.randrange(RETRY_ONE_IN) == 0 else _between(self.high, high, rng)
+            return high if rng.randrange(RETRY_ONE_IN) == 0 else _within(self, self.high, rng)
+        if low is not None and value <= low:
+            if self.low - low > 1:
+                return value if rng.randrange(RETRY_ONE_IN) == 0 else _between(low, self.low, rng)
+            return low if rng.randrange(RETRY_ONE_IN) == 0 else _within(self, self.low, rng)
+        return value
+
+    def known(self) -> tuple[int, int] | None:
+        """The range the validator takes, when both of its ends are found (the values next to them
+        rejected)."""
+        if self.low is None or self.high is None:
+            return None
+        if self.too_high() == self.high + 1 and self.too_low() == self.low - 1:
+            return self.low, self.high
+        return None
+
+
+def _between(accepted: int, rejected: int, rng: random.Random) -> int:
+    """A value strictly between an accepted and a rejected one (either may be the larger): their
+    middle, geometric when both are positive and far apart, else one at random."""
+    low, high = min(accepted, rejected), max(accepted, rejected)
+    if rng.random() < 0.25:
+        return rng.randint(low + 1, high - 1)
+    middle = (low + high) // 2
+    if low > 0 and high > 4 * low:
+        middle = round(math.sqrt(low) * math.sqrt(high))
+    elif high < 0 and low < 4 * high:
+        middle = -round(math.sqrt(-low) * math.sqrt(-high))
+    return max(low + 1, min(high - 1, middle))
+
+
+def _within(learnt: LearntRange, end: int, rng: random.Random) -> int:
+    """For a value past a known bound: the bound itself, or a value accepted before at random."""
+    assert learnt.low is not None and learnt.high is not None
+    return end if rng.random() < 0.6 else rng.randint(learnt.low, learnt.high)
+
+
+class LearntAlphabet:
+    """The characters the validator accepted and rejected in one slot's words."""
+
+    def __init__(self) -> None:
+        self.accepted: set[str] = set()
+        self.refused: set[str] = set()
+
+    def pick(self, alphabet: Sequence[str], rng: random.Random) -> str:
+        """A character of ``alphabet`` for this slot: mostly one accepted before, else one not
+        rejected, one of all in a try of :data:`RETRY_ONE_IN`."""
+        allowed = [c for c in alphabet if c not in self.refused]
+        if not allowed or rng.randrange(RETRY_ONE_IN) == 0:
+            return rng.choice(alphabet)
+        known = [c for c in allowed if c in self.accepted]
+        return rng.choice(known if known and rng.random() < 0.8 else allowed)
+
+
+class Lessons:
+    """Per slot of the format: the range of its numbers and the alphabet of its words."""
+
+    def __init__(self) -> None:
+        self.ranges: dict[str, LearntRange] = {}
+        self.alphabets: dict[str, LearntAlphabet] = {}
+
+    def range_of(self, slot: str) -> LearntRange:
+        learnt = self.ranges.get(slot)
+        if learnt is None:
+            learnt = self.ranges[slot] = LearntRange()
+        return learnt
+
+    def alphabet_of(self, slot: str) -> LearntAlphabet:
+        learnt = self.alphabets.get(slot)
+        if learnt is None:
+            learnt = self.alphabets[slot] = LearntAlphabet()
+        return learnt
+
+    def accepted(self, slot: str, value: int | str) -> None:
+        """A value (a number, or a word's characters) the slot held in a valid input."""
+        if isinstance(value, int):
+            self.range_of(slot).accepted(value)
+        else:
+            learnt = self.alphabet_of(slot)
+            learnt.accepted.update(value)
+            learnt.refused.difference_update(value)
+
+    def refused(self, slot: str, value: int | str) -> None:
+        """A value whose setting alone made an input invalid."""
+        if isinstance(value, int):
+            self.range_of(slot).refused(value)
+            return
+        learnt = self.alphabet_of(slot)
+        learnt.refused.update(c for c in value if c not in learnt.accepted)
+
+    def steer(self, slot: str, value: int, rng: random.Random) -> int:
+        """A value for a slot: ``value`` unless the validator is known to reject it
+        (:meth:`LearntRange.steer`)."""
+        learnt = self.ranges.get(slot)
+        return value if learnt is None else learnt.steer(value, rng)
+
+    def narrowed(self, slot: str) -> bool:
+        """Whether the validator rejected characters in the slot's words (its alphabet is narrower
+        than the format's)."""
+        learnt = self.alphabets.get(slot)
+        return learnt is not None and bool(learnt.refused) and bool(learnt.accepted)
+
+    def character(self, slot: str, alphabet: Sequence[str], rng: random.Random) -> str:
+        """A character for a word of the slot (:meth:`LearntAlphabet.pick`)."""
+        learnt = self.alphabets.get(slot)
+        if learnt is None or not alphabet:
+            return rng.choice(alphabet)
+        return learnt.pick(alphabet, rng)
