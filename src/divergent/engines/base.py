@@ -166,5 +166,11 @@ class Engine(abc.ABC):
         """A proof of equivalence, once the engine has one (only the symbolic engine can)."""
         return None
 
+    def valid_space(self) -> tuple[str, Sequence[AnyInput]] | None:
+        """Every valid input there is, once the engine knows them (a small space: the validator's
+        bounds of ``n`` found): what the space is (``all 25 inputs of an integer in [1, 25]``) and
+        its inputs, else None. A search that ran each of them is not too thin, however few they are."""
+        return None
+
     #: why what the engine explored is no proof, once it knows (a note for the report)
     not_a_proof: str = ""

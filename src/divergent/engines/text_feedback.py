@@ -41,7 +41,8 @@ class Rejections:
 
     def made(self, child: TextInput, keys: Sequence[str], values: Sequence[SetValue] = ()) -> None:
         """A child was made by the operators ``keys``, which set the slots ``values`` (given only
-        when one operator made it: a later change may move or remove what an earlier one set)."""
+        when they are what tells it from its parent: a later change may move or remove what an
+        earlier one set). One value alone is to blame when the validator rejects the child."""
         if not keys:
             return
         if len(self._waiting) >= _WAITING:
@@ -65,8 +66,8 @@ class Rejections:
                 if len(set(keys)) == 1:
                     self.tried.update(keys)
                     self.rejected.update(keys)
-                    if len(values) == 1:
-                        self.lessons.refused(*values[0])
+                if len(values) == 1:
+                    self.lessons.refused(*values[0])
 
     def seen(self, slot: str, value: int | str) -> None:
         """A value the slot held in an input known to be valid (an example, another engine's)."""

@@ -15,19 +15,31 @@ grammar) share:
 
 One try in :data:`RETRY_ONE_IN` goes past what was learnt (a
 rejection may have had another cause, a relation with another token that has changed since).
+
+When the format is a fixed shape of integers (one ``n``; ``a b``) and the validator's bounds of
+every slot are found (the values next to them rejected), the valid inputs can be counted
+(:class:`FixedSpace`): once each ran, the search has judged them all (``n`` in [1, 25]: 25 inputs,
+fewer than a search's floor, yet not a thin search).
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import random
 from collections.abc import Sequence
 
-__all__ = ["LearntAlphabet", "LearntRange", "Lessons", "SetValue"]
+from divergent.engines.text_structure import Block, Line
+from divergent.formats.model import Kind
+from divergent.formats.values import SlotSpec
+
+__all__ = ["FixedSpace", "LearntAlphabet", "LearntRange", "Lessons", "SetValue"]
 
 #: one try in this many goes past what was learnt
 RETRY_ONE_IN = 25
+#: the most inputs a small input space (:class:`FixedSpace`) may have to be listed
+LARGEST_SPACE = 10_000
 
 #: rejected values kept per slot (the nearest beyond the accepted ones are what matter)
 _REFUSED_KEPT = 64
@@ -83,7 +95,7 @@ class LearntRange:
             return high if rng.randrange(RETRY_ONE_IN) == 0 else _within(self, self.high, rng)
         if low is not None and value <= low:
             if self.low - low > 1:
-                return value if rng.randrange(RETRY_ONE_IN) == 0 else _between(low, self.low, rng)
+                return value if rng.randrange(RETRY_ONE_IN) == 0 else _between(self.low, low, rng)
             return low if rng.randrange(RETRY_ONE_IN) == 0 else _within(self, self.low, rng)
         return value
 
@@ -99,7 +111,9 @@ class LearntRange:
 
 def _between(accepted: int, rejected: int, rng: random.Random) -> int:
     """A value strictly between an accepted and a rejected one (either may be the larger): their
-    middle, geometric when both are positive and far apart, else one at random."""
+    middle, geometric when both have one sign and are far apart, a square root of the distance
+    away from the accepted one when they have not (1 and -10^18: -10^9, then -31622...), sometimes
+    one at random."""
     low, high = min(accepted, rejected), max(accepted, rejected)
     if rng.random() < 0.25:
         return rng.randint(low + 1, high - 1)
@@ -108,6 +122,9 @@ def _between(accepted: int, rejected: int, rng: random.Random) -> int:
         middle = round(math.sqrt(low) * math.sqrt(high))
     elif high < 0 and low < 4 * high:
         middle = -round(math.sqrt(-low) * math.sqrt(-high))
+    elif high - low > 4:
+        step = round(math.sqrt(high - low))
+        middle = accepted + step if rejected > accepted else accepted - step
     return max(low + 1, min(high - 1, middle))
 
 
@@ -182,9 +199,80 @@ class Lessons:
         learnt = self.alphabets.get(slot)
         return learnt is not None and bool(learnt.refused) and bool(learnt.accepted)
 
-    def character(self, slot: str, alphabet: Sequence[str], rng: random.Random) -> str:
-        """A character for a word of the slot (:meth:`LearntAlphabet.pick`)."""
+    def character(self, slot: str, alphabet: Sequence[str], rng: random.Random, *, explore: bool = True) -> str:
+        """A character for a word of the slot (:meth:`LearntAlphabet.pick`); without ``explore``, one
+        the validator took there whenever it rejected some (for many characters at once: a word
+        grown by ten, each with a chance of a new character, would hardly ever be valid)."""
         learnt = self.alphabets.get(slot)
         if learnt is None or not alphabet:
             return rng.choice(alphabet)
+        if not explore and learnt.refused and learnt.accepted:
+            known = [c for c in alphabet if c in learnt.accepted]
+            if known:
+                return rng.choice(known)
         return learnt.pick(alphabet, rng)
+
+
+class FixedSpace:
+    """The inputs of a format of one fixed shape of integers (``n``, or ``a b`` then ``c``): once
+    the validator's bounds of every slot are known (or stated), every valid input there is."""
+
+    def __init__(self, model: Block, specs: tuple[SlotSpec, ...]) -> None:
+        self.model = model
+        self.specs = specs
+
+    @classmethod
+    def of(cls, trees: Sequence[Block]) -> FixedSpace | None:
+        """The space of the examples' trees, when they all have one such shape."""
+        shapes = {_integer_slots(tree) for tree in trees}
+        if len(shapes) != 1:
+            return None
+        specs = shapes.pop()
+        return cls(trees[0], specs) if specs else None
+
+    def values(self, tree: Block) -> tuple[int, ...] | None:
+        """The integers of a tree of this shape (None: another shape)."""
+        return _values(tree, self.specs)
+
+    def inputs(self, lessons: Lessons) -> tuple[str, list[str]] | None:
+        """What the space is and the text of each of its inputs, once the bounds of every slot are
+        known (None before, or when the space is too large to list)."""
+        bounds = []
+        for spec in self.specs:
+            learnt = lessons.ranges.get(spec.key)
+            known = learnt.known() if learnt is not None else None
+            if known is None and spec.hard_low and spec.hard_high and spec.low is not None and spec.high is not None:
+                known = (spec.low, spec.high)
+            if known is None:
+                return None
+            bounds.append(known)
+        size = math.prod(high - low + 1 for low, high in bounds)
+        if size > LARGEST_SPACE:
+            return None
+        texts = [self._render(values) for values in itertools.product(*(range(low, high + 1) for low, high in bounds))]
+        ranges = " x ".join(f"[{low}, {high}]" for low, high in bounds)
+        what = "an integer" if len(bounds) == 1 else f"{len(bounds)} integers"
+        return f"all {size:,} inputs of {what} in {ranges}, the validator's bounds", texts
+
+    def _render(self, values: tuple[int, ...]) -> str:
+        numbers = iter(values)
+        return "".join(" ".join(str(next(numbers)) for _ in node.parts) + "\n" for node in self.model)
+
+
+def _integer_slots(tree: Block) -> tuple[SlotSpec, ...]:
+    """The specs of a tree made of lines of integer tokens only (empty: another shape)."""
+    specs: list[SlotSpec] = []
+    for node in tree:
+        if not isinstance(node, Line) or node.specs is None:
+            return ()
+        for part, spec in zip(node.parts, node.specs, strict=True):
+            if not isinstance(part, str) or spec is None or spec.kind is not Kind.INT or spec.choices:
+                return ()
+            specs.append(spec)
+    return tuple(specs)
+
+
+def _values(tree: Block, specs: tuple[SlotSpec, ...]) -> tuple[int, ...] | None:
+    if _integer_slots(tree) != specs:
+        return None
+    return tuple(int(part) for node in tree for part in node.parts)

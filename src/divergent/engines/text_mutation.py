@@ -39,6 +39,7 @@ from collections.abc import Iterable, Sequence
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
+from divergent.engines.text_lessons import FixedSpace
 from divergent.engines.text_operators import SPECIAL, TreeMutator, set_values
 from divergent.engines.text_structure import Block, clone, parse, render
 from divergent.errors import EngineCannotProceed
@@ -57,6 +58,8 @@ _MAX_POOL = 2000
 _STARTERS = ("1\n", "0\n", "2\n1 2\n", "3\n1 2 3\n", "1 1\n", "1\n1\n", "a\n")
 #: trees of larger inputs are not kept (parsed again when one is a parent): bounded memory
 _KEEP_TREE_CHARS = 256 * 1024
+#: the values of valid inputs up to this size are learnt (as accepted in their slots)
+_LEARN_CHARS = 4096
 #: a first guess of a child's cost per character of its parent (measured as children are made)
 _SECONDS_PER_CHAR = 1e-6
 #: parents tried for one child before the engine gives up a turn that has no time for any
@@ -134,6 +137,9 @@ class TextMutationEngine(Engine):
                                     named=lambda: sorted(self._learned | self._local), alphabet=alphabet,
                                     feedback=self.feedback, size_cap=lambda: self.size_cap)
         self._learn_values(tree for _, tree in self._pool)
+        #: with a format of one fixed shape of integers: its valid inputs, counted once their bounds are known
+        self._space = FixedSpace.of([tree for _, tree in self._pool if tree is not None]) \
+            if self._format is not None and all(tree is not None for _, tree in self._pool) else None
 
     def _starters(self) -> list[TextInput]:
         """Inputs to start from without examples: drawn from the format, else tiny guesses."""
@@ -221,10 +227,23 @@ class TextMutationEngine(Engine):
         if kept is not None:
             self._trees[child.key] = kept
         self._recent.append((child, kept))
-        # the values set say what the validator thinks of them only when one change made the child
-        # (a later change may have moved or removed what an earlier one set)
-        self.feedback.made(child, keys, self._mutator.values if len(keys) == 1 else ())
+        self.feedback.made(child, keys, self._changed(parent_tree or parent.text, tree, keys))
         return child
+
+    def _changed(self, parent: Block | str, child: Block, keys: list[str]) -> list[tuple[str, int | str]]:
+        """The slots' values that tell the child from its parent: those one change set (a later
+        change may have moved or removed what an earlier one set); in a fixed shape of integers,
+        the one value that differs, whatever changes made it."""
+        if len(keys) == 1:
+            return list(self._mutator.values)
+        if self._space is None:
+            return []
+        before = self._space.values(parent if not isinstance(parent, str) else self._tree_of(parent))
+        after = self._space.values(child)
+        if before is None or after is None:
+            return []
+        differ = [index for index, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
+        return [(self._space.specs[differ[0]].key, after[differ[0]])] if len(differ) == 1 else []
 
     def _cost(self, characters: int) -> float:
         """The expected seconds of a child of a parent of ``characters`` (about as many again for
@@ -263,6 +282,8 @@ class TextMutationEngine(Engine):
                 continue
             self._seen.add(item.key)
             self.feedback.ran(item.key)
+            if self._format is not None and len(item.text) <= _LEARN_CHARS:  # every value of a valid input is taken
+                self._learn_values([self._trees.get(item.key) or self._tree_of(item.text)])
             behaviour = behaviour_fingerprint(observation)
             if behaviour in self._behaviours and not observation.divergent:
                 continue
@@ -281,12 +302,19 @@ class TextMutationEngine(Engine):
                 self._pool[self._rng.randrange(self._seed_count, _MAX_POOL)] = entry
             if observation.divergent:
                 self._favoured.append(entry)
-            if tree is not None:  # a valid input: its values (a grown list's count among them) are taken
-                self._learn_values([tree])
         if len(self._trees) > 4 * _MAX_POOL:
             keep = {item.key for item, _ in (*self._pool, *self._favoured, *self._recent)}
             self._trees = {key: tree for key, tree in self._trees.items() if key in keep}
         self._sizes.after_round(bool(observations), novel)
+
+    def valid_space(self) -> tuple[str, list[TextInput]] | None:
+        """Every valid input of a small space of integers, once the validator's bounds are known
+        (see :class:`FixedSpace`)."""
+        found = self._space.inputs(self.feedback.lessons) if self._space is not None else None
+        if found is None:
+            return None
+        what, texts = found
+        return what, [TextInput(text, how_generated=self.name) for text in texts]
 
     def _learn_values(self, trees: Iterable[Block | None]) -> None:
         """The values of valid inputs (the examples, other engines' finds), read by the format: the

@@ -381,15 +381,16 @@ class TreeMutator:
         self.room -= affordable * each
         return affordable
 
-    def _character(self, spec: SlotSpec | None, alphabet: Sequence[str]) -> str:
+    def _character(self, spec: SlotSpec | None, alphabet: Sequence[str], *, explore: bool = True) -> str:
         """A character for a word of the slot: one the validator took there, most of the time."""
         if spec is None:
             return self.rng.choice(alphabet)
-        return self.feedback.lessons.character(spec.key, alphabet, self.rng)
+        return self.feedback.lessons.character(spec.key, alphabet, self.rng, explore=explore)
 
     def _fresh(self, rep: Rep, spec: SlotSpec | None) -> str:
-        if rep.characters:
-            return self._character(spec, spec.alphabet if spec is not None and spec.alphabet else self.alphabet)
+        if rep.characters:  # (one of many new characters: no new kind among them)
+            return self._character(spec, spec.alphabet if spec is not None and spec.alphabet else self.alphabet,
+                                   explore=False)
         if spec is not None:
             return draw_token(spec, self.rng)
         return str(self.rng.choice((0, 1, 2)))
