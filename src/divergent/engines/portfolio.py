@@ -78,7 +78,7 @@ class _Arm:
     executions: int = 0
     #: its inputs a precondition or the validator rejected (never run)
     rejected: int = 0
-    #: seconds of its turns: proposing, validating, running and judging its inputs
+    #: seconds of its turns: proposing, running and judging its inputs
     seconds: float = 0.0
     novel: int = 0
     divergences: int = 0
@@ -314,16 +314,14 @@ class Portfolio:
 
         return min(live, key=behind)
 
-    def charge(self, engine: Engine, *, seconds: float, rejected: int) -> None:
-        """The seconds spent judging ``engine``'s inputs before they ran (the validator's), and how
-        many were rejected: an engine whose inputs the validator keeps rejecting costs that time and
-        finds nothing with it, so its share of the time falls."""
+    def rejected(self, engine: Engine, count: int) -> None:
+        """``count`` of ``engine``'s inputs were rejected (never run). Their validation time is not
+        charged to it: an engine whose few valid inputs are the ones that matter (a pattern the
+        validator takes once in fifty) would lose its turns; measured on real contest problems,
+        charging it cost refuted submissions."""
         arm = self._arms.get(engine.name)
-        if arm is None:
-            return
-        arm.seconds += seconds
-        arm.recent_seconds += seconds
-        arm.rejected += rejected
+        if arm is not None:
+            arm.rejected += count
 
     def record(self, engine: Engine, *, inputs: int, executions: int, seconds: float, novel: int,
                divergences: int, behaviours: Iterable[str] = ()) -> None:

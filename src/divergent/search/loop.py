@@ -342,10 +342,8 @@ class Search:
                 self.failed_preconditions += 1
                 continue
             fresh.append(item)
-        judging = time.monotonic()
-        proposed, fresh = len(fresh), self.admit(fresh)
-        self.portfolio.charge(engine, seconds=time.monotonic() - judging,
-                              rejected=proposed - len(fresh) + self.failed_preconditions - failed_before)
+        judged, fresh = len(fresh), self.admit(fresh)
+        self.portfolio.rejected(engine, judged - len(fresh) + self.failed_preconditions - failed_before)
         if self.budget.executions is not None:
             room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
             fresh = fresh[:room]
