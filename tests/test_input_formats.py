@@ -4,6 +4,7 @@ engines of texts working within them. No sandbox: nothing here runs a program.""
 
 from __future__ import annotations
 
+import itertools
 import random
 import textwrap
 
@@ -12,7 +13,7 @@ import pytest
 from divergent.engines.base import EngineContext
 from divergent.engines.text_feedback import MIN_TRIES, Rejections
 from divergent.engines.text_grammar import GrammarEngine
-from divergent.engines.text_lessons import LearntRange, Lessons
+from divergent.engines.text_lessons import LearntOrder, LearntRange, Lessons
 from divergent.engines.text_mutation import TextMutationEngine
 from divergent.engines.text_structure import counts, render
 from divergent.errors import EngineCannotProceed, InvalidArgument
@@ -375,3 +376,40 @@ def test_a_learnt_range_bisects_the_gap_then_holds_the_bound():
     assert learnt.known() == (1, 25) and tries < 100, tries
     steered = [learnt.steer(10**9, rng) for _ in range(500)]
     assert all(1 <= v <= 26 for v in steered) and steered.count(25) > 200
+
+
+def test_lists_the_validator_takes_in_one_order_only_are_made_in_it():
+    # scores in non-increasing order: the examples have them so, the validator rejects any other
+    examples = ["8 5\n10 9 8 7 7 7 5 5\n", "4 2\n0 0 0 0\n", "5 3\n9 7 7 3 1\n"]
+    learnt = format_from_examples(examples)
+    assert learnt is not None
+
+    def non_increasing(text: str) -> str:
+        tokens = [int(t) for t in text.split()]
+        n, scores = tokens[0], tokens[2:]
+        if len(scores) != n or not 1 <= tokens[1] <= n:
+            return "bad shape"
+        return "" if all(a >= b for a, b in itertools.pairwise(scores)) else "not in non-increasing order"
+
+    services = _Services(learnt, non_increasing)
+    services.lessons = Lessons()
+    mutation = TextMutationEngine(_context(services, [TextInput(t) for t in examples]))
+    early = [item for _ in range(3) for item in _search_round(mutation, non_increasing)]
+    for _ in range(20):
+        _search_round(mutation, non_increasing)
+    assert services.lessons.order("1.0") == "descending"
+    late = [item for _ in range(5) for item in _search_round(mutation, non_increasing)]
+    share = sum(not non_increasing(item.text) for item in late) / len(late)
+    assert share >= 0.8 and share > sum(not non_increasing(item.text) for item in early) / len(early)
+    drawn = GrammarEngine(_context(services)).propose(100)  # (k <= n is another matter)
+    assert sum(non_increasing(item.text) == "not in non-increasing order" for item in drawn) <= 0.1 * len(drawn)
+
+
+def test_an_order_is_not_kept_once_an_unordered_list_was_valid():
+    order = LearntOrder()
+    for _ in range(10):
+        order.accepted([3, 2, 1])
+    order.refused = 10
+    assert order.order() == "descending"
+    order.accepted([1, 3, 2])
+    assert order.order() is None

@@ -37,17 +37,19 @@ class Rejections:
         self.tried: Counter[str] = Counter()
         self.rejected: Counter[str] = Counter()
         self.lessons = lessons if lessons is not None else Lessons()
-        self._waiting: dict[str, tuple[TextInput, tuple[str, ...], tuple[SetValue, ...]]] = {}
+        self._waiting: dict[str, tuple[TextInput, tuple[str, ...], tuple[SetValue, ...], tuple[str, ...]]] = {}
 
-    def made(self, child: TextInput, keys: Sequence[str], values: Sequence[SetValue] = ()) -> None:
+    def made(self, child: TextInput, keys: Sequence[str], values: Sequence[SetValue] = (),
+             unordered: Sequence[str] = ()) -> None:
         """A child was made by the operators ``keys``, which set the slots ``values`` (given only
         when they are what tells it from its parent: a later change may move or remove what an
-        earlier one set). One value alone is to blame when the validator rejects the child."""
+        earlier one set). One value alone is to blame when the validator rejects the child.
+        ``unordered``: the slots whose lists the child has in no order."""
         if not keys:
             return
         if len(self._waiting) >= _WAITING:
             self._waiting.pop(next(iter(self._waiting)))
-        self._waiting[child.key] = (child, tuple(keys), tuple(values))
+        self._waiting[child.key] = (child, tuple(keys), tuple(values), tuple(unordered))
 
     def ran(self, key: str) -> None:
         """The search ran this child: the validator accepted it."""
@@ -60,7 +62,7 @@ class Rejections:
     def settle(self, services: TextServices) -> None:
         """Count the children the validator rejected since the last call. A rejected child made by
         several operators says nothing about which one broke it: only those made by one count."""
-        for key, (child, keys, values) in list(self._waiting.items()):
+        for key, (child, keys, values, unordered) in list(self._waiting.items()):
             if services.rejection_reason(child):
                 del self._waiting[key]
                 if len(set(keys)) == 1:
@@ -68,6 +70,8 @@ class Rejections:
                     self.rejected.update(keys)
                 if len(values) == 1:
                     self.lessons.refused(*values[0])
+                for slot in unordered:
+                    self.lessons.order_of(slot).refused += 1
 
     def seen(self, slot: str, value: int | str) -> None:
         """A value the slot held in an input known to be valid (an example, another engine's)."""

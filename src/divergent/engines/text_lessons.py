@@ -11,7 +11,10 @@ grammar) share:
   10^18 is closed in a dozen tries) or, once the bound is found, onto it and below;
 * the characters of a word (:class:`LearntAlphabet`): those accepted and those rejected. An
   alphabet widened from the examples (``B`` and ``G`` seen, ``A-Z`` inferred) narrows to what the
-  validator takes: accepted characters are drawn most of the time, rejected ones not at all.
+  validator takes: accepted characters are drawn most of the time, rejected ones not at all;
+* the order of a list (:class:`LearntOrder`): when every valid input had it in one order and
+  inputs with it out of order were rejected (scores given in non-increasing order), lists made
+  are put in that order.
 
 One try in :data:`RETRY_ONE_IN` goes past what was learnt (a
 rejection may have had another cause, a relation with another token that has changed since).
@@ -34,10 +37,13 @@ from divergent.engines.text_structure import Block, Line
 from divergent.formats.model import Kind
 from divergent.formats.values import SlotSpec
 
-__all__ = ["FixedSpace", "LearntAlphabet", "LearntRange", "Lessons", "SetValue"]
+__all__ = ["FixedSpace", "LearntAlphabet", "LearntOrder", "LearntRange", "Lessons", "SetValue", "ordered"]
 
 #: one try in this many goes past what was learnt
 RETRY_ONE_IN = 25
+#: valid inputs with a slot's lists in one order, and rejected ones with them out of it, before
+#: the order is kept (:class:`LearntOrder`)
+ORDER_EVIDENCE = 5
 #: the most inputs a small input space (:class:`FixedSpace`) may have to be listed
 LARGEST_SPACE = 10_000
 
@@ -151,12 +157,58 @@ class LearntAlphabet:
         return rng.choice(known if known and rng.random() < 0.8 else allowed)
 
 
+class LearntOrder:
+    """Whether the validator takes one slot's lists in one order only (scores in non-increasing
+    order): every valid input had them in it, and inputs made with them out of it were rejected."""
+
+    def __init__(self) -> None:
+        self.ascending = 0
+        self.descending = 0
+        self.unordered = 0
+        self.refused = 0
+
+    def accepted(self, items: Sequence[int]) -> None:
+        up = all(a <= b for a, b in itertools.pairwise(items))
+        down = all(a >= b for a, b in itertools.pairwise(items))
+        self.ascending += up and not down
+        self.descending += down and not up
+        self.unordered += not up and not down
+
+    def order(self) -> str | None:
+        """``ascending`` or ``descending`` once the evidence says so (lists in that order only were
+        taken, :data:`ORDER_EVIDENCE` others were rejected), else None."""
+        if self.unordered or self.refused < ORDER_EVIDENCE:
+            return None
+        if self.descending >= ORDER_EVIDENCE and not self.ascending:
+            return "descending"
+        if self.ascending >= ORDER_EVIDENCE and not self.descending:
+            return "ascending"
+        return None
+
+
+def ordered(items: Sequence[int]) -> bool:
+    """Whether a list is in either order (non-decreasing or non-increasing)."""
+    return all(a <= b for a, b in itertools.pairwise(items)) or all(a >= b for a, b in itertools.pairwise(items))
+
+
 class Lessons:
-    """Per slot of the format: the range of its numbers and the alphabet of its words."""
+    """Per slot of the format: the range of its numbers, the alphabet of its words, the order of
+    its lists."""
 
     def __init__(self) -> None:
         self.ranges: dict[str, LearntRange] = {}
         self.alphabets: dict[str, LearntAlphabet] = {}
+        self.orders: dict[str, LearntOrder] = {}
+
+    def order_of(self, slot: str) -> LearntOrder:
+        learnt = self.orders.get(slot)
+        if learnt is None:
+            learnt = self.orders[slot] = LearntOrder()
+        return learnt
+
+    def order(self, slot: str) -> str | None:
+        learnt = self.orders.get(slot)
+        return learnt.order() if learnt is not None else None
 
     def range_of(self, slot: str) -> LearntRange:
         learnt = self.ranges.get(slot)

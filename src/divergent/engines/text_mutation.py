@@ -40,7 +40,14 @@ from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_lessons import FixedSpace
-from divergent.engines.text_operators import SPECIAL, TreeMutator, set_values
+from divergent.engines.text_operators import (
+    SPECIAL,
+    TreeMutator,
+    number_lists,
+    put_in_order,
+    set_values,
+    unordered_lists,
+)
 from divergent.engines.text_structure import Block, clone, parse, render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate, read
@@ -215,6 +222,9 @@ class TextMutationEngine(Engine):
                 keys.append(key)
         if not keys:
             return None
+        lessons = self.feedback.lessons
+        if lessons.orders:
+            put_in_order(tree, lessons, self._rng)
         text = render(tree)
         self._measured(len(parent.text) + len(text), time.monotonic() - started)
         if len(text) > MAX_TEXT:
@@ -227,7 +237,8 @@ class TextMutationEngine(Engine):
         if kept is not None:
             self._trees[child.key] = kept
         self._recent.append((child, kept))
-        self.feedback.made(child, keys, self._changed(parent_tree or parent.text, tree, keys))
+        self.feedback.made(child, keys, self._changed(parent_tree or parent.text, tree, keys),
+                           unordered_lists(tree) if self._format is not None and len(text) <= _LEARN_CHARS else ())
         return child
 
     def _changed(self, parent: Block | str, child: Block, keys: list[str]) -> list[tuple[str, int | str]]:
@@ -325,6 +336,8 @@ class TextMutationEngine(Engine):
             if tree is not None:
                 for slot, value in set_values(tree):
                     self.feedback.seen(slot, value)
+                for spec, rep in number_lists(tree):
+                    self.feedback.lessons.order_of(spec.key).accepted([int(item) for item in rep.items])
 
     def _learn_from_validator(self) -> None:
         services = self.context.services

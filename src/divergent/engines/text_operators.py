@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from divergent.engines.text_feedback import Rejections
-from divergent.engines.text_lessons import Lessons, SetValue
+from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue, ordered
 from divergent.engines.text_structure import (
     Block,
     Count,
@@ -34,7 +34,7 @@ from divergent.engines.text_structure import (
 from divergent.formats.model import Kind
 from divergent.formats.values import THRESHOLDS, SlotSpec, draw_token, draw_value
 
-__all__ = ["SPECIAL", "Slot", "TreeMutator", "set_values", "steered"]
+__all__ = ["SPECIAL", "Slot", "TreeMutator", "put_in_order", "set_values", "steered", "unordered_lists"]
 
 SPECIAL = (
     0, 1, -1, 2, 3, 7, 10, 100, 127, 128, 255, 256, 1000, 1023, 1024, 65535, 65536, 100_000, 200_000, 1_000_000,
@@ -122,10 +122,36 @@ def set_values(tree: Block) -> list[SetValue]:
     return found
 
 
+def unordered_lists(tree: Block) -> list[str]:
+    """The slots of the tree's lists of integers that are in no order."""
+    return [spec.key for spec, rep in number_lists(tree) if not ordered([int(item) for item in rep.items])]
+
+
+def number_lists(tree: Block) -> Iterator[tuple[SlotSpec, Rep]]:
+    """The inline lists of integers of a tree that has a format, with their items' spec."""
+    item_specs, _ = part_specs(tree)
+    for rep in reps(tree):
+        spec = item_specs.get(id(rep))
+        if spec is not None and rep.inline and not rep.characters and spec.kind is Kind.INT and len(rep.items) > 1 \
+                and all(is_integer(item) for item in rep.items):
+            yield spec, rep
+
+
+def put_in_order(tree: Block, lessons: Lessons, rng: random.Random) -> None:
+    """Lists of a slot the validator takes in one order only put in that order (but for one try
+    in :data:`~divergent.engines.text_lessons.RETRY_ONE_IN`)."""
+    for spec, rep in number_lists(tree):
+        order = lessons.order(spec.key)
+        if order is not None and rng.randrange(RETRY_ONE_IN):
+            rep.items.sort(key=int, reverse=order == "descending")
+
+
 def steered(tree: Block, lessons: Lessons, rng: random.Random) -> Block:
     """``tree`` (changed in place) with the values the validator is known to reject in a slot
     replaced by ones it takes there: numbers past a bound it was seen to hold, characters it
-    rejected in a word (counts stay: their lists would have to change too)."""
+    rejected in a word, lists out of the one order it takes (counts stay: their lists would have
+    to change too)."""
+    put_in_order(tree, lessons, rng)
     for slot in slots(tree):
         spec = slot.spec
         if spec is None or spec.choices:
