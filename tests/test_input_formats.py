@@ -4,6 +4,7 @@ engines of texts working within them. No sandbox: nothing here runs a program.""
 
 from __future__ import annotations
 
+import itertools
 import random
 import textwrap
 
@@ -12,9 +13,10 @@ import pytest
 from divergent.engines.base import EngineContext
 from divergent.engines.text_feedback import MIN_TRIES, Rejections
 from divergent.engines.text_grammar import GrammarEngine
+from divergent.engines.text_lessons import LearntOrder, LearntRange, Lessons
 from divergent.engines.text_mutation import TextMutationEngine
 from divergent.engines.text_structure import counts, render
-from divergent.errors import InvalidArgument
+from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.formats.examples import format_from_examples
 from divergent.formats.infer import infer_format
 from divergent.formats.instances import generate, read, violation
@@ -266,3 +268,148 @@ def test_the_grammar_engine_needs_a_format():
 
     with pytest.raises(EngineCannotProceed, match="no input format"):
         GrammarEngine(_context(_Services(None)))
+
+
+def _ran(engine, items):
+    """The search ran these inputs (each a behaviour of its own) and tells the engine."""
+    from divergent.records import Observation, Outcome, OutcomeKind
+
+    engine.observe([Observation(input=item, outcomes=(Outcome(OutcomeKind.OK, stdout=item.text),), classes=((0,),))
+                    for item in items])
+
+
+def _search_round(engine, rejects, n=20):
+    """One round as a search plays it: the children the validator takes run (and are observed),
+    the others are rejected and never run."""
+    batch = engine.propose(n)
+    _ran(engine, [item for item in batch if not rejects(item.text)])
+    return batch
+
+
+def test_mutation_learns_a_bound_only_the_validator_knows_and_stays_within_it():
+    # the examples show n in [1, 20]; the validator takes [1, 25] (an inferred, soft bound)
+    learnt = format_from_examples(["1\n", "7\n", "20\n"])
+    assert learnt is not None
+
+    def out_of_range(text: str) -> str:
+        return "" if 1 <= int(text.split()[0]) <= 25 else "n is out of [1, 25]"
+
+    services = _Services(learnt, out_of_range)
+    seeds = [TextInput(t) for t in ("1\n", "7\n", "20\n")]
+    engine = TextMutationEngine(_context(services, seeds))
+    _ran(engine, seeds)
+    made = []
+    with pytest.raises(EngineCannotProceed, match="exhausted"):  # past the bound, only values tried before
+        for _ in range(60):
+            made.extend(_search_round(engine, out_of_range))
+    values = {int(item.text) for item in made if not out_of_range(item.text)}
+    assert values | {1, 7, 20} == set(range(1, 26))
+    assert engine.feedback.lessons.ranges["0.0"].known() == (1, 25)
+    # finding the bound cost some rejections (the first children go far), then none were new
+    assert sum(bool(out_of_range(item.text)) for item in made) < 60
+    what, inputs = engine.valid_space()
+    assert what == "all 25 inputs of an integer in [1, 25], the validator's bounds"
+    assert sorted(int(item.text) for item in inputs) == list(range(1, 26))
+
+
+def test_mutation_with_a_format_keeps_a_count_then_list_input_valid():
+    # n then n numbers in [1, 9] (the examples say so; the validator agrees): resized lists keep
+    # their count, numbers stay where the validator takes them
+    examples = ["3\n1 5 9\n", "5\n2 2 3 8 1\n"]
+    learnt = format_from_examples(examples)
+    assert learnt is not None and "*n" in learnt.text()
+
+    def count_then_list(text: str) -> str:
+        tokens = text.split()
+        n = int(tokens[0])
+        if len(tokens) != n + 1:
+            return "bad count"
+        if not 1 <= n <= 100:
+            return "n is out of [1, 100]"
+        return "" if all(1 <= int(v) <= 9 for v in tokens[1:]) else "a value is out of [1, 9]"
+
+    engine = TextMutationEngine(_context(_Services(learnt, count_then_list), [TextInput(t) for t in examples]))
+    early = [item for _ in range(2) for item in _search_round(engine, count_then_list)]
+    for _ in range(20):
+        _search_round(engine, count_then_list)
+    late = [item for _ in range(5) for item in _search_round(engine, count_then_list)]
+    assert not [item.text for item in early + late if count_then_list(item.text) == "bad count"]
+    valid_late = sum(not count_then_list(item.text) for item in late)
+    assert valid_late >= 0.8 * len(late), (valid_late, len(late))
+    assert sum(not count_then_list(item.text) for item in early) < valid_late * len(early) / len(late) + len(early)
+
+
+def test_characters_the_validator_rejects_are_no_longer_drawn():
+    # the examples show B and G; the inferred alphabet is A-Z; the validator takes B and G only
+    examples = ["5\nBGGBG\n", "4\nGGGB\n"]
+    learnt = format_from_examples(examples)
+    assert learnt is not None
+
+    def only_b_and_g(text: str) -> str:
+        n, word = [*text.split(), ""][:2]
+        return "" if set(word) <= {"B", "G"} and len(word) == int(n) and 1 <= int(n) <= 50 else "B or G"
+
+    services = _Services(learnt, only_b_and_g)
+    services.lessons = Lessons()
+    mutation = TextMutationEngine(_context(services, [TextInput(t) for t in examples]))
+    for _ in range(40):
+        _search_round(mutation, only_b_and_g)
+    late = [item for _ in range(5) for item in _search_round(mutation, only_b_and_g)]
+    assert sum(not only_b_and_g(item.text) for item in late) >= 0.8 * len(late)
+    grammar = GrammarEngine(_context(services))  # draws steered by what mutation learnt
+    drawn = grammar.propose(100)
+    assert sum(not only_b_and_g(item.text) for item in drawn) >= 0.9 * len(drawn)
+
+
+def test_a_learnt_range_bisects_the_gap_then_holds_the_bound():
+    learnt = LearntRange()
+    for value in (1, 20):
+        learnt.accepted(value)
+    learnt.refused(10**18)
+    learnt.refused(-(10**18))
+    rng = random.Random(0)
+    tries = 0
+    while learnt.known() is None and tries < 200:
+        value = learnt.steer(10**18 if tries % 2 else -(10**18), rng)
+        (learnt.accepted if 1 <= value <= 25 else learnt.refused)(value)
+        tries += 1
+    assert learnt.known() == (1, 25) and tries < 100, tries
+    steered = [learnt.steer(10**9, rng) for _ in range(500)]
+    assert all(1 <= v <= 26 for v in steered) and steered.count(25) > 200
+
+
+def test_lists_the_validator_takes_in_one_order_only_are_made_in_it():
+    # scores in non-increasing order: the examples have them so, the validator rejects any other
+    examples = ["8 5\n10 9 8 7 7 7 5 5\n", "4 2\n0 0 0 0\n", "5 3\n9 7 7 3 1\n"]
+    learnt = format_from_examples(examples)
+    assert learnt is not None
+
+    def non_increasing(text: str) -> str:
+        tokens = [int(t) for t in text.split()]
+        n, scores = tokens[0], tokens[2:]
+        if len(scores) != n or not 1 <= tokens[1] <= n:
+            return "bad shape"
+        return "" if all(a >= b for a, b in itertools.pairwise(scores)) else "not in non-increasing order"
+
+    services = _Services(learnt, non_increasing)
+    services.lessons = Lessons()
+    mutation = TextMutationEngine(_context(services, [TextInput(t) for t in examples]))
+    early = [item for _ in range(3) for item in _search_round(mutation, non_increasing)]
+    for _ in range(20):
+        _search_round(mutation, non_increasing)
+    assert services.lessons.order("1.0") == "descending"
+    late = [item for _ in range(5) for item in _search_round(mutation, non_increasing)]
+    share = sum(not non_increasing(item.text) for item in late) / len(late)
+    assert share >= 0.8 and share > sum(not non_increasing(item.text) for item in early) / len(early)
+    drawn = GrammarEngine(_context(services)).propose(100)  # (k <= n is another matter)
+    assert sum(non_increasing(item.text) == "not in non-increasing order" for item in drawn) <= 0.1 * len(drawn)
+
+
+def test_an_order_is_not_kept_once_an_unordered_list_was_valid():
+    order = LearntOrder()
+    for _ in range(10):
+        order.accepted([3, 2, 1])
+    order.refused = 10
+    assert order.order() == "descending"
+    order.accepted([1, 3, 2])
+    assert order.order() is None

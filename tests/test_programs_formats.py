@@ -145,3 +145,20 @@ def test_a_search_that_saw_every_input_the_engines_can_make_is_not_too_thin(prog
     assert report.verdict is Verdict.NO_DIFFERENCE_FOUND and report.exit_reason.value == "exhausted"
     assert report.inputs == 5 and report.rejected == 0
     assert any(note.startswith("the engines ran out of new inputs after 5 valid input(s)") for note in report.notes)
+
+
+def test_every_valid_input_of_a_small_space_judged_is_no_difference_however_many_were_rejected(
+        programs_dir, build_cache, tmp_path):
+    # n in [1, 3] by the validator only (the examples show 1 and 2): the search finds the bound,
+    # which costs more rejected inputs than there are valid ones, and judges all three
+    square = write(programs_dir, "square.py", "n = int(input())\nprint(n * n)\n")
+    power = write(programs_dir, "power.py", "n = int(input())\nprint(n ** 2)\n")
+    validator = write(programs_dir, "one_to_three.py",
+                      "import sys\nn = int(sys.stdin.read())\nassert 1 <= n <= 3, f'n = {n} is out of [1, 3]'\n")
+    examples = [write(programs_dir, "one.txt", "1\n"), write(programs_dir, "two.txt", "2\n")]
+    report = divergent.check([square, power], stdin=True, examples=examples, validator=validator,
+                             budget=Budget(seconds=60.0), build_cache=build_cache, time_limit=1.0)
+    assert report.inputs == 3 and report.rejected > report.inputs
+    assert report.verdict is Verdict.NO_DIFFERENCE_FOUND, report.notes
+    assert any(note.startswith("every valid input was judged: all 3 inputs of an integer in [1, 3], the "
+                               "validator's bounds") for note in report.notes), report.notes

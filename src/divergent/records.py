@@ -340,6 +340,8 @@ class EngineStats:
     inputs: int = 0
     executions: int = 0
     seconds: float = 0.0
+    #: its inputs that were never run: a precondition or the validator rejected them
+    rejected: int = 0
     #: distinct behaviour fingerprints this engine's inputs revealed first
     novel: int = 0
     divergences: int = 0

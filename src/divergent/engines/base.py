@@ -27,6 +27,7 @@ from divergent.records import AnyInput, Input, Observation, Proof, TextInput
 
 if TYPE_CHECKING:
     from divergent.engines.constants import Constants
+    from divergent.engines.text_lessons import Lessons
     from divergent.formats.model import InputFormat
     from divergent.sandbox.limits import Limits
     from divergent.sandbox.process_runner import ProgramService
@@ -43,6 +44,9 @@ class TextServices(Protocol):
     #: what an input is made of (``--input-format``, or inferred from the examples, a statement and
     #: the programs: :mod:`divergent.formats`), or None when nothing said
     input_format: InputFormat | None
+    #: what the validator taught the engines of texts about the format's slots, shared by them
+    #: (an engine without it, in a test or a benchmark, keeps its own)
+    lessons: Lessons
 
     def admit(self, items: Sequence[AnyInput]) -> list[bool]:
         """The validator's verdicts on a batch of inputs (True for all without a validator)."""
@@ -160,6 +164,12 @@ class Engine(abc.ABC):
 
     def proof(self) -> Proof | None:
         """A proof of equivalence, once the engine has one (only the symbolic engine can)."""
+        return None
+
+    def valid_space(self) -> tuple[str, Sequence[AnyInput]] | None:
+        """Every valid input there is, once the engine knows them (a small space: the validator's
+        bounds of ``n`` found): what the space is (``all 25 inputs of an integer in [1, 25]``) and
+        its inputs, else None. A search that ran each of them is not too thin, however few they are."""
         return None
 
     #: why what the engine explored is no proof, once it knows (a note for the report)

@@ -76,6 +76,8 @@ class _Arm:
     restart: Callable[[int], Engine] | None = None
     inputs: int = 0
     executions: int = 0
+    #: its inputs a precondition or the validator rejected (never run)
+    rejected: int = 0
     #: seconds of its turns: proposing, running and judging its inputs
     seconds: float = 0.0
     novel: int = 0
@@ -113,6 +115,7 @@ class _Arm:
             inputs=self.inputs,
             executions=self.executions,
             seconds=round(self.seconds, 3),
+            rejected=self.rejected,
             novel=self.novel,
             divergences=self.divergences,
             stopped=self.stopped,
@@ -310,6 +313,15 @@ class Portfolio:
             return arm.seconds / (share * (arm.engine.share if arm.engine is not None else 1.0))
 
         return min(live, key=behind)
+
+    def rejected(self, engine: Engine, count: int) -> None:
+        """``count`` of ``engine``'s inputs were rejected (never run). Their validation time is not
+        charged to it: an engine whose few valid inputs are the ones that matter (a pattern the
+        validator takes once in fifty) would lose its turns; measured on real contest problems,
+        charging it cost refuted submissions."""
+        arm = self._arms.get(engine.name)
+        if arm is not None:
+            arm.rejected += count
 
     def record(self, engine: Engine, *, inputs: int, executions: int, seconds: float, novel: int,
                divergences: int, behaviours: Iterable[str] = ()) -> None:

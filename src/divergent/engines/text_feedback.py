@@ -7,6 +7,8 @@ counts against its key when one operator made it (with several, the culprit is u
 tried :data:`MIN_TRIES` times and rejected nearly always is a kind of input the validator never
 takes (10^18 in a 0/1 cell, a fourth letter in a seat row of three): the engine stops making it,
 but for one try in :data:`RETRY_ONE_IN` (a validator may reject for another reason at first).
+The values a child set in the format's slots, when one operator made it, teach the engines of texts
+what the validator takes there (:mod:`divergent.engines.text_lessons`).
 """
 
 from __future__ import annotations
@@ -16,48 +18,64 @@ from collections import Counter
 from collections.abc import Sequence
 
 from divergent.engines.base import TextServices
+from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue
 from divergent.records import TextInput
 
-__all__ = ["MIN_TRIES", "Rejections", "SizeLevels"]
+__all__ = ["MIN_TRIES", "RETRY_ONE_IN", "Rejections", "SizeLevels"]
 
 MIN_TRIES = 8
 #: rejected at least this share of the time: given up
 _GIVE_UP = 0.95
-RETRY_ONE_IN = 25
 #: children waiting for a verdict, at most (older ones are forgotten: their batch was cut short)
 _WAITING = 4096
 
 
 class Rejections:
-    """Accepted and rejected children per operator key."""
+    """Accepted and rejected children per operator key; the values they set teach ``lessons``."""
 
-    def __init__(self) -> None:
+    def __init__(self, lessons: Lessons | None = None) -> None:
         self.tried: Counter[str] = Counter()
         self.rejected: Counter[str] = Counter()
-        self._waiting: dict[str, tuple[TextInput, tuple[str, ...]]] = {}
+        self.lessons = lessons if lessons is not None else Lessons()
+        self._waiting: dict[str, tuple[TextInput, tuple[str, ...], tuple[SetValue, ...], tuple[str, ...]]] = {}
 
-    def made(self, child: TextInput, keys: Sequence[str]) -> None:
+    def made(self, child: TextInput, keys: Sequence[str], values: Sequence[SetValue] = (),
+             unordered: Sequence[str] = ()) -> None:
+        """A child was made by the operators ``keys``, which set the slots ``values`` (given only
+        when they are what tells it from its parent: a later change may move or remove what an
+        earlier one set). One value alone is to blame when the validator rejects the child.
+        ``unordered``: the slots whose lists the child has in no order."""
         if not keys:
             return
         if len(self._waiting) >= _WAITING:
             self._waiting.pop(next(iter(self._waiting)))
-        self._waiting[child.key] = (child, tuple(keys))
+        self._waiting[child.key] = (child, tuple(keys), tuple(values), tuple(unordered))
 
     def ran(self, key: str) -> None:
         """The search ran this child: the validator accepted it."""
         waiting = self._waiting.pop(key, None)
         if waiting is not None:
             self.tried.update(waiting[1])
+            for slot, value in waiting[2]:
+                self.lessons.accepted(slot, value)
 
     def settle(self, services: TextServices) -> None:
         """Count the children the validator rejected since the last call. A rejected child made by
         several operators says nothing about which one broke it: only those made by one count."""
-        for key, (child, keys) in list(self._waiting.items()):
+        for key, (child, keys, values, unordered) in list(self._waiting.items()):
             if services.rejection_reason(child):
                 del self._waiting[key]
                 if len(set(keys)) == 1:
                     self.tried.update(keys)
                     self.rejected.update(keys)
+                if len(values) == 1:
+                    self.lessons.refused(*values[0])
+                for slot in unordered:
+                    self.lessons.order_of(slot).refused += 1
+
+    def seen(self, slot: str, value: int | str) -> None:
+        """A value the slot held in an input known to be valid (an example, another engine's)."""
+        self.lessons.accepted(slot, value)
 
     def allowed(self, key: str, rng: random.Random) -> bool:
         """Whether to make a child with this operator key (no: the validator rejects them all)."""

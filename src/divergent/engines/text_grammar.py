@@ -6,7 +6,9 @@ size cap and the others small; values at and next to their bounds, small, anywhe
 and lists with many equal values as often as distinct ones, at the sizes where solutions change
 algorithm (16, 32, 64 elements and their neighbours: insertion sorts, small hash tables). The cap
 grows level by level while the engine stops finding new behaviours; a size the validator rejects
-every time (a sum of n over test cases past its limit, say) is no longer drawn.
+every time (a sum of n over test cases past its limit, say) is no longer drawn. What the validator
+taught the mutation engine about each slot (:mod:`divergent.engines.text_lessons`: a bound past the
+examples', an alphabet narrower than the one inferred) steers every draw.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
+from divergent.engines.text_operators import steered
 from divergent.engines.text_structure import render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate
@@ -48,7 +51,8 @@ class GrammarEngine(Engine):
         self._sizes = SizeLevels(CAPS)
         self._seen: set[str] = set()
         self._behaviours: set[str] = set()
-        self.feedback = Rejections()
+        #: the validator's lessons (shared with mutation) steer every draw
+        self.feedback = Rejections(getattr(services, "lessons", None))
 
     def propose(self, n: int) -> list[AnyInput]:
         self.feedback.settle(self._services)
@@ -62,7 +66,8 @@ class GrammarEngine(Engine):
             if not self.feedback.allowed(key, self._rng):
                 continue
             try:
-                text = render(generate(self.format, self._rng, cap=CAPS[level]))
+                text = render(steered(generate(self.format, self._rng, cap=CAPS[level]), self.feedback.lessons,
+                                      self._rng))
             except Misfit as error:
                 raise EngineCannotProceed("failed", f"the input format cannot be drawn from: {error}") from None
             if len(text) > _MAX_TEXT:

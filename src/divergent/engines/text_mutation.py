@@ -23,7 +23,9 @@ lists one count sizes are resized together. Without examples, the first inputs a
 
 The validator (``--validator``) judges every child before it runs; the numbers it names in its
 rejections become boundaries too, and the kinds of change it rejects every time (an operator on a
-slot: :mod:`divergent.engines.text_feedback`) are no longer made.
+slot: :mod:`divergent.engines.text_feedback`) are no longer made. With a format, the values the
+validator accepted and rejected in each slot are learnt: a bound only the examples showed is
+found where the validator puts it, and values past it are steered back.
 """
 
 from __future__ import annotations
@@ -32,12 +34,20 @@ import math
 import re
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
-from divergent.engines.text_operators import SPECIAL, TreeMutator
+from divergent.engines.text_lessons import FixedSpace
+from divergent.engines.text_operators import (
+    SPECIAL,
+    TreeMutator,
+    number_lists,
+    put_in_order,
+    set_values,
+    unordered_lists,
+)
 from divergent.engines.text_structure import Block, clone, parse, render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate, read
@@ -55,6 +65,8 @@ _MAX_POOL = 2000
 _STARTERS = ("1\n", "0\n", "2\n1 2\n", "3\n1 2 3\n", "1 1\n", "1\n1\n", "a\n")
 #: trees of larger inputs are not kept (parsed again when one is a parent): bounded memory
 _KEEP_TREE_CHARS = 256 * 1024
+#: the values of valid inputs up to this size are learnt (as accepted in their slots)
+_LEARN_CHARS = 4096
 #: a first guess of a child's cost per character of its parent (measured as children are made)
 _SECONDS_PER_CHAR = 1e-6
 #: parents tried for one child before the engine gives up a turn that has no time for any
@@ -127,10 +139,14 @@ class TextMutationEngine(Engine):
         self._numbers = boundary_numbers(sorted(self._local))
         alphabet = sorted({c for seed in seeds for c in seed.text if not c.isspace()}) or list("ab")
         #: what the validator said about the children, by the operators that made them
-        self.feedback = Rejections()
+        self.feedback = Rejections(getattr(services, "lessons", None))
         self._mutator = TreeMutator(self._rng, numbers=lambda: self._numbers,
                                     named=lambda: sorted(self._learned | self._local), alphabet=alphabet,
                                     feedback=self.feedback, size_cap=lambda: self.size_cap)
+        self._learn_values(tree for _, tree in self._pool)
+        #: with a format of one fixed shape of integers: its valid inputs, counted once their bounds are known
+        self._space = FixedSpace.of([tree for _, tree in self._pool if tree is not None]) \
+            if self._format is not None and all(tree is not None for _, tree in self._pool) else None
 
     def _starters(self) -> list[TextInput]:
         """Inputs to start from without examples: drawn from the format, else tiny guesses."""
@@ -198,6 +214,7 @@ class TextMutationEngine(Engine):
         tree = clone(parent_tree) if parent_tree is not None else self._tree_of(parent.text)
         self._mutator.room = MAX_TEXT - len(parent.text)  # a child must render within MAX_TEXT
         keys = []
+        self._mutator.values.clear()
         # one change half of the time: what the validator says of it is then about that change
         for _ in range(1 if self._rng.random() < 0.5 else self._rng.randint(2, 3)):
             key = self._mutator.mutate(tree)
@@ -205,6 +222,9 @@ class TextMutationEngine(Engine):
                 keys.append(key)
         if not keys:
             return None
+        lessons = self.feedback.lessons
+        if lessons.orders:
+            put_in_order(tree, lessons, self._rng)
         text = render(tree)
         self._measured(len(parent.text) + len(text), time.monotonic() - started)
         if len(text) > MAX_TEXT:
@@ -217,8 +237,24 @@ class TextMutationEngine(Engine):
         if kept is not None:
             self._trees[child.key] = kept
         self._recent.append((child, kept))
-        self.feedback.made(child, keys)
+        self.feedback.made(child, keys, self._changed(parent_tree or parent.text, tree, keys),
+                           unordered_lists(tree) if self._format is not None and len(text) <= _LEARN_CHARS else ())
         return child
+
+    def _changed(self, parent: Block | str, child: Block, keys: list[str]) -> list[tuple[str, int | str]]:
+        """The slots' values that tell the child from its parent: those one change set (a later
+        change may have moved or removed what an earlier one set); in a fixed shape of integers,
+        the one value that differs, whatever changes made it."""
+        if len(keys) == 1:
+            return list(self._mutator.values)
+        if self._space is None:
+            return []
+        before = self._space.values(parent if not isinstance(parent, str) else self._tree_of(parent))
+        after = self._space.values(child)
+        if before is None or after is None:
+            return []
+        differ = [index for index, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
+        return [(self._space.specs[differ[0]].key, after[differ[0]])] if len(differ) == 1 else []
 
     def _cost(self, characters: int) -> float:
         """The expected seconds of a child of a parent of ``characters`` (about as many again for
@@ -257,6 +293,8 @@ class TextMutationEngine(Engine):
                 continue
             self._seen.add(item.key)
             self.feedback.ran(item.key)
+            if self._format is not None and len(item.text) <= _LEARN_CHARS:  # every value of a valid input is taken
+                self._learn_values([self._trees.get(item.key) or self._tree_of(item.text)])
             behaviour = behaviour_fingerprint(observation)
             if behaviour in self._behaviours and not observation.divergent:
                 continue
@@ -279,6 +317,27 @@ class TextMutationEngine(Engine):
             keep = {item.key for item, _ in (*self._pool, *self._favoured, *self._recent)}
             self._trees = {key: tree for key, tree in self._trees.items() if key in keep}
         self._sizes.after_round(bool(observations), novel)
+
+    def valid_space(self) -> tuple[str, list[TextInput]] | None:
+        """Every valid input of a small space of integers, once the validator's bounds are known
+        (see :class:`FixedSpace`)."""
+        found = self._space.inputs(self.feedback.lessons) if self._space is not None else None
+        if found is None:
+            return None
+        what, texts = found
+        return what, [TextInput(text, how_generated=self.name) for text in texts]
+
+    def _learn_values(self, trees: Iterable[Block | None]) -> None:
+        """The values of valid inputs (the examples, other engines' finds), read by the format: the
+        ranges the validator is known to accept."""
+        if self._format is None:
+            return
+        for tree in trees:
+            if tree is not None:
+                for slot, value in set_values(tree):
+                    self.feedback.seen(slot, value)
+                for spec, rep in number_lists(tree):
+                    self.feedback.lessons.order_of(spec.key).accepted([int(item) for item in rep.items])
 
     def _learn_from_validator(self) -> None:
         services = self.context.services

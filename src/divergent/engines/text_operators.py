@@ -5,18 +5,21 @@ feedback, :mod:`divergent.engines.text_feedback`), or None when it found nothing
 the tree came from an input format, every slot has a spec (``Line.specs``): numbers stay within
 the stated bounds and move past the ones only seen in examples now and then, words keep their
 alphabet and a fixed length, choices stay choices, counts stay within their bounds, and the lists a
-count sizes together (``a_1..a_n`` and ``b_1..b_n``, a grid's rows) are resized together.
+count sizes together (``a_1..a_n`` and ``b_1..b_n``, a grid's rows) are resized together. A
+number or a count the validator is known to reject there (past a bound only the examples showed:
+:class:`divergent.engines.text_feedback.LearntRange`) is steered back toward what it accepts.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from divergent.engines.text_feedback import Rejections
+from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue, ordered
 from divergent.engines.text_structure import (
     Block,
     Count,
@@ -31,7 +34,7 @@ from divergent.engines.text_structure import (
 from divergent.formats.model import Kind
 from divergent.formats.values import THRESHOLDS, SlotSpec, draw_token, draw_value
 
-__all__ = ["SPECIAL", "Slot", "TreeMutator"]
+__all__ = ["SPECIAL", "Slot", "TreeMutator", "put_in_order", "set_values", "steered", "unordered_lists"]
 
 SPECIAL = (
     0, 1, -1, 2, 3, 7, 10, 100, 127, 128, 255, 256, 1000, 1023, 1024, 65535, 65536, 100_000, 200_000, 1_000_000,
@@ -100,6 +103,81 @@ def part_specs(block: Block) -> tuple[dict[int, SlotSpec], dict[int, tuple[Count
     return items, sized
 
 
+def set_values(tree: Block) -> list[SetValue]:
+    """The values of a tree's slots by their keys in the format (none without one): integers,
+    counts (their lists' sizes) and the characters of words."""
+    found: list[SetValue] = []
+    for slot in slots(tree):
+        if slot.spec is None:
+            continue
+        if slot.spec.kind is Kind.INT and is_integer(slot.token):
+            found.append((slot.spec.key, int(slot.token)))
+        elif slot.spec.kind is Kind.WORD and not slot.spec.choices:
+            found.append((slot.spec.key, slot.token))
+    item_specs, sized = part_specs(tree)
+    found.extend((item_specs[id(rep)].key, "".join(rep.items)) for rep in reps(tree)
+                 if rep.characters and id(rep) in item_specs)
+    counted = {id(count): (count, spec) for count, spec in sized.values()}
+    found.extend((spec.key, count.value) for count, spec in counted.values() if spec is not None)
+    return found
+
+
+def unordered_lists(tree: Block) -> list[str]:
+    """The slots of the tree's lists of integers that are in no order."""
+    return [spec.key for spec, rep in number_lists(tree) if not ordered([int(item) for item in rep.items])]
+
+
+def number_lists(tree: Block) -> Iterator[tuple[SlotSpec, Rep]]:
+    """The inline lists of integers of a tree that has a format, with their items' spec."""
+    item_specs, _ = part_specs(tree)
+    for rep in reps(tree):
+        spec = item_specs.get(id(rep))
+        if spec is not None and rep.inline and not rep.characters and spec.kind is Kind.INT and len(rep.items) > 1 \
+                and all(is_integer(item) for item in rep.items):
+            yield spec, rep
+
+
+def put_in_order(tree: Block, lessons: Lessons, rng: random.Random) -> None:
+    """Lists of a slot the validator takes in one order only put in that order (but for one try
+    in :data:`~divergent.engines.text_lessons.RETRY_ONE_IN`)."""
+    for spec, rep in number_lists(tree):
+        order = lessons.order(spec.key)
+        if order is not None and rng.randrange(RETRY_ONE_IN):
+            rep.items.sort(key=int, reverse=order == "descending")
+
+
+def steered(tree: Block, lessons: Lessons, rng: random.Random) -> Block:
+    """``tree`` (changed in place) with the values the validator is known to reject in a slot
+    replaced by ones it takes there: numbers past a bound it was seen to hold, characters it
+    rejected in a word, lists out of the one order it takes (counts stay: their lists would have
+    to change too)."""
+    put_in_order(tree, lessons, rng)
+    for slot in slots(tree):
+        spec = slot.spec
+        if spec is None or spec.choices:
+            continue
+        if spec.kind is Kind.INT and is_integer(slot.token):
+            value = int(slot.token)
+            steered_value = spec.clamp(lessons.steer(spec.key, value, rng))
+            if steered_value != value:
+                slot.holder[slot.index] = str(steered_value)
+        elif spec.kind is Kind.WORD and lessons.narrowed(spec.key):
+            slot.holder[slot.index] = "".join(_characters(slot.token, spec, lessons, rng))
+    item_specs, _ = part_specs(tree)
+    for rep in reps(tree):
+        spec = item_specs.get(id(rep))
+        if rep.characters and spec is not None and lessons.narrowed(spec.key):
+            rep.items[:] = _characters(rep.items, spec, lessons, rng)
+    return tree
+
+
+def _characters(word: Sequence[str], spec: SlotSpec, lessons: Lessons, rng: random.Random) -> list[str]:
+    """The characters of a word, those the validator has not taken in its slot replaced by ones it
+    has (mutation tries the others)."""
+    accepted = sorted(lessons.alphabets[spec.key].accepted)
+    return [c if c in accepted else rng.choice(accepted) for c in word]
+
+
 class TreeMutator:
     """The operators, with the numbers worth trying and the feedback of the validator."""
 
@@ -114,6 +192,8 @@ class TreeMutator:
         #: characters the tree being mutated may still grow by (set per child: it must render
         #: within the engine's largest input; a larger one would be made, then thrown away)
         self.room: float = math.inf
+        #: the slots' values the operators set since the engine last cleared it (for the feedback)
+        self.values: list[SetValue] = []
 
     def mutate(self, tree: Block) -> str | None:
         rng = self.rng
@@ -150,6 +230,7 @@ class TreeMutator:
             key = f"number:{slot.key}:{where}"
             if self._allowed(key):
                 slot.holder[slot.index] = token
+                self._set(slot.spec, token)
                 return key
         return None
 
@@ -182,9 +263,15 @@ class TreeMutator:
             new = rng.randint(-abs(value) - 10, abs(value) + 10)
         if spec is None:
             return str(new), "any"
+        new = self.feedback.lessons.steer(spec.key, new, rng)
         if not spec.allows(new):
             new = spec.clamp(new)
         return str(new), "inside" if spec.inside(new) else "outside"
+
+    def _set(self, spec: SlotSpec | None, token: str) -> None:
+        """Note the value an operator set in a slot of the format (integers: bounds are learnt)."""
+        if spec is not None and spec.kind is Kind.INT and is_integer(token):
+            self.values.append((spec.key, int(token)))
 
     def extreme(self, tree: Block) -> str | None:
         """Every number of one line (or list) set to one extreme value at once: the classic "all
@@ -211,11 +298,14 @@ class TreeMutator:
         else:
             value = self.rng.choice(SPECIAL)
             where = "special"
+        if spec is not None and spec.kind is Kind.INT:
+            value = self.feedback.lessons.steer(spec.key, value, self.rng)
         key = f"extreme:{group[0].key}:{where}"
         if not self._allowed(key):
             return None
         for slot in group:
             slot.holder[slot.index] = str(slot.spec.clamp(value) if slot.spec is not None else value)
+        self._set(spec, group[0].token)
         return key
 
     # -- sizes -----------------------------------------------------------------------------------
@@ -246,6 +336,7 @@ class TreeMutator:
         target = max(0, min(target, max(cap, current)))
         offset = count.offset if count is not None else 0
         if count_spec is not None:  # the count's own bounds: count = size + offset
+            target = self.feedback.lessons.steer(count_spec.key, target + offset, rng) - offset
             low = count_spec.low - offset if count_spec.hard_low and count_spec.low is not None else 0
             high = count_spec.high - offset if count_spec.hard_high and count_spec.high is not None else target
             target = max(low, min(target, high))
@@ -258,6 +349,10 @@ class TreeMutator:
         if not self._allowed(key):
             return None
         self._resize_all(group, target, item_specs)
+        # a shrunk list says what the validator thinks of its count; a grown one may be rejected
+        # for the items it gained (a bound on a count is learnt from below only)
+        if count_spec is not None and target < current:
+            self.values.append((count_spec.key, target + offset))
         return key
 
     def _resize_all(self, group: list[Rep], target: int, item_specs: dict[int, SlotSpec]) -> None:
@@ -312,9 +407,16 @@ class TreeMutator:
         self.room -= affordable * each
         return affordable
 
+    def _character(self, spec: SlotSpec | None, alphabet: Sequence[str], *, explore: bool = True) -> str:
+        """A character for a word of the slot: one the validator took there, most of the time."""
+        if spec is None:
+            return self.rng.choice(alphabet)
+        return self.feedback.lessons.character(spec.key, alphabet, self.rng, explore=explore)
+
     def _fresh(self, rep: Rep, spec: SlotSpec | None) -> str:
-        if rep.characters:
-            return self.rng.choice(spec.alphabet if spec is not None and spec.alphabet else self.alphabet)
+        if rep.characters:  # (one of many new characters: no new kind among them)
+            return self._character(spec, spec.alphabet if spec is not None and spec.alphabet else self.alphabet,
+                                   explore=False)
         if spec is not None:
             return draw_token(spec, self.rng)
         return str(self.rng.choice((0, 1, 2)))
@@ -373,9 +475,15 @@ class TreeMutator:
         if characters and (not words or rng.random() < 0.5):
             rep = rng.choice(characters)
             spec = item_specs.get(id(rep))
+            key = f"char:{spec.key if spec else '?'}"
+            if not self._allowed(key):
+                return None
             alphabet = spec.alphabet if spec is not None and spec.alphabet else self.alphabet
-            rep.items[rng.randrange(len(rep.items))] = rng.choice(alphabet)
-            return f"char:{spec.key if spec else '?'}"
+            char = self._character(spec, alphabet)
+            rep.items[rng.randrange(len(rep.items))] = char
+            if spec is not None:
+                self.values.append((spec.key, char))
+            return key
         if not words:
             return None
         slot = rng.choice(words)
@@ -391,11 +499,15 @@ class TreeMutator:
         word = slot.token
         position = rng.randrange(len(word) + 1)
         roll = rng.random()
-        if (roll < 0.4 or fixed) and word:
-            position = min(position, len(word) - 1)
-            word = word[:position] + rng.choice(alphabet) + word[position + 1:]
-        elif roll < 0.7:
-            word = word[:position] + rng.choice(alphabet) + word[position:]
+        if (roll < 0.7 or fixed) and (word or not fixed):
+            char = self._character(spec, alphabet)
+            if spec is not None:  # one character set: what the validator says of it is about it
+                self.values.append((spec.key, char))
+            if (roll < 0.4 or fixed) and word:
+                position = min(position, len(word) - 1)
+                word = word[:position] + char + word[position + 1:]
+            else:
+                word = word[:position] + char + word[position:]
         elif roll < 0.85 and spec is not None:
             word = draw_token(spec, rng, alphabet="".join(self.alphabet))
         elif len(word) > 1:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from divergent.comparison import Comparison
+from divergent.engines.text_lessons import Lessons
 from divergent.errors import InvalidArgument, LoadError
 from divergent.kinds.base import ProgramKind, Subjects
 from divergent.load.whole_programs import load_program
@@ -418,6 +419,8 @@ class TextSubjects(Subjects):
         self.input_format: InputFormat | None = None
         #: the given format, judging inputs before the validator (an inferred one only guides engines)
         self.format_check: FormatCheck | None = None
+        #: what the validator taught the engines of texts about the format's slots
+        self.lessons = Lessons()
 
     @property
     def time_limit(self) -> float:

@@ -85,7 +85,9 @@ def report_json(report: Report, function_name: str = "f", *, extras: ReportExtra
         "implementations": list(labels),
         "engines": [
             {
-                "name": s.name, "inputs": s.inputs, "executions": s.executions, "seconds": s.seconds,
+                # rejected: its inputs a precondition or the validator turned away (never run)
+                "name": s.name, "inputs": s.inputs, "rejected": s.rejected, "executions": s.executions,
+                "seconds": s.seconds,
                 "novel": s.novel, "divergences": s.divergences, "stopped": s.stopped, "explored": s.explored,
                 # diversity: distinct behaviours of its inputs, its inputs since its last new
                 # behaviour (and the longest such run), restarts with a fresh seed when it was stuck

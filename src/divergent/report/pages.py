@@ -301,9 +301,10 @@ def _stale(engine: dict[str, Any]) -> str:
 
 def engines_section(document: Document) -> Section:
     engines = document.get("engines") or []
-    columns = ["engine", "inputs", "executions", "novel", "distinct behaviours", "inputs since a new one",
+    columns = ["engine", "inputs", "rejected", "executions", "novel", "distinct behaviours", "inputs since a new one",
                "longest run without one", "restarts", "divergent", "seconds", "stopped"]
-    rows = [(e.get("name"), e.get("inputs"), e.get("executions"), e.get("novel"), e.get("behaviours", ""),
+    rows = [(e.get("name"), e.get("inputs"), e.get("rejected", ""), e.get("executions"), e.get("novel"),
+             e.get("behaviours", ""),
              e.get("since_novel", ""), _stale(e), e.get("restarts", ""), e.get("divergences"),
              e.get("seconds"), e.get("stopped") or "") for e in engines]
     if any(e.get("explored") for e in engines):  # a background engine's own search (CrossHair's paths)

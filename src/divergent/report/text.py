@@ -93,7 +93,8 @@ def print_reproducing_test(console: Console, test: str | None) -> None:
 
 
 #: the engines table's columns, and which go first when the terminal is too narrow for them all
-_ENGINE_COLUMNS = ("engine", "inputs", "novel", "distinct", "since new", "divergent", "restarts", "seconds", "stopped")
+_ENGINE_COLUMNS = ("engine", "inputs", "rejected", "novel", "distinct", "since new", "divergent", "restarts", "seconds",
+                   "stopped")
 _DROPPED_FIRST = ("distinct", "seconds", "since new")
 
 
@@ -118,12 +119,14 @@ def engines_table(engines: Sequence[Any], width: int = 80) -> tuple[Table, list[
         behaviours = getattr(stats, "behaviours", 0)
         rows.append({
             "engine": stats.name, "inputs": f"{stats.inputs:,}", "novel": f"{stats.novel:,}",
+            "rejected": f"{getattr(stats, 'rejected', 0):,}",
             "distinct": f"{behaviours:,}" if stats.inputs else "",
             "since new": f"{getattr(stats, 'since_novel', 0):,}" if stats.inputs else "",
             "divergent": f"{stats.divergences:,}", "restarts": f"{getattr(stats, 'restarts', 0):,}",
             "seconds": f"{stats.seconds:.2f}", "stopped": short,
         })
-    columns = [c for c in _ENGINE_COLUMNS if c != "restarts" or any(getattr(s, "restarts", 0) for s in engines)]
+    columns = [c for c in _ENGINE_COLUMNS
+               if c not in ("restarts", "rejected") or any(getattr(s, c, 0) for s in engines)]
 
     def needed(names: list[str], padding: int) -> int:
         # every cell is padded on both sides

@@ -138,6 +138,12 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
         result = Verdict.NO_DIFFERENCE_FOUND
         search.journal.note(f"the engines ran out of new inputs after {search.inputs_run} valid input(s), fewer "
                             f"than {search.subjects.input_floor} (--min-inputs): the inputs they can make are that few")
+    elif search.inputs_run < search.subjects.input_floor and (space := search.space_seen()) is not None:
+        # An engine knows every valid input (the validator's bounds found, each value run): a
+        # small input space judged whole, however many inputs the validator rejected on the way.
+        result = Verdict.NO_DIFFERENCE_FOUND
+        search.journal.note(f"every valid input was judged: {space} ({search.inputs_run} valid input(s) in all, "
+                            f"fewer than {search.subjects.input_floor} (--min-inputs), but there are no more)")
     elif search.inputs_run < search.subjects.input_floor:
         # A thin search is not evidence of equivalence: say how thin (the headline says it too).
         result = Verdict.TOO_FEW_INPUTS

@@ -71,6 +71,8 @@ TIMELINE_POINTS = 150
 SECOND_SPARE_AFTER = 0.5
 #: first inputs of behaviours kept as parents for restarted engines (a uniform sample of them all)
 _FIRSTS_KEPT = 4096
+#: the keys of the first inputs run are kept, up to this many (a small input space seen whole)
+_KEEP_RAN = 10_000
 
 
 class Search:
@@ -160,6 +162,8 @@ class Search:
         self.last_novel = time.monotonic()
         self.inputs_at_last_novel = 0
         self.inputs_run = 0
+        #: the keys of the inputs run (small ones: a small input space run whole is told by them)
+        self.ran: set[str] = set()
         #: inputs that failed a precondition (the validator counts its own rejections: :attr:`rejected`)
         self.failed_preconditions = 0
         #: inputs where only timeouts set implementations apart (see Comparison.timeouts)
@@ -328,6 +332,7 @@ class Search:
         checked = engine.checks_preconditions
         fresh = []
         seen = self.seen
+        failed_before = self.failed_preconditions
         for item in proposed:
             key = item.key
             if key in seen:
@@ -337,7 +342,8 @@ class Search:
                 self.failed_preconditions += 1
                 continue
             fresh.append(item)
-        fresh = self.admit(fresh)
+        judged, fresh = len(fresh), self.admit(fresh)
+        self.portfolio.rejected(engine, judged - len(fresh) + self.failed_preconditions - failed_before)
         if self.budget.executions is not None:
             room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
             fresh = fresh[:room]
@@ -389,6 +395,8 @@ class Search:
             for item in owed:
                 self.seen.discard(item.key)
         self.inputs_run += len(finished)
+        if self.inputs_run <= _KEEP_RAN:  # (past it, no space small enough to matter is left to see)
+            self.ran.update(item.key for item, outcomes in zip(batch.inputs, results, strict=True) if outcomes is not None)
         self.call_limit.record(finished)
         for other in self.engines:
             with contextlib.suppress(Exception):
@@ -481,6 +489,17 @@ class Search:
             rule = "hang counts a hang" if self.subjects.adaptive_limits else "differ counts such a timeout"
             self.journal.note(f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a "
                               f"slow implementation is not a different one; --timeouts {rule} as a difference)")
+
+    def space_seen(self) -> str | None:
+        """What small input space the search has run whole (an engine knows every valid input,
+        and each ran), if it has."""
+        for engine in self.engines:
+            space = None
+            with contextlib.suppress(Exception):
+                space = engine.valid_space()
+            if space is not None and all(item.key in self.ran for item in space[1]):
+                return space[0]
+        return None
 
     def _look_for_proof(self) -> None:
         """Stop with the symbolic engine's proof of equivalence, once it has one (and nothing the
