@@ -71,7 +71,7 @@ class Rejections:
                 if len(values) == 1:
                     self.lessons.refused(*values[0])
                 for slot in unordered:
-                    self.lessons.order_of(slot).refused += 1
+                    self.lessons.orders[slot].refused += 1
 
     def seen(self, slot: str, value: int | str) -> None:
         """A value the slot held in an input known to be valid (an example, another engine's)."""

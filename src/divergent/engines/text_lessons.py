@@ -31,6 +31,7 @@ import bisect
 import itertools
 import math
 import random
+from collections import defaultdict
 from collections.abc import Sequence
 
 from divergent.engines.text_structure import Block, Line
@@ -168,8 +169,7 @@ class LearntOrder:
         self.refused = 0
 
     def accepted(self, items: Sequence[int]) -> None:
-        up = all(a <= b for a, b in itertools.pairwise(items))
-        down = all(a >= b for a, b in itertools.pairwise(items))
+        up, down = _directions(items)
         self.ascending += up and not down
         self.descending += down and not up
         self.unordered += not up and not down
@@ -186,9 +186,15 @@ class LearntOrder:
         return None
 
 
+def _directions(items: Sequence[int]) -> tuple[bool, bool]:
+    """Whether a list is non-decreasing, and whether it is non-increasing."""
+    return (all(a <= b for a, b in itertools.pairwise(items)),
+            all(a >= b for a, b in itertools.pairwise(items)))
+
+
 def ordered(items: Sequence[int]) -> bool:
     """Whether a list is in either order (non-decreasing or non-increasing)."""
-    return all(a <= b for a, b in itertools.pairwise(items)) or all(a >= b for a, b in itertools.pairwise(items))
+    return any(_directions(items))
 
 
 class Lessons:
@@ -196,47 +202,30 @@ class Lessons:
     its lists."""
 
     def __init__(self) -> None:
-        self.ranges: dict[str, LearntRange] = {}
-        self.alphabets: dict[str, LearntAlphabet] = {}
-        self.orders: dict[str, LearntOrder] = {}
-
-    def order_of(self, slot: str) -> LearntOrder:
-        learnt = self.orders.get(slot)
-        if learnt is None:
-            learnt = self.orders[slot] = LearntOrder()
-        return learnt
+        # (indexing makes a slot's lesson; ``get`` only reads)
+        self.ranges: defaultdict[str, LearntRange] = defaultdict(LearntRange)
+        self.alphabets: defaultdict[str, LearntAlphabet] = defaultdict(LearntAlphabet)
+        self.orders: defaultdict[str, LearntOrder] = defaultdict(LearntOrder)
 
     def order(self, slot: str) -> str | None:
         learnt = self.orders.get(slot)
         return learnt.order() if learnt is not None else None
 
-    def range_of(self, slot: str) -> LearntRange:
-        learnt = self.ranges.get(slot)
-        if learnt is None:
-            learnt = self.ranges[slot] = LearntRange()
-        return learnt
-
-    def alphabet_of(self, slot: str) -> LearntAlphabet:
-        learnt = self.alphabets.get(slot)
-        if learnt is None:
-            learnt = self.alphabets[slot] = LearntAlphabet()
-        return learnt
-
     def accepted(self, slot: str, value: int | str) -> None:
         """A value (a number, or a word's characters) the slot held in a valid input."""
         if isinstance(value, int):
-            self.range_of(slot).accepted(value)
+            self.ranges[slot].accepted(value)
         else:
-            learnt = self.alphabet_of(slot)
+            learnt = self.alphabets[slot]
             learnt.accepted.update(value)
             learnt.refused.difference_update(value)
 
     def refused(self, slot: str, value: int | str) -> None:
         """A value whose setting alone made an input invalid."""
         if isinstance(value, int):
-            self.range_of(slot).refused(value)
+            self.ranges[slot].refused(value)
             return
-        learnt = self.alphabet_of(slot)
+        learnt = self.alphabets[slot]
         learnt.refused.update(c for c in value if c not in learnt.accepted)
 
     def steer(self, slot: str, value: int, rng: random.Random) -> int:

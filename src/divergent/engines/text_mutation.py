@@ -337,7 +337,7 @@ class TextMutationEngine(Engine):
                 for slot, value in set_values(tree):
                     self.feedback.seen(slot, value)
                 for spec, rep in number_lists(tree):
-                    self.feedback.lessons.order_of(spec.key).accepted([int(item) for item in rep.items])
+                    self.feedback.lessons.orders[spec.key].accepted([int(item) for item in rep.items])
 
     def _learn_from_validator(self) -> None:
         services = self.context.services
