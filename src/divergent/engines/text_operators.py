@@ -7,7 +7,7 @@ the stated bounds and move past the ones only seen in examples now and then, wor
 alphabet and a fixed length, choices stay choices, counts stay within their bounds, and the lists a
 count sizes together (``a_1..a_n`` and ``b_1..b_n``, a grid's rows) are resized together. A
 number or a count the validator is known to reject there (past a bound only the examples showed:
-:class:`divergent.engines.text_feedback.LearntRange`) is steered back toward what it accepts.
+:class:`divergent.engines.text_lessons.LearntRange`) is steered back toward what it accepts.
 """
 
 from __future__ import annotations
