@@ -43,7 +43,7 @@ class _Stmt:
 
 def _tokens(source: str) -> tuple[list[str], list[str]]:
     """The tokens of a source without comments and preprocessor lines; strings become ``"#k``
-    placeholders into the returned list of their texts."""
+    tokens, where k indexes the returned list of their texts."""
     source = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.DOTALL)
     source = re.sub(r"^\s*#[^\n]*", " ", source, flags=re.MULTILINE)
     strings: list[str] = []
