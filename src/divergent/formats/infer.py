@@ -196,26 +196,14 @@ def _words_from_programs(fmt: InputFormat, from_programs: InputFormat, examples:
     if not changed:
         return None
     trees = [tree for text in examples if (tree := read(fmt, text)) is not None]
-    seen = observations(trees)
 
-    def body(nodes: tuple[Node, ...], path: str) -> tuple[Node, ...]:
-        out: list[Node] = []
-        for index, node in enumerate(nodes):
-            where = f"{path}{index}"
-            if isinstance(node, Repeat):
-                out.append(Repeat(node.count, body(node.body, where + ".")))
-                continue
-            tokens = []
-            for position, token in enumerate(node.tokens):
-                if id(token) in changed:
-                    values = seen.get(f"{where}.{position}", [])
-                    lengths = [len(v) for v in values] or [1]
-                    alphabet = "01" if values and all(set(v) <= {"0", "1"} for v in values) else "0123456789"
-                    same = len(set(lengths)) == 1
-                    token = Token(TokenType(Kind.WORD, low=Expr(min(lengths)), high=Expr(max(lengths)),
-                                            soft_low=not same, soft_high=not same, alphabet=alphabet), name=token.name)
-                tokens.append(token)
-            out.append(Line(tuple(tokens)))
-        return tuple(out)
+    def word_type(token: Token, values: list[str]) -> TokenType:
+        if id(token) not in changed:
+            return token.type
+        lengths = [len(v) for v in values] or [1]
+        alphabet = "01" if values and all(set(v) <= {"0", "1"} for v in values) else "0123456789"
+        same = len(set(lengths)) == 1
+        return TokenType(Kind.WORD, low=Expr(min(lengths)), high=Expr(max(lengths)), soft_low=not same,
+                         soft_high=not same, alphabet=alphabet)
 
-    return InputFormat(body(fmt.body, ""), origin=fmt.origin, notes=fmt.notes)
+    return retyped(fmt, observations(trees), word_type)
