@@ -179,29 +179,30 @@ def _unescaped(text: str) -> list[tuple[int, str]]:
     return chars
 
 
-def _top_level_star(text: str) -> int | None:
+def _top_level(text: str) -> list[tuple[int, str]]:
+    """The unescaped characters of ``text`` outside brackets, with their positions (brackets left out)."""
+    chars = []
     depth = 0
     for index, char in _unescaped(text):
         if char in "[{(":
             depth += 1
         elif char in "]})":
             depth -= 1
-        elif char == "*" and depth == 0:
-            return index
-    return None
+        elif depth == 0:
+            chars.append((index, char))
+    return chars
+
+
+def _top_level_star(text: str) -> int | None:
+    return next((index for index, char in _top_level(text) if char == "*"), None)
 
 
 def _items(text: str) -> list[str]:
     """The tokens of a line: split on spaces outside brackets."""
     items: list[str] = []
-    depth = 0
     start = 0
-    for index, char in _unescaped(text):
-        if char in "[{(":
-            depth += 1
-        elif char in "]})":
-            depth -= 1
-        elif char.isspace() and depth == 0:
+    for index, char in _top_level(text):
+        if char.isspace():
             if text[start:index]:
                 items.append(text[start:index])
             start = index + 1
