@@ -6,6 +6,7 @@ from __future__ import annotations
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -172,15 +173,20 @@ def test_engines_are_built_at_their_first_turn_cheapest_first() -> None:
     assert next(s for s in portfolio.stats() if s.name == "broken").stopped.startswith("unsupported")
 
 
-def test_turns_share_time_so_a_slow_engine_never_takes_it_all() -> None:
-    portfolio = Portfolio([Counting("fast", 0.0), Counting("slow", 0.002)])
-    for _ in range(40):
+def _take_turns(portfolio: Portfolio, turns: int) -> dict[str, Any]:
+    """Each engine's figures after ``turns`` turns, each batch recorded as new behaviours."""
+    for _ in range(turns):
         turn = portfolio.next_turn()
         assert turn is not None
         engine, batch = turn
         portfolio.record(engine, inputs=len(batch), executions=2 * len(batch), seconds=0.0001 * len(batch),
                          novel=len(batch), divergences=0)
-    stats = {s.name: s for s in portfolio.stats()}
+    return {s.name: s for s in portfolio.stats()}
+
+
+def test_turns_share_time_so_a_slow_engine_never_takes_it_all() -> None:
+    portfolio = Portfolio([Counting("fast", 0.0), Counting("slow", 0.002)])
+    stats = _take_turns(portfolio, 40)
     assert stats["slow"].inputs > 0 and stats["fast"].inputs > 5 * stats["slow"].inputs
     assert stats["slow"].seconds < 0.8 * (stats["fast"].seconds + stats["slow"].seconds)
 
@@ -261,13 +267,7 @@ def test_an_engine_owed_a_larger_share_gets_that_much_more_of_the_time() -> None
         share = 4.0  # as the user's own input generator is
 
     portfolio = Portfolio([Counting("other", 0.0), Owed("owed", 0.0)])
-    for _ in range(100):
-        turn = portfolio.next_turn()
-        assert turn is not None
-        engine, batch = turn
-        portfolio.record(engine, inputs=len(batch), executions=2 * len(batch), seconds=0.0001 * len(batch),
-                         novel=len(batch), divergences=0)
-    stats = {s.name: s for s in portfolio.stats()}
+    stats = _take_turns(portfolio, 100)
     assert 3.0 < stats["owed"].seconds / stats["other"].seconds < 5.5
 
 # -- pre-started runners --------------------------------------------------------------------------
