@@ -57,6 +57,21 @@ def need_tool(tool: str) -> None:
         pytest.skip(message)
 
 
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[str]:
+    """A 2-CPU Ray head started (and stopped) by this process, for one test module; yields its
+    address for other drivers. ray.init also sets RAY_AUTH_MODE=token in this process's
+    environment, which lets the CLI subprocesses (they inherit it) authenticate to the head."""
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'divergent[ray]')")
+    import logging
+
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
+
+
 @pytest.fixture(scope="session")
 def build_cache(tmp_path_factory) -> str:
     """One build cache for the whole test session: each program is compiled once."""

@@ -5,7 +5,6 @@ this module starts (as tests/test_incoherence_ray.py does for the incoherence st
 from __future__ import annotations
 
 import json
-import logging
 import pickle
 import sqlite3
 from pathlib import Path
@@ -52,17 +51,6 @@ def test_every_solver_travels_as_data() -> None:
 
 
 # ---------------------------------------------------------------- against a local Ray instance
-
-
-@pytest.fixture(scope="module")
-def ray_cluster():
-    """A 2-CPU Ray head started (and stopped) by this process; yields its address."""
-    ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'divergent[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
 
 
 def _units(database: Path) -> list[tuple[str, str]]:

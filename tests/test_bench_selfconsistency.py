@@ -5,12 +5,10 @@ Ray head this module starts (skipped without the ray extra)."""
 from __future__ import annotations
 
 import json
-import logging
 import os
 import pickle
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -30,6 +28,7 @@ from divergent.executors.ray_cluster import decode, run_item
 from divergent.incoherence.jobs import JobPayload
 from divergent.incoherence.run import TaskJob
 from divergent.store import Store
+from stored_runs import stored_units
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -276,14 +275,6 @@ def test_an_interrupted_run_resumes_without_redoing_finished_tasks(tmp_path: Pat
         assert summarize(store, record).models[0].scored == 3
 
 
-def stored_units(database: Path) -> list[tuple[str, str]]:
-    try:
-        with sqlite3.connect(database, timeout=5) as connection:
-            return list(connection.execute("select unit_key, state from run_units"))
-    except sqlite3.Error:
-        return []
-
-
 @pytest.mark.slow
 def test_ctrl_c_keeps_the_finished_tasks_and_the_same_command_resumes(tmp_path: Path) -> None:
     tasks, samples = make_benchmark(tmp_path)
@@ -308,17 +299,6 @@ def test_ctrl_c_keeps_the_finished_tasks_and_the_same_command_resumes(tmp_path: 
 
 
 # ---------------------------------------------------------------- against a local Ray instance
-
-
-@pytest.fixture(scope="module")
-def ray_cluster():
-    """A 2-CPU Ray head started (and stopped) by this process; yields its address."""
-    ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'divergent[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
 
 
 def test_ray_gives_the_threads_results_and_resumes(ray_cluster: str, tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ from divergent.incoherence.jobs import JobPayload, TaskMeasurer
 from divergent.incoherence.run import TaskJob, UnitResult, Validity, run_task
 from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.limits import Limits
+from stored_runs import stored_units
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -151,30 +151,6 @@ def test_an_address_where_nothing_listens_fails_at_once() -> None:
 
 
 # ---------------------------------------------------------------- against a local Ray instance
-
-
-@pytest.fixture(scope="module")
-def ray_cluster():
-    """A 2-CPU Ray head started (and stopped) by this process; yields its address for other drivers.
-
-    ray.init also sets RAY_AUTH_MODE=token in this process's environment, which lets the CLI
-    subprocesses (they inherit it) authenticate to the head with its token."""
-    ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'divergent[ray]')")
-    import logging
-
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
-
-
-def stored_units(database: Path) -> list[tuple[str, str]]:
-    try:
-        with sqlite3.connect(database, timeout=5) as connection:
-            return list(connection.execute("select unit_key, state from run_units"))
-    except sqlite3.Error:
-        return []
 
 
 def test_ray_gives_the_threads_executors_results_and_resumes(ray_cluster: str, tmp_path: Path) -> None:
