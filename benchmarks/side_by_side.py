@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import functools
 import json
 import os
@@ -57,6 +58,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 import typing
@@ -90,16 +92,25 @@ def run_command(command: list[str], cwd: Path, limit: float, env: dict[str, str]
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         process = subprocess.Popen(command, cwd=cwd, env=environment, stdout=out, stderr=err, start_new_session=True)
+        # A blocking wait, with a timer to kill at the limit: ``Popen.wait(timeout=...)`` polls with
+        # sleeps of up to 50 ms, which rounded every tool's time up to a step of 50 ms.
+        killed = threading.Event()
+
+        def kill_at_limit() -> None:
+            killed.set()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+
+        timer = threading.Timer(limit, kill_at_limit)
+        timer.start()
         try:
-            code: int | None = process.wait(timeout=limit)
-        except subprocess.TimeoutExpired:
-            code = None
+            status = process.wait()
+        finally:
+            timer.cancel()
         seconds = time.perf_counter() - started
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        process.wait()
+        code: int | None = None if killed.is_set() else status
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # whatever the tool left behind
         out.seek(0)
         err.seek(0)
         return code, out.read(), err.read(), seconds
@@ -342,8 +353,11 @@ def summarize(records: list[dict[str, Any]], tools: list[str], own: dict[str, An
         union = {n for n in differing for t in others if by_key.get((n, t), {}).get("found")}
         ours = {n for n in differing if by_key.get((n, "divergent"), {}).get("found")}
         slower = []
+        ratios = []
         for n in sorted(ours):
             fastest = [by_key[(n, t)]["seconds"] for t in others if by_key.get((n, t), {}).get("found")]
+            if fastest:
+                ratios.append(by_key[(n, "divergent")]["seconds"] / min(fastest))
             if fastest and by_key[(n, "divergent")]["seconds"] > min(fastest):
                 slower.append(f"{n} ({by_key[(n, 'divergent')]['seconds']:.2f}s vs {min(fastest):.2f}s)")
         lines += [
@@ -353,6 +367,9 @@ def summarize(records: list[dict[str, Any]], tools: list[str], own: dict[str, An
             f"pairs where divergent was not the fastest to a counterexample ({len(slower)} of {len(ours & union)} "
             f"found by both): {', '.join(slower) or 'none'}",
         ]
+        if ratios:
+            lines.append(f"per pair found by both, divergent's seconds over the fastest other tool's: median "
+                         f"{statistics.median(ratios):.2f}x, {sum(r <= 1.5 for r in ratios)} of {len(ratios)} within 1.5x")
         overruns = [r["seconds"] - r["budget"] for r in records if r["tool"] == "divergent" and not r.get("found")
                     and not r.get("proven") and not r.get("false_claim")]
         if overruns:
