@@ -4,6 +4,7 @@ runners, and the budget (small budgets only: speed itself is measured in benchma
 from __future__ import annotations
 
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -171,6 +172,52 @@ def test_engines_are_built_at_their_first_turn_cheapest_first() -> None:
     engine, _ = portfolio.next_turn()
     assert engine.name == "slow" and failures == ["broken"]
     assert next(s for s in portfolio.stats() if s.name == "broken").stopped.startswith("unsupported")
+
+
+def test_an_engine_whose_library_is_still_importing_is_passed_over_while_others_search() -> None:
+    """The pending engines' libraries are imported on a background thread after the first turn; the
+    cheap engine keeps its turns until the slow import is done, then the other gets its first turn."""
+    release = threading.Event()
+    warmed: list[tuple[str, str]] = []
+
+    def warm(name: str) -> None:
+        warmed.append((name, threading.current_thread().name))
+        if name == "heavy":
+            release.wait(10)
+
+    portfolio = Portfolio(
+        pending=[("cheap", lambda: Counting("cheap", 0.0)), ("heavy", lambda: Counting("heavy", 0.0))], warm=warm,
+    )
+    engine, _ = portfolio.next_turn()
+    assert engine.name == "cheap" and warmed == []  # nothing imported before the first turn
+    for _ in range(5):
+        engine, batch = portfolio.next_turn()
+        assert engine.name == "cheap"
+        portfolio.record(engine, inputs=len(batch), executions=len(batch), seconds=0.001, novel=0, divergences=0)
+    assert warmed == [("heavy", "divergent-engine-imports")]
+    release.set()
+    deadline = time.monotonic() + 10
+    while engine.name == "cheap" and time.monotonic() < deadline:
+        engine, batch = portfolio.next_turn()
+        portfolio.record(engine, inputs=len(batch), executions=len(batch), seconds=0.001, novel=0, divergences=0)
+        time.sleep(0.005)
+    assert engine.name == "heavy"
+
+
+def test_when_only_importing_engines_are_left_the_search_waits_for_the_import() -> None:
+    release = threading.Event()
+
+    def warm(name: str) -> None:
+        release.wait(0.3)
+
+    portfolio = Portfolio(
+        pending=[("first", lambda: Counting("first", 0.0)), ("second", lambda: Counting("second", 0.0))], warm=warm,
+    )
+    engine, _ = portfolio.next_turn()
+    assert engine.name == "first"
+    portfolio.stop("first", "exhausted")
+    engine, _ = portfolio.next_turn()  # builds "second" at once (its import takes the lock), no None
+    assert engine.name == "second"
 
 
 def _take_turns(portfolio: Portfolio, turns: int) -> dict[str, Any]:

@@ -19,6 +19,11 @@ be slow stops at the first and starts nothing past the second.
 Background engines (symbolic execution in its own process, a language model on its own thread) are
 not scheduled: they are polled on every turn and whatever they found runs in the next batch.
 
+An engine's library can take longer to import than a quick answer takes (Hypothesis: about 150 ms).
+So once the first engine has had its first turn, the libraries of the engines still to come are
+imported on a background thread (``warm``), and an engine whose import is still under way is passed
+over while others can take turns: the cheap engines go on searching meanwhile instead of waiting.
+
 An engine whose finds depend on where its random walk went (``Engine.restartable``: mutation,
 Hypothesis) can get stuck there: its inputs keep showing behaviours already seen while another seed
 would have found the bug in a second. Once such an engine has revealed nothing new to the search in
@@ -38,6 +43,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -158,13 +164,16 @@ class Portfolio:
         order: Sequence[str] = (),
         restarts: dict[str, Callable[[int], Engine]] | None = None,
         parents: Callable[[int], Sequence[Observation]] | None = None,
+        warm: Callable[[str], object] | None = None,
     ) -> None:
         """``engines`` are running already; ``pending`` are (name, factory) pairs built at their first
         turn, in order. A factory that raises (an optional library missing, say) stops that engine;
         ``on_start_failure`` hears about it. ``order``: the engines' order in turns and statistics
         (default: running ones first, then pending ones). ``restarts``: by engine name, what builds
         its restart number N (engines without one are never restarted); ``parents(N)``: the
-        observations a restarted engine is given as parents."""
+        observations a restarted engine is given as parents. ``warm(name)``: imports what a pending
+        engine needs, on a background thread once the first turn is over (see the module's
+        docstring); whatever it raises is raised again by the factory, on the search's thread."""
         arms = [_Arm(engine.name, None, engine) for engine in engines]
         arms += [_Arm(name, factory) for name, factory in pending]
         for arm in arms:
@@ -174,6 +183,9 @@ class Portfolio:
         self._arms: dict[str, _Arm] = {arm.name: arm for arm in arms}
         self._on_start_failure = on_start_failure
         self._parents = parents
+        self._warm = warm
+        #: pending engines whose libraries are being imported in the background, until done
+        self._warming: dict[str, threading.Event] = {}
 
     @property
     def engines(self) -> list[Engine]:
@@ -219,6 +231,7 @@ class Portfolio:
         earlier turn, come first); None when no scheduled engine has anything to propose.
         ``seconds_left``: the time the search has left (a turn near the end is made shorter)."""
         tried: set[str] = set()
+        self._start_warming()
         while True:
             arm = self._choose(tried)
             if arm is None:
@@ -249,6 +262,28 @@ class Portfolio:
         """Whether the next turn goes to an engine not built yet (building may import a library)."""
         arm = self._choose(set())
         return arm is not None and arm.engine is None
+
+    def _start_warming(self) -> None:
+        """Import the pending engines' libraries on a background thread, once some engine has had
+        its first turn (a quick answer, found by the first batches, is not slowed by it)."""
+        if self._warm is None or not any(arm.turns for arm in self._arms.values()):
+            return
+        warm, self._warm = self._warm, None
+        pending = [arm.name for arm in self._arms.values() if arm.start is not None and not arm.stopped]
+        self._warming = {name: threading.Event() for name in pending}
+
+        def import_all() -> None:
+            for name in pending:
+                with contextlib.suppress(Exception):  # the factory raises it again, where it is reported
+                    warm(name)
+                self._warming[name].set()
+
+        threading.Thread(target=import_all, name="divergent-engine-imports", daemon=True).start()
+
+    def _importing(self, arm: _Arm) -> bool:
+        """Whether ``arm``'s library is still being imported in the background."""
+        event = self._warming.get(arm.name)
+        return event is not None and not event.is_set()
 
     def _build(self, arm: _Arm) -> bool:
         assert arm.start is not None
@@ -302,8 +337,12 @@ class Portfolio:
         if not live:
             return None
         fresh = [arm for arm in live if arm.turns == 0]
-        if fresh:
-            return fresh[0]
+        ready = [arm for arm in fresh if not self._importing(arm)]
+        if ready:
+            return ready[0]
+        if fresh and all(arm.turns == 0 for arm in live):
+            return fresh[0]  # nobody else can take a turn: wait for its import
+        live = [arm for arm in live if arm.turns > 0]
         rates = {arm.name: arm.finds_per_second() for arm in live}
         total = sum(rates.values())
         floor = _FLOOR / len(live)
@@ -400,4 +439,5 @@ def start_portfolio(
     later = [(name, factory(name)) for name in names if name not in NEEDS_MODEL]
     restarts = {name: (lambda number, name=name: engine_class(name)(dataclasses.replace(context, restart=number)))
                 for name, _ in later}
-    return Portfolio(at_once, pending=later, on_start_failure=failed, order=names, restarts=restarts, parents=parents)
+    return Portfolio(at_once, pending=later, on_start_failure=failed, order=names, restarts=restarts, parents=parents,
+                     warm=engine_class)

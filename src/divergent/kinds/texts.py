@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from divergent.comparison import Comparison
-from divergent.engines.text_lessons import Lessons
 from divergent.errors import InvalidArgument, LoadError
 from divergent.kinds.base import ProgramKind, Subjects
 from divergent.load.whole_programs import load_program
@@ -36,6 +35,7 @@ from divergent.text_comparison import OutputComparison
 
 if TYPE_CHECKING:
     # (imported where used: choosing the kind of a check of functions imports this module)
+    from divergent.engines.text_lessons import Lessons
     from divergent.formats.model import InputFormat
     from divergent.sandbox.process_runner import ProgramService
 
@@ -419,8 +419,10 @@ class TextSubjects(Subjects):
         self.input_format: InputFormat | None = None
         #: the given format, judging inputs before the validator (an inferred one only guides engines)
         self.format_check: FormatCheck | None = None
+        from divergent.engines.text_lessons import Lessons
+
         #: what the validator taught the engines of texts about the format's slots
-        self.lessons = Lessons()
+        self.lessons: Lessons = Lessons()
 
     @property
     def time_limit(self) -> float:
@@ -478,8 +480,11 @@ class TextSubjects(Subjects):
         return self.options.programs.min_inputs
 
     def inferred_inputs(self) -> dict[str, object] | None:
-        """The input format used (``--json``: ``inferred_inputs.input_format``)."""
-        return {"input_format": self.input_format.to_json()} if self.input_format is not None else None
+        """The input format used (``--json``: ``inferred_inputs.input_format``) and what the
+        validator taught the engines beyond it (``inferred_inputs.learnt``)."""
+        if self.input_format is None:
+            return None
+        return {"input_format": self.input_format.to_json(), "learnt": self.lessons.learnt()}
 
     def report_notes(self, runner: Runner) -> list[str]:
         notes = []
@@ -498,6 +503,8 @@ class TextSubjects(Subjects):
                          f"first: {TextInput(text).call(max_length=40)}: {message}")
         if self.input_format is not None:
             notes.append(format_note(self.input_format))
+            if learnt := self.lessons.learnt():
+                notes.append("the validator taught the engines (by line.token): " + "; ".join(learnt))
         if validator is not None and validator.failures:
             notes.append(f"validator {validator.label} crashed or timed out on {validator.failures} input(s) "
                          "(counted as rejections)")

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -145,6 +144,8 @@ def _read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
         return {}
     except (OSError, UnicodeDecodeError) as error:
         raise InvalidArgument(f"{path}: cannot read the LLM config file: {error}") from None
+    import tomllib  # only when there is a file to read: most runs have none, and the parser costs 10 ms
+
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -24,7 +24,7 @@ import contextlib
 import random
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from divergent.comparison import Comparison, TimeoutRule, behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
@@ -32,7 +32,6 @@ from divergent.engines.constants import Constants
 from divergent.engines.portfolio import RESTART_PARENTS, TURN_SECONDS, requested_classes, start_portfolio
 from divergent.engines.settings import ModelAccess
 from divergent.kinds.base import Subjects
-from divergent.llm.chat import ChatModel
 from divergent.options import Progress
 from divergent.records import (
     AnyInput,
@@ -57,6 +56,9 @@ from divergent.search.notes import Journal, model_engine_notes, stuck_note, unse
 from divergent.search.partition import Partition
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
 from divergent.trace import mark
+
+if TYPE_CHECKING:
+    from divergent.llm.chat import ChatModel
 
 #: a batch may run this many times its turn's target before the rest waits for the engine's next turn
 _SLICE_SLACK = 3.0
