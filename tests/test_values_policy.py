@@ -226,3 +226,28 @@ def test_ints_beyond_the_float_range_compare_exactly() -> None:
     assert not DEFAULT_POLICY.values_equal(10**400, 1.0)
     assert not DEFAULT_POLICY.values_equal(10**400, float("inf"))
     assert DEFAULT_POLICY.values_equal(2**53, float(2**53))
+
+
+def test_a_default_repr_inside_an_opaque_value_carries_no_address_nor_the_implementations_module() -> None:
+    """A ``datetime.time`` whose tzinfo has no repr of its own (real code: isodate's Utc) encodes the
+    same in every process and for every implementation: the address and the module are no behaviour."""
+    import datetime
+    import types
+
+    from divergent.values import register_home_module
+
+    def utc_class(module: str) -> type:
+        namespace = types.new_class("Utc", (datetime.tzinfo,), exec_body=lambda ns: ns.update(
+            utcoffset=lambda self, dt: datetime.timedelta(0), __module__=module))
+        return namespace
+
+    register_home_module("impl_one")
+    register_home_module("impl_two")
+    first = encode(datetime.time(0, 0, tzinfo=utc_class("impl_one")()))
+    second = encode(datetime.time(0, 0, tzinfo=utc_class("impl_two")()))
+    assert first == second
+    assert "0x" not in canonical_text(first) and "impl_one" not in canonical_text(first)
+    assert "Utc object" in canonical_text(first)
+    # another module's class keeps its name: only the implementations' own modules are dropped
+    other = encode(datetime.time(0, 0, tzinfo=utc_class("elsewhere")()))
+    assert "elsewhere.Utc" in canonical_text(other) and other != first
