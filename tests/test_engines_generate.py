@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 import typing
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -512,3 +515,37 @@ def test_mutation_can_be_restricted_to_table_6() -> None:
     draw(engine, 300)
     used = {name.split(":", 1)[1] for name in engine.operator_counts}
     assert used and used <= TABLE6_OPERATORS
+
+
+_DRAW_TEXT = (
+    "from hypothesis import strategies as st\n"
+    "from divergent.grammars.drawing import draw\n"
+    "print(len(draw(st.text(min_size=1), 5, seed=1)))\n"
+)
+
+
+def _draw_text_in_a_fresh_process(cache: Any) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    env["XDG_CACHE_HOME"] = str(cache)
+    return subprocess.run([sys.executable, "-c", _DRAW_TEXT], env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_hypothesis_keeps_its_unicode_table_in_divergents_cache_between_processes(tmp_path: Any) -> None:
+    """The table of Unicode categories is built once, then read back by the next process (it cost
+    every check 0.1-0.35 s when each process had a fresh directory)."""
+    first = _draw_text_in_a_fresh_process(tmp_path)
+    assert first.returncode == 0 and first.stdout.strip() == "5", first.stderr
+    tables = list((tmp_path / "divergent" / "hypothesis").rglob("charmap.json.gz"))
+    assert len(tables) == 1
+    written = tables[0].stat().st_mtime_ns
+    second = _draw_text_in_a_fresh_process(tmp_path)
+    assert second.returncode == 0 and second.stdout.strip() == "5", second.stderr
+    assert tables[0].stat().st_mtime_ns == written  # read, not rebuilt
+    assert not (tmp_path / ".hypothesis").exists()
+
+
+def test_hypothesis_runs_with_a_scratch_home_when_the_cache_cannot_be_created(tmp_path: Any) -> None:
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    done = _draw_text_in_a_fresh_process(blocked)
+    assert done.returncode == 0 and done.stdout.strip() == "5", done.stderr

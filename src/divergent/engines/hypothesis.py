@@ -12,8 +12,9 @@ example and small ones, so rounds are sized generously and their surplus is kept
 rather than starting a new round for each small batch.
 
 Hypothesis writes caches (its Unicode table, constants of local modules) under ``.hypothesis`` in
-the working directory; the engine points it at a private temporary directory while it runs, unless
-``HYPOTHESIS_STORAGE_DIRECTORY`` says where Hypothesis should write.
+the working directory; the engine points it at divergent's cache directory while it runs
+(:mod:`divergent.grammars.drawing`), unless ``HYPOTHESIS_STORAGE_DIRECTORY`` says where Hypothesis
+should write.
 """
 
 from __future__ import annotations
