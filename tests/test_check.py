@@ -387,3 +387,16 @@ def test_cli_user_comparison(tmp_path: Path) -> None:
     assert same.returncode == 0, same.stderr
     missing = cli("check", a, b, "--compare", f"{compare}:nope")
     assert missing.returncode == 2 and "no function 'nope'" in missing.stderr
+
+
+def test_cli_json_writes_nondeterministic_inputs_as_calls_of_the_function(tmp_path: Path) -> None:
+    """Without a counterexample, the report's calls still carry the functions' name (they were
+    written ``f(...)`` whatever the function was called)."""
+    # four random bytes: a re-run never repeats a result, so no difference is ever confirmed
+    source = "import os\ndef scramble(x: int) -> int:\n    return x + int.from_bytes(os.urandom(4), 'big')\n"
+    a = write(tmp_path, "a.py", source)
+    b = write(tmp_path, "b.py", source)
+    result = cli("check", a, b, "--function", "scramble", "--budget", "2", "--engines", "seeds,mutation", "--json")
+    data = json.loads(result.stdout)
+    assert data["verdict"] != "divergent" and data["nondeterministic"], data["notes"]
+    assert all(call.startswith("scramble(") for call in data["nondeterministic"])

@@ -62,7 +62,10 @@ def check(
     kind, report, programs = ran.kind, ran.result, compared or list(ran.programs)
     mark("search done")
     extras = kind.extras(report, programs, ran.options)
-    document = report_json(report, extras=extras)
+    # the calls of a report without a counterexample (splits, nondeterministic inputs) are written
+    # with the functions' name when they share one
+    names = {getattr(program, "display_name", "f") for program in programs}
+    document = report_json(report, names.pop() if len(names) == 1 else "f", extras=extras)
     notices = functools.cache(lambda: stderr_console(outputs.quiet))  # made when a notice is printed
     test = None
     if report.counterexample is not None:

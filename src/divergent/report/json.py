@@ -100,7 +100,7 @@ def report_json(report: Report, function_name: str = "f", *, extras: ReportExtra
         "policy": report.policy,
         "seed": report.seed,
         "notes": list(report.notes),
-        "nondeterministic": [i.call("f") for i in report.nondeterministic],
+        "nondeterministic": [i.call(function_name) for i in report.nondeterministic],
         # the model and its usage: calls, cached_calls, prompt/completion tokens, cost, seconds, retries
         "llm": dict(report.llm) if report.llm is not None else None,
         # with "proven-equivalent": what was proven and the limits of the claim
