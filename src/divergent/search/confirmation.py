@@ -14,6 +14,12 @@ from divergent.search.escalation import Escalated
 from divergent.search.notes import Journal
 from divergent.trace import mark
 
+#: re-runs of a divergent input on workers of their own once some program of the search behaved
+#: differently on a re-run (one otherwise): a program that returns one of two values at random repeats
+#: a pair of outcomes on one re-run one time in four, so its difference with a copy of itself would be
+#: confirmed that often
+UNSTABLE_RERUNS = 3
+
 
 class Confirmer:
     """Confirmation on fresh runners and shrinking on the search's runner, for one search."""
@@ -63,7 +69,9 @@ class Confirmer:
         return outcomes
 
     def confirm(self, observation: Observation) -> tuple[Observation | None, str]:
-        """Re-run a divergent input on fresh workers; None (with why) if it does not hold.
+        """Re-run a divergent input on fresh workers (up to :data:`UNSTABLE_RERUNS` times, each on
+        workers of its own, once a program of the search was seen to be nondeterministic); None (with
+        why) if it does not hold.
 
         An input the escalation lane re-ran on fresh workers is confirmed already. When a timeout
         takes part in the difference (``--timeouts differ``), the re-run gives three times the
@@ -75,13 +83,14 @@ class Confirmer:
         timed_out = any(
             o.kind is OutcomeKind.TIMEOUT for i, o in enumerate(observation.outcomes) if i not in observation.inconclusive
         )
-        outcomes = self.run_fresh(observation.input, timeout=self.limits.timeout * (3.0 if timed_out else 1.0))
-        unstable = [
-            self.implementations[i].label
-            for i, (before, after) in enumerate(zip(observation.outcomes, outcomes, strict=True))
-            if not self.comparison.outcomes_equal(before, after)
-            and OutcomeKind.TIMEOUT not in (before.kind, after.kind)
-        ]
+        timeout = self.limits.timeout * (3.0 if timed_out else 1.0)
+        # Each re-run on workers of its own: a second call in the same process could differ by the
+        # state the first left (a cache, a mutated default), which is no nondeterminism.
+        outcomes = self.run_fresh(observation.input, timeout=timeout)
+        reruns = [outcomes]
+        while self.unstable and len(reruns) < UNSTABLE_RERUNS and not self._unstable(observation.outcomes, reruns):
+            reruns.append(self.run_fresh(observation.input, timeout=timeout))
+        unstable = self._unstable(observation.outcomes, reruns)
         if unstable:
             self.unstable += 1
             return None, f"not deterministic: {', '.join(unstable)} behaved differently on a re-run"
@@ -90,6 +99,15 @@ class Confirmer:
         if not confirmed.divergent:
             return None, "the difference did not hold on fresh workers (a slow call or leftover state)"
         return confirmed, ""
+
+    def _unstable(self, first: Sequence[Outcome], reruns: Sequence[Sequence[Outcome]]) -> list[str]:
+        """The programs whose outcome on some re-run differs from ``first`` (timeouts aside)."""
+        return [
+            self.implementations[i].label
+            for i, before in enumerate(first)
+            if any(not self.comparison.outcomes_equal(before, rerun[i])
+                   and OutcomeKind.TIMEOUT not in (before.kind, rerun[i].kind) for rerun in reruns)
+        ]
 
     def shrink(self, observation: Observation, seconds: float, *, limit: float, confirm: bool = True) -> Observation:
         """A simpler input with the same classes and the same kind of difference, confirmed (unless
