@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import textwrap
 
 import pytest
@@ -13,8 +14,9 @@ import pytest
 from divergent.engines.base import EngineContext
 from divergent.engines.text_feedback import MIN_TRIES, Rejections
 from divergent.engines.text_grammar import GrammarEngine
-from divergent.engines.text_lessons import LearntOrder, LearntRange, Lessons
+from divergent.engines.text_lessons import LearntOrder, LearntRange, Lessons, Word
 from divergent.engines.text_mutation import TextMutationEngine
+from divergent.engines.text_patterns import LearntDigits, LearntRelations, LearntShape, shape_of
 from divergent.engines.text_structure import counts, render
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.formats.examples import format_from_examples
@@ -413,3 +415,184 @@ def test_an_order_is_not_kept_once_an_unordered_list_was_valid():
     assert order.order() == "descending"
     order.accepted([1, 3, 2])
     assert order.order() is None
+
+
+# -- patterns within tokens and relations between them --------------------------------------------
+
+
+def test_a_word_shape_is_its_punctuation_and_the_lengths_between():
+    assert shape_of("2A:13") == ((":",), (2, 2))
+    assert shape_of("000B:00001") == ((":",), (4, 5))
+    assert shape_of("a--b.c") == (("--", "."), (1, 1, 1))
+    assert shape_of("abc") == ((), (3,))
+
+
+def test_a_shape_is_kept_only_once_words_without_it_were_rejected_and_none_was_valid():
+    shape = LearntShape()
+    for word in ("11:20", "2A:13", "000B:00001"):
+        shape.accepted(word)
+    for word in ("1120", "2A::13", "ZZZ", "1:2:3"):
+        shape.rejected(word)
+    assert shape.kept() is None  # four rejections are not yet the evidence
+    shape.rejected("A")
+    assert shape.kept() == (":",)
+    rng = random.Random(0)
+    mended = [shape.mend(word, rng, 25) for word in ("Z5IN7P6P", "::", "ABCDEFGHIJKL", "2A:13") * 25]
+    kept = [word for word in mended if shape_of(word)[0] == (":",) and all(1 <= n <= 5 for n in shape_of(word)[1])]
+    assert len(kept) >= 0.9 * len(mended)
+    shape.accepted("AB")  # a valid word without the colon: the shape was not the validator's
+    assert shape.kept() is None
+
+
+def test_a_relation_between_two_integers_holds_on_its_own_evidence_only():
+    relations = LearntRelations()
+    for n, m in ((3, 1), (4, 3), (10, 10), (7, 2), (100, 5)):
+        relations.accepted([("n", n), ("m", m)])
+    for n, m in ((1, 5), (2, 9), (3, 4), (10, 11)):
+        relations.rejected([("n", n), ("m", m)])
+    assert relations.kept() == []
+    relations.rejected([("n", 5), ("m", 6)])
+    assert relations.kept() == [("m", "n")]
+    relations.accepted([("n", 1), ("m", 2)])
+    assert relations.kept() == []
+
+
+def _learnt_share(examples, rejects, rounds=30):
+    """Mutation and the grammar from the examples, ``rounds`` rounds of each against ``rejects``:
+    the share of valid inputs among what each made in the last five, and the lessons."""
+    learnt = format_from_examples(examples)
+    assert learnt is not None
+    services = _Services(learnt, rejects)
+    services.lessons = Lessons()
+    seeds = [TextInput(t) for t in examples]
+    mutation = TextMutationEngine(_context(services, seeds))
+    grammar = GrammarEngine(_context(services))
+    _ran(mutation, seeds)
+    for _ in range(rounds):
+        _search_round(mutation, rejects)
+        _search_round(grammar, rejects)
+    shares = []
+    for engine in (mutation, grammar):
+        late = [item for _ in range(5) for item in _search_round(engine, rejects)]
+        shares.append(sum(not rejects(item.text) for item in late) / len(late))
+    return shares, services.lessons
+
+
+def test_words_of_one_shape_are_made_in_it():
+    # a:b with 1 to 5 digits or capitals on each side, as in the examples
+    pattern = re.compile(r"[0-9A-Z]{1,5}:[0-9A-Z]{1,5}")
+
+    def time_like(text: str) -> str:
+        return "" if pattern.fullmatch(text.strip()) else "not a:b"
+
+    (mutation, grammar), lessons = _learnt_share(["11:20\n", "2A:13\n", "000B:00001\n"], time_like)
+    assert lessons.shapes["0.0"].kept() == (":",)
+    assert "0.0 words shaped x:x" in lessons.learnt()  # (reported beside the format)
+    assert mutation >= 0.8 and grammar >= 0.8, (mutation, grammar)
+
+
+def test_two_integers_are_made_in_the_relation_the_validator_keeps():
+    def m_at_most_n(text: str) -> str:
+        n, m = (int(t) for t in text.split())
+        return "" if 1 <= m <= n <= 10**9 else "m exceeds n, or out of range"
+
+    (mutation, grammar), lessons = _learnt_share(["30 10\n", "400 300\n", "1000 1\n"], m_at_most_n)
+    assert ("0.1", "0.0") in lessons.relations.kept()
+    assert "0.1 <= 0.0" in lessons.learnt()
+    assert mutation >= 0.75 and grammar >= 0.75, (mutation, grammar)
+
+
+def test_lists_strictly_in_order_are_made_without_ties_and_counts_drawn_where_valid():
+    def increasing(text: str) -> str:
+        tokens = [int(t) for t in text.split()]
+        n, minutes = tokens[0], tokens[1:]
+        if not 1 <= n <= 90 or len(minutes) != n or not all(1 <= t <= 90 for t in minutes):
+            return "out of range"
+        return "" if all(a < b for a, b in itertools.pairwise(minutes)) else "not strictly increasing"
+
+    (_, grammar), lessons = _learnt_share(["3\n7 20 88\n", "9\n16 20 30 40 50 60 70 80 90\n"], increasing,
+                                                  rounds=40)
+    assert lessons.orders["1.0"].strict()
+    assert "1.0 lists strictly ascending" in lessons.learnt()
+    assert grammar >= 0.75, grammar
+
+
+def test_a_rejected_draw_blames_the_one_value_unlike_the_valid_ones():
+    lessons = Lessons()
+    for n in (6, 7, 8):
+        lessons.accepted("0.0", n)
+    lessons.accepted("1.0", Word("abc"))
+    feedback = Rejections(lessons)
+    services = _Services(None, lambda text: "no")
+    feedback.made(TextInput("3\nabc\n"), ["drawn:0"], [("0.0", 3), ("1.0", Word("abc"))], whole=True)
+    feedback.made(TextInput("2\nxyz\n"), ["drawn:0"], [("0.0", 2), ("1.0", Word("xyz"))], whole=True)
+    feedback.settle(services)
+    assert lessons.ranges["0.0"].too_low() == 3  # the second draw had two new values: no blame
+    assert not lessons.alphabets["1.0"].refused
+
+
+def test_drawn_counts_can_be_steered():
+    learnt = fmt("n:int[1,100]\na:int[0,9]*n\n")
+    drawn = [generate(learnt, random.Random(seed), cap=50, steer=lambda spec, value: 7) for seed in range(20)]
+    assert {len(tree[1].parts[0].items) for tree in drawn} == {7}
+
+
+def test_integers_written_with_few_digits_are_kept_to_them():
+    digits = LearntDigits()
+    for value in (7, 47, 74):
+        digits.accept(value)
+    for value in (46, 15, 33, 40):
+        digits.rejected(value)
+    assert not digits.kept()
+    digits.rejected(8)
+    assert digits.kept()
+    rng = random.Random(0)
+    mended = [digits.mend(value, rng, 25) for value in (12345, 46, 0, 777) * 50]
+    assert sum(set(str(v)) <= {"4", "7"} for v in mended) >= 0.9 * len(mended)
+
+    def lucky(text: str) -> str:
+        a, b = (int(t) for t in text.split())
+        return "" if 1 <= a <= 10**5 and 1 <= b <= 10**5 and set(str(b)) <= {"4", "7"} else "b is not lucky"
+
+    (mutation, grammar), lessons = _learnt_share(["1 7\n", "100 47\n"], lucky, rounds=40)
+    assert "0.1 written with the digits 47" in lessons.learnt()
+    assert mutation >= 0.7 and grammar >= 0.7, (mutation, grammar)
+
+
+def test_a_relation_is_suspected_only_where_the_rejected_change_was():
+    relations = LearntRelations()
+    for n, m in ((3, 1), (4, 3), (10, 10), (7, 2), (100, 5)):
+        relations.accepted([("n", n), ("m", m), ("k", 0)])
+    for _ in range(10):  # k changed: n and m are no suspects
+        relations.rejected([("n", 3), ("m", 5), ("k", 9)], "k")
+    assert ("m", "n") not in relations.kept()
+    for _ in range(5):
+        relations.rejected([("n", 3), ("m", 5), ("k", 0)], "m")
+    assert ("m", "n") in relations.kept()
+
+
+def test_words_keep_the_length_the_validator_takes():
+    def direction_and_word(text: str) -> str:
+        direction, word = [*text.split("\n"), ""][:2]
+        return "" if direction in ("L", "R") and word.isalpha() and word.islower() else "L or R, then a word"
+
+    (mutation, grammar), lessons = _learnt_share(["R\nabcd\n", "L\nxyz\n"], direction_and_word, rounds=40)
+    assert lessons.ranges["0.0#length"].too_high() == 2  # one letter: a second is rejected
+    assert mutation >= 0.8 and grammar >= 0.8, (mutation, grammar)
+
+
+def test_the_corners_of_a_grid_keep_the_one_value_the_validator_takes_there():
+    def corners_empty(text: str) -> str:
+        rows = [[int(t) for t in line.split()] for line in text.strip().split("\n")]
+        (n, m), grid = rows[0], rows[1:]
+        if not (3 <= n <= 50 and 3 <= m <= 50 and len(grid) == n and all(len(row) == m for row in grid)):
+            return "bad shape"
+        if any(cell not in (0, 1) for row in grid for cell in row) or not any(1 in row for row in grid):
+            return "cells are 0 or 1, one at least 1"
+        return "a corner is good" if grid[0][0] or grid[0][-1] or grid[-1][0] or grid[-1][-1] else ""
+
+    examples = ["3 3\n0 0 0\n0 1 0\n0 0 0\n", "4 3\n0 0 0\n0 0 1\n1 0 0\n0 0 0\n"]
+    (_, grammar), lessons = _learnt_share(examples, corners_empty, rounds=40)
+    corners = [end for end in lessons.learnt() if end.endswith("@first.first is 0") or end.endswith("@last.last is 0")]
+    assert len(corners) == 2, lessons.learnt()
+    assert grammar >= 0.6, grammar

@@ -8,7 +8,12 @@ tried :data:`MIN_TRIES` times and rejected nearly always is a kind of input the 
 takes (10^18 in a 0/1 cell, a fourth letter in a seat row of three): the engine stops making it,
 but for one try in :data:`RETRY_ONE_IN` (a validator may reject for another reason at first).
 The values a child set in the format's slots, when one operator made it, teach the engines of texts
-what the validator takes there (:mod:`divergent.engines.text_lessons`).
+what the validator takes there (:mod:`divergent.engines.text_lessons`). A child drawn whole (the
+grammar's) sets every slot at once: when it is rejected, the blame falls on the one value beyond
+what valid inputs held there, if only one is (``n = 3`` where valid inputs had 6 to 8, every other
+value like theirs). Its integers teach the relations between them (``m <= n``): a valid child's
+all, a rejected one's those of the one value a change set, or all when a draw had none to blame;
+its lists whether they are taken in order only, and strictly.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from divergent.engines.base import TextServices
 from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue
@@ -30,6 +36,23 @@ _GIVE_UP = 0.95
 _WAITING = 4096
 
 
+@dataclass(frozen=True)
+class _Child:
+    """A child waiting for the validator's verdict, and what it would teach."""
+
+    child: TextInput
+    keys: tuple[str, ...]
+    values: tuple[SetValue, ...]
+    unordered: tuple[str, ...]
+    tied: tuple[str, ...] = ()
+    #: its integers (for relations), by slot
+    integers: tuple[tuple[str, int], ...] = ()
+    #: the ends of its lists (``text_mending.list_ends``)
+    ends: tuple[tuple[str, str], ...] = ()
+    #: drawn whole: the one value beyond the lessons is to blame
+    whole: bool = False
+
+
 class Rejections:
     """Accepted and rejected children per operator key; the values they set teach ``lessons``."""
 
@@ -37,41 +60,67 @@ class Rejections:
         self.tried: Counter[str] = Counter()
         self.rejected: Counter[str] = Counter()
         self.lessons = lessons if lessons is not None else Lessons()
-        self._waiting: dict[str, tuple[TextInput, tuple[str, ...], tuple[SetValue, ...], tuple[str, ...]]] = {}
+        self._waiting: dict[str, _Child] = {}
 
     def made(self, child: TextInput, keys: Sequence[str], values: Sequence[SetValue] = (),
-             unordered: Sequence[str] = ()) -> None:
+             unordered: Sequence[str] = (), *, tied: Sequence[str] = (), integers: Sequence[tuple[str, int]] = (),
+             ends: Sequence[tuple[str, str]] = (), whole: bool = False) -> None:
         """A child was made by the operators ``keys``, which set the slots ``values`` (given only
         when they are what tells it from its parent: a later change may move or remove what an
-        earlier one set). One value alone is to blame when the validator rejects the child.
-        ``unordered``: the slots whose lists the child has in no order."""
+        earlier one set). One value alone is to blame when the validator rejects the child; with
+        ``whole`` (every value of the child given), the one value beyond the lessons.
+        ``unordered``: the slots whose lists the child has in no order; ``tied``: in order, with
+        two equal neighbours; ``integers``: the child's integers by slot; ``ends``: its lists' ends."""
         if not keys:
             return
         if len(self._waiting) >= _WAITING:
             self._waiting.pop(next(iter(self._waiting)))
-        self._waiting[child.key] = (child, tuple(keys), tuple(values), tuple(unordered))
+        self._waiting[child.key] = _Child(child, tuple(keys), tuple(values), tuple(unordered), tuple(tied),
+                                          tuple(integers), tuple(ends), whole)
 
     def ran(self, key: str) -> None:
         """The search ran this child: the validator accepted it."""
         waiting = self._waiting.pop(key, None)
         if waiting is not None:
-            self.tried.update(waiting[1])
-            for slot, value in waiting[2]:
+            self.tried.update(waiting.keys)
+            for slot, value in waiting.values:
                 self.lessons.accepted(slot, value)
+            if waiting.integers:
+                self.lessons.relations.accepted(waiting.integers)
+            for end, value in waiting.ends:
+                self.lessons.ends[end].accepted(value)
 
     def settle(self, services: TextServices) -> None:
         """Count the children the validator rejected since the last call. A rejected child made by
         several operators says nothing about which one broke it: only those made by one count."""
-        for key, (child, keys, values, unordered) in list(self._waiting.items()):
-            if services.rejection_reason(child):
+        lessons = self.lessons
+        for key, waiting in list(self._waiting.items()):
+            if services.rejection_reason(waiting.child):
                 del self._waiting[key]
-                if len(set(keys)) == 1:
-                    self.tried.update(keys)
-                    self.rejected.update(keys)
+                if len(set(waiting.keys)) == 1:
+                    self.tried.update(waiting.keys)
+                    self.rejected.update(waiting.keys)
+                values = waiting.values
+                # the slots a pattern broken in it may be blamed on: the one a change set, or any
+                # in a draw with no new value (None); none when a new value explains the rejection
+                suspects: set[str] | None = set()
+                if waiting.whole and len(values) > 1:
+                    values = tuple(value for value in values if lessons.novel(*value))
+                    if not values:
+                        suspects = None
+                elif not waiting.whole and len(values) == 1:
+                    suspects = {values[0][0]}
+                if waiting.integers and suspects != set():
+                    lessons.relations.rejected(waiting.integers, None if suspects is None else next(iter(suspects)))
+                for end, value in waiting.ends:
+                    if end in lessons.ends and (suspects is None or end.split("@")[0] in suspects):
+                        lessons.ends[end].rejected(value)
                 if len(values) == 1:
-                    self.lessons.refused(*values[0])
-                for slot in unordered:
-                    self.lessons.orders[slot].refused += 1
+                    lessons.refused(*values[0])
+                for slot in waiting.unordered:
+                    lessons.orders[slot].refused += 1
+                for slot in waiting.tied:
+                    lessons.orders[slot].tied_refused += 1
 
     def seen(self, slot: str, value: int | str) -> None:
         """A value the slot held in an input known to be valid (an example, another engine's)."""

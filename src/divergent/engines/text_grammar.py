@@ -7,8 +7,10 @@ and lists with many equal values as often as distinct ones, at the sizes where s
 algorithm (16, 32, 64 elements and their neighbours: insertion sorts, small hash tables). The cap
 grows level by level while the engine stops finding new behaviours; a size the validator rejects
 every time (a sum of n over test cases past its limit, say) is no longer drawn. What the validator
-taught the mutation engine about each slot (:mod:`divergent.engines.text_lessons`: a bound past the
-examples', an alphabet narrower than the one inferred) steers every draw.
+taught the engines about each slot (:mod:`divergent.engines.text_lessons`: a bound past the
+examples', an alphabet narrower than the one inferred, a word's shape, ``m <= n``) steers every
+draw, and every draw teaches it: a valid one all its values, a rejected one the one value in it
+beyond what valid inputs held there, if only one is.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from collections.abc import Sequence
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
-from divergent.engines.text_operators import steered
+from divergent.engines.text_mending import integer_values, list_ends
+from divergent.engines.text_operators import set_values, steered, tied_lists, unordered_lists
 from divergent.engines.text_structure import render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate
+from divergent.formats.values import SlotSpec
 from divergent.records import AnyInput, Observation, TextInput
 
 __all__ = ["GrammarEngine"]
@@ -30,6 +34,8 @@ __all__ = ["GrammarEngine"]
 CAPS = (20, 70, 300, 1000, 10_000, 100_000, 200_000)
 #: the largest input drawn
 _MAX_TEXT = 4 * 1024 * 1024
+#: the values of drawn inputs up to this size teach the lessons (reading a larger one costs more)
+_LEARN_CHARS = 4096
 _MAX_ATTEMPTS = 200
 
 
@@ -58,6 +64,7 @@ class GrammarEngine(Engine):
         self.feedback.settle(self._services)
         batch: list[AnyInput] = []
         attempts = 0
+        lessons = self.feedback.lessons
         while len(batch) < n and attempts < _MAX_ATTEMPTS:
             attempts += 1
             top = self._sizes.level
@@ -66,8 +73,8 @@ class GrammarEngine(Engine):
             if not self.feedback.allowed(key, self._rng):
                 continue
             try:
-                text = render(steered(generate(self.format, self._rng, cap=CAPS[level]), self.feedback.lessons,
-                                      self._rng))
+                tree = steered(generate(self.format, self._rng, cap=CAPS[level], steer=self._steer), lessons, self._rng)
+                text = render(tree)
             except Misfit as error:
                 raise EngineCannotProceed("failed", f"the input format cannot be drawn from: {error}") from None
             if len(text) > _MAX_TEXT:
@@ -76,11 +83,19 @@ class GrammarEngine(Engine):
             if item.key in self._seen:
                 continue
             self._seen.add(item.key)
-            self.feedback.made(item, [key])
+            if len(text) <= _LEARN_CHARS:
+                self.feedback.made(item, [key], set_values(tree), unordered_lists(tree), tied=tied_lists(tree),
+                                   integers=integer_values(tree), ends=list_ends(tree), whole=True)
+            else:
+                self.feedback.made(item, [key])
             batch.append(item)
         if not batch and attempts >= _MAX_ATTEMPTS:
             raise EngineCannotProceed("exhausted", f"{_MAX_ATTEMPTS} draws in a row gave only inputs drawn before")
         return batch
+
+    def _steer(self, spec: SlotSpec, value: int) -> int:
+        """A count drawn, moved to where the validator is known to take it."""
+        return self.feedback.lessons.steer(spec.key, value, self._rng)
 
     @property
     def explored(self) -> str:

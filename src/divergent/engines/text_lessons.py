@@ -9,12 +9,16 @@ grammar) share:
   found where the validator puts it (1 to 25): a value past a rejected one is steered back, into
   the gap still unknown (halved each time, geometrically when it spans orders of magnitude: 20 to
   10^18 is closed in a dozen tries) or, once the bound is found, onto it and below;
+* the lengths of a word, as a range (keyed ``slot#length``): ``R`` or ``L`` grows no second letter;
 * the characters of a word (:class:`LearntAlphabet`): those accepted and those rejected. An
   alphabet widened from the examples (``B`` and ``G`` seen, ``A-Z`` inferred) narrows to what the
   validator takes: accepted characters are drawn most of the time, rejected ones not at all;
 * the order of a list (:class:`LearntOrder`): when every valid input had it in one order and
   inputs with it out of order were rejected (scores given in non-increasing order), lists made
-  are put in that order.
+  are put in that order; strictly (no two equal neighbours) when no valid list had ties and
+  ordered lists with ties were rejected (minutes in increasing order);
+* patterns within a word and relations between integers (:mod:`divergent.engines.text_patterns`:
+  one ``:`` between two runs of digits, ``m <= n``).
 
 One try in :data:`RETRY_ONE_IN` goes past what was learnt (a
 rejection may have had another cause, a relation with another token that has changed since).
@@ -34,11 +38,19 @@ import random
 from collections import defaultdict
 from collections.abc import Sequence
 
+from divergent.engines.text_patterns import (
+    EVIDENCE,
+    LearntDigits,
+    LearntEnd,
+    LearntRelations,
+    LearntShape,
+    shape_of,
+)
 from divergent.engines.text_structure import Block, Line
 from divergent.formats.model import Kind
 from divergent.formats.values import SlotSpec
 
-__all__ = ["FixedSpace", "LearntAlphabet", "LearntOrder", "LearntRange", "Lessons", "SetValue", "ordered"]
+__all__ = ["FixedSpace", "LearntAlphabet", "LearntOrder", "LearntRange", "Lessons", "SetValue", "Word", "ordered"]
 
 #: one try in this many goes past what was learnt
 RETRY_ONE_IN = 25
@@ -48,11 +60,23 @@ ORDER_EVIDENCE = 5
 #: the most inputs a small input space (:class:`FixedSpace`) may have to be listed
 LARGEST_SPACE = 10_000
 
+#: the key of the lengths of a slot's words (learnt as a range, like a number's values)
+LENGTH = "#length"
 #: rejected values kept per slot (the nearest beyond the accepted ones are what matter)
 _REFUSED_KEPT = 64
 
+
+
+class Word(str):
+    """A whole word set in a slot (a plain string is some characters of one): its shape is learnt
+    too (:class:`~divergent.engines.text_patterns.LearntShape`)."""
+
+    __slots__ = ()
+
+
 #: a value one change set: the slot's key in the format, and the value (an integer: a number or
-#: a count, the size of its lists; a string: the characters set in a word)
+#: a count, the size of its lists; a string: the characters set in a word, a :class:`Word`: the
+#: whole word)
 SetValue = tuple[str, int | str]
 
 
@@ -167,12 +191,21 @@ class LearntOrder:
         self.descending = 0
         self.unordered = 0
         self.refused = 0
+        #: valid lists in order with two equal neighbours, and rejected ones
+        self.tied = 0
+        self.tied_refused = 0
 
     def accepted(self, items: Sequence[int]) -> None:
         up, down = _directions(items)
         self.ascending += up and not down
         self.descending += down and not up
         self.unordered += not up and not down
+        self.tied += (up or down) and has_ties(items)
+
+    def strict(self) -> bool:
+        """Whether lists are to be strictly in the order: no valid one had ties, and ordered ones
+        with ties were rejected :data:`~divergent.engines.text_patterns.EVIDENCE` times."""
+        return not self.tied and self.tied_refused >= EVIDENCE and self.order() is not None
 
     def order(self) -> str | None:
         """``ascending`` or ``descending`` once the evidence says so (lists in that order only were
@@ -197,6 +230,11 @@ def ordered(items: Sequence[int]) -> bool:
     return any(_directions(items))
 
 
+def has_ties(items: Sequence[int]) -> bool:
+    """Whether two neighbours of a list are equal."""
+    return any(a == b for a, b in itertools.pairwise(items))
+
+
 class Lessons:
     """Per slot of the format: the range of its numbers, the alphabet of its words, the order of
     its lists."""
@@ -206,6 +244,11 @@ class Lessons:
         self.ranges: defaultdict[str, LearntRange] = defaultdict(LearntRange)
         self.alphabets: defaultdict[str, LearntAlphabet] = defaultdict(LearntAlphabet)
         self.orders: defaultdict[str, LearntOrder] = defaultdict(LearntOrder)
+        self.shapes: defaultdict[str, LearntShape] = defaultdict(LearntShape)
+        self.digits: defaultdict[str, LearntDigits] = defaultdict(LearntDigits)
+        #: by a list slot's key and end (``1.0@first.last``: the last item of its first list)
+        self.ends: defaultdict[str, LearntEnd] = defaultdict(LearntEnd)
+        self.relations = LearntRelations()
 
     def order(self, slot: str) -> str | None:
         learnt = self.orders.get(slot)
@@ -215,24 +258,85 @@ class Lessons:
         """A value (a number, or a word's characters) the slot held in a valid input."""
         if isinstance(value, int):
             self.ranges[slot].accepted(value)
+            self.digits[slot].accept(value)
         else:
             learnt = self.alphabets[slot]
             learnt.accepted.update(value)
             learnt.refused.difference_update(value)
+            if isinstance(value, Word):
+                self.shapes[slot].accepted(value)
+                self.ranges[slot + LENGTH].accepted(len(value))
 
     def refused(self, slot: str, value: int | str) -> None:
         """A value whose setting alone made an input invalid."""
         if isinstance(value, int):
-            self.ranges[slot].refused(value)
+            learnt = self.ranges[slot]
+            if learnt.low is not None and learnt.high is not None and learnt.low <= value <= learnt.high:
+                self.digits[slot].rejected(value)  # not for its size: for its digits?
+            learnt.refused(value)
             return
         learnt = self.alphabets[slot]
         learnt.refused.update(c for c in value if c not in learnt.accepted)
+        if isinstance(value, Word) and slot in self.shapes:
+            self.shapes[slot].rejected(value)
+            self.ranges[slot + LENGTH].refused(len(value))
+
+    def novel(self, slot: str, value: int | str) -> bool:
+        """Whether a value is beyond what the slot held in valid inputs (a number outside their
+        range or with a digit none of their few had, a character none of their words had, a word
+        of another shape): of a rejected input
+        whose values are all known but one, that one is to blame."""
+        if isinstance(value, int):
+            learnt = self.ranges.get(slot)
+            digits = self.digits.get(slot)
+            return learnt is None or learnt.low is None or learnt.high is None or \
+                not learnt.low <= value <= learnt.high or (digits is not None and digits.unusual(value))
+        alphabet = self.alphabets.get(slot)
+        if alphabet is None or any(c not in alphabet.accepted for c in value):
+            return True
+        if isinstance(value, Word) and self.novel(slot + LENGTH, len(value)):
+            return True
+        shape = self.shapes.get(slot)  # (a word of a new shape, where all had one)
+        return isinstance(value, Word) and shape is not None and len(shape.shapes) == 1 and \
+            shape_of(value)[0] not in shape.shapes
+
+    def learnt(self) -> list[str]:
+        """What the validator taught beyond the format, by slot (``line.token``, as keyed in the
+        format): the bounds it was found to keep, the lists' order, the words' shapes, the
+        relations between integers."""
+        found = []
+        for slot, learnt in sorted(self.ranges.items()):
+            if (known := learnt.known()) is not None:
+                found.append(f"{slot} in [{known[0]}, {known[1]}]")
+        for slot, order in sorted(self.orders.items()):
+            if (direction := order.order()) is not None:
+                found.append(f"{slot} lists {'strictly ' if order.strict() else ''}{direction}")
+        for slot, shape in sorted(self.shapes.items()):
+            if (separators := shape.kept()) is not None:
+                found.append(f"{slot} words shaped {'x'.join(('', *separators, ''))}")
+        found.extend(f"{slot} written with the digits {''.join(sorted(digits.accepted))}"
+                     for slot, digits in sorted(self.digits.items()) if digits.kept())
+        found.extend(f"{end} is {value}" for end, learnt in sorted(self.ends.items())
+                     if (value := learnt.kept()) is not None)
+        found.extend(f"{a} <= {b}" for a, b in sorted(self.relations.kept()))
+        return found
+
+    def shaped(self, slot: str, word: str, rng: random.Random) -> str:
+        """``word`` in the one shape the slot's words take (:meth:`LearntShape.mend`)."""
+        shape = self.shapes.get(slot)
+        return word if shape is None else shape.mend(word, rng, RETRY_ONE_IN)
 
     def steer(self, slot: str, value: int, rng: random.Random) -> int:
         """A value for a slot: ``value`` unless the validator is known to reject it
         (:meth:`LearntRange.steer`)."""
         learnt = self.ranges.get(slot)
-        return value if learnt is None else learnt.steer(value, rng)
+        value = value if learnt is None else learnt.steer(value, rng)
+        digits = self.digits.get(slot)
+        return value if digits is None else digits.mend(value, rng, RETRY_ONE_IN)
+
+    def length(self, slot: str, length: int, rng: random.Random) -> int:
+        """A length for a word of the slot: ``length`` unless the validator is known to reject it."""
+        return self.steer(slot + LENGTH, length, rng)
 
     def narrowed(self, slot: str) -> bool:
         """Whether the validator rejected characters in the slot's words (its alphabet is narrower

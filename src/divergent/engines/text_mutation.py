@@ -40,12 +40,14 @@ from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_lessons import FixedSpace
+from divergent.engines.text_mending import integer_values, list_ends, mend_patterns
 from divergent.engines.text_operators import (
     SPECIAL,
     TreeMutator,
     number_lists,
     put_in_order,
     set_values,
+    tied_lists,
     unordered_lists,
 )
 from divergent.engines.text_structure import Block, clone, parse, render
@@ -225,6 +227,8 @@ class TextMutationEngine(Engine):
         lessons = self.feedback.lessons
         if lessons.orders:
             put_in_order(tree, lessons, self._rng)
+        # a relation mended changed values the operators set: they no longer tell what was changed
+        mended = mend_patterns(tree, lessons, self._rng)
         text = render(tree)
         self._measured(len(parent.text) + len(text), time.monotonic() - started)
         if len(text) > MAX_TEXT:
@@ -237,8 +241,10 @@ class TextMutationEngine(Engine):
         if kept is not None:
             self._trees[child.key] = kept
         self._recent.append((child, kept))
-        self.feedback.made(child, keys, self._changed(parent_tree or parent.text, tree, keys),
-                           unordered_lists(tree) if self._format is not None and len(text) <= _LEARN_CHARS else ())
+        learn = self._format is not None and len(text) <= _LEARN_CHARS
+        self.feedback.made(child, keys, [] if mended else self._changed(parent_tree or parent.text, tree, keys),
+                           unordered_lists(tree) if learn else (), tied=tied_lists(tree) if learn else (),
+                           integers=integer_values(tree) if learn else (), ends=list_ends(tree) if learn else ())
         return child
 
     def _changed(self, parent: Block | str, child: Block, keys: list[str]) -> list[tuple[str, int | str]]:
@@ -336,6 +342,9 @@ class TextMutationEngine(Engine):
             if tree is not None:
                 for slot, value in set_values(tree):
                     self.feedback.seen(slot, value)
+                self.feedback.lessons.relations.accepted(integer_values(tree))
+                for end, value in list_ends(tree):
+                    self.feedback.lessons.ends[end].accepted(value)
                 for spec, rep in number_lists(tree):
                     self.feedback.lessons.orders[spec.key].accepted([int(item) for item in rep.items])
 

@@ -7,7 +7,8 @@ the stated bounds and move past the ones only seen in examples now and then, wor
 alphabet and a fixed length, choices stay choices, counts stay within their bounds, and the lists a
 count sizes together (``a_1..a_n`` and ``b_1..b_n``, a grid's rows) are resized together. A
 number or a count the validator is known to reject there (past a bound only the examples showed:
-:class:`divergent.engines.text_lessons.LearntRange`) is steered back toward what it accepts.
+:class:`divergent.engines.text_lessons.LearntRange`) is steered back toward what it accepts; a word that lost the one shape its slot's words take, two
+integers out of the relation they keep, are mended (:mod:`divergent.engines.text_patterns`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from divergent.engines.text_feedback import Rejections
-from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue, ordered
+from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue, Word, has_ties, ordered
+from divergent.engines.text_mending import mend_patterns, strictly
 from divergent.engines.text_structure import (
     Block,
     Count,
@@ -34,7 +36,8 @@ from divergent.engines.text_structure import (
 from divergent.formats.model import Kind
 from divergent.formats.values import THRESHOLDS, SlotSpec, draw_token, draw_value
 
-__all__ = ["SPECIAL", "Slot", "TreeMutator", "put_in_order", "set_values", "steered", "unordered_lists"]
+__all__ = ["SPECIAL", "Slot", "TreeMutator", "put_in_order", "set_values", "steered", "tied_lists",
+           "unordered_lists"]
 
 SPECIAL = (
     0, 1, -1, 2, 3, 7, 10, 100, 127, 128, 255, 256, 1000, 1023, 1024, 65535, 65536, 100_000, 200_000, 1_000_000,
@@ -113,9 +116,9 @@ def set_values(tree: Block) -> list[SetValue]:
         if slot.spec.kind is Kind.INT and is_integer(slot.token):
             found.append((slot.spec.key, int(slot.token)))
         elif slot.spec.kind is Kind.WORD and not slot.spec.choices:
-            found.append((slot.spec.key, slot.token))
+            found.append((slot.spec.key, Word(slot.token)))
     item_specs, sized = part_specs(tree)
-    found.extend((item_specs[id(rep)].key, "".join(rep.items)) for rep in reps(tree)
+    found.extend((item_specs[id(rep)].key, Word("".join(rep.items))) for rep in reps(tree)
                  if rep.characters and id(rep) in item_specs)
     counted = {id(count): (count, spec) for count, spec in sized.values()}
     found.extend((spec.key, count.value) for count, spec in counted.values() if spec is not None)
@@ -125,6 +128,16 @@ def set_values(tree: Block) -> list[SetValue]:
 def unordered_lists(tree: Block) -> list[str]:
     """The slots of the tree's lists of integers that are in no order."""
     return [spec.key for spec, rep in number_lists(tree) if not ordered([int(item) for item in rep.items])]
+
+
+def tied_lists(tree: Block) -> list[str]:
+    """The slots of the tree's lists of integers in order with two equal neighbours."""
+    found = []
+    for spec, rep in number_lists(tree):
+        items = [int(item) for item in rep.items]
+        if ordered(items) and has_ties(items):
+            found.append(spec.key)
+    return found
 
 
 def number_lists(tree: Block) -> Iterator[tuple[SlotSpec, Rep]]:
@@ -142,8 +155,21 @@ def put_in_order(tree: Block, lessons: Lessons, rng: random.Random) -> None:
     in :data:`~divergent.engines.text_lessons.RETRY_ONE_IN`)."""
     for spec, rep in number_lists(tree):
         order = lessons.order(spec.key)
-        if order is not None and rng.randrange(RETRY_ONE_IN):
-            rep.items.sort(key=int, reverse=order == "descending")
+        if order is None or not rng.randrange(RETRY_ONE_IN):
+            continue
+        rep.items.sort(key=int, reverse=order == "descending")
+        if lessons.orders[spec.key].strict() and has_ties([int(item) for item in rep.items]):
+            learnt = lessons.ranges.get(spec.key)
+            high = learnt.high if learnt is not None and learnt.too_high() is not None else \
+                spec.high if spec.hard_high else None
+            values = sorted(int(item) for item in rep.items)
+            if order == "descending":  # (as the ascending list of the negated values)
+                low = learnt.low if learnt is not None and learnt.too_low() is not None else \
+                    spec.low if spec.hard_low else None
+                values = [-v for v in strictly(sorted(-v for v in values), None if low is None else -low)]
+            else:
+                values = strictly(values, high)
+            rep.items[:] = [str(v) for v in values]
 
 
 def steered(tree: Block, lessons: Lessons, rng: random.Random) -> Block:
@@ -161,13 +187,22 @@ def steered(tree: Block, lessons: Lessons, rng: random.Random) -> Block:
             steered_value = spec.clamp(lessons.steer(spec.key, value, rng))
             if steered_value != value:
                 slot.holder[slot.index] = str(steered_value)
-        elif spec.kind is Kind.WORD and lessons.narrowed(spec.key):
-            slot.holder[slot.index] = "".join(_characters(slot.token, spec, lessons, rng))
+        elif spec.kind is Kind.WORD:
+            word = slot.token
+            length = lessons.length(spec.key, len(word), rng)
+            if length < len(word):
+                word = word[:length]
+            elif length > len(word) and word:
+                word += "".join(rng.choice(word) for _ in range(length - len(word)))
+            if lessons.narrowed(spec.key):
+                word = "".join(_characters(word, spec, lessons, rng))
+            slot.holder[slot.index] = word
     item_specs, _ = part_specs(tree)
     for rep in reps(tree):
         spec = item_specs.get(id(rep))
         if rep.characters and spec is not None and lessons.narrowed(spec.key):
             rep.items[:] = _characters(rep.items, spec, lessons, rng)
+    mend_patterns(tree, lessons, rng)
     return tree
 
 
@@ -499,17 +534,22 @@ class TreeMutator:
         word = slot.token
         position = rng.randrange(len(word) + 1)
         roll = rng.random()
+        lessons = self.feedback.lessons
+        if spec is not None and word and roll < 0.7 and lessons.length(spec.key, len(word) + 1, rng) != len(word) + 1:
+            fixed = True  # one character longer is known to be rejected: replace one instead
         if (roll < 0.7 or fixed) and (word or not fixed):
             char = self._character(spec, alphabet)
-            if spec is not None:  # one character set: what the validator says of it is about it
-                self.values.append((spec.key, char))
             if (roll < 0.4 or fixed) and word:
                 position = min(position, len(word) - 1)
                 word = word[:position] + char + word[position + 1:]
             else:
                 word = word[:position] + char + word[position:]
+            if spec is not None:  # one character set: what the validator says of the word is about it
+                self.values.append((spec.key, Word(word)))
         elif roll < 0.85 and spec is not None:
             word = draw_token(spec, rng, alphabet="".join(self.alphabet))
+            if lessons.narrowed(spec.key):
+                word = "".join(_characters(word, spec, lessons, rng))
         elif len(word) > 1:
             word = word[:position] + word[position + 1:]
         slot.holder[slot.index] = word or rng.choice(alphabet)

@@ -12,7 +12,7 @@ engines draw values within its bounds, alphabet and choices.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from divergent.engines.text_structure import Block, Count, Rep
 from divergent.engines.text_structure import Line as TreeLine
@@ -122,11 +122,13 @@ class _Rows:
 class _Draw:
     """Tokens drawn at random: one count (the focus) grows up to ``cap``, the others stay small."""
 
-    def __init__(self, rng: random.Random, cap: int, focus: str | None, small: int) -> None:
+    def __init__(self, rng: random.Random, cap: int, focus: str | None, small: int,
+                 steer: Callable[[SlotSpec, int], int] | None = None) -> None:
         self.rng = rng
         self.cap = max(1, cap)
         self.focus = focus
         self.small = small
+        self.steer = steer
         self.lines = True
         self.strict = False
 
@@ -141,7 +143,10 @@ class _Draw:
 
     def count(self, spec: SlotSpec, name: str) -> int:
         cap = self.cap if name == self.focus or self.focus is None else self.small
-        return max(0, draw_value(spec, self.rng, cap=cap))
+        value = draw_value(spec, self.rng, cap=cap)
+        if self.steer is not None:
+            value = spec.clamp(self.steer(spec, value))
+        return max(0, value)
 
     def items(self, spec: SlotSpec, count: int) -> list[str]:
         return draw_items(spec, count, self.rng)
@@ -310,13 +315,15 @@ def _read(fmt: InputFormat, text: str, *, strict: bool, lines: bool) -> Block:
     return block
 
 
-def generate(fmt: InputFormat, rng: random.Random, *, cap: int = 64) -> Block:
+def generate(fmt: InputFormat, rng: random.Random, *, cap: int = 64,
+             steer: Callable[[SlotSpec, int], int] | None = None) -> Block:
     """A new input drawn from ``fmt``: one of its counts (chosen at random) up to ``cap``, the
-    others small; values at and near their bounds, small, anywhere, with ties."""
+    others small; values at and near their bounds, small, anywhere, with ties. ``steer`` may move
+    each count drawn (to where a validator is known to take it)."""
     counts = sorted(fmt.count_variables())
     focus = rng.choice(counts) if counts else None
     small = rng.choice((1, 2, 3, 4, 5))
-    builder = _Builder(fmt, _Draw(rng, cap, focus, small))
+    builder = _Builder(fmt, _Draw(rng, cap, focus, small, steer))
     for _ in range(20):
         try:
             return builder.block(fmt.body, {}, {}, "")

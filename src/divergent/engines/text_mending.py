@@ -1,0 +1,163 @@
+"""Inputs of an engine of texts mended by what the validator taught (:mod:`divergent.engines.text_lessons`
+and :mod:`divergent.engines.text_patterns`): a word put back into the one shape its slot's words
+take (``a:b``), two integers into the relation the validator keeps between them (``m <= n``), the
+ends of lists to the one value they take (a grid's corners), a list in strict order kept so (no
+two equal neighbours).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons
+from divergent.engines.text_structure import Block, Count, Line, Rep, is_integer
+from divergent.formats.model import Kind
+from divergent.formats.values import SlotSpec
+
+__all__ = ["integer_values", "list_ends", "mend_patterns", "strictly"]
+
+
+def _integer_slots(tree: Block) -> Iterator[tuple[list | None, int, SlotSpec, int]]:
+    """The single integers of the lines of a tree with a format (not a list's items, nor what a
+    repeated part holds: one slot there has a value per element): the holder and index of a token
+    (None for a count, which its lists' size writes), its spec and value."""
+    for node in tree:
+        if isinstance(node, Line):
+            if node.specs is None:
+                continue
+            for index, (part, spec) in enumerate(zip(node.parts, node.specs, strict=True)):
+                if spec is None or spec.kind is not Kind.INT or spec.choices:
+                    continue
+                if isinstance(part, str) and is_integer(part):
+                    yield node.parts, index, spec, int(part)
+                elif isinstance(part, Count):
+                    yield None, index, spec, part.value
+
+
+def integer_values(tree: Block) -> list[tuple[str, int]]:
+    """The single integers of a tree's lines (tokens and counts), by their slots' keys."""
+    return [(spec.key, value) for _, _, spec, value in _integer_slots(tree)]
+
+
+def _lists(tree: Block) -> Iterator[tuple[str, Rep]]:
+    """The inline lists of tokens of a tree with a format, in order, by their items' slot."""
+    for node in tree:
+        if isinstance(node, Line):
+            if node.specs is None:
+                continue
+            for part, spec in zip(node.parts, node.specs, strict=True):
+                if isinstance(part, Rep) and part.inline and not part.characters and spec is not None and part.items:
+                    yield spec.key, part
+        else:
+            for element in node.items:
+                yield from _lists(element)
+
+
+def _ends(tree: Block) -> Iterator[tuple[str, Rep, int]]:
+    """The ends of a tree's lists: the first and last item of the first and last list of each
+    slot, as (the end's key, the list, the item's index)."""
+    by_slot: dict[str, list[Rep]] = {}
+    for key, rep in _lists(tree):
+        by_slot.setdefault(key, []).append(rep)
+    for key, lists in by_slot.items():
+        for occurrence, rep in (("first", lists[0]), ("last", lists[-1])):
+            yield f"{key}@{occurrence}.first", rep, 0
+            yield f"{key}@{occurrence}.last", rep, len(rep.items) - 1
+
+
+def list_ends(tree: Block) -> list[tuple[str, str]]:
+    """The items at the ends of a tree's lists, by end (:func:`_ends`)."""
+    return [(end, rep.items[index]) for end, rep, index in _ends(tree)]
+
+
+def _mend_ends(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
+    kept = {end: value for end, learnt in lessons.ends.items() if (value := learnt.kept()) is not None}
+    changed = False
+    if kept:
+        for end, rep, index in _ends(tree):
+            value = kept.get(end)
+            if value is not None and rep.items[index] != value and rng.randrange(RETRY_ONE_IN):
+                rep.items[index] = value
+                changed = True
+    return changed
+
+
+def mend_patterns(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
+    """Mend in place the words out of the one shape their slot's words take, and what breaks a
+    relation the validator keeps between two integers (``m <= n``: ``m`` drawn again at most
+    ``n``, or ``n`` raised when ``m`` is a count); whether anything changed."""
+    changed = _mend_words(tree, lessons, rng) if lessons.shapes else False
+    changed = (_mend_ends(tree, lessons, rng) if lessons.ends else False) or changed
+    return _mend_relations(tree, lessons, rng) or changed
+
+
+def _mend_words(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
+    changed = False
+    for node in tree:
+        if not isinstance(node, Line):
+            for element in node.items:
+                changed = _mend_words(element, lessons, rng) or changed
+            continue
+        if node.specs is None:
+            continue
+        for index, (part, spec) in enumerate(zip(node.parts, node.specs, strict=True)):
+            if spec is None or spec.kind is not Kind.WORD or spec.choices or spec.key not in lessons.shapes:
+                continue
+            holder, places = (node.parts, [index]) if isinstance(part, str) else \
+                (part.items, range(len(part.items))) if isinstance(part, Rep) and not part.characters else (None, [])
+            for place in places:
+                assert holder is not None
+                mended = lessons.shaped(spec.key, holder[place], rng)
+                if mended != holder[place]:
+                    holder[place] = mended
+                    changed = True
+    return changed
+
+
+def _mend_relations(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
+    kept = lessons.relations.kept()
+    if not kept:
+        return False
+    first: dict[str, tuple[list | None, int, SlotSpec, int]] = {}
+    for found in _integer_slots(tree):
+        first.setdefault(found[2].key, found)
+    changed = False
+    for a, b in kept:
+        if a not in first or b not in first or rng.randrange(RETRY_ONE_IN) == 0:
+            continue
+        holder_a, index_a, spec_a, x = first[a]
+        holder_b, index_b, spec_b, y = first[b]
+        if x <= y:
+            continue
+        if holder_a is not None:
+            low = _lowest(spec_a, lessons)
+            new = y if low > y or rng.random() < 0.3 else rng.randint(low, y)
+            holder_a[index_a] = str(new)
+            first[a] = (holder_a, index_a, spec_a, new)
+        elif holder_b is not None:
+            holder_b[index_b] = str(x)
+            first[b] = (holder_b, index_b, spec_b, x)
+        else:
+            continue
+        changed = True
+    return changed
+
+
+def _lowest(spec: SlotSpec, lessons: Lessons) -> int:
+    """The lowest value a slot is known to take (its lessons', else its spec's, else 0)."""
+    learnt = lessons.ranges.get(spec.key)
+    if learnt is not None and learnt.low is not None:
+        return learnt.low
+    return spec.low if spec.low is not None else 0
+
+
+def strictly(items: list[int], high: int | None) -> list[int]:
+    """Sorted ``items`` with equal neighbours pushed apart (up, then down below ``high``)."""
+    for i in range(1, len(items)):
+        items[i] = max(items[i], items[i - 1] + 1)
+    if high is not None and items and items[-1] > high:
+        items[-1] = high
+        for i in range(len(items) - 2, -1, -1):
+            items[i] = min(items[i], items[i + 1] - 1)
+    return items
