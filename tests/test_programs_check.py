@@ -368,4 +368,6 @@ def test_a_search_over_large_inputs_keeps_its_budget(programs_dir, build_cache):
                              **quick(build_cache, budget=budget))
     elapsed = time.monotonic() - started
     assert report.verdict is not Verdict.DIVERGENT, report.counterexample
-    assert elapsed <= budget + 0.5, f"the search took {elapsed:.1f} s with a budget of {budget:g} s"
+    # a second of slack: the overruns this guards against were minutes; on a loaded 2-core machine the
+    # last turn and the validator's last batch alone can take half a second
+    assert elapsed <= budget + 1.0, f"the search took {elapsed:.1f} s with a budget of {budget:g} s"
