@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from divergent.errors import InvalidArgument
+from divergent.errors import InvalidArgument, LLMError
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
 from divergent.load import load_implementation
@@ -417,6 +417,34 @@ def test_a_dead_endpoint_leaves_the_other_engines_to_find_the_difference(
     data = json.loads(result.stdout)
     assert data["engine"] != "llm"
     assert "llm" in [e["name"] for e in data["engines"]]
+    # the llm engine works on its own thread, and the others may find the difference before its
+    # first call has failed (test_a_dead_endpoint_stops_the_llm_engine_with_a_clear_note): when it
+    # has, the report says so; either way it says what the endpoint was sent
+    stopped = [n for n in data["notes"] if n.startswith("engine llm stopped")]
+    if stopped:
+        assert "failed" in stopped[0] and "127.0.0.1:9" in stopped[0]
+    assert any("sent to http://127.0.0.1:9/v1" in n for n in data["notes"]), data["notes"]
+
+
+def test_the_model_note_says_nothing_was_sent_when_the_model_was_never_asked(llm_home) -> None:
+    from divergent.cli.search_options import model_data_note
+
+    settings = LLMSettings(model="scripted", base_url="http://127.0.0.1:9/v1", max_retries=0)
+    with LLMClient(settings) as never_asked:
+        assert model_data_note(never_asked).endswith("nothing was sent to http://127.0.0.1:9/v1")
+        with pytest.raises(LLMError):
+            never_asked.complete([{"role": "user", "content": "hello"}])
+        assert "were sent to http://127.0.0.1:9/v1" in model_data_note(never_asked)
+
+
+def test_a_dead_endpoint_stops_the_llm_engine_with_a_clear_note(
+    pair: tuple[Path, Path], tmp_path: Path, llm_home, fast_config: Path
+) -> None:
+    result = cli("check", "a.py", "b.py", "--function", "same_word", "--engines", "llm", "--model", "scripted",
+                 "--base-url", "http://127.0.0.1:9/v1", "--llm-config", str(fast_config), "--no-filter",
+                 "--budget", "20", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
     note = next(n for n in data["notes"] if n.startswith("engine llm stopped"))
     assert "failed" in note and "127.0.0.1:9" in note
 

@@ -116,7 +116,12 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
 
 def model_data_note(llm: LLMClient) -> str:
     """What the report says when a model took part: what left the machine, and for where."""
+    from divergent.llm.chat import Usage
+
     endpoint = llm.settings.base_url or "the OpenAI API"
+    if llm.usage() == Usage():
+        # the search ended before the model's engine made its first call (the others found the answer)
+        return f"with --model, the search ended before the model was asked anything: nothing was sent to {endpoint}"
     return (f"with --model, the programs' source, inputs and outputs (return values, exceptions, printed "
             f"text) were sent to {endpoint}, and the answers stored in the response cache")
 
