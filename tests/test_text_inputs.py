@@ -5,8 +5,13 @@ from __future__ import annotations
 import pytest
 
 from divergent.engines.base import EngineContext
-from divergent.engines.constants import Constants
-from divergent.engines.text_mutation import TextMutationEngine, boundary_numbers, numbers_in_text
+from divergent.engines.constants import Constants, program_literals
+from divergent.engines.text_mutation import (
+    TextMutationEngine,
+    boundary_numbers,
+    numbers_in_text,
+    source_words,
+)
 from divergent.engines.text_structure import counts, parse, render
 from divergent.kinds.text_shrink import shrink_text
 from divergent.programs import Language, Signature, StdinProgram
@@ -56,8 +61,8 @@ class _Services:
         return ""
 
 
-def engine(seeds, messages=()) -> TextMutationEngine:
-    program = StdinProgram(label="p.cpp", source="const int MAXN = 200005;", language=Language.CPP)
+def engine(seeds, messages=(), source="const int MAXN = 200005;") -> TextMutationEngine:
+    program = StdinProgram(label="p.cpp", source=source, language=Language.CPP)
     context = EngineContext(implementations=(program,), signature=Signature(), seeds=tuple(TextInput(s) for s in seeds),
                             constants=Constants(), seed=3, services=_Services(messages))  # type: ignore[arg-type]
     return TextMutationEngine(context)
@@ -92,6 +97,39 @@ def test_mutation_reaches_boundaries_from_examples_sources_and_the_validator():
     assert {200004, 200005} & numbers  # a constant of the program's source
     assert 200005 in boundary_numbers(numbers_in_text("#define N 200005"))
     assert numbers_in_text("MOD = 1e9 + 7, x[2e5]") == [1000000000, 7, 200000]
+
+
+C_SOURCE = r"""#include <stdio.h>
+#include "local.h"
+// it's a 'comment'
+int main(void) {
+    char *keys = "qwertyuiop;,./"; /* 'x' "y" */
+    int c = getchar(), big = 1'000'000;
+    if (c == '+' || c == '\\' || c == '\'') printf("%d\n", big);
+    if (c == '\x41') puts("YES");
+    return 0;
+}
+"""
+
+
+def test_the_literals_of_c_java_and_python_sources_are_read_without_running_them():
+    assert program_literals(C_SOURCE, "cpp") == ("qwertyuiop;,./", "+", "\\", "'", "%d\n", "A", "YES")
+    assert program_literals('String v = "aeiouy"; char q = \'Q\'; // "no"', "java") == ("aeiouy", "Q")
+    assert program_literals('s = input()\nprint("YES" if "H" in s else "NO")\n', "python") == ("YES", "NO", "H")
+    assert program_literals("print('unterminated\n", "python") == ()  # a syntax error: nothing, no exception
+    assert program_literals('x = "a', "c") == ()
+    program = StdinProgram(label="p.c", source=C_SOURCE, language=Language.C)
+    assert source_words([program]) == ["qwertyuiop;,./", "+", "\\", "'", "A", "YES"]  # not the printf format
+
+
+def test_mutation_tries_the_characters_and_words_the_programs_compare_against():
+    # samples rarely hold the character a wrong solution mishandles ('y' among the vowels)
+    mutation = engine(["tour\n", "Codeforces\n"], source='if (strchr("aoyeui", c) || c == \'+\') n++;')
+    words = [item.text.strip() for item in mutation.propose(1000)]
+    assert any("y" in word for word in words) and any("+" in word for word in words)
+    assert any("aoyeui" in word for word in words)
+    plain = engine(["tour\n", "Codeforces\n"], source="int main(void) { return 0; }")
+    assert not any("y" in item.text or "+" in item.text for item in plain.propose(1000))
 
 
 def test_without_examples_mutation_starts_from_small_inputs():

@@ -94,3 +94,64 @@ class Constants:
             for d in (0, -1, 1):
                 seen[v + d] = None
         return tuple(seen)
+
+
+#: the escapes of C, C++ and Java string and character literals that stand for one character
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+
+
+def program_literals(source: str, language: str) -> tuple[str, ...]:
+    """The string and character literals of a whole program's source, in order of appearance
+    (read, never run): what a program compares its input against (``c == 'y'``, ``"aeiou"``,
+    ``s == "YES"``). Python is read with ``ast``; C, C++ and Java by a small lexer that skips
+    comments and tells a character literal from a C++14 digit separator (``1'000``)."""
+    if language == "python":
+        try:
+            return Constants.harvest([source]).strings
+        except (ValueError, RecursionError):  # a null byte, a pathological nesting
+            return ()
+    if language not in ("c", "cpp", "java"):
+        return ()
+    literals: dict[str, None] = {}
+    i, end = 0, len(source)
+    while i < end and len(literals) < _MAX_PER_KIND:
+        char = source[i]
+        if source.startswith(("//", "#include"), i):  # (an included header's name is no literal)
+            i = source.find("\n", i)
+            i = end if i < 0 else i
+        elif source.startswith("/*", i):
+            i = source.find("*/", i + 2)
+            i = end if i < 0 else i + 2
+        elif char in "\"'" and not (char == "'" and i and (source[i - 1].isalnum() or source[i - 1] == "_")):
+            text, i = _quoted(source, i + 1, char)
+            if text is not None:
+                literals[text] = None
+        else:
+            i += 1
+    return tuple(literals)
+
+
+def _quoted(source: str, i: int, quote: str) -> tuple[str | None, int]:
+    """The literal starting at ``i`` (after its opening ``quote``) with its escapes decoded, and
+    where it ends; None for one cut off by the end of a line."""
+    out: list[str] = []
+    end = len(source)
+    while i < end:
+        char = source[i]
+        if char == quote:
+            return "".join(out), i + 1
+        if char == "\n":
+            return None, i
+        if char == "\\" and i + 1 < end:
+            code = source[i + 1]
+            if code == "x":
+                digits = len(source[i + 2:i + 4]) - len(source[i + 2:i + 4].lstrip("0123456789abcdefABCDEF"))
+                out.append(chr(int(source[i + 2:i + 2 + digits], 16)) if digits else "x")
+                i += 2 + digits
+                continue
+            out.append(_ESCAPES.get(code, code))
+            i += 2
+            continue
+        out.append(char)
+        i += 1
+    return None, i

@@ -267,6 +267,11 @@ class Lessons:
                 self.shapes[slot].accepted(value)
                 self.ranges[slot + LENGTH].accepted(len(value))
 
+    def refused_characters(self, slot: str) -> set[str]:
+        """The characters that made words of the slot invalid (and were never in a valid one)."""
+        learnt = self.alphabets.get(slot)
+        return learnt.refused if learnt is not None else set()
+
     def refused(self, slot: str, value: int | str) -> None:
         """A value whose setting alone made an input invalid."""
         if isinstance(value, int):

@@ -8,7 +8,9 @@ counts):
 * a number moves toward a boundary: 0, ±1, its neighbours, its negation, half and double, the
   limits seen in the examples, in the programs' sources and in the validator's rejections, powers
   of two and ten, 2^31, 10^9, 10^18 and their neighbours;
-* a word or a character changes (characters seen in the input first);
+* a word or a character changes (characters seen in the input first; now and then a character or
+  a word of the programs' string and character literals, which samples rarely show: ``'y'`` among
+  vowels, ``'+'`` in HQ9+, a keyboard row);
 * a repeated part (the numbers of a list, the records after a count, the test cases after ``t``)
   grows, shrinks, loses or duplicates an element; its elements are sorted, reversed, shuffled or
   made all equal (ties), since that is where solutions differ;
@@ -38,6 +40,7 @@ from collections.abc import Iterable, Sequence
 
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
+from divergent.engines.constants import program_literals
 from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_lessons import FixedSpace
 from divergent.engines.text_mending import integer_values, list_ends, mend_patterns
@@ -56,7 +59,7 @@ from divergent.formats.instances import Misfit, generate, read
 from divergent.formats.model import InputFormat
 from divergent.records import AnyInput, Observation, TextInput
 
-__all__ = ["TextMutationEngine", "boundary_numbers", "numbers_in_text"]
+__all__ = ["TextMutationEngine", "boundary_numbers", "numbers_in_text", "source_words"]
 
 #: the sizes a repeated part may grow to, one level after another
 SIZE_LEVELS = (20, 70, 300, 1024, 10_000, 100_000, 200_000)
@@ -76,6 +79,19 @@ _PARENT_TRIES = 4
 #: what :meth:`TextMutationEngine._child` returns when no parent can be mutated in the time left
 _NO_TIME = TextInput("", how_generated="none")
 _NUMBERS = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE]\d+)?(?![\w.])")
+
+
+def source_words(programs: Iterable[object]) -> list[str]:
+    """The words of the programs' string and character literals that could be part of an input:
+    printable, without spaces, and not a ``printf``/``scanf`` format (``%d``)."""
+    words: dict[str, None] = {}
+    for program in programs:
+        language = str(getattr(program, "language", ""))
+        for literal in program_literals(getattr(program, "source", "") or "", language):
+            for word in literal.split():
+                if "%" not in word and word.isprintable() and len(word) <= 64:
+                    words[word] = None
+    return list(words)
 
 
 def numbers_in_text(text: str, limit: int = 400) -> list[int]:
@@ -144,7 +160,8 @@ class TextMutationEngine(Engine):
         self.feedback = Rejections(getattr(services, "lessons", None))
         self._mutator = TreeMutator(self._rng, numbers=lambda: self._numbers,
                                     named=lambda: sorted(self._learned | self._local), alphabet=alphabet,
-                                    feedback=self.feedback, size_cap=lambda: self.size_cap)
+                                    feedback=self.feedback, size_cap=lambda: self.size_cap,
+                                    literals=source_words(context.implementations))
         self._learn_values(tree for _, tree in self._pool)
         #: with a format of one fixed shape of integers: its valid inputs, counted once their bounds are known
         self._space = FixedSpace.of([tree for _, tree in self._pool if tree is not None]) \

@@ -44,6 +44,8 @@ SPECIAL = (
     2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**32 - 1, 2**32, 10**9, 10**9 + 7, 998_244_353, 10**18, 2**62,
     2**63 - 1, -(2**63), 10**18 + 1, -(10**9), -(10**18),
 )
+#: the share of character and word changes that take a character or word of the programs' literals
+LITERAL_SHARE = 0.1
 #: up to this many new items are inserted one by one; more are merged in at once
 _INSERT_ONE_BY_ONE = 16
 
@@ -217,11 +219,15 @@ class TreeMutator:
     """The operators, with the numbers worth trying and the feedback of the validator."""
 
     def __init__(self, rng: random.Random, *, numbers: Callable[[], list[int]], named: Callable[[], list[int]],
-                 alphabet: list[str], feedback: Rejections, size_cap: Callable[[], int]) -> None:
+                 alphabet: list[str], feedback: Rejections, size_cap: Callable[[], int],
+                 literals: Sequence[str] = ()) -> None:
         self.rng = rng
         self.numbers = numbers
         self.named = named
         self.alphabet = alphabet
+        #: the words of the programs' string and character literals (:func:`source_words`)
+        self.literals = [word for word in literals if len(word) > 1]
+        self.literal_characters = sorted({char for word in literals for char in word})
         self.feedback = feedback
         self.size_cap = size_cap
         #: characters the tree being mutated may still grow by (set per child: it must render
@@ -443,7 +449,14 @@ class TreeMutator:
         return affordable
 
     def _character(self, spec: SlotSpec | None, alphabet: Sequence[str], *, explore: bool = True) -> str:
-        """A character for a word of the slot: one the validator took there, most of the time."""
+        """A character for a word of the slot: one the validator took there, most of the time;
+        now and then one the programs' literals name that the slot's alphabet lacks (samples
+        rarely show the character a wrong solution mishandles: ``y`` among vowels, ``+`` in HQ9+)."""
+        if explore and self.literal_characters and self.rng.random() < LITERAL_SHARE:
+            refused = self.feedback.lessons.refused_characters(spec.key) if spec is not None else set()
+            extra = [c for c in self.literal_characters if c not in alphabet and c not in refused]
+            if extra:
+                return self.rng.choice(extra)
         if spec is None:
             return self.rng.choice(alphabet)
         return self.feedback.lessons.character(spec.key, alphabet, self.rng, explore=explore)
@@ -533,6 +546,14 @@ class TreeMutator:
         fixed = spec is not None and spec.hard_low and spec.hard_high and spec.low == spec.high
         word = slot.token
         position = rng.randrange(len(word) + 1)
+        if self.literals and not fixed and rng.random() < LITERAL_SHARE:
+            # a word the programs name, as the whole word or spliced into it (a keyword, a name)
+            literal = rng.choice(self.literals)
+            word = literal if rng.random() < 0.5 else word[:position] + literal + word[position:]
+            slot.holder[slot.index] = word
+            if spec is not None:
+                self.values.append((spec.key, Word(word)))
+            return key
         roll = rng.random()
         lessons = self.feedback.lessons
         if spec is not None and word and roll < 0.7 and lessons.length(spec.key, len(word) + 1, rng) != len(word) + 1:
