@@ -490,11 +490,17 @@ class TreeMutator:
             return None
         rep = self.rng.choice(candidates)
         rng = self.rng
-        how = rng.choice(("sort", "reverse", "shuffle", "equal", "swap", "sort-desc", "few"))
+        numeric = rep.inline and all(is_integer(i) or is_float(i) for i in rep.items)
+        hows = ("sort", "reverse", "shuffle", "equal", "swap", "sort-desc", "few")
+        how = rng.choice((*hows, "least") if numeric and all(is_integer(i) for i in rep.items) else hows)
         key = f"arrange:{how}"
         if not self._allowed(key):
             return None
-        numeric = rep.inline and all(is_integer(i) or is_float(i) for i in rep.items)
+        if how == "least":  # every item 0 (or 1, or the slot's least): the degenerate case of a list
+            spec = part_specs(tree)[0].get(id(rep))
+            least = str(spec.clamp(rng.choice((0, 1))) if spec is not None else rng.choice((0, 1)))
+            rep.items[:] = [least] * len(rep.items)
+            return key
         if how in ("sort", "sort-desc") and rep.inline:
             rep.items.sort(key=float if numeric else str, reverse=how == "sort-desc")  # type: ignore[arg-type]
         elif how == "reverse" or (how in ("sort", "sort-desc") and not rep.inline):
