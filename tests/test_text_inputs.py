@@ -132,6 +132,11 @@ def test_mutation_tries_the_characters_and_words_the_programs_compare_against():
     assert not any("y" in item.text or "+" in item.text for item in plain.propose(1000))
 
 
+def test_mutation_makes_lists_of_all_zeros_and_all_ones():
+    children = {item.text for item in engine(["5\n2 5 4 3 4\n"]).propose(1000)}
+    assert "5\n0 0 0 0 0\n" in children and "5\n1 1 1 1 1\n" in children
+
+
 def test_without_examples_mutation_starts_from_small_inputs():
     mutation = engine([])
     first = [item.text for item in mutation.propose(10)]
