@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +26,7 @@ from divergent.executors.ray_cluster import decode, run_item
 from divergent.incoherence.jobs import JobPayload
 from divergent.incoherence.run import TaskJob
 from divergent.store import Store
-from stored_runs import stored_units
+from stored_runs import interrupt_after_first_unit, stored_units
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -282,13 +280,8 @@ def test_ctrl_c_keeps_the_finished_tasks_and_the_same_command_resumes(tmp_path: 
                "--samples", str(samples), "-m", "8", "--budget", "6", "--timeout", "0.5", "-q"]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "DIVERGENT_HOME": str(tmp_path)}
     database = tmp_path / "divergent.sqlite3"
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and len(stored_units(database)) < 1 and process.poll() is None:
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130, stderr
+    returncode, stderr = interrupt_after_first_unit(command, env, database)
+    assert returncode == 130, stderr
     assert "interrupted" in stderr and "run the same command to resume" in stderr
     kept = stored_units(database)
     assert len(kept) == 1  # the task in flight at Ctrl-C is not stored half-clustered

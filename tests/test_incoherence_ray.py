@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from divergent.incoherence.jobs import JobPayload, TaskMeasurer
 from divergent.incoherence.run import TaskJob, UnitResult, Validity, run_task
 from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.limits import Limits
-from stored_runs import stored_units
+from stored_runs import interrupt_after_first_unit, stored_units
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -237,13 +236,8 @@ def test_ctrl_c_stops_the_cluster_work_and_the_next_run_resumes(ray_cluster: str
                str(tmp_path / "samples"), "-m", "2", "-n", "30", "--executor", "ray", "--address", ray_cluster]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "DIVERGENT_HOME": str(tmp_path)}
     database = tmp_path / "divergent.sqlite3"
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and len(stored_units(database)) < 1 and process.poll() is None:
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130, stderr
+    returncode, stderr = interrupt_after_first_unit(command, env, database)
+    assert returncode == 130, stderr
     assert "interrupted" in stderr
     assert [key for key, _ in stored_units(database)] == ["toy@0.5/S/0"]
     # The running tasks (a minute of work each) are stopped: the cluster gets its CPUs back.

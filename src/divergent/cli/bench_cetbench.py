@@ -32,6 +32,7 @@ from divergent.cli.harness import (
     no_model_flags,
     open_store,
     prints_json,
+    single_run,
     usage_line,
     write_outputs,
 )
@@ -209,9 +210,7 @@ def _show(console: Console, store: Any, references: Sequence[str], as_json: Path
     from divergent.bench.cetbench.run import summarize
     from divergent.errors import InvalidArgument
 
-    if len(references) != 1:
-        raise InvalidArgument("show one CETBench run at a time")
-    record = store.get_run(references[0])
+    record = single_run(store, references, "CETBench")
     if record.kind == GENERATION_KIND:
         generation = stored_generation(store, record)
         if html is not None:

@@ -32,6 +32,7 @@ from divergent.cli.harness import (
     no_model_flags,
     open_store,
     prints_json,
+    single_run,
     usage_line,
     write_outputs,
 )
@@ -143,11 +144,8 @@ def run(
 def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,
           quiet: bool) -> None:
     from divergent.bench.equibench.run import summarize
-    from divergent.errors import InvalidArgument
 
-    if len(references) != 1:
-        raise InvalidArgument("show one EquiBench run at a time")
-    render_equibench(console, summarize(store, store.get_run(references[0])), as_json, html, quiet=quiet)
+    render_equibench(console, summarize(store, single_run(store, references, "EquiBench")), as_json, html, quiet=quiet)
 
 
 def _row(record: Any) -> tuple[str, ...]:

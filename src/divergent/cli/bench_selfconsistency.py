@@ -32,6 +32,7 @@ from divergent.cli.harness import (
     item_progress,
     open_store,
     prints_json,
+    single_run,
     write_outputs,
 )
 
@@ -100,11 +101,9 @@ def run(
 def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,
           quiet: bool) -> None:
     from divergent.bench.selfconsistency.run import summarize
-    from divergent.errors import InvalidArgument
 
-    if len(references) != 1:
-        raise InvalidArgument("show one self-consistency run at a time")
-    render_selfconsistency(console, summarize(store, store.get_run(references[0])), as_json, html, quiet=quiet)
+    record = single_run(store, references, "self-consistency")
+    render_selfconsistency(console, summarize(store, record), as_json, html, quiet=quiet)
 
 
 def _row(record: Any) -> tuple[str, ...]:

@@ -212,6 +212,15 @@ class StoredRuns:
     show_help: str = "Run id (or a unique prefix)."
 
 
+def single_run(store: Store, references: Sequence[str], title: str) -> RunRecord:
+    """The one stored run ``show`` was given, for a harness whose report covers one run."""
+    from divergent.errors import InvalidArgument
+
+    if len(references) != 1:
+        raise InvalidArgument(f"show one {title} run at a time")
+    return store.get_run(references[0])
+
+
 def add_stored_run_commands(group: typer.Typer, runs: StoredRuns) -> None:
     """``show`` and ``list`` for a harness's group."""
 

@@ -31,6 +31,7 @@ from divergent.cli.harness import (
     item_progress,
     open_store,
     prints_json,
+    single_run,
     write_outputs,
 )
 from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
@@ -156,12 +157,9 @@ def _report_skipped(console: Console, progress: Any) -> None:
 
 def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,
           quiet: bool) -> None:
-    from divergent.errors import InvalidArgument
     from divergent.incoherence.study import summarize
 
-    if len(references) != 1:
-        raise InvalidArgument("show one incoherence run at a time")
-    _render(console, summarize(store, store.get_run(references[0])), as_json, html, quiet)
+    _render(console, summarize(store, single_run(store, references, "incoherence")), as_json, html, quiet)
 
 
 def _row(record: Any) -> tuple[str, ...]:
