@@ -13,6 +13,7 @@ has whole programs, used as they are.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -41,7 +42,7 @@ def standalone_program(problem: Path, name: str = "validator.py") -> Path:
     path = _JOINED / problem.name / digest / name
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        scratch = path.with_suffix(".tmp")
+        scratch = path.with_suffix(f".{os.getpid()}.tmp")  # two runs at once each write their own
         scratch.write_text(text, encoding="utf-8")
         scratch.replace(path)
     return path
