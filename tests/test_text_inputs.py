@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from divergent.engines.base import EngineContext
 from divergent.engines.constants import Constants, program_literals
+from divergent.engines.text_feedback import Rejections
 from divergent.engines.text_mutation import (
     TextMutationEngine,
     boundary_numbers,
     numbers_in_text,
     source_words,
 )
+from divergent.engines.text_operators import TreeMutator
 from divergent.engines.text_structure import counts, parse, render
+from divergent.formats.instances import read
+from divergent.formats.syntax import parse_format
 from divergent.kinds.text_shrink import shrink_text
 from divergent.programs import Language, Signature, StdinProgram
 from divergent.records import TextInput
@@ -130,6 +136,21 @@ def test_mutation_tries_the_characters_and_words_the_programs_compare_against():
     assert any("aoyeui" in word for word in words)
     plain = engine(["tour\n", "Codeforces\n"], source="int main(void) { return 0; }")
     assert not any("y" in item.text or "+" in item.text for item in plain.propose(1000))
+
+
+def test_the_programs_words_are_tried_where_the_validator_rejects_other_word_changes():
+    eevee = parse_format("n:int[6,8]\nword[n]{.a-z}\n")
+    feedback = Rejections()
+    mutator = TreeMutator(random.Random(1), numbers=lambda: [0], named=lambda: [], alphabet=list("j."),
+                          feedback=feedback, size_cap=lambda: 20, literals=["umbreon", "+"])
+    feedback.tried["char:1.0"] = feedback.rejected["char:1.0"] = 100  # every random change was rejected
+    made = []
+    for _ in range(400):
+        tree = read(eevee, "7\nj......\n")
+        if mutator.word(tree) is not None:
+            made.append(render(tree))
+    assert any("umbreon" in text for text in made)
+    assert len(made) < 200  # the other word changes are (nearly all) no longer made
 
 
 def test_mutation_makes_lists_of_all_zeros_and_all_ones():

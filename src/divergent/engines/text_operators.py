@@ -529,6 +529,8 @@ class TreeMutator:
         if characters and (not words or rng.random() < 0.5):
             rep = rng.choice(characters)
             spec = item_specs.get(id(rep))
+            if self.literals and rng.random() < LITERAL_SHARE:
+                return self._literal_characters(rep, spec)
             key = f"char:{spec.key if spec else '?'}"
             if not self._allowed(key):
                 return None
@@ -542,6 +544,8 @@ class TreeMutator:
             return None
         slot = rng.choice(words)
         spec = slot.spec
+        if self.literals and not (spec is not None and spec.choices) and rng.random() < LITERAL_SHARE:
+            return self._literal(slot)
         key = f"word:{slot.key}"
         if not self._allowed(key):
             return None
@@ -552,14 +556,6 @@ class TreeMutator:
         fixed = spec is not None and spec.hard_low and spec.hard_high and spec.low == spec.high
         word = slot.token
         position = rng.randrange(len(word) + 1)
-        if self.literals and not fixed and rng.random() < LITERAL_SHARE:
-            # a word the programs name, as the whole word or spliced into it (a keyword, a name)
-            literal = rng.choice(self.literals)
-            word = literal if rng.random() < 0.5 else word[:position] + literal + word[position:]
-            slot.holder[slot.index] = word
-            if spec is not None:
-                self.values.append((spec.key, Word(word)))
-            return key
         roll = rng.random()
         lessons = self.feedback.lessons
         if spec is not None and word and roll < 0.7 and lessons.length(spec.key, len(word) + 1, rng) != len(word) + 1:
@@ -580,6 +576,37 @@ class TreeMutator:
         elif len(word) > 1:
             word = word[:position] + word[position + 1:]
         slot.holder[slot.index] = word or rng.choice(alphabet)
+        return key
+
+
+    def _literal(self, slot: Slot) -> str | None:
+        """A word the programs name (a keyword, a name), as the slot's whole word or spliced into
+        it; judged apart from other changes of words, which the validator may reject nearly always."""
+        key = f"literal:{slot.key}"
+        spec = slot.spec
+        if not self._allowed(key) or (spec is not None and spec.hard_low and spec.hard_high and spec.low == spec.high):
+            return None
+        literal = self.rng.choice(self.literals)
+        word = slot.token
+        position = self.rng.randrange(len(word) + 1)
+        word = literal if self.rng.random() < 0.5 else word[:position] + literal + word[position:]
+        slot.holder[slot.index] = word
+        if spec is not None:
+            self.values.append((spec.key, Word(word)))
+        return key
+
+    def _literal_characters(self, rep: Rep, spec: SlotSpec | None) -> str | None:
+        """A word the programs name as a word of characters (``word[n]``, a grid's row): written
+        over it where it stands, or in its place (its count follows its new length)."""
+        key = f"literal:{spec.key if spec else '?'}"
+        if not self._allowed(key):
+            return None
+        literal = list(self.rng.choice(self.literals))
+        if self.rng.random() < 0.5 and len(rep.items) >= len(literal):
+            start = self.rng.randrange(len(rep.items) - len(literal) + 1)
+            rep.items[start:start + len(literal)] = literal
+        else:
+            rep.items[:] = literal
         return key
 
 
