@@ -21,7 +21,8 @@ from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_mending import integer_values, list_ends
-from divergent.engines.text_operators import set_values, steered, tied_lists, unordered_lists
+from divergent.engines.text_operators import steered
+from divergent.engines.text_slots import set_values, tied_lists, unordered_lists
 from divergent.engines.text_structure import render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate

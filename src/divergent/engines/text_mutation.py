@@ -44,15 +44,8 @@ from divergent.engines.constants import program_literals
 from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_lessons import FixedSpace
 from divergent.engines.text_mending import integer_values, list_ends, mend_patterns
-from divergent.engines.text_operators import (
-    SPECIAL,
-    TreeMutator,
-    number_lists,
-    put_in_order,
-    set_values,
-    tied_lists,
-    unordered_lists,
-)
+from divergent.engines.text_operators import SPECIAL, TreeMutator, put_in_order
+from divergent.engines.text_slots import number_lists, set_values, tied_lists, unordered_lists
 from divergent.engines.text_structure import Block, clone, parse, render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate, read

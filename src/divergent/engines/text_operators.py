@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from divergent.engines.text_feedback import Rejections
-from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue, Word, has_ties, ordered
+from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue, Word, has_ties
 from divergent.engines.text_mending import mend_patterns, strictly
+from divergent.engines.text_slots import Slot, inline_lists, number_lists, numeric, part_specs, slots
 from divergent.engines.text_structure import (
     Block,
-    Count,
     Line,
     Rep,
     clone_element,
@@ -36,8 +35,7 @@ from divergent.engines.text_structure import (
 from divergent.formats.model import Kind
 from divergent.formats.values import THRESHOLDS, SlotSpec, draw_token, draw_value
 
-__all__ = ["SPECIAL", "Slot", "TreeMutator", "put_in_order", "set_values", "steered", "tied_lists",
-           "unordered_lists"]
+__all__ = ["LITERAL_SHARE", "SPECIAL", "TreeMutator", "put_in_order", "steered"]
 
 SPECIAL = (
     0, 1, -1, 2, 3, 7, 10, 100, 127, 128, 255, 256, 1000, 1023, 1024, 65535, 65536, 100_000, 200_000, 1_000_000,
@@ -48,108 +46,6 @@ SPECIAL = (
 LITERAL_SHARE = 0.1
 #: up to this many new items are inserted one by one; more are merged in at once
 _INSERT_ONE_BY_ONE = 16
-
-
-@dataclass
-class Slot:
-    """A token of a tree: ``holder[index]``, with its spec (None: no format says)."""
-
-    holder: list
-    index: int
-    spec: SlotSpec | None
-
-    @property
-    def token(self) -> str:
-        return self.holder[self.index]
-
-    @property
-    def key(self) -> str:
-        return self.spec.key if self.spec is not None else "?"
-
-
-def slots(block: Block) -> Iterator[Slot]:
-    """Every token of the tree (line tokens and list items; not a word's characters)."""
-    for node in block:
-        if isinstance(node, Line):
-            specs = node.specs
-            for index, part in enumerate(node.parts):
-                spec = specs[index] if specs is not None else None
-                if isinstance(part, str):
-                    yield Slot(node.parts, index, spec)
-                elif isinstance(part, Rep) and not part.characters:
-                    for item in range(len(part.items)):
-                        yield Slot(part.items, item, spec)
-        else:
-            for element in node.items:
-                yield from slots(element)
-
-
-def part_specs(block: Block) -> tuple[dict[int, SlotSpec], dict[int, tuple[Count, SlotSpec | None]]]:
-    """By a Rep's id: the spec of its items (lists, words), and the count sizing it with the
-    count's spec."""
-    items: dict[int, SlotSpec] = {}
-    sized: dict[int, tuple[Count, SlotSpec | None]] = {}
-
-    def walk(nodes: Block) -> None:
-        for node in nodes:
-            if isinstance(node, Line):
-                for index, part in enumerate(node.parts):
-                    spec = node.specs[index] if node.specs is not None else None
-                    if isinstance(part, Rep) and spec is not None:
-                        items[id(part)] = spec
-                    elif isinstance(part, Count):
-                        for target in part.targets:
-                            sized[id(target)] = (part, spec)
-            else:
-                for element in node.items:
-                    walk(element)
-
-    walk(block)
-    return items, sized
-
-
-def set_values(tree: Block) -> list[SetValue]:
-    """The values of a tree's slots by their keys in the format (none without one): integers,
-    counts (their lists' sizes) and the characters of words."""
-    found: list[SetValue] = []
-    for slot in slots(tree):
-        if slot.spec is None:
-            continue
-        if slot.spec.kind is Kind.INT and is_integer(slot.token):
-            found.append((slot.spec.key, int(slot.token)))
-        elif slot.spec.kind is Kind.WORD and not slot.spec.choices:
-            found.append((slot.spec.key, Word(slot.token)))
-    item_specs, sized = part_specs(tree)
-    found.extend((item_specs[id(rep)].key, Word("".join(rep.items))) for rep in reps(tree)
-                 if rep.characters and id(rep) in item_specs)
-    counted = {id(count): (count, spec) for count, spec in sized.values()}
-    found.extend((spec.key, count.value) for count, spec in counted.values() if spec is not None)
-    return found
-
-
-def unordered_lists(tree: Block) -> list[str]:
-    """The slots of the tree's lists of integers that are in no order."""
-    return [spec.key for spec, rep in number_lists(tree) if not ordered([int(item) for item in rep.items])]
-
-
-def tied_lists(tree: Block) -> list[str]:
-    """The slots of the tree's lists of integers in order with two equal neighbours."""
-    found = []
-    for spec, rep in number_lists(tree):
-        items = [int(item) for item in rep.items]
-        if ordered(items) and has_ties(items):
-            found.append(spec.key)
-    return found
-
-
-def number_lists(tree: Block) -> Iterator[tuple[SlotSpec, Rep]]:
-    """The inline lists of integers of a tree that has a format, with their items' spec."""
-    item_specs, _ = part_specs(tree)
-    for rep in reps(tree):
-        spec = item_specs.get(id(rep))
-        if spec is not None and rep.inline and not rep.characters and spec.kind is Kind.INT and len(rep.items) > 1 \
-                and all(is_integer(item) for item in rep.items):
-            yield spec, rep
 
 
 def put_in_order(tree: Block, lessons: Lessons, rng: random.Random) -> None:
@@ -262,7 +158,7 @@ class TreeMutator:
     # -- numbers -------------------------------------------------------------------------------
 
     def number(self, tree: Block) -> str | None:
-        candidates = [slot for slot in slots(tree) if _numeric(slot)]
+        candidates = [slot for slot in slots(tree) if numeric(slot)]
         if not candidates:
             return None
         for _ in range(4):
@@ -319,11 +215,11 @@ class TreeMutator:
         values at their maximum" case, where sums and products overflow."""
         groups: list[list[Slot]] = []
         for line in (node for node in tree if isinstance(node, Line)):
-            group = [slot for slot in slots([line]) if slot.holder is line.parts and _numeric(slot)]
+            group = [slot for slot in slots([line]) if slot.holder is line.parts and numeric(slot)]
             if len(group) > 1:
                 groups.append(group)
-        for slot_group in _lists(tree):
-            if len(slot_group) > 1 and all(_numeric(slot) for slot in slot_group):
+        for slot_group in inline_lists(tree):
+            if len(slot_group) > 1 and all(numeric(slot) for slot in slot_group):
                 groups.append(slot_group)
         if not groups:
             return None
@@ -523,7 +419,7 @@ class TreeMutator:
 
     def word(self, tree: Block) -> str | None:
         rng = self.rng
-        words = [slot for slot in slots(tree) if not _numeric(slot)]
+        words = [slot for slot in slots(tree) if not numeric(slot)]
         item_specs, _ = part_specs(tree)
         characters = [rep for rep in reps(tree) if rep.characters and rep.items]
         if characters and (not words or rng.random() < 0.5):
@@ -608,18 +504,3 @@ class TreeMutator:
         else:
             rep.items[:] = literal
         return key
-
-
-def _numeric(slot: Slot) -> bool:
-    if slot.spec is not None:
-        return slot.spec.numeric and not slot.spec.choices
-    return is_integer(slot.token) or is_float(slot.token)
-
-
-def _lists(tree: Block) -> Iterator[list[Slot]]:
-    """The items of each inline list, as slots."""
-    item_specs, _ = part_specs(tree)
-    for rep in reps(tree):
-        if rep.inline and not rep.characters:
-            spec = item_specs.get(id(rep))
-            yield [Slot(rep.items, index, spec) for index in range(len(rep.items))]
