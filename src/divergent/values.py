@@ -86,9 +86,21 @@ class _Budget:
 _HOME_MODULES: set[str] = {"builtins", "__main__", ""}
 
 
+def _home_prefix_pattern() -> re.Pattern[str]:
+    """A home module's name before a dotted name in a repr (``pair_a.Utc``; see :func:`_short_repr`)."""
+    alternatives = "|".join(re.escape(name) for name in sorted(filter(None, _HOME_MODULES), key=len, reverse=True))
+    return re.compile(rf"(?<![\w.])(?:{alternatives})\.(?=[A-Za-z_])")
+
+
+_HOME_PREFIX = _home_prefix_pattern()
+
+
 def register_home_module(module_name: str) -> None:
     """Name the classes of ``module_name`` (an implementation's own module) without their module."""
-    _HOME_MODULES.add(module_name)
+    global _HOME_PREFIX
+    if module_name not in _HOME_MODULES:
+        _HOME_MODULES.add(module_name)
+        _HOME_PREFIX = _home_prefix_pattern()
 
 
 def qualified_name(kind: type) -> str:
@@ -248,20 +260,13 @@ def _object_state(value: Any) -> list[tuple[str, Any]] | None:
 #: object inside a value divergent cannot take apart, ``datetime.time(0, 0, tzinfo=<Utc object at
 #: 0x…>)``, looked nondeterministic and was dropped)
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-_home_prefixes: tuple[frozenset[str], re.Pattern[str] | None] = (frozenset(), None)
 
 
 def _without_home_modules(text: str) -> str:
     """``text`` without the implementations' own module names before a dotted name (``pair_a.Utc``
     is ``Utc``, as :func:`qualified_name` names it): two implementations' classes of one name compare
     equal in a repr as they do everywhere else."""
-    global _home_prefixes
-    names = frozenset(name for name in _HOME_MODULES if name)
-    if names != _home_prefixes[0]:
-        alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
-        _home_prefixes = (names, re.compile(rf"(?<![\w.])(?:{alternatives})\.(?=[A-Za-z_])") if names else None)
-    pattern = _home_prefixes[1]
-    return pattern.sub("", text) if pattern is not None else text
+    return _HOME_PREFIX.sub("", text)
 
 
 def _short_repr(value: Any, limits: EncodeLimits) -> str:
