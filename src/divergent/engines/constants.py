@@ -7,6 +7,7 @@ Generators mix these constants (and their neighbours) into what they draw.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -96,7 +97,17 @@ class Constants:
         return tuple(seen)
 
 
-#: the escapes of C, C++ and Java string and character literals that stand for one character
+#: what the lexer of C, C++ and Java sources reads: comments and ``#include`` lines (skipped), then
+#: character literals (not after a word character: ``1'000`` is a C++14 digit separator) and strings,
+#: each ended on its line
+_C_LEXEMES = re.compile(
+    r"//[^\n]*|/\*.*?(?:\*/|\Z)|#include[^\n]*"
+    r"|(?<!\w)'((?:\\.|[^'\\\n])*)'"
+    r'|"((?:\\.|[^"\\\n])*)"',
+    re.DOTALL,
+)
+_C_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|.)", re.DOTALL)
+#: the escapes of C, C++ and Java literals that stand for one character (others stand for themselves)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
 
 
@@ -113,45 +124,15 @@ def program_literals(source: str, language: str) -> tuple[str, ...]:
     if language not in ("c", "cpp", "java"):
         return ()
     literals: dict[str, None] = {}
-    i, end = 0, len(source)
-    while i < end and len(literals) < _MAX_PER_KIND:
-        char = source[i]
-        if source.startswith(("//", "#include"), i):  # (an included header's name is no literal)
-            i = source.find("\n", i)
-            i = end if i < 0 else i
-        elif source.startswith("/*", i):
-            i = source.find("*/", i + 2)
-            i = end if i < 0 else i + 2
-        elif char in "\"'" and not (char == "'" and i and (source[i - 1].isalnum() or source[i - 1] == "_")):
-            text, i = _quoted(source, i + 1, char)
-            if text is not None:
-                literals[text] = None
-        else:
-            i += 1
+    for lexeme in _C_LEXEMES.finditer(source):
+        body = lexeme.group(1) if lexeme.group(1) is not None else lexeme.group(2)
+        if body is not None:
+            literals[_C_ESCAPE.sub(_unescape, body)] = None
+            if len(literals) >= _MAX_PER_KIND:
+                break
     return tuple(literals)
 
 
-def _quoted(source: str, i: int, quote: str) -> tuple[str | None, int]:
-    """The literal starting at ``i`` (after its opening ``quote``) with its escapes decoded, and
-    where it ends; None for one cut off by the end of a line."""
-    out: list[str] = []
-    end = len(source)
-    while i < end:
-        char = source[i]
-        if char == quote:
-            return "".join(out), i + 1
-        if char == "\n":
-            return None, i
-        if char == "\\" and i + 1 < end:
-            code = source[i + 1]
-            if code == "x":
-                digits = len(source[i + 2:i + 4]) - len(source[i + 2:i + 4].lstrip("0123456789abcdefABCDEF"))
-                out.append(chr(int(source[i + 2:i + 2 + digits], 16)) if digits else "x")
-                i += 2 + digits
-                continue
-            out.append(_ESCAPES.get(code, code))
-            i += 2
-            continue
-        out.append(char)
-        i += 1
-    return None, i
+def _unescape(escape: re.Match[str]) -> str:
+    code = escape.group(1)
+    return chr(int(code[1:], 16)) if code[0] == "x" and len(code) > 1 else _ESCAPES.get(code, code)
