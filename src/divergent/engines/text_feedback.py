@@ -25,6 +25,9 @@ from dataclasses import dataclass
 
 from divergent.engines.base import TextServices
 from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue
+from divergent.engines.text_mending import integer_values, list_ends
+from divergent.engines.text_slots import number_lists, set_values, tied_lists, unordered_lists
+from divergent.engines.text_structure import Block
 from divergent.records import TextInput
 
 __all__ = ["MIN_TRIES", "RETRY_ONE_IN", "Rejections", "SizeLevels"]
@@ -122,9 +125,28 @@ class Rejections:
                 for slot in waiting.tied:
                     lessons.orders[slot].tied_refused += 1
 
-    def seen(self, slot: str, value: int | str) -> None:
-        """A value the slot held in an input known to be valid (an example, another engine's)."""
-        self.lessons.accepted(slot, value)
+    def made_tree(self, child: TextInput, keys: Sequence[str], tree: Block | None,
+                  values: Sequence[SetValue] = (), *, whole: bool = False) -> None:
+        """:meth:`made`, with what the child's ``tree`` (read by the format; None: too large to
+        read) shows: its lists' orders and ends, its integers, and with ``whole`` (a draw) every
+        value it sets as ``values``."""
+        if tree is None:
+            self.made(child, keys, values)
+            return
+        self.made(child, keys, set_values(tree) if whole else values, unordered_lists(tree), tied=tied_lists(tree),
+                  integers=integer_values(tree), ends=list_ends(tree), whole=whole)
+
+    def valid_tree(self, tree: Block) -> None:
+        """The tree of an input known to be valid (an example, another engine's): every value,
+        relation between integers, list end and list order it holds is one the validator takes."""
+        lessons = self.lessons
+        for slot, value in set_values(tree):
+            lessons.accepted(slot, value)
+        lessons.relations.accepted(integer_values(tree))
+        for end, value in list_ends(tree):
+            lessons.ends[end].accepted(value)
+        for spec, rep in number_lists(tree):
+            lessons.orders[spec.key].accepted([int(item) for item in rep.items])
 
     def allowed(self, key: str, rng: random.Random) -> bool:
         """Whether to make a child with this operator key (no: the validator rejects them all)."""

@@ -20,9 +20,7 @@ from collections.abc import Sequence
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
-from divergent.engines.text_mending import integer_values, list_ends
 from divergent.engines.text_operators import steered
-from divergent.engines.text_slots import set_values, tied_lists, unordered_lists
 from divergent.engines.text_structure import render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate
@@ -84,11 +82,7 @@ class GrammarEngine(Engine):
             if item.key in self._seen:
                 continue
             self._seen.add(item.key)
-            if len(text) <= _LEARN_CHARS:
-                self.feedback.made(item, [key], set_values(tree), unordered_lists(tree), tied=tied_lists(tree),
-                                   integers=integer_values(tree), ends=list_ends(tree), whole=True)
-            else:
-                self.feedback.made(item, [key])
+            self.feedback.made_tree(item, [key], tree if len(text) <= _LEARN_CHARS else None, whole=True)
             batch.append(item)
         if not batch and attempts >= _MAX_ATTEMPTS:
             raise EngineCannotProceed("exhausted", f"{_MAX_ATTEMPTS} draws in a row gave only inputs drawn before")

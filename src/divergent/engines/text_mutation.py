@@ -43,9 +43,8 @@ from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import program_literals
 from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_lessons import FixedSpace
-from divergent.engines.text_mending import integer_values, list_ends, mend_patterns
+from divergent.engines.text_mending import mend_patterns
 from divergent.engines.text_operators import SPECIAL, TreeMutator, put_in_order
-from divergent.engines.text_slots import number_lists, set_values, tied_lists, unordered_lists
 from divergent.engines.text_structure import Block, clone, parse, render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate, read
@@ -252,9 +251,8 @@ class TextMutationEngine(Engine):
             self._trees[child.key] = kept
         self._recent.append((child, kept))
         learn = self._format is not None and len(text) <= _LEARN_CHARS
-        self.feedback.made(child, keys, [] if mended else self._changed(parent_tree or parent.text, tree, keys),
-                           unordered_lists(tree) if learn else (), tied=tied_lists(tree) if learn else (),
-                           integers=integer_values(tree) if learn else (), ends=list_ends(tree) if learn else ())
+        self.feedback.made_tree(child, keys, tree if learn else None,
+                                [] if mended else self._changed(parent_tree or parent.text, tree, keys))
         return child
 
     def _changed(self, parent: Block | str, child: Block, keys: list[str]) -> list[tuple[str, int | str]]:
@@ -350,13 +348,7 @@ class TextMutationEngine(Engine):
             return
         for tree in trees:
             if tree is not None:
-                for slot, value in set_values(tree):
-                    self.feedback.seen(slot, value)
-                self.feedback.lessons.relations.accepted(integer_values(tree))
-                for end, value in list_ends(tree):
-                    self.feedback.lessons.ends[end].accepted(value)
-                for spec, rep in number_lists(tree):
-                    self.feedback.lessons.orders[spec.key].accepted([int(item) for item in rep.items])
+                self.feedback.valid_tree(tree)
 
     def _learn_from_validator(self) -> None:
         services = self.context.services
