@@ -11,7 +11,8 @@ import random
 from collections.abc import Iterator
 
 from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons
-from divergent.engines.text_structure import Block, Count, Line, Rep, is_integer
+from divergent.engines.text_slots import part_specs, slots
+from divergent.engines.text_structure import Block, Count, Line, Rep, is_integer, reps
 from divergent.formats.model import Kind
 from divergent.formats.values import SlotSpec
 
@@ -42,16 +43,11 @@ def integer_values(tree: Block) -> list[tuple[str, int]]:
 
 def _lists(tree: Block) -> Iterator[tuple[str, Rep]]:
     """The inline lists of tokens of a tree with a format, in order, by their items' slot."""
-    for node in tree:
-        if isinstance(node, Line):
-            if node.specs is None:
-                continue
-            for part, spec in zip(node.parts, node.specs, strict=True):
-                if isinstance(part, Rep) and part.inline and not part.characters and spec is not None and part.items:
-                    yield spec.key, part
-        else:
-            for element in node.items:
-                yield from _lists(element)
+    item_specs, _ = part_specs(tree)
+    for rep in reps(tree):
+        spec = item_specs.get(id(rep))
+        if spec is not None and rep.inline and not rep.characters and rep.items:
+            yield spec.key, rep
 
 
 def _ends(tree: Block) -> Iterator[tuple[str, Rep, int]]:
@@ -94,24 +90,14 @@ def mend_patterns(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
 
 def _mend_words(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
     changed = False
-    for node in tree:
-        if not isinstance(node, Line):
-            for element in node.items:
-                changed = _mend_words(element, lessons, rng) or changed
+    for slot in slots(tree):
+        spec = slot.spec
+        if spec is None or spec.kind is not Kind.WORD or spec.choices or spec.key not in lessons.shapes:
             continue
-        if node.specs is None:
-            continue
-        for index, (part, spec) in enumerate(zip(node.parts, node.specs, strict=True)):
-            if spec is None or spec.kind is not Kind.WORD or spec.choices or spec.key not in lessons.shapes:
-                continue
-            holder, places = (node.parts, [index]) if isinstance(part, str) else \
-                (part.items, range(len(part.items))) if isinstance(part, Rep) and not part.characters else (None, [])
-            for place in places:
-                assert holder is not None
-                mended = lessons.shaped(spec.key, holder[place], rng)
-                if mended != holder[place]:
-                    holder[place] = mended
-                    changed = True
+        mended = lessons.shaped(spec.key, slot.token, rng)
+        if mended != slot.token:
+            slot.holder[slot.index] = mended
+            changed = True
     return changed
 
 
