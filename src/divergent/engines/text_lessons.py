@@ -66,7 +66,6 @@ LENGTH = "#length"
 _REFUSED_KEPT = 64
 
 
-
 class Word(str):
     """A whole word set in a slot (a plain string is some characters of one): its shape is learnt
     too (:class:`~divergent.engines.text_patterns.LearntShape`)."""
@@ -277,7 +276,7 @@ class Lessons:
         if isinstance(value, int):
             learnt = self.ranges[slot]
             if learnt.low is not None and learnt.high is not None and learnt.low <= value <= learnt.high:
-                self.digits[slot].rejected(value)  # not for its size: for its digits?
+                self.digits[slot].rejected(value)  # within the valid range: rejected for its digits?
             learnt.refused(value)
             return
         learnt = self.alphabets[slot]

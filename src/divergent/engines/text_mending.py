@@ -83,16 +83,18 @@ def mend_patterns(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
     """Mend in place the words out of the one shape their slot's words take, and what breaks a
     relation the validator keeps between two integers (``m <= n``: ``m`` drawn again at most
     ``n``, or ``n`` raised when ``m`` is a count); whether anything changed."""
-    changed = _mend_words(tree, lessons, rng) if lessons.shapes else False
+    # (every child comes here: the tree is walked only for the slots whose shape is kept)
+    shaped = {slot for slot, shape in lessons.shapes.items() if shape.kept() is not None}
+    changed = _mend_words(tree, lessons, rng, shaped) if shaped else False
     changed = (_mend_ends(tree, lessons, rng) if lessons.ends else False) or changed
     return _mend_relations(tree, lessons, rng) or changed
 
 
-def _mend_words(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
+def _mend_words(tree: Block, lessons: Lessons, rng: random.Random, shaped: set[str]) -> bool:
     changed = False
     for slot in slots(tree):
         spec = slot.spec
-        if spec is None or spec.kind is not Kind.WORD or spec.choices or spec.key not in lessons.shapes:
+        if spec is None or spec.kind is not Kind.WORD or spec.choices or spec.key not in shaped:
             continue
         mended = lessons.shaped(spec.key, slot.token, rng)
         if mended != slot.token:
