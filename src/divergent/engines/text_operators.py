@@ -7,8 +7,10 @@ the stated bounds and move past the ones only seen in examples now and then, wor
 alphabet and a fixed length, choices stay choices, counts stay within their bounds, and the lists a
 count sizes together (``a_1..a_n`` and ``b_1..b_n``, a grid's rows) are resized together. A
 number or a count the validator is known to reject there (past a bound only the examples showed:
-:class:`divergent.engines.text_lessons.LearntRange`) is steered back toward what it accepts; a word that lost the one shape its slot's words take, two
-integers out of the relation they keep, are mended (:mod:`divergent.engines.text_patterns`).
+:class:`divergent.engines.text_lessons.LearntRange`) is steered back toward what it accepts; a word
+that lost the one shape its slot's words take, two integers out of the relation they keep, are
+mended (:mod:`divergent.engines.text_patterns`). Now and then a character or a word of the
+programs' literals is written into a word (:data:`LITERAL_SHARE`).
 """
 
 from __future__ import annotations
