@@ -69,7 +69,7 @@ def test_nothing_below_the_cli_imports_it() -> None:
 LAYERS: dict[str, int] = {
     # 0: the foundation: records, errors, the encoding, and the seams' vocabulary
     "__init__": 0, "errors": 0, "values": 0, "records": 0, "programs": 0, "comparison": 0, "annotations": 0,
-    "probegen.strategies": 0, "trace": 0,
+    "probegen.strategies": 0, "trace": 0, "paths": 0,
     # 1: rules and services that know only records
     "policy": 1, "text_comparison": 1, "preconditions": 1, "store": 1, "llm": 1, "report": 1,
     "grammars": 1, "executors": 1,

@@ -181,8 +181,8 @@ class BuildOptions:
     cxxflags: tuple[str, ...] = ("-O2", "-std=c++17", "-DONLINE_JUDGE")
     cxxlibs: tuple[str, ...] = ()
     javacflags: tuple[str, ...] = ("-encoding", "UTF-8")
-    #: where built programs are kept (None: ``$XDG_CACHE_HOME/divergent/builds``, else
-    #: ``~/.cache/divergent/builds``)
+    #: where built programs are kept (None: the ``builds`` cache of
+    #: :func:`divergent.paths.cache_dir`)
     cache_dir: str | None = None
     #: wall seconds one build may take (a template bomb is a build error, not a hang)
     seconds: float = 60.0

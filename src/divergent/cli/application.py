@@ -281,7 +281,7 @@ def fail(message: str, *, as_json: bool = False) -> typer.Exit:
         document: dict[str, Any] = {"verdict": "error", "error": reason, "counterexample": None}
         if details:
             document["details"] = details
-        print(json.dumps(document))
+        _print_to_stdout(json.dumps(document))
     return typer.Exit(EXIT_ERROR)
 
 
@@ -303,8 +303,18 @@ def internal_error(error: BaseException) -> int:
     print(f"divergent: {line} (a failure of divergent, not a finding about the programs; please report it)",
           file=sys.stderr)
     if _json_output:
-        print(json.dumps({"verdict": "error", "error": line, "internal": True, "counterexample": None}))
+        _print_to_stdout(json.dumps({"verdict": "error", "error": line, "internal": True, "counterexample": None}))
     return EXIT_INTERNAL
+
+
+def _print_to_stdout(line: str) -> None:
+    """An error's JSON object on stdout; a stdout that refuses it (``> /dev/full``) leaves the line
+    on stderr as the only word."""
+    try:
+        print(line, flush=True)
+    except OSError:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def run_app(argv: list[str] | None = None) -> int:

@@ -289,4 +289,5 @@ def render_cetbench(console: Console, summary: Any, as_json: Path | None, html: 
     if summary.errors:
         console.print(f"[yellow]{len(summary.errors)} item(s) failed (see --json)[/yellow]")
     write_outputs(summary_json(summary), as_json, html,
-                  lambda document: cetbench_page(document, price_known=price_known), quiet=quiet)
+                  lambda document: cetbench_page(document, price_known=price_known), quiet=quiet,
+                  again=f"divergent bench cetbench show {summary.run.short_id}")

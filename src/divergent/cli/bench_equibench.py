@@ -208,4 +208,5 @@ def render_equibench(console: Console, summary: Any, as_json: Path | None, html:
     if summary.errors:
         console.print(f"[yellow]{len(summary.errors)} pair(s) failed (see --json)[/yellow]")
     write_outputs(summary_json(summary), as_json, html,
-                  lambda document: equibench_page(document, price_known=price_known), quiet=quiet)
+                  lambda document: equibench_page(document, price_known=price_known), quiet=quiet,
+                  again=f"divergent bench equibench show {summary.run.short_id}")

@@ -146,4 +146,5 @@ def render_selfconsistency(console: Console, summary: Any, as_json: Path | None,
                   "sample: the pass rate of all samples; both averaged over the tasks with tests[/dim]")
     if summary.errors:
         console.print(f"[yellow]{len(summary.errors)} task(s) could not be clustered (see --json)[/yellow]")
-    write_outputs(summary_json(summary), as_json, html, selfconsistency_page, quiet=quiet)
+    write_outputs(summary_json(summary), as_json, html, selfconsistency_page, quiet=quiet,
+                  again=f"divergent bench selfconsistency show {summary.run.short_id}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,8 +41,8 @@ def check(
 
     mark("command parsed")
 
-    from divergent.cli.application import input_errors, stderr_console
-    from divergent.cli.outputs import keep_report, write_html_report, write_text_file
+    from divergent.cli.application import input_errors
+    from divergent.cli.outputs import Delivery, keep_report
     from divergent.report.json import report_json
     from divergent.search import check as run_check
 
@@ -66,40 +65,43 @@ def check(
     # with the functions' name when they share one
     names = {getattr(program, "display_name", "f") for program in programs}
     document = report_json(report, names.pop() if len(names) == 1 else "f", extras=extras)
-    notices = functools.cache(lambda: stderr_console(outputs.quiet))  # made when a notice is printed
+    delivery = Delivery(outputs.quiet)
     test = None
     if report.counterexample is not None:
         # paths relative to where the test is written, or to the current directory
         test_dir = emit_test.resolve().parent if emit_test is not None else Path.cwd()
         with input_errors(outputs.prints_json):
             test = kind.reproduction(report.counterexample, programs, ran.options, test_dir=test_dir)
-    with input_errors(outputs.prints_json):
-        outputs.write_json(document, notices())
+    outputs.write_json(document, delivery)
     if outputs.quiet and not outputs.prints_json:
-        from divergent.report.text import plain_report
-
         if report.divergent:
-            print(plain_report(report, extras))
+            delivery.to_stdout(lambda: print(_plain_result(report, extras)))
     elif not outputs.prints_json:
         from divergent.report.text import render_report
 
         # with --emit-test the test is in its file: the terminal names it instead of printing it
-        render_report(report, make_console(), extras=replace(extras, test=test if emit_test is None else ""))
-    with input_errors(outputs.prints_json):
-        if emit_test is not None:
-            if test is None:
-                notices().print(f"no counterexample: {emit_test} not written", highlight=False)
-            else:
-                write_text_file(emit_test, test, "--emit-test")
-                notices().print(f"reproducing test written: pytest {emit_test}", highlight=False)
-        if outputs.html is not None:
-            from divergent.report.html import check_page
+        shown = replace(extras, test=test if emit_test is None else "")
+        delivery.to_stdout(lambda: render_report(report, make_console(), extras=shown))
+    if emit_test is not None:
+        if test is None:
+            delivery.note(f"no counterexample: {emit_test} not written")
+        else:
+            delivery.to_file("--emit-test", emit_test, test, written="reproducing test written: pytest {path}")
+    if outputs.html is not None:
+        from divergent.report.html import check_page
 
-            write_html_report(check_page(document, test=test), outputs.html, notices())
-        if outputs.store or outputs.db is not None:
-            keep_report("check", document, outputs.db, notices(), test=test)
+        delivery.html(check_page(document, test=test), outputs.html)
+    if outputs.store or outputs.db is not None:
+        keep_report("check", document, outputs.db, delivery, test=test)
+    delivery.finish(lambda: _plain_result(report, extras))
     mark("report written")
     raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_TOO_FEW_INPUTS if report.too_few_inputs else EXIT_SAME)
+
+
+def _plain_result(report: Any, extras: Any) -> str:
+    from divergent.report.text import plain_report
+
+    return plain_report(report, extras)
 
 
 def brute_force_implementation(impls: list, llm: Any, spec: str | None) -> Any:

@@ -99,8 +99,8 @@ def cluster(
         )
         return clustering, clustering.tests
 
-    from divergent.cli.application import input_errors, stderr_console
-    from divergent.cli.outputs import keep_report, write_html_report
+    from divergent.cli.application import input_errors
+    from divergent.cli.outputs import Delivery, keep_report
 
     outputs = flags.outputs
     with input_errors(outputs.prints_json):
@@ -108,19 +108,36 @@ def cluster(
     ran = run_search(implementations, flags, run)
     impls, (clustering, results) = list(ran.programs), ran.result
     document = clustering_json(clustering, impls[0].display_name, results)
-    notices = stderr_console(outputs.quiet)
-    with input_errors(outputs.prints_json):
-        outputs.write_json(document, notices)
-    if not outputs.prints_json:
-        render_clustering(clustering, impls, make_console(), results)
-    with input_errors(outputs.prints_json):
-        if outputs.html is not None:
-            from divergent.report.html import cluster_page
+    delivery = Delivery(outputs.quiet)
+    outputs.write_json(document, delivery)
+    if outputs.quiet and not outputs.prints_json:
+        delivery.to_stdout(lambda: print(plain_clustering(clustering)))
+    elif not outputs.prints_json:
+        delivery.to_stdout(lambda: render_clustering(clustering, impls, make_console(), results))
+    if outputs.html is not None:
+        from divergent.report.html import cluster_page
 
-            write_html_report(cluster_page(document), outputs.html, notices)
-        if outputs.store or outputs.db is not None:
-            keep_report("cluster", document, outputs.db, notices)
+        delivery.html(cluster_page(document), outputs.html)
+    if outputs.store or outputs.db is not None:
+        keep_report("cluster", document, outputs.db, delivery)
+    delivery.finish(lambda: plain_clustering(clustering))
     raise typer.Exit(EXIT_SAME)
+
+
+def plain_clustering(clustering: Any) -> str:
+    """The classes and the pick as plain text (``--quiet``): one line per class, then the pick."""
+    from divergent.values import printable
+
+    labels = clustering.implementations
+    count = len(clustering.classes)
+    lines = [f"{count} behaviour class{'es' if count != 1 else ''} among {len(labels)} implementations"]
+    lines.extend(f"  class {number} ({len(members)}): {' = '.join(labels[i] for i in members)}"
+                 for number, members in enumerate(clustering.classes, 1))
+    tied = sum(1 for members in clustering.classes if len(members) == len(clustering.largest))
+    lines.append(f"pick: {labels[clustering.pick()]}" + (f" (tied: {tied} classes of {len(clustering.largest)})"
+                                                          if tied > 1 else ""))
+    lines.extend(f"note: {note}" for note in clustering.report.notes)
+    return printable("\n".join(lines))
 
 
 def render_clustering(clustering: Any, impls: list, console: Console, tests: Any = None) -> None:

@@ -134,9 +134,11 @@ def interrupted(what: str) -> typer.Exit:
 
 
 def check_outputs(as_json: Path | None, html: Path | None) -> None:
-    """Before any work: the output files' directories exist (a typo costs no run)."""
-    from divergent.cli.outputs import check_output_paths
+    """Before any work: the output files can be written and stdout can take the result (a typo,
+    a directory or a device costs no run)."""
+    from divergent.cli.outputs import check_output_paths, check_stdout
 
+    check_stdout()
     check_output_paths(*((name, path) for name, path in (("--json-file", as_json), ("--html", html))
                          if path is not None and str(path) != "-"))
 
@@ -148,32 +150,34 @@ def prints_json(as_json: Path | None) -> bool:
 
 
 def write_outputs(document: dict[str, Any], as_json: Path | None, html: Path | None,
-                  page: Callable[[dict[str, Any]], Any] | None, *, quiet: bool = False) -> None:
+                  page: Callable[[dict[str, Any]], Any] | None, *, quiet: bool = False,
+                  again: str = "") -> None:
     """The JSON document (``--json-file``, or stdout for ``--json``) and the ``--html`` page built by
-    ``page``."""
-    from divergent.bench.common import write_results
+    ``page``. A file that cannot be written at the end is said on stderr, with ``again`` (the
+    command that writes it from the store), and the run's exit code stays what it was."""
+    from divergent.bench.common import plain_json
+    from divergent.cli.outputs import Delivery
 
-    notes = make_console(stderr=True, quiet=quiet)
+    delivery = Delivery(quiet)
     if as_json is not None:
+        text = json.dumps(plain_json(document), indent=1 if prints_json(as_json) else 2, ensure_ascii=False)
         if prints_json(as_json):
-            from divergent.bench.common import plain_json
-
-            print(json.dumps(plain_json(document), indent=1, ensure_ascii=False))
+            delivery.to_stdout(lambda: print(text))
         else:
-            write_results(as_json, document)
-            notes.print(f"results written to {as_json}", highlight=False, soft_wrap=True)
+            delivery.to_file("--json-file", as_json, text + "\n", written="results written to {path}")
     if html is not None:
         from divergent.errors import InvalidArgument
 
         if page is None:
             raise InvalidArgument("--html: this command has no HTML report")
-        from divergent.cli.outputs import write_html_report
-
         try:
             built = page(document)
         except ImportError as error:
             raise InvalidArgument(f"--html: HTML reports are not available here ({error})") from None
-        write_html_report(built, html, notes)
+        delivery.html(built, html)
+    if again and delivery.failed:
+        delivery.failed.append(f"the run is stored: {again} writes them again")
+    delivery.finish(lambda: json.dumps(plain_json(document), indent=1, ensure_ascii=False))
 
 
 def usage_line(usage: dict[str, Any], price_known: bool = True) -> str:

@@ -216,7 +216,8 @@ def _render(console: Console, summary: Any, as_json: Path | None, html: Path | N
         console.print(f"ranking agreement across models (Figure 1), Spearman: {_fmt(summary.ranking.ranking_spearman)}")
     if summary.failed_units:
         console.print(f"[yellow]{summary.failed_units} unit(s) could not be measured (see the store)[/yellow]")
-    write_outputs(summary_json(summary), as_json, html, incoherence_page, quiet=quiet)
+    write_outputs(summary_json(summary), as_json, html, incoherence_page, quiet=quiet,
+                  again=f"divergent incoherence show {summary.run.short_id}")
 
 
 def _live_source(

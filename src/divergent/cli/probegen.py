@@ -65,6 +65,7 @@ def analyze_command(
     ] = False,
 ) -> None:
     """Estimate each strategy's probability of success for every K and D the trees allow."""
+    from divergent.cli.outputs import Delivery, check_output_paths
     from divergent.probegen.analysis import analyze, load_trees
     from divergent.probegen.plots import plot_analysis
     from divergent.probegen.strategies import parse_strategies
@@ -72,6 +73,7 @@ def analyze_command(
     on_stdout = as_json is not None and str(as_json) == "-"
     console = make_console(quiet=on_stdout)
     with input_errors(on_stdout):
+        check_output_paths(("--json-file", as_json))
         chosen = parse_strategies(strategies)
         loaded = load_trees(locations, skip_malformed=skip_malformed)
         analysis = analyze(
@@ -80,14 +82,14 @@ def analyze_command(
         )
         for file, reason in loaded.skipped:
             console.print(f"[yellow]skipped {file}: {reason}[/yellow]")
-        _render_analysis(console, analysis)
+        delivery = Delivery()
+        delivery.to_stdout(lambda: _render_analysis(console, analysis))
+        text = json.dumps(analysis.to_json(), indent=1)
         if on_stdout:
-            print(json.dumps(analysis.to_json(), indent=1))
+            delivery.to_stdout(lambda: print(text))
         elif as_json is not None:
-            from divergent.cli.outputs import write_text_file
-
-            write_text_file(as_json, json.dumps(analysis.to_json(), indent=1), "--json-file")
-            console.print(f"results written to {as_json}")
+            delivery.to_file("--json-file", as_json, text, written="results written to {path}")
+        delivery.finish(lambda: text)
         if plots is not None:
             written = plot_analysis(analysis, plots)
             console.print(f"plots written: {', '.join(str(path) for path in written)}")

@@ -66,7 +66,7 @@ class ProgramGroup(OptionGroup):
         help=f"javac flags added after the defaults ({' '.join(_BUILD.javacflags)}); repeatable.")] = None
     build_cache: Annotated[str | None, typer.Option(
         "--build-cache", metavar="DIR",
-        help="Where built programs are kept (default: $XDG_CACHE_HOME/divergent/builds).")] = _PROGRAMS.build_cache
+        help="Where built programs are kept (default: $DIVERGENT_HOME/cache/builds, else $XDG_CACHE_HOME/divergent/builds).")] = _PROGRAMS.build_cache
     fresh_interpreter: Annotated[bool, typer.Option(
         "--fresh-interpreter", help="Run every Python script in a new interpreter and every Java program in a "
         "JVM of its own per run (slower).")] = (

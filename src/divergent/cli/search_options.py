@@ -100,7 +100,8 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
         options = flags.options_for(kind)
         programs = kind.load(implementations, options)
         mark("programs loaded")
-        progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
+        # (no console at all when quiet: a --json run never loads rich)
+        progress, stop_progress = live_progress(stderr_console(quiet), True) if not quiet else (None, lambda: None)
         options = options.with_(progress=progress)
         try:
             options = flags.model.connect(options)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from divergent import paths
 from divergent.errors import LoadError
 
 __all__ = [
@@ -70,13 +71,7 @@ def default_data_dir() -> Path | None:
     configured = os.environ.get(DATA_DIR_ENV)
     if configured:
         return Path(configured).expanduser()
-    home = os.environ.get("DIVERGENT_HOME")
-    if home:
-        base = Path(home).expanduser()
-    else:
-        data_home = os.environ.get("XDG_DATA_HOME")
-        base = (Path(data_home).expanduser() if data_home else Path.home() / ".local" / "share") / "divergent"
-    installed = base / "data" / "difftrust"
+    installed = paths.data_dir() / "data" / "difftrust"
     return installed if installed.is_dir() else None
 
 

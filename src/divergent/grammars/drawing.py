@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from divergent import paths
+
 __all__ = ["cache_home", "draw", "skip_scanning_loaded_modules", "storage_outside_working_directory"]
 
 #: one Hypothesis run at a time in this process (its storage setting is global)
@@ -38,10 +40,9 @@ def storage_outside_working_directory() -> Iterator[None]:
 
 
 def cache_home() -> str:
-    """Where divergent keeps Hypothesis' storage: ``$XDG_CACHE_HOME/divergent/hypothesis`` (or
-    ``~/.cache/...``), private to the user."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "divergent", "hypothesis")
+    """Where divergent keeps Hypothesis' storage: the ``hypothesis`` cache
+    (:func:`divergent.paths.cache_dir`), private to the user."""
+    return str(paths.cache_dir("hypothesis"))
 
 
 def _home() -> str:

@@ -64,7 +64,7 @@ class ProgramOptions:
     javacflags: tuple[str, ...] | None = None
     #: the C++ standard (``c++20``), replacing the default flags' ``-std=``
     std: str | None = None
-    #: the build cache directory; None: ``$XDG_CACHE_HOME/divergent/builds``
+    #: the build cache directory; None: the ``builds`` cache (:func:`divergent.paths.cache_dir`)
     build_cache: str | None = None
     #: run every Python script in a fresh interpreter (no state can pass between runs; slower)
     fresh_interpreter: bool = False

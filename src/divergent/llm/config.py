@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from divergent import paths
 from divergent.errors import InvalidArgument
 from divergent.llm.costs import Price
 
@@ -125,13 +126,7 @@ assert set(_FILE_KEYS) | {"prices"} == {f.name for f in fields(LLMSettings)}
 
 def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
     """``$DIVERGENT_HOME/config.toml``, else ``$XDG_CONFIG_HOME/divergent/config.toml`` (or ~/.config)."""
-    environ = os.environ if environ is None else environ
-    home = environ.get("DIVERGENT_HOME")
-    if home:
-        return Path(home).expanduser() / "config.toml"
-    config_home = environ.get("XDG_CONFIG_HOME")
-    base = Path(config_home).expanduser() if config_home else Path.home() / ".config"
-    return base / "divergent" / "config.toml"
+    return paths.config_dir(environ) / "config.toml"
 
 
 def _read_config_file(path: Path, *, required: bool) -> dict[str, Any]:

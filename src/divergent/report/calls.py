@@ -8,18 +8,11 @@ Renders records only; the frame every report shares (engines, notes, filter verd
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
-
-from rich.console import Console, Group
-from rich.padding import Padding
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, cast
 
 from divergent.records import Counterexample, Input, Outcome, OutcomeKind, Report
 from divergent.report.json import filter_json, outcomes_json
 from divergent.report.presentation import ReportExtras
-from divergent.report.terminal import escaping
 from divergent.report.text import (
     describe_classes,
     engines_table,
@@ -32,6 +25,9 @@ from divergent.report.text import (
     verdict_text,
 )
 from divergent.values import encode, json_safe, printable, render
+
+if TYPE_CHECKING:  # rich is imported where a report is drawn: a --json run never loads it
+    from rich.console import Console
 
 _KIND_STYLE = {
     OutcomeKind.RETURNED: "green",
@@ -127,6 +123,12 @@ def _plain(report: Report) -> str:
 
 
 def _render(report: Report, console: Console, test: str | None) -> None:
+    from rich.console import Group
+    from rich.padding import Padding
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
     if report.proven and report.proof is not None:
         console.print(
             Panel(
@@ -217,6 +219,8 @@ class CallPresentation:
         return _plain(report)
 
     def render(self, report: Report, console: Console, extras: ReportExtras) -> None:
+        from divergent.report.terminal import escaping
+
         with escaping(console):
             _render(report, console, extras.test)
 

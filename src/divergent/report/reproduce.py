@@ -18,6 +18,9 @@ Two forms:
   runs the programs in divergent's sandbox with :func:`divergent.search.outcomes_on` and compares
   the outcomes as the run did. :func:`program_spec` says how each program is named.
 
+The module's text has its control characters written as escapes (:func:`divergent.values.printable`,
+as :func:`divergent.report.terminal.escaped_file` does for every file meant for a person).
+
 Each kind of program makes its test with the form that fits it (``ProgramKind.reproduction``):
 :func:`call_reproduction` for Python functions, :func:`run_reproduction` for programs reading a text.
 """
@@ -36,8 +39,7 @@ from typing import Any, cast
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy, ExceptionEquality
 from divergent.programs import Program, PythonFunction
 from divergent.records import Counterexample, Input, OutcomeKind, TextInput
-from divergent.report.terminal import escaped_file
-from divergent.values import to_source
+from divergent.values import printable, to_source
 
 #: outcome kinds an in-process call can reproduce (the others need the sandbox)
 _IN_PROCESS_KINDS = (OutcomeKind.RETURNED, OutcomeKind.RAISED)
@@ -130,8 +132,8 @@ def call_reproduction(
     directory = Path(test_dir) if test_dir is not None else Path.cwd()
     rules = policy or DEFAULT_POLICY
     if all(outcome.kind in _IN_PROCESS_KINDS for outcome in cx.outcomes):
-        return escaped_file(_in_process_test(cx, list(functions), directory, rules, set(embed)))
-    return escaped_file(_sandboxed_test(cx, functions, directory, rules))
+        return printable(_in_process_test(cx, list(functions), directory, rules, set(embed)))
+    return printable(_sandboxed_test(cx, functions, directory, rules))
 
 
 def run_reproduction(
@@ -152,7 +154,7 @@ def run_reproduction(
     (over ``OPTIONS``; ``{checker}`` is filled in); ``workdir``: the directory the programs ran from,
     which the test runs them from too (commands name files relative to it)."""
     directory = Path(test_dir) if test_dir is not None else Path.cwd()
-    return escaped_file(_program_test(cx, programs, directory, settings, comparison, workdir))
+    return printable(_program_test(cx, programs, directory, settings, comparison, workdir))
 
 
 

@@ -9,22 +9,20 @@ run, in :class:`~divergent.report.presentation.ReportExtras`.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from rich.console import Console, Group
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
-
+from divergent import paths
 from divergent.records import AnyInput, Counterexample, Outcome, OutcomeKind, Report, TextInput
 from divergent.report.presentation import ReportExtras
-from divergent.report.terminal import escaping
 from divergent.report.text import describe_classes, engines_table, print_reproducing_test
 from divergent.text_comparison import OutputComparison
 from divergent.values import printable
+
+if TYPE_CHECKING:  # rich is imported where a report is drawn: a --json run never loads it
+    from rich.console import Console
+    from rich.text import Text
 
 #: inputs up to this many lines and characters are shown inline
 INLINE_LINES = 20
@@ -82,6 +80,8 @@ def first_difference(outcomes: Sequence[Outcome], index: int) -> int | None:
 def marked_output(text: str, at: int | None, limit: int = 400) -> Text:
     """The output on one line (newlines shown as ⏎), the first differing token marked ⟦so⟧ (red
     on a terminal)."""
+    from rich.text import Text
+
     tokens = text.split()
     shown = Text()
     if at is None or at >= len(tokens):
@@ -207,12 +207,19 @@ def render_program_report(report: Report, console: Console, *, input_file: str |
                           reproduce: Sequence[str] = (), test: str | None = None) -> None:
     """The rich terminal report of a search over whole programs (control characters escaped:
     docs/sandbox.md); ``test``: the reproducing pytest module, printed after it as plain text to copy."""
+    from divergent.report.terminal import escaping
+
     with escaping(console):
         _render_program_report(report, console, input_file=input_file, reproduce=reproduce, test=test)
 
 
 def _render_program_report(report: Report, console: Console, *, input_file: str | None,
                            reproduce: Sequence[str], test: str | None) -> None:
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
     cx = report.counterexample
     if cx is None and report.too_few_inputs:
         rejected = f"; {report.rejected:,} rejected as invalid" if report.rejected else ""
@@ -289,13 +296,12 @@ RUNS = RunPresentation()
 
 
 def saved_inputs_dir() -> Path:
-    """Where counterexamples' inputs are saved: ``$XDG_CACHE_HOME/divergent/inputs``."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "divergent" / "inputs"
+    """Where counterexamples' inputs are saved: the ``inputs`` cache (:func:`divergent.paths.cache_dir`)."""
+    return paths.cache_dir("inputs")
 
 
 def save_input(item: TextInput) -> str | None:
-    """Write the input to ``$XDG_CACHE_HOME/divergent/inputs/HASH.txt``; its path (None if it
+    """Write the input to ``HASH.txt`` in :func:`saved_inputs_dir`; its path (None if it
     cannot be written)."""
     data = item.text.encode("utf-8", "surrogateescape")
     path = saved_inputs_dir() / f"{hashlib.sha256(data).hexdigest()[:16]}.txt"

@@ -7,14 +7,14 @@ Renders stored records only (a :class:`~divergent.records.Report`); it never run
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from divergent.records import FilterDecision, FilterVerdict, Outcome, OutcomeKind, Report
 from divergent.report.presentation import ReportExtras, presentation_of
+
+if TYPE_CHECKING:  # rich is imported where a report is drawn: a --json run never loads it
+    from rich.console import Console
+    from rich.table import Table
 
 
 def outcome_text(outcome: Outcome) -> str:
@@ -88,6 +88,8 @@ def print_reproducing_test(console: Console, test: str | None) -> None:
     """The reproducing pytest module after a terminal report: plain text after a heading, no border
     and no wrapping, so it can be copied as it is."""
     if test:
+        from rich.text import Text
+
         console.print(Text("Reproduce with pytest (save in this directory, or use --emit-test FILE):", style="bold"))
         console.out(test, highlight=False)
 
@@ -137,6 +139,8 @@ def engines_table(engines: Sequence[Any], width: int = 80) -> tuple[Table, list[
         if needed(columns, padding) <= width:
             break
         columns.remove(column)
+    from rich.table import Table
+
     table = Table(title="engines", box=None, padding=(0, padding), title_justify="left")
     for column in columns:
         table.add_column(column, justify="left" if column in ("engine", "stopped") else "right", no_wrap=True,
@@ -148,6 +152,8 @@ def engines_table(engines: Sequence[Any], width: int = 80) -> tuple[Table, list[
 
 def render_splits(report: Report, function_name: str, console: Console) -> None:
     """Each confirmed input that split the implementations, with what each class did on it."""
+    from rich.text import Text
+
     labels = report.implementations
     for split in report.splits:
         console.print(f"[bold]{split.input.call(function_name, max_length=120)}[/bold] [dim](found by {split.engine})[/dim]")

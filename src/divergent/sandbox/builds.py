@@ -2,7 +2,7 @@
 
 C (``gcc``), C++ (``g++``) and Java (``javac``) sources are compiled once per *build key*: the
 source's content, the language, the flags and the compiler's version (and path). The result is kept
-in a per-user cache directory (``$XDG_CACHE_HOME/divergent/builds/KEY/``, or the one
+in a per-user cache directory (``builds/KEY/`` in :func:`divergent.paths.cache_dir`, or the one
 :class:`~divergent.programs.BuildOptions` names), so a second run, a confirmation on fresh
 launchers, or another search on the same file pays nothing. Sources are untrusted (a template bomb
 is a real thing): the compiler runs in the sandbox, under a launcher, with a CPU-time, wall-clock
@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from divergent import paths
 from divergent.errors import LoadError, SandboxUnavailable
 from divergent.load.whole_programs import java_main_class
 from divergent.programs import BuildOptions, Language, Program, StdinProgram
@@ -108,8 +109,7 @@ class BuiltProgram:
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "divergent" / "builds"
+    return paths.cache_dir("builds")
 
 
 def cache_dir(options: BuildOptions) -> Path:

@@ -31,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from divergent import __version__
+from divergent import __version__, paths
 from divergent.errors import InvalidArgument
 from divergent.store.schema import (
     MIGRATIONS,
@@ -59,12 +59,7 @@ _RUN_COLUMNS = (
 
 def default_store_path() -> Path:
     """``$DIVERGENT_HOME/divergent.sqlite3``, else under ``$XDG_DATA_HOME`` or ``~/.local/share``."""
-    home = os.environ.get("DIVERGENT_HOME")
-    if home:
-        return Path(home).expanduser() / STORE_FILE_NAME
-    data_home = os.environ.get("XDG_DATA_HOME")
-    base = Path(data_home).expanduser() if data_home else Path.home() / ".local" / "share"
-    return base / "divergent" / STORE_FILE_NAME
+    return paths.data_dir() / STORE_FILE_NAME
 
 
 def _make_private(path: Path) -> None:
