@@ -1,7 +1,7 @@
 """The ``divergent`` program (``python -m divergent``, and the ``divergent`` script).
 
-Before it imports the command line (typer, rich, and pydantic behind typer: most of a quick
-answer's time), it starts the sandboxed workers the command will most likely need
+Before it imports the command line (typer and the search's modules: most of a quick answer's
+time; rich only when a report is drawn), it starts the sandboxed workers the command will most likely need
 (:mod:`divergent.sandbox.early`), so they boot on the other core meanwhile."""
 
 import sys
