@@ -27,10 +27,12 @@ executor, and a rerun whose model answers come from the response cache costs not
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -115,6 +117,22 @@ def open_run(store: Store, kind: str, parameters: Mapping[str, Any]) -> tuple[Ru
     return run, store.done_keys(run.id)
 
 
+@contextmanager
+def settled(store: Store, run: RunRecord) -> Iterator[None]:
+    """While a stored run works: Ctrl-C marks it "interrupted", any other error "failed" (then
+    raised again), so no run that stopped stays "running"; the units saved so far stay, and the
+    same command resumes it."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        store.finish_run(run.id, "interrupted")
+        raise
+    except BaseException:
+        with contextlib.suppress(Exception):  # (the error being raised says more than this one)
+            store.finish_run(run.id, "failed")
+        raise
+
+
 def run_plan(
     store: Store,
     plan: RunPlan[Payload],
@@ -175,14 +193,8 @@ def run_plan(
     if on_progress is not None:
         on_progress(state)
     work = executor if executor is not None else ThreadExecutor(1)
-    try:
+    with settled(store, run):
         work.map(plan.solver, ((key, item.payload) for key, item in pending.items()), save, fatal=plan.fatal)
-    except KeyboardInterrupt:
-        store.finish_run(run.id, "interrupted")
-        raise
-    except plan.fatal:
-        store.finish_run(run.id, "failed")
-        raise
     return store.finish_run(run.id, "finished"), state
 
 

@@ -11,6 +11,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -33,8 +34,21 @@ if TYPE_CHECKING:
 class _PlainFlags:
     """Help that shows no value type for a plain flag (``--quiet``, ``--help``): typer's default
     prints ``<bool>`` beside them, as if they took a value; and a name, not a Python type
-    (``<str>``, ``<int range>``), for a value: ``--tasks TASKS``, ``IMPLEMENTATIONS...``. Mixed into
-    every command and group."""
+    (``<str>``, ``<int range>``), for a value: ``--tasks TASKS``, ``IMPLEMENTATIONS...``. Help laid
+    out by :func:`divergent.cli.usage.print_help` (no flag or default cut at any width), and usage
+    errors said the contract's way (:func:`divergent.cli.usage.usage_errors`). Mixed into every
+    command and group."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from divergent.cli.usage import usage_errors
+
+        with usage_errors(ctx, args):
+            return super().parse_args(ctx, args)  # type: ignore[misc]
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from divergent.cli.usage import help_text
+
+        formatter.write(help_text(self, ctx))
 
     def get_params(self, ctx: Any) -> list[Any]:
         params = super().get_params(ctx)  # type: ignore[misc]
@@ -55,14 +69,79 @@ class DivergentCommand(_PlainFlags, TyperCommand):
     ``--json-file`` still reads the older ``--json FILE`` (:func:`with_json_flag`)."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from divergent.cli.config import command_defaults
+        from divergent.cli.usage import wants_json
+
+        _INVOKED.clear()
+        try:  # the project's defaults ([tool.divergent] in pyproject.toml) under the flags
+            defaults = command_defaults(self, ctx)
+        except DivergentError as error:
+            raise fail(str(error), as_json=wants_json(args)) from None
+        if defaults:
+            ctx.default_map = {**defaults, **(ctx.default_map or {})}
         if getattr(self.callback, "reads_older_json_value", False):
             takes_arguments = any(param.param_type_name == "argument" for param in self.params)
             args = _older_json_form(args, takes_arguments=takes_arguments)
         return super().parse_args(ctx, args)
 
 
+    def invoke(self, ctx: Any) -> Any:
+        _INVOKED["ctx"] = ctx
+        return super().invoke(ctx)
+
+
+#: the context of the command running now (where its settings came from: :func:`settings_origins`)
+_INVOKED: dict[str, Any] = {}
+
+
+def parameter_origin(name: str) -> str:
+    """Where the running command's parameter ``name`` got its value: ``flag``, ``environment``,
+    the config file (``pyproject.toml``'s path and key) or ``default``; ``flag`` outside a command
+    (a group built by hand)."""
+    from divergent.cli.config import origin_of
+
+    ctx = _INVOKED.get("ctx")
+    if ctx is None or name not in ctx.params:
+        return "flag"
+    return origin_of(ctx, name)
+
+
+def settings_origins() -> dict[str, dict[str, Any]]:
+    """Each option of the running command (by its long name), its value and where it came from:
+    for ``--json`` documents and ``--verbose``."""
+    ctx = _INVOKED.get("ctx")
+    if ctx is None:
+        return {}
+    from divergent.cli.config import config_key_of, origin_of
+
+    found = {}
+    for param in ctx.command.get_params(ctx):
+        if param.param_type_name != "option" or getattr(param, "hidden", False) or param.name not in ctx.params:
+            continue
+        if param.name in ("help", "json_on_stdout", "as_json", "json_file"):
+            continue
+        names = [n for n in param.opts if n.startswith("--")] or list(param.opts)
+        value = ctx.params[param.name]
+        if isinstance(value, tuple | list):
+            shown: Any = [item if isinstance(item, str | int | float | bool) else str(item) for item in value]
+        else:
+            shown = value if value is None or isinstance(value, str | int | float | bool) else str(value)
+        setting = {"value": shown, "from": origin_of(ctx, param.name)}
+        key = config_key_of(ctx, param.name)
+        if key:
+            setting["key"] = key
+        found[names[0].lstrip("-")] = setting
+    return found
+
+
 class Group(_PlainFlags, TyperGroup):
     """Every divergent group of commands (see :class:`_PlainFlags`)."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        from divergent.cli.usage import usage_errors
+
+        with usage_errors(ctx, args):
+            return super().resolve_command(ctx, args)
 
 
 class DefaultRunGroup(Group):
@@ -188,6 +267,7 @@ class DivergentTyper(typer.Typer):
     def __init__(self, *, cls: type[TyperGroup] | None = None, **options: Any) -> None:
         options.setdefault("add_completion", False)
         options.setdefault("pretty_exceptions_enable", False)
+        options.setdefault("context_settings", {"help_option_names": ["-h", "--help"]})
         super().__init__(cls=cls or Group, **options)
 
     def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None,
@@ -218,7 +298,7 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True,
+    version: Annotated[bool, typer.Option("--version", "-V", help="Print the version and exit.", is_eager=True,
                                           callback=_print_version)] = False,
 ) -> None:
     """Find where programs that should behave the same do not."""
@@ -273,7 +353,7 @@ def fail(message: str, *, as_json: bool = False) -> typer.Exit:
     for the terminal. With JSON, one object: ``error`` the reason, ``details`` the rest."""
     first, _, rest = message.strip().partition("\n")
     reason = printable(" ".join(first.split()))
-    details = rest.rstrip()
+    details = "\n".join(filter(None, [rest.rstrip(), *_configured_in(reason)]))
     print(f"divergent: error: {reason}", file=sys.stderr)
     if details:
         print(printable(details), file=sys.stderr)
@@ -283,6 +363,24 @@ def fail(message: str, *, as_json: bool = False) -> typer.Exit:
             document["details"] = details
         _print_to_stdout(json.dumps(document))
     return typer.Exit(EXIT_ERROR)
+
+
+def _configured_in(reason: str) -> list[str]:
+    """For an error about a setting the project's config file gave (not a flag): where it is set."""
+    ctx = _INVOKED.get("ctx")
+    if ctx is None:
+        return []
+    from divergent.cli.config import config_key_of
+
+    said = []
+    for param in ctx.command.get_params(ctx):
+        key = config_key_of(ctx, param.name) if param.name in ctx.params else None
+        long = next((name for name in param.opts if name.startswith("--")), "")
+        if key and long and re.search(rf"(?<![\w-])(--)?{re.escape(long[2:])}(?![\w-])", reason):
+            from divergent.cli.config import origin_of
+
+            said.append(f"{long} was set by {origin_of(ctx, param.name)}: {key} = {ctx.params[param.name]!r}")
+    return said
 
 
 @contextmanager
@@ -327,9 +425,12 @@ def run_app(argv: list[str] | None = None) -> int:
         print("divergent: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as error:  # noqa: BLE001 - the boundary: a bug must not look like a verdict
-        if callable(getattr(error, "show", None)) and isinstance(getattr(error, "exit_code", None), int):
-            error.show()  # a usage error, worded by the command-line parser (exit 2)
-            return error.exit_code  # type: ignore[attr-defined]
+        from divergent.cli.usage import UsageError, usage_error_text, wants_json
+
+        if isinstance(error, UsageError):  # raised by a command itself (typer.BadParameter...)
+            reason, details = usage_error_text(error)
+            return int(fail(f"{reason}\n{details}" if details else reason,
+                            as_json=_json_output or wants_json(argv or [])).exit_code)
         return internal_error(error)
     return result if isinstance(result, int) else EXIT_SAME
 
@@ -427,6 +528,23 @@ def progress_bar(
 
     with display:
         yield update
+
+
+def phase_lines(every: float = 2.0) -> Callable[[Any], None]:
+    """A search's progress as lines on stderr (``--verbose``): one when its phase changes
+    (searching, confirming, shrinking...) and one every ``every`` seconds within a phase, with the
+    time and the counts; lines, not a live display, so a log or a pipe keeps them."""
+    last: dict[str, Any] = {"phase": None, "at": 0.0}
+
+    def update(progress: Any) -> None:
+        if progress.phase == last["phase"] and progress.seconds - last["at"] < every:
+            return
+        last.update(phase=progress.phase, at=progress.seconds)
+        with contextlib.suppress(OSError):
+            print(f"divergent: {progress.seconds:6.1f} s  {progress.phase}: {progress.inputs:,} inputs, "
+                  f"{progress.executions:,} executions", file=sys.stderr, flush=True)
+
+    return update
 
 
 def live_progress(console: Console, enabled: bool) -> tuple[Callable | None, Callable[[], None]]:

@@ -89,11 +89,20 @@ def generate(
     notes = make_console(stderr=True, quiet=quiet)
     with input_errors(prints_json(as_json)):
         check_outputs(as_json, None)
+        from divergent.cli.outputs import check_output_paths
+
+        check_output_paths(("--out", out))
         where = executor_settings(executor, address, jobs)
         settings = GeneratorSettings(count=count, seed=seed, k_max=k_max, max_tries=max_tries,
                                      check_executions=check_executions, timeout=timeout, isolation=isolation,
                                      pair_budget=pair_budget or None)
         task_set, by_task = load_material(tasks, samples, per_task=per_task, limit_tasks=limit_tasks)
+        if not any(by_task.values()):  # pairs are made from samples: without any, nothing would be made
+            from divergent.errors import InvalidArgument
+
+            where = f"in {samples}" if samples else "(give --samples FILE: recorded samples, JSON lines)"
+            raise InvalidArgument(f"no recorded samples for the tasks of {tasks} {where}; CETBench pairs are made "
+                                  "from them")
         parameters = generation_parameters(tasks, samples, per_task, limit_tasks, settings)
         with open_store(db) as store:
             try:

@@ -58,7 +58,7 @@ def run(
         str | None, typer.Option("--engines", help="Comma-separated engines (default: the portfolio without a model).")
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the search.")] = 0,
-    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", min=1, help="Only the first N tasks.")] = None,
+    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", min=1, help="Only the first N tasks that have 2 or more samples (tasks without are not counted).")] = None,
     as_json: JsonOpt = None,
     html: HtmlOpt = None,
     quiet: QuietOpt = False,

@@ -41,8 +41,8 @@ def check(
 
     mark("command parsed")
 
-    from divergent.cli.application import input_errors
-    from divergent.cli.outputs import Delivery, keep_report
+    from divergent.cli.application import input_errors, settings_origins
+    from divergent.cli.outputs import Delivery, keep_report, verbose_lines
     from divergent.report.json import report_json
     from divergent.search import check as run_check
 
@@ -64,7 +64,8 @@ def check(
     # the calls of a report without a counterexample (splits, nondeterministic inputs) are written
     # with the functions' name when they share one
     names = {getattr(program, "display_name", "f") for program in programs}
-    document = report_json(report, names.pop() if len(names) == 1 else "f", extras=extras)
+    document = {**report_json(report, names.pop() if len(names) == 1 else "f", extras=extras),
+                "settings": settings_origins()}
     delivery = Delivery(outputs.quiet)
     test = None
     if report.counterexample is not None:
@@ -82,6 +83,8 @@ def check(
         # with --emit-test the test is in its file: the terminal names it instead of printing it
         shown = replace(extras, test=test if emit_test is None else "")
         delivery.to_stdout(lambda: render_report(report, make_console(), extras=shown))
+    if outputs.verbose and not outputs.prints_json:
+        delivery.to_stdout(lambda: print(verbose_lines(document)))
     if emit_test is not None:
         if test is None:
             delivery.note(f"no counterexample: {emit_test} not written")

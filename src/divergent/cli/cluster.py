@@ -99,21 +99,23 @@ def cluster(
         )
         return clustering, clustering.tests
 
-    from divergent.cli.application import input_errors
-    from divergent.cli.outputs import Delivery, keep_report
+    from divergent.cli.application import input_errors, settings_origins
+    from divergent.cli.outputs import Delivery, keep_report, verbose_lines
 
     outputs = flags.outputs
     with input_errors(outputs.prints_json):
         outputs.check_paths()
     ran = run_search(implementations, flags, run)
     impls, (clustering, results) = list(ran.programs), ran.result
-    document = clustering_json(clustering, impls[0].display_name, results)
+    document = {**clustering_json(clustering, impls[0].display_name, results), "settings": settings_origins()}
     delivery = Delivery(outputs.quiet)
     outputs.write_json(document, delivery)
     if outputs.quiet and not outputs.prints_json:
         delivery.to_stdout(lambda: print(plain_clustering(clustering)))
     elif not outputs.prints_json:
         delivery.to_stdout(lambda: render_clustering(clustering, impls, make_console(), results))
+        if outputs.verbose:
+            delivery.to_stdout(lambda: print(verbose_lines(document)))
     if outputs.html is not None:
         from divergent.report.html import cluster_page
 

@@ -96,10 +96,12 @@ def harness_group(help: str, *, legacy_commands: dict[str, str] | None = None) -
     return DivergentTyper(help=help, no_args_is_help=True, cls=group_class)
 
 
-def open_store(db: Path | None) -> Store:
+def open_store(db: Path | None, *, create: bool = True) -> Store:
+    """The store (``--db``, else the default); read-only commands pass ``create=False``, so a
+    mistyped path is an input error and no empty store is left there."""
     from divergent.store import Store
 
-    return Store(db)
+    return Store(db, create=create)
 
 
 def executor_settings(executor: str, address: str | None, jobs: int | None) -> ExecutorSettings:
@@ -235,8 +237,10 @@ def add_stored_run_commands(group: typer.Typer, runs: StoredRuns) -> None:
         quiet: QuietOpt = False,
         db: StoreOpt = None,
     ) -> None:
-        with input_errors(prints_json(as_json)), open_store(db) as store:
+        with input_errors(prints_json(as_json)):
             check_outputs(as_json, html)
+            store = open_store(db, create=False)
+        with input_errors(prints_json(as_json)), store:
             runs.show(make_console(quiet=prints_json(as_json)), store, references, as_json, html, quiet)
 
     # (set here: an annotation of this module is a string read in its globals, where ``runs`` is not)
@@ -246,8 +250,17 @@ def add_stored_run_commands(group: typer.Typer, runs: StoredRuns) -> None:
     @group.command("list", help=f"The stored {runs.title} runs.")
     def list_runs(db: StoreOpt = None) -> None:
         from divergent.report.tables import fitted
+        from divergent.store import NoStore
 
-        with input_errors(False), open_store(db) as store:
+        with input_errors(False):
+            try:
+                store = open_store(db, create=False)
+            except NoStore as error:
+                if db is not None:
+                    raise
+                make_console().print(f"no stored {runs.title} runs yet ({error})", highlight=False, soft_wrap=True)
+                return
+        with input_errors(False), store:
             records = [record for kind in runs.kinds for record in store.list_runs(kind)]
             table = Table(title=f"{runs.title} runs in {store.path}")
             for column in ("run", "status", "created", "units", *runs.columns):

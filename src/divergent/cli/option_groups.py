@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 from typer.models import OptionInfo
 
-from divergent.cli.application import fail, option_names, stderr_is_terminal
+from divergent.cli.application import fail, option_names, parameter_origin, stderr_is_terminal
 from divergent.errors import DivergentError, InvalidArgument
 
 __all__ = ["OptionGroup", "older_spelling", "with_option_groups"]
@@ -59,10 +59,12 @@ class OptionGroup:
         return options
 
     def given(self) -> list[str]:
-        """The flags of this group that were given (their value is not the default)."""
+        """The flags of this group that were given on the command line (their value is not the
+        default; a project's default from pyproject.toml is not given: it may hold settings of
+        every kind)."""
         found = []
         for field in dataclasses.fields(self):  # type: ignore[arg-type]
-            if getattr(self, field.name) != field.default:
+            if getattr(self, field.name) != field.default and parameter_origin(field.name) in ("flag", "environment"):
                 found.append(flag_name(type(self), field.name))
         return found
 

@@ -41,6 +41,10 @@ class OutputGroup(OptionGroup):
     as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False
     json_file: Annotated[Path | None, typer.Option("--json-file", metavar="FILE", help=JSON_FILE_HELP)] = None
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the result.")] = False
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="More detail (the counterpart of -q): a line on stderr per phase of the search "
+        "(in place of the live display), and after the report the shrinking steps and the settings that are "
+        "not defaults, with where each came from.")] = False
     html: Annotated[Path | None, typer.Option(
         "--html", metavar="FILE", help="Also write a self-contained HTML report (charts, no network) here.")] = None
     store: Annotated[bool, typer.Option(
@@ -59,6 +63,11 @@ class OutputGroup(OptionGroup):
         """No live display and no notes on stdout's behalf: quiet, or JSON on stdout."""
         return self.quiet or self.prints_json
 
+    def apply(self, options: Any, flags: Any) -> Any:
+        if self.quiet and self.verbose:
+            raise InvalidArgument("--quiet and --verbose: choose one")
+        return options
+
     def check_paths(self, *more: tuple[str, Path | None]) -> None:
         """Before any work: the files to write can be written, and stdout can take the result."""
         json_file = None if self.prints_json else self.json_file
@@ -74,6 +83,33 @@ class OutputGroup(OptionGroup):
             delivery.to_stdout(lambda: print(text))
         elif self.json_file is not None:
             delivery.to_file("--json-file", self.json_file, text + "\n", written="JSON written to {path}")
+
+
+def verbose_lines(document: dict[str, Any]) -> str:
+    """What ``--verbose`` adds after the report: the shrinking steps, and the settings that are not
+    divergent's defaults with where each came from (a flag, the project's pyproject.toml)."""
+    lines = []
+    cx = document.get("counterexample") or {}
+    steps = list(cx.get("shrink_steps") or [])
+    if steps:
+        program = "stdin" in cx
+        first = cx.get("original_stdin") if program else cx.get("original_call")
+        lines.append(f"shrinking ({len(steps)} step{'s' if len(steps) != 1 else ''}, each confirmed):")
+        for number, step in enumerate([first, *steps]):
+            text = str(step)
+            shown = " ⏎ ".join(text.splitlines()) + (" ⏎" if program and text.endswith("\n") else "")
+            lines.append(f"  {number:>3}  {shown if len(shown) <= 160 else shown[:159] + '…'}")
+    chosen = {name: setting for name, setting in (document.get("settings") or {}).items()
+              if setting.get("from") != "default" and name != "verbose"}
+    if chosen:
+        lines.append("settings (not defaults):")
+        width = max(len(name) for name in chosen)
+        for name, setting in chosen.items():
+            where = setting["from"] + (f" {setting['key']}" if setting.get("key") else "")
+            lines.append(f"  --{name.ljust(width)}  {setting['value']!r}  ({where})")
+    else:
+        lines.append("settings: divergent's defaults (no flag or pyproject.toml changed one)")
+    return printable("\n".join(lines))
 
 
 #: the kernel's file systems: views of processes, devices and settings, never a place for a file

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.application import app, input_errors, make_console, stderr_console
+from divergent.cli.application import app, input_errors, make_console
 from divergent.report.tables import fitted
 
 DbOpt = Annotated[
@@ -35,33 +35,45 @@ def report_command(
     db: DbOpt = None,
 ) -> None:
     """Show a stored run (check and cluster with --store, incoherence, probegen), or write it as HTML."""
-    from divergent.cli.outputs import check_output_paths, write_html_report, write_text_file
-    from divergent.store import Store
+    from divergent.cli.outputs import Delivery, check_output_paths, check_stdout
+    from divergent.errors import InvalidArgument
+    from divergent.store import RUN_KINDS, NoStore, Store
 
     console = make_console()
     on_stdout = as_json or (json_file is not None and str(json_file) == "-")
     to_file = None if on_stdout else json_file
-    with input_errors(on_stdout), Store(db) as store:
-        if run is None:
-            _list_runs(console, store, kind)
-            return
+    with input_errors(on_stdout):
+        if kind is not None and kind not in RUN_KINDS:
+            raise InvalidArgument(f"--kind {kind!r}: no such kind of run; the kinds: {', '.join(RUN_KINDS)}")
+        check_stdout()
         check_output_paths(("--html", html), ("--json-file", to_file))
-        record = store.get_run(run)
-        page, document = stored_page(store, record)
-        if (on_stdout or to_file is not None) and document is None:
-            from divergent.errors import InvalidArgument
-
-            raise InvalidArgument(f"run {record.short_id} ({record.kind}) has no JSON document; use --html")
-        text = json.dumps(document, ensure_ascii=False)
-        if on_stdout:
-            print(text)
-        elif html is None:
-            _summary(console, record, page)
-        if to_file is not None:
-            write_text_file(to_file, text + "\n", "--json-file")
-            stderr_console(False).print(f"JSON written to {to_file}", highlight=False, soft_wrap=True)
-        if html is not None:
-            write_html_report(page, html, stderr_console(on_stdout))
+        try:  # read only: a mistyped --db must not leave an empty store behind
+            store = Store(db, create=False)
+        except NoStore as error:
+            if run is None and db is None:
+                console.print(f"no stored runs yet ({error}: check and cluster with --store, incoherence, probegen "
+                              "and the benchmarks store their runs there)", highlight=False, soft_wrap=True)
+                return
+            raise InvalidArgument(f"no run {run!r}: {error}" if run is not None else str(error)) from None
+        with store:
+            if run is None:
+                _list_runs(console, store, kind)
+                return
+            record = store.get_run(run)
+            page, document = stored_page(store, record)
+            if (on_stdout or to_file is not None) and document is None:
+                raise InvalidArgument(f"run {record.short_id} ({record.kind}) has no JSON document; use --html")
+            text = json.dumps(document, ensure_ascii=False)
+            delivery = Delivery(on_stdout)
+            if on_stdout:
+                delivery.to_stdout(lambda: print(text))
+            elif html is None:
+                delivery.to_stdout(lambda: _summary(console, record, page, document))
+            if to_file is not None:
+                delivery.to_file("--json-file", to_file, text + "\n", written="JSON written to {path}")
+            if html is not None:
+                delivery.html(page, html)
+            delivery.finish(lambda: text)
 
 
 def stored_page(store: Any, record: Any) -> tuple[Any, dict[str, Any] | None]:
@@ -87,10 +99,19 @@ def stored_page(store: Any, record: Any) -> tuple[Any, dict[str, Any] | None]:
     raise InvalidArgument(f"run {record.short_id} is a {record.kind!r} run: no report for it")
 
 
-def _summary(console: Console, record: Any, page: Any) -> None:
+def _summary(console: Console, record: Any, page: Any, document: dict[str, Any] | None) -> None:
+    """The run's verdict, and for a stored check or cluster its result: the counterexample and what
+    each program did, the classes."""
+    from rich.text import Text
+
+    from divergent.report.stored import summary_lines
+
     console.print(f"[bold]{record.kind} run {record.short_id}[/bold] ({record.status}, {record.created})")
     console.print(f"{page.banner.headline}" + (f" — {page.banner.detail}" if page.banner.detail else ""),
                   highlight=False)
+    if document is not None and record.kind in ("check", "cluster"):
+        for line in summary_lines(record.kind, document):
+            console.print(Text(line), soft_wrap=True)
     console.print(f"[dim]divergent report {record.short_id} --html FILE writes the whole report[/dim]")
 
 

@@ -15,7 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from divergent.cli.application import input_errors, live_progress, process_started, stderr_console
+from divergent.cli.application import (
+    input_errors,
+    live_progress,
+    phase_lines,
+    process_started,
+    stderr_console,
+)
 from divergent.cli.function_group import FunctionGroup
 from divergent.cli.llm_options import ModelGroup
 from divergent.cli.option_groups import OptionGroup
@@ -101,7 +107,10 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
         programs = kind.load(implementations, options)
         mark("programs loaded")
         # (no console at all when quiet: a --json run never loads rich)
-        progress, stop_progress = live_progress(stderr_console(quiet), True) if not quiet else (None, lambda: None)
+        if flags.outputs.verbose:
+            progress, stop_progress = phase_lines(), (lambda: None)
+        else:
+            progress, stop_progress = live_progress(stderr_console(quiet), True) if not quiet else (None, lambda: None)
         options = options.with_(progress=progress)
         try:
             options = flags.model.connect(options)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from divergent.bench.common import Item, ItemProgress, RunPlan, open_run, results_envelope, run_plan
+from divergent.bench.common import Item, ItemProgress, RunPlan, open_run, results_envelope, run_plan, settled
 from divergent.datasets import (
     CandidateSet,
     CandidateSource,
@@ -155,28 +155,30 @@ def run_study(
     progress.messages.extend(f"{p.path}:{p.line_number}: {p.message}" for p in [*tasks.problems, *candidates.problems][:20])
     run, saved = open_run(store, KIND, config.parameters())
     dataset: list[Item[JobPayload]] = []
-    for task in tasks:
-        by_model = {}
-        configurations = [parse_model_spec(live.label)] if live is not None else candidates.configurations()
-        for model, temperature in configurations:
-            if config.models and (model, temperature) not in config.models:
-                continue
-            key = unit_key(model, temperature, task.task_id)
-            if key in saved:  # counted here; the loop counts the units it is given
-                progress.total += 1
-                progress.done += 1
-                progress.resumed += 1
-                continue
-            source = live if live is not None else candidates.source(model, temperature)
-            chosen = source.candidates(task, config.m)
-            if len(chosen) >= 2:
-                by_model[(model, temperature)] = chosen
-            else:
-                progress.messages.append(f"{key}: fewer than 2 samples; skipped")
-        if by_model:
-            job = TaskJob(task=task, candidates=by_model)
-            dataset.append(Item(task.task_id, JobPayload.pack(job),
-                                units=tuple(unit_key(m, t, task.task_id) for m, t in by_model)))
+    # (sampling live can fail here, before the loop: the run is then marked failed, not left running)
+    with settled(store, run):
+        for task in tasks:
+            by_model = {}
+            configurations = [parse_model_spec(live.label)] if live is not None else candidates.configurations()
+            for model, temperature in configurations:
+                if config.models and (model, temperature) not in config.models:
+                    continue
+                key = unit_key(model, temperature, task.task_id)
+                if key in saved:  # counted here; the loop counts the units it is given
+                    progress.total += 1
+                    progress.done += 1
+                    progress.resumed += 1
+                    continue
+                source = live if live is not None else candidates.source(model, temperature)
+                chosen = source.candidates(task, config.m)
+                if len(chosen) >= 2:
+                    by_model[(model, temperature)] = chosen
+                else:
+                    progress.messages.append(f"{key}: fewer than 2 samples; skipped")
+            if by_model:
+                job = TaskJob(task=task, candidates=by_model)
+                dataset.append(Item(task.task_id, JobPayload.pack(job),
+                                    units=tuple(unit_key(m, t, task.task_id) for m, t in by_model)))
     solver = TaskMeasurer(n=config.n, seed=config.seed, policy=config.policy, limits=Limits(timeout=config.timeout),
                           validity=config.effective_validity, isolation=isolation, task_budget=config.task_budget,
                           input_mode=config.inputs)

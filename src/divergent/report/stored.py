@@ -55,3 +55,42 @@ def load_report(store: Store, run: RunRecord) -> StoredReport:
         if unit.key == REPORT_UNIT:
             return StoredReport(run=run, kind=run.kind, document=unit.result["document"], test=unit.result.get("test"))
     raise InvalidArgument(f"run {run.short_id} has no stored report (it may have been interrupted)")
+
+
+def summary_lines(kind: str, document: Mapping[str, Any]) -> list[str]:
+    """A stored check's or cluster's result as plain lines for the terminal (``divergent report
+    RUN``): the input on which the programs differ and what each did (a call's outcome, a whole
+    program's status and output), the classes, the commands that reproduce it, the notes."""
+    lines: list[str] = []
+    cx = document.get("counterexample") or {}
+    if cx:
+        if "stdin" in cx:
+            text = str(cx.get("stdin", ""))
+            lines.append(f"input ({len(text.splitlines())} line(s), {len(text):,} characters):")
+            lines.extend(f"    {line}" for line in text.splitlines()[:20])
+            if len(text.splitlines()) > 20:
+                lines.append(f"    … (the whole input: {cx.get('input_file') or '--json'})")
+        else:
+            lines.append(f"on {cx.get('call')}")
+        outcomes = list(cx.get("outcomes") or [])
+        width = max((len(str(o.get("impl", ""))) for o in outcomes), default=0)
+        for outcome in outcomes:
+            shown = f"{outcome.get('kind')} {outcome.get('value')}"
+            lines.append(f"  {str(outcome.get('impl', '')).ljust(width)}  class {outcome.get('class')}: {shown}")
+            if "stdin" in cx and outcome.get("stdout"):
+                stdout = " ⏎ ".join(str(outcome["stdout"]).splitlines())
+                lines.append(f"  {''.ljust(width)}  stdout: {stdout[:200]}{'…' if len(stdout) > 200 else ''}")
+        if cx.get("original_call") and cx.get("original_call") != cx.get("call"):
+            lines.append(f"shrunk from {str(cx['original_call'])[:200]}")
+        if cx.get("reproduce"):
+            lines.append("reproduce:")
+            lines.extend(f"  {command}" for command in cx["reproduce"])
+    classes = document.get("classes") or []
+    if kind == "cluster" or len(classes) > 2:
+        for number, entry in enumerate(classes, 1):
+            members = entry.get("members") if isinstance(entry, Mapping) else entry
+            lines.append(f"class {number}: {' = '.join(map(str, members or []))}")
+        if document.get("pick"):
+            lines.append(f"pick: {document['pick']}")
+    lines.extend(f"note: {note}" for note in document.get("notes") or [])
+    return lines

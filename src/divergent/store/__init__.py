@@ -7,6 +7,7 @@ and :mod:`divergent.store.schema` for the records and the versioned schema.
 from __future__ import annotations
 
 from divergent.store.schema import (
+    RUN_KINDS,
     RUN_STATUSES,
     SCHEMA_VERSION,
     UNIT_DONE,
@@ -15,13 +16,15 @@ from divergent.store.schema import (
     StoreError,
     UnitRecord,
 )
-from divergent.store.sqlite import Store, default_store_path
+from divergent.store.sqlite import NoStore, Store, default_store_path
 
 __all__ = [
+    "RUN_KINDS",
     "RUN_STATUSES",
     "SCHEMA_VERSION",
     "UNIT_DONE",
     "UNIT_ERROR",
+    "NoStore",
     "RunRecord",
     "Store",
     "StoreError",

@@ -18,6 +18,7 @@ from divergent.errors import DivergentError, InvalidArgument
 
 __all__ = [
     "MIGRATIONS",
+    "RUN_KINDS",
     "RUN_STATUSES",
     "SCHEMA_VERSION",
     "UNIT_DONE",
@@ -36,6 +37,10 @@ class StoreError(DivergentError):
 #: run statuses: a run is "running" until finished, stopped by the user ("interrupted"), or
 #: ended by an error ("failed"); a run found "running" after a crash can be resumed like the others
 RUN_STATUSES: Final = ("running", "finished", "interrupted", "failed")
+#: the kinds of run divergent stores (``report --kind``): stored check and cluster reports, studies,
+#: ProbeGen trees, the benchmarks' runs, recorded samples
+RUN_KINDS: Final = ("check", "cluster", "incoherence", "probegen", "refute", "bench-equibench", "bench-cetbench",
+                    "bench-cetbench-generate", "bench-selfconsistency", "candidates")
 #: unit states: the unit's result is valid, or the unit ended in an error recorded in its result
 UNIT_DONE: Final = "done"
 UNIT_ERROR: Final = "error"

@@ -45,7 +45,7 @@ from divergent.store.schema import (
     canonical_json,
 )
 
-__all__ = ["DEFAULT_TIMEOUT", "STORE_FILE_NAME", "Store", "default_store_path"]
+__all__ = ["DEFAULT_TIMEOUT", "STORE_FILE_NAME", "NoStore", "Store", "default_store_path"]
 
 STORE_FILE_NAME = "divergent.sqlite3"
 #: seconds a write waits for another writer before giving up
@@ -55,6 +55,10 @@ _RUN_COLUMNS = (
     "id, kind, parameters, status, created, updated, divergent_version, "
     "(SELECT COUNT(*) FROM run_units u WHERE u.run_id = runs.id) AS unit_count"
 )
+
+
+class NoStore(InvalidArgument):
+    """A store read (not written) at a path where there is none."""
 
 
 def default_store_path() -> Path:
@@ -109,9 +113,14 @@ def _statements(script: str) -> Iterator[str]:
 class Store:
     """Runs and their units in one SQLite file (created, or upgraded, on open)."""
 
-    def __init__(self, path: Path | str | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, path: Path | str | None = None, *, timeout: float = DEFAULT_TIMEOUT, create: bool = True) -> None:
+        """Open (``create``: or create) the store at ``path`` (default: :func:`default_store_path`).
+        With ``create=False`` a missing file is :class:`NoStore` and nothing is written: a reader
+        given a mistyped path must not leave a new empty store there."""
         self.path = Path(path).expanduser() if path is not None else default_store_path()
         self.timeout = timeout
+        if not create and not self.path.is_file():
+            raise NoStore(f"no store at {self.path}" + (" (a directory)" if self.path.is_dir() else ""))
         try:
             # the store holds programs' outputs and models' answers: private to its user
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

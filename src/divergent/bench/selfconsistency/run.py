@@ -98,16 +98,18 @@ def run_selfconsistency(
     """Run (or resume) the harness; every finished (model, task) is in the store when this returns or
     is killed. Returns the run and what happened on the way (skipped lines, failures)."""
     tasks = load_tasks(config.tasks)
-    if config.limit_tasks is not None:
-        tasks = type(tasks)(tasks[: config.limit_tasks], problems=tasks.problems)
     candidates = load_candidates(config.samples, tasks, models=config.models, per_task=config.m)
+    if config.limit_tasks is not None:  # the first N tasks that can be scored: those with samples to cluster
+        scored = [task for task in tasks
+                  if any(len(source.candidates(task, config.m)) >= 2 for source in candidates.sources.values())]
+        tasks = type(tasks)(scored[: config.limit_tasks], problems=tasks.problems)
     progress = ItemProgress()
     problems = [*tasks.problems, *candidates.problems]
     progress.messages.extend(f"{p.path}:{p.line_number}: {p.message}" for p in problems[:20])
     if len(problems) > 20:
         progress.messages.append(f"... and {len(problems) - 20} more malformed line(s)")
     unknown = sum(candidates.unknown_task_ids.values())
-    if unknown and config.limit_tasks is None:
+    if unknown:
         progress.messages.append(f"{unknown} sample(s) for task ids the benchmark does not have: skipped")
     if not any(len(source.candidates(task, config.m)) >= 2 for source in candidates.sources.values() for task in tasks):
         raise InvalidArgument(f"no task of {config.tasks} has 2 or more samples in {config.samples}")
