@@ -115,6 +115,26 @@ def _header(cx: Counterexample, labels: Sequence[str], form: str) -> str:
     return "\n".join(f"# {line}".rstrip() for line in lines) + "\n"
 
 
+#: said at the top of a test that runs the programs through divergent
+_NEEDS_DIVERGENT = (
+    "#\n"
+    "# It imports divergent, which runs the programs in its sandbox: run pytest with the Python that has\n"
+    "# divergent installed (pip install divergent; e.g. .venv/bin/pytest), not one without it.\n"
+)
+
+
+def _divergent_imports(*lines: str) -> str:
+    """The test's imports of divergent, failing with a clear message where it is not installed
+    (pytest shows it as the module's collection error, not as a bare ModuleNotFoundError)."""
+    body = "".join(f"    {line}\n" for line in lines)
+    return (
+        "try:\n" + body
+        + "except ModuleNotFoundError as error:  # pragma: no cover - pytest outside divergent's environment\n"
+        + "    raise ImportError(\"this test runs the programs through divergent's sandbox: run pytest with the \"\n"
+        + "                      \"Python that has divergent installed (pip install divergent)\") from error\n"
+    )
+
+
 def call_reproduction(
     cx: Counterexample,
     functions: Sequence[PythonFunction],
@@ -332,9 +352,10 @@ def _sandboxed_test(cx: Counterexample, functions: Sequence[PythonFunction], dir
     return (
         _header(cx, [shown_label(f, directory, f.entry_point) for f in functions],
                 "the programs run in divergent's sandbox")
+        + _NEEDS_DIVERGENT
         + "\nfrom pathlib import Path\n\n"
-        + "from divergent import Input\nfrom divergent.policy import EqualityPolicy\n"
-        + "from divergent.search import outcomes_on\n\n"
+        + _divergent_imports("from divergent import Input", "from divergent.policy import EqualityPolicy",
+                             "from divergent.search import outcomes_on") + "\n"
         + "HERE = Path(__file__).resolve().parent\n"
         + "PROGRAMS = [\n" + "".join(f"    {spec},\n" for spec in specs) + "]\n"
         + note
@@ -378,9 +399,10 @@ def _program_test(cx: Counterexample, programs: Sequence[Program], directory: Pa
         checker_label = 'OPTIONS["checker"]'
     return (
         _header(cx, [shown_label(p, directory) for p in programs], "the programs run in divergent's sandbox")
+        + _NEEDS_DIVERGENT
         + "\nfrom pathlib import Path\n\n"
-        + "from divergent import TextInput\nfrom divergent.search import outcomes_on\n"
-        + comparison[0] + "\n\n"
+        + _divergent_imports("from divergent import TextInput", "from divergent.search import outcomes_on",
+                             comparison[0]) + "\n"
         + "HERE = Path(__file__).resolve().parent\n"
         + "PROGRAMS = [\n" + "".join(f"    {spec},\n" for spec in specs) + "]\n"
         + "OPTIONS = {" + ", ".join(options) + "}\n"

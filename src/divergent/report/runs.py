@@ -203,6 +203,17 @@ def _last_line(text: str) -> str:
     return lines[-1][:200] if lines else ""
 
 
+def print_run_commands(console: Console, commands: Sequence[str]) -> None:
+    """The commands that run each program on the input, after the report's box: one per line,
+    never wrapped or boxed, so each can be copied whole at any width."""
+    if commands:
+        from rich.text import Text
+
+        console.print(Text("Reproduce (each program on the saved input):", style="bold"))
+        for command in commands:
+            console.out(command, highlight=False)
+
+
 def render_program_report(report: Report, console: Console, *, input_file: str | None = None,
                           reproduce: Sequence[str] = (), test: str | None = None) -> None:
     """The rich terminal report of a search over whole programs (control characters escaped:
@@ -237,7 +248,7 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
         ), border_style="green"))
     else:
         table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2))
-        table.add_column("program")
+        table.add_column("program", overflow="fold")
         table.add_column("class", justify="right")
         table.add_column("how it ended")
         table.add_column("output (first difference marked)")
@@ -255,10 +266,8 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
         parts: list = [header, Text("\n".join(input_lines(cast(TextInput, cx.input), input_file)), style="bold"), Text(""), table]
         if cx.original.key != cx.input.key:
             parts.append(Text(f"\nshrunk from {cx.original.call(max_length=80)}", style="dim"))
-        if reproduce:
-            parts.append(Text("\nReproduce:", style="bold"))
-            parts.append(Text("\n".join(reproduce)))
         console.print(Panel(Group(*parts), border_style="red"))
+        print_run_commands(console, reproduce)
         print_reproducing_test(console, test)
         if len(report.implementations) > 2:
             console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(describe_classes(report)))
