@@ -80,7 +80,7 @@ ReplayOpt = Annotated[
     bool,
     typer.Option(
         "--replay",
-        help="Offline: answer only from the response cache; a call it does not hold is an error.",
+        help="Offline: answer only from the response cache; a call it does not hold stops the model's part (a note says which; the other engines' results stand).",
         rich_help_panel=_PANEL,
     ),
 ]

@@ -102,8 +102,9 @@ def _choose_function(functions: dict[str, FunctionNode], wanted: str | None, dis
         if not names:
             raise LoadError(f"{display} has no function {wanted!r}: it defines no top-level functions")
         raise LoadError(f"{display} has no function {wanted!r}; it defines: {', '.join(names)}")
-    if not names:
-        raise LoadError(f"{display} defines no top-level function")
+    if not names:  # most often a script: the whole program is what to compare
+        raise LoadError(f"{display} defines no top-level function; if it is a script reading stdin, add --stdin "
+                        "to compare whole programs")
     if len(names) > 1:
         raise LoadError(f"ambiguous: {display} defines {', '.join(names)}; {hint}")
     return names[0]

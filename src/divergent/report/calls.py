@@ -17,6 +17,7 @@ from divergent.report.text import (
     describe_classes,
     engines_table,
     filtered_out_lines,
+    found_text,
     llm_usage_text,
     outcome_text,
     print_reproducing_test,
@@ -83,21 +84,20 @@ def _plain(report: Report) -> str:
     if report.proven and report.proof is not None:
         lines.append(
             f"{proof_text(report)}: {len(report.implementations)} implementations "
-            f"({report.inputs} inputs also run, {report.seconds:.1f} s)"
+            f"({report.inputs:,} inputs also run, {report.seconds:.1f} s)"
         )
         lines.extend(f"  {limit}" for limit in report.proof.limits)
     elif report.counterexample is None:
         relevant = " relevant" if report.filtered_out else ""
         lines.append(
             f"no{relevant} difference found among {len(report.implementations)} implementations "
-            f"({report.inputs} inputs, {report.executions} executions, {report.seconds:.1f} s, "
+            f"({report.inputs:,} inputs, {report.executions:,} executions, {report.seconds:.1f} s, "
             f"stopped: {report.exit_reason.value})"
         )
     else:
         cx = report.counterexample
         lines.append(
-            f"implementations differ on {cx.call}  (found by {cx.engine} in {report.seconds:.1f} s, "
-            f"{report.executions} executions)"
+            f"implementations differ on {cx.call}  ({found_text(report)})"
         )
         width = max(len(label) for label in report.implementations)
         for label, outcome in zip(report.implementations, cx.outcomes, strict=True):
@@ -173,7 +173,7 @@ def _render(report: Report, console: Console, test: str | None) -> None:
             table.add_row(label, str(class_of[i]), cell)
         header = Text.assemble(
             ("Implementations differ", "bold red"),
-            f"  (found by {cx.engine} in {report.seconds:.1f} s, {report.executions:,} executions)\n\n",
+            f"  ({found_text(report)})\n\n",
             ("  " + cx.call, "bold"),
         )
         parts: list = [header, Text(""), table]

@@ -10,8 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from divergent import __version__
 from divergent.records import FilterVerdict, Outcome, Report
 from divergent.report.presentation import Presentation, ReportExtras, presentation_of
+
+#: the version of the ``check``/``cluster`` JSON contract (docs/cli.md), as the harnesses' documents
+#: carry theirs
+REPORT_FORMAT = 1
 
 
 def filter_json(verdict: FilterVerdict | None) -> dict[str, Any] | None:
@@ -113,6 +118,10 @@ def report_json(report: Report, function_name: str = "f", *, extras: ReportExtra
         # per parameter, what the inputs were shaped from: regexes, date formats, literals, keys, grammars
         "inferred_inputs": dict(report.inferred_inputs) if report.inferred_inputs else None,
         "timeline": timeline_json(report),
+        # the contract's version: raised when a field changes meaning or goes away (new fields may
+        # appear without it); divergent's own version beside it
+        "format": REPORT_FORMAT,
+        "divergent_version": __version__,
     }
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 from divergent import paths
 from divergent.records import AnyInput, Counterexample, Outcome, OutcomeKind, Report, TextInput
 from divergent.report.presentation import ReportExtras
-from divergent.report.text import describe_classes, engines_table, print_reproducing_test
+from divergent.report.text import describe_classes, engines_table, found_text, print_reproducing_test
 from divergent.text_comparison import OutputComparison
 from divergent.values import printable
 
@@ -174,11 +174,11 @@ def plain_program_report(report: Report, *, input_file: str | None = None, repro
     lines = []
     if cx is None:
         lines.append(
-            f"no difference found among {len(report.implementations)} programs ({report.inputs} inputs, "
-            f"{report.executions} runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})"
+            f"no difference found among {len(report.implementations)} programs ({report.inputs:,} inputs, "
+            f"{report.executions:,} runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})"
         )
     else:
-        lines.append(f"programs differ  (found by {cx.engine} in {report.seconds:.1f} s, {report.executions} runs)")
+        lines.append(f"programs differ  ({found_text(report, 'runs')})")
         lines.extend(input_lines(cast(TextInput, cx.input), input_file))
         width = max(len(label) for label in report.implementations)
         for i, (label, outcome) in enumerate(zip(report.implementations, cx.outcomes, strict=True)):
@@ -261,7 +261,7 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
                           shown)
         header = Text.assemble(
             ("Programs differ", "bold red"),
-            f"  (found by {cx.engine} in {report.seconds:.1f} s, {report.executions:,} runs)\n",
+            f"  ({found_text(report, 'runs')})\n",
         )
         parts: list = [header, Text("\n".join(input_lines(cast(TextInput, cx.input), input_file)), style="bold"), Text(""), table]
         if cx.original.key != cx.input.key:

@@ -21,6 +21,7 @@ import contextlib
 import mmap
 import os
 import pickle
+import re
 import selectors
 import threading
 import time
@@ -213,6 +214,18 @@ class _Task:
     claimed: float = 0.0
 
 
+def unreadable_in_sandbox(error: str) -> str:
+    """A worker's load error, said plainly when the sandbox could not read a file this process can
+    (a PermissionError from the import machinery): the sandbox runs code as an unprivileged user,
+    without this user's groups or privileges."""
+    if "PermissionError" not in error:
+        return error
+    error = re.sub(r" \(at <frozen [^)]*\)", "", error)  # where in the import machinery: no help to anyone
+    return ("the sandbox cannot read the file (it runs the code as an unprivileged user, without your groups or "
+            "privileges): make it and its directory readable by others (chmod o+r FILE, o+x on its directories) "
+            f"or copy it to a directory of your own [{error}]")
+
+
 class WorkerPool:
     """Persistent sandboxed workers, one per implementation.
 
@@ -271,7 +284,7 @@ class WorkerPool:
             elif not well_formed_load_answer(answer):
                 problems.append(f"{label}: the worker broke the protocol while loading ({worker.kill()})")
             elif not answer.get("ok"):
-                problems.append(f"{label}: {answer.get('error', 'could not load')}")
+                problems.append(f"{label}: {unreadable_in_sandbox(str(answer.get('error', 'could not load')))}")
             else:
                 self.runtime_constants.extend(decoded_atoms(answer.get("constants")))
                 continue
