@@ -3,12 +3,15 @@
 A report shows each implementation's outcome next to the reference's (the first implementation):
 the parts the reference lacks are marked inserted, the parts it has and this one lacks deleted.
 Short one-line outputs are compared character by character; multi-line outputs (a program's
-stdout) line by line, with the changed lines compared by character inside.
+stdout) line by line, with the changed lines compared by character inside. A number is one piece:
+``2147483648`` against ``-2147483648`` reads as the one number replaced by the other, never as
+digits spliced into each other.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,21 +28,31 @@ class Span:
     text: str
 
 
+#: a number (an integer, a decimal, an exponent; a sign unless it follows a word): one piece of a diff
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])|.", re.DOTALL)
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` as the pieces a diff compares: each number whole, every other character alone."""
+    return _NUMBER.findall(text)
+
+
 def char_diff(reference: str, other: str) -> tuple[Span, ...]:
     """``other`` as spans against ``reference``: equal, inserted (only in ``other``), deleted
-    (only in ``reference``), in reading order."""
+    (only in ``reference``), in reading order; character by character, but numbers whole."""
     if len(reference) + len(other) > MAX_DIFF_CHARS:
         return (Span("equal", other),) if reference == other else (Span("delete", reference), Span("insert", other))
-    matcher = difflib.SequenceMatcher(None, reference, other, autojunk=False)
+    ours, theirs = _pieces(reference), _pieces(other)
+    matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
     spans: list[Span] = []
     for tag, a_start, a_end, b_start, b_end in matcher.get_opcodes():
         if tag == "equal":
-            spans.append(Span("equal", other[b_start:b_end]))
+            spans.append(Span("equal", "".join(theirs[b_start:b_end])))
             continue
         if tag in ("delete", "replace"):
-            spans.append(Span("delete", reference[a_start:a_end]))
+            spans.append(Span("delete", "".join(ours[a_start:a_end])))
         if tag in ("insert", "replace"):
-            spans.append(Span("insert", other[b_start:b_end]))
+            spans.append(Span("insert", "".join(theirs[b_start:b_end])))
     return tuple(_merged(spans))
 
 

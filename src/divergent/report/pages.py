@@ -99,10 +99,25 @@ def cluster_page(document: Document, *, title: str | None = None) -> Page:
 
 
 def _title(document: Document, implementations: Sequence[str]) -> str:
+    """``normalize: 2 implementations compared`` for functions (the function's name); for whole
+    programs and commands, whose call is their input, the programs: ``sum.py vs sum_wrong.cpp``."""
     cx = document.get("counterexample")
+    if document.get("kind", "python-function") != "python-function" or (cx and "stdin" in cx):
+        names = [_short_name(label) for label in implementations]
+        if len(names) == 2:
+            return f"{names[0]} vs {names[1]}"
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        return f"{shown}: {len(names)} programs compared"
     function = cx["call"].split("(", 1)[0] if cx else ""
     what = f"{function}: " if function else ""
     return f"{what}{len(implementations)} implementations compared"
+
+
+def _short_name(label: str) -> str:
+    """A program's file name (``sum.py`` of ``/tmp/x/sum.py``); a command's text as it is."""
+    if label.startswith("cmd:"):
+        return label
+    return label.rstrip("/").rsplit("/", 1)[-1] or label
 
 
 def check_banner(document: Document) -> Banner:
@@ -195,9 +210,17 @@ def counterexample_section(cx: Mapping[str, Any]) -> Section:
     return Section("Counterexample", tuple(blocks), id="counterexample-section")
 
 
+def _visible_lines(text: str) -> str:
+    """A program's input with each line's end shown (``⏎``), kept on its own line."""
+    return "".join(line.replace("\n", "⏎\n") for line in text.splitlines(keepends=True)) or "(empty)"
+
+
 def shrinking_section(cx: Mapping[str, Any]) -> Section:
     steps = list(cx.get("shrink_steps") or [])
     original = str(cx.get("original_call") or cx.get("call", ""))
+    if steps and "stdin" in cx:  # whole programs: the inputs themselves, lines kept and their ends shown
+        original = _visible_lines(str(cx.get("original_stdin", "")))
+        steps = [_visible_lines(str(step)) for step in steps]
     if not steps:
         same = original == cx.get("call")
         text = ("Not shrunk: the input is shown as the engine found it." if same
@@ -292,6 +315,11 @@ def engine_charts(document: Document) -> list[Chart]:
     ]
 
 
+def _first_word(stopped: str) -> str:
+    """``exhausted`` of ``exhausted: all 6 seed inputs used (...)``."""
+    return stopped.split(":", 1)[0].split(" —", 1)[0].strip()
+
+
 def _stale(engine: dict[str, Any]) -> str:
     """An engine's longest run of inputs without a new behaviour, and its seconds."""
     if "longest_stale" not in engine:
@@ -300,17 +328,22 @@ def _stale(engine: dict[str, Any]) -> str:
 
 
 def engines_section(document: Document) -> Section:
+    """The engines' counts in one table of numbers (why an engine stopped by its first word, as the
+    terminal shows it), and below it the whole reasons and what a background engine explored on its
+    own: prose in a table's column would widen it past the page."""
     engines = document.get("engines") or []
     columns = ["engine", "inputs", "rejected", "executions", "novel", "distinct behaviours", "inputs since a new one",
                "longest run without one", "restarts", "divergent", "seconds", "stopped"]
     rows = [(e.get("name"), e.get("inputs"), e.get("rejected", ""), e.get("executions"), e.get("novel"),
              e.get("behaviours", ""),
              e.get("since_novel", ""), _stale(e), e.get("restarts", ""), e.get("divergences"),
-             e.get("seconds"), e.get("stopped") or "") for e in engines]
-    if any(e.get("explored") for e in engines):  # a background engine's own search (CrossHair's paths)
-        columns.append("explored on its own")
-        rows = [(*row, e.get("explored") or "") for row, e in zip(rows, engines, strict=True)]
+             e.get("seconds"), _first_word(str(e.get("stopped") or ""))) for e in engines]
     blocks: list[Block] = [Table.of(columns, rows)]
+    reasons = [(e.get("name"), what, text) for e in engines
+               for what, text in (("explored on its own", e.get("explored")), ("stopped", e.get("stopped")))
+               if text and (what == "explored on its own" or text != _first_word(str(text)))]
+    if reasons:
+        blocks.append(Table.of(["engine", "", "why"], reasons))
     blocks.extend(engine_charts(document))
     return Section("Engines", tuple(blocks), id="engines",
                    intro="Every engine proposes inputs; the scheduler gives more turns to those that reveal new behaviours.")
