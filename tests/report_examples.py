@@ -84,6 +84,37 @@ def cluster_example(directory: Path) -> Example:
                    first_split, section="classes")
 
 
+#: a sum of n numbers, and the same in a 32-bit integer (as C's int would): they differ past 2**31
+SUM = "n = int(input())\nprint(sum(int(x) for x in input().split()[:n]))\n"
+SUM_INT32 = ("n = int(input())\ntotal = sum(int(x) for x in input().split()[:n])\n"
+             "print((total + 2**31) % 2**32 - 2**31)\n")
+
+
+def programs_example(directory: Path) -> Example:
+    """A whole-program check (two scripts reading stdin) as `divergent check sum.py sum_int32.py
+    --stdin --seeds sample.txt --html FILE` writes it."""
+    from dataclasses import replace
+
+    import divergent
+    from divergent.kinds.program_options import ProgramOptions
+    from divergent.report.html import check_page, render_html
+    from divergent.report.json import report_json
+    from divergent.search import load_programs
+
+    (directory / "sum.py").write_text(SUM)
+    (directory / "sum_int32.py").write_text(SUM_INT32)
+    (directory / "sample.txt").write_text("3\n1 2 3\n")
+    options = divergent.SearchOptions(budget=divergent.Budget(seconds=20), engines=("seeds", "mutation"),
+                                      seeds=(str(directory / "sample.txt"),), programs=ProgramOptions(stdin=True))
+    programs = [replace(p, label=Path(p.path).name)
+                for p in load_programs([str(directory / "sum.py"), str(directory / "sum_int32.py")], options=options)]
+    report = divergent.check(programs, options)
+    assert report.counterexample is not None, report.notes
+    document = report_json(report)
+    return Example("programs", render_html(check_page(document)), "Implementations differ",
+                   document["counterexample"]["stdin"].split()[-1], page_kind="check")
+
+
 def _cluster_document(clustering: object) -> dict:
     from divergent.cli.cluster import clustering_json
 
@@ -363,7 +394,7 @@ def refute_example(directory: Path) -> Example:
 
 
 BUILDERS: dict[str, Callable[[Path], Example]] = {
-    "check": check_example, "cluster": cluster_example, "incoherence": incoherence_example,
+    "check": check_example, "programs": programs_example, "cluster": cluster_example, "incoherence": incoherence_example,
     "probegen": probegen_example, "bench": bench_example, "equibench": equibench_example,
     "cetbench": cetbench_example, "refute": refute_example,
 }
@@ -391,14 +422,13 @@ class DevTools:
         to_chromium_read, self._to_chromium = os.pipe()
         self._from_chromium, from_chromium_write = os.pipe()
 
-        def descriptors() -> None:  # in the child: the pipe ends Chromium expects, as fds 3 and 4
-            os.dup2(to_chromium_read, 3)
-            os.dup2(from_chromium_write, 4)
-
+        # the pipe ends Chromium expects as fds 3 and 4, put there by the shell (bash: fds past 9) that execs it (whatever
+        # numbers they have here: this process may hold 3 and 4 for something else, or not at all)
         self.process = subprocess.Popen(
-            [binary, *chromium_flags(profile), "--remote-debugging-pipe", "about:blank"],
+            ["bash", "-c", f'exec "$0" "$@" 3<&{to_chromium_read} 4>&{from_chromium_write}',
+             binary, *chromium_flags(profile), "--remote-debugging-pipe", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=descriptors, pass_fds=(3, 4),  # kept open: preexec_fn runs before the others close
+            pass_fds=(to_chromium_read, from_chromium_write),
         )
         os.close(to_chromium_read)
         os.close(from_chromium_write)
@@ -483,6 +513,30 @@ def dump_dom(page: Path) -> tuple[str, list[str]]:
     requests = [event["params"]["request"]["url"] for event in tools.events
                 if event.get("method") == "Network.requestWillBeSent"]
     return dom, [url for url in requests if not url.startswith(("file:", "data:", "about:"))]
+
+
+def wider_than_the_page(page: Path, width: int = 1200) -> list[str]:
+    """The tables (by their section's id) that do not fit a window ``width`` pixels wide: their
+    content is wider than their box, so part of it is cut off or needs a scroll."""
+    binary = chromium()
+    assert binary is not None
+    with tempfile.TemporaryDirectory() as profile:
+        tools = DevTools(binary, Path(profile))
+        try:
+            target = tools.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+            session = tools.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            tools.send("Emulation.setDeviceMetricsOverride",
+                       {"width": width, "height": 1500, "deviceScaleFactor": 1, "mobile": False}, session=session)
+            tools.send("Page.enable", session=session)
+            tools.send("Page.navigate", {"url": page.resolve().as_uri()}, session=session)
+            tools.wait_for("Page.loadEventFired")
+            measured = tools.send("Runtime.evaluate", {"expression": (
+                "JSON.stringify([...document.querySelectorAll('.table-wrap')].filter("
+                "w => w.scrollWidth > w.clientWidth + 1).map(w => w.closest('section').id))"),
+                "returnByValue": True}, session=session)["result"]["value"]
+        finally:
+            tools.close()
+    return json.loads(measured)
 
 
 def screenshot(page: Path, png: Path, *, width: int = 1200, height: int = 1500) -> None:

@@ -45,7 +45,7 @@ COMMANDS = _commands()
 
 
 def _options(command: object) -> dict[str, object]:
-    options: dict[str, object] = {"--help": None}
+    options: dict[str, object] = {"--help": None, "-h": None}  # every command's help option
     for param in command.params:  # type: ignore[attr-defined]
         if param.param_type_name == "option":
             for name in (*param.opts, *param.secondary_opts):

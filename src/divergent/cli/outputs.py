@@ -70,7 +70,7 @@ class OutputGroup(OptionGroup):
 
     def check_paths(self, *more: tuple[str, Path | None]) -> None:
         """Before any work: the files to write can be written, and stdout can take the result."""
-        json_file = None if self.prints_json else self.json_file
+        json_file = None if self.json_file is not None and str(self.json_file) == "-" else self.json_file
         check_stdout()
         check_output_paths(("--json-file", json_file), ("--html", self.html), *more)
         if self.store or self.db is not None:
@@ -81,7 +81,7 @@ class OutputGroup(OptionGroup):
         text = json.dumps(document, ensure_ascii=False)
         if self.prints_json:
             delivery.to_stdout(lambda: print(text))
-        elif self.json_file is not None:
+        if self.json_file is not None and str(self.json_file) != "-":
             delivery.to_file("--json-file", self.json_file, text + "\n", written="JSON written to {path}")
 
 
