@@ -343,7 +343,7 @@ def engines_section(document: Document) -> Section:
                for what, text in (("explored on its own", e.get("explored")), ("stopped", e.get("stopped")))
                if text and (what == "explored on its own" or text != _first_word(str(text)))]
     if reasons:
-        blocks.append(Table.of(["engine", "", "why"], reasons))
+        blocks.append(Table.of(["engine", "what", "in full"], reasons))
     blocks.extend(engine_charts(document))
     return Section("Engines", tuple(blocks), id="engines",
                    intro="Every engine proposes inputs; the scheduler gives more turns to those that reveal new behaviours.")
