@@ -40,10 +40,14 @@ class _PlainFlags:
     command and group."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        from divergent.cli.usage import usage_errors
+        from divergent.cli.usage import usage_errors, wants_json
 
-        with usage_errors(ctx, args):
-            return super().parse_args(ctx, args)  # type: ignore[misc]
+        as_json = wants_json(args)  # read now: the parser consumes ``args``
+        try:
+            with usage_errors(ctx):
+                return super().parse_args(ctx, args)  # type: ignore[misc]
+        except DivergentError as error:
+            raise fail(str(error), as_json=as_json) from None
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         from divergent.cli.usage import help_text
@@ -138,10 +142,14 @@ class Group(_PlainFlags, TyperGroup):
     """Every divergent group of commands (see :class:`_PlainFlags`)."""
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-        from divergent.cli.usage import usage_errors
+        from divergent.cli.usage import usage_errors, wants_json
 
-        with usage_errors(ctx, args):
-            return super().resolve_command(ctx, args)
+        as_json = wants_json(args)
+        try:
+            with usage_errors(ctx):
+                return super().resolve_command(ctx, args)
+        except DivergentError as error:
+            raise fail(str(error), as_json=as_json) from None
 
 
 class DefaultRunGroup(Group):

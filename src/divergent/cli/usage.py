@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from divergent.errors import InvalidArgument
+
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
@@ -43,20 +45,18 @@ def wants_json(args: Sequence[str]) -> bool:
 
 
 @contextmanager
-def usage_errors(ctx: Any, args: Sequence[str]) -> Iterator[None]:
-    """Say a usage error raised within the block the contract's way (and exit 2)."""
-    as_json = wants_json(args)  # read now: the parser consumes ``args``
+def usage_errors(ctx: Any) -> Iterator[None]:
+    """A usage error raised within the block as an input error in plain words (InvalidArgument:
+    its reason, then how to see the command's help), which the command line says the contract's
+    way; a group given no command shows its help and exits 2."""
     try:
         yield
     except UsageError as error:
-        from divergent.cli.application import EXIT_ERROR, fail
-
-        if type(error).__name__ in _SHOWS_HELP:  # a group without its command: its help, exit 2
+        if type(error).__name__ in _SHOWS_HELP:
             print(ctx.get_help(), end="")
-            raise typer.Exit(EXIT_ERROR) from None
-
+            raise typer.Exit(2) from None
         reason, details = usage_error_text(error, ctx)
-        raise fail(f"{reason}\n{details}" if details else reason, as_json=as_json) from None
+        raise InvalidArgument(f"{reason}\n{details}" if details else reason) from None
 
 
 def usage_error_text(error: BaseException, ctx: Any = None) -> tuple[str, str]:
