@@ -8,6 +8,7 @@ Their one-line notices go to stderr, so ``--json`` output on stdout stays one ob
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import stat
@@ -185,9 +186,8 @@ def _device_problem(info: os.stat_result) -> str | None:
 def file_system_type(directory: Path) -> str | None:
     """The type of the file system ``directory`` is on (``ext4``, ``proc``...), from the mount
     table; None where there is none to read."""
-    try:
-        mounts = Path("/proc/self/mounts").read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    mounts = _mount_table()
+    if mounts is None:
         return None
     real = os.path.realpath(directory)
     best, kind = "", None
@@ -200,6 +200,15 @@ def file_system_type(directory: Path) -> str | None:
         if inside and len(point) >= len(best):
             best, kind = point, fields[2]
     return kind
+
+
+@functools.cache
+def _mount_table() -> str | None:
+    """The process's mount table, read once (the outputs of one command are checked together)."""
+    try:
+        return Path("/proc/self/mounts").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def check_store_path(db: Path | None) -> None:
