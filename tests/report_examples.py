@@ -17,7 +17,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -490,9 +491,10 @@ class DevTools:
         os.close(self._from_chromium)
 
 
-def dump_dom(page: Path) -> tuple[str, list[str]]:
-    """The page's DOM after Chromium loaded it, and every network request the page made (its own
-    requests, as DevTools reports them: not the browser's background services)."""
+@contextmanager
+def loaded(page: Path, *, width: int | None = None, network: bool = False) -> Iterator[tuple[DevTools, str]]:
+    """Chromium with ``page`` loaded (in a window ``width`` pixels wide; watching its requests with
+    ``network``): the tools and the page's session."""
     binary = chromium()
     assert binary is not None
     with tempfile.TemporaryDirectory() as profile:
@@ -500,16 +502,31 @@ def dump_dom(page: Path) -> tuple[str, list[str]]:
         try:
             target = tools.send("Target.createTarget", {"url": "about:blank"})["targetId"]
             session = tools.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-            tools.send("Network.enable", session=session)
+            if width is not None:
+                tools.send("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": 1500, "deviceScaleFactor": 1, "mobile": False}, session=session)
+            if network:
+                tools.send("Network.enable", session=session)
             tools.send("Page.enable", session=session)
             tools.send("Page.navigate", {"url": page.resolve().as_uri()}, session=session)
             tools.wait_for("Page.loadEventFired")
-            time.sleep(0.3)  # late requests (an image a stylesheet names) are reported by now
-            dom = tools.send("Runtime.evaluate", {"expression": "document.documentElement.outerHTML",
-                                                  "returnByValue": True}, session=session)["result"]["value"]
-            tools.send("Runtime.evaluate", {"expression": "1"}, session=session)  # drain pending events
+            yield tools, session
         finally:
             tools.close()
+
+
+def evaluate(tools: DevTools, session: str, expression: str) -> object:
+    return tools.send("Runtime.evaluate", {"expression": expression, "returnByValue": True},
+                      session=session)["result"]["value"]
+
+
+def dump_dom(page: Path) -> tuple[str, list[str]]:
+    """The page's DOM after Chromium loaded it, and every network request the page made (its own
+    requests, as DevTools reports them: not the browser's background services)."""
+    with loaded(page, network=True) as (tools, session):
+        time.sleep(0.3)  # late requests (an image a stylesheet names) are reported by now
+        dom = str(evaluate(tools, session, "document.documentElement.outerHTML"))
+        evaluate(tools, session, "1")  # drain pending events
     requests = [event["params"]["request"]["url"] for event in tools.events
                 if event.get("method") == "Network.requestWillBeSent"]
     return dom, [url for url in requests if not url.startswith(("file:", "data:", "about:"))]
@@ -518,25 +535,10 @@ def dump_dom(page: Path) -> tuple[str, list[str]]:
 def wider_than_the_page(page: Path, width: int = 1200) -> list[str]:
     """The tables (by their section's id) that do not fit a window ``width`` pixels wide: their
     content is wider than their box, so part of it is cut off or needs a scroll."""
-    binary = chromium()
-    assert binary is not None
-    with tempfile.TemporaryDirectory() as profile:
-        tools = DevTools(binary, Path(profile))
-        try:
-            target = tools.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-            session = tools.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-            tools.send("Emulation.setDeviceMetricsOverride",
-                       {"width": width, "height": 1500, "deviceScaleFactor": 1, "mobile": False}, session=session)
-            tools.send("Page.enable", session=session)
-            tools.send("Page.navigate", {"url": page.resolve().as_uri()}, session=session)
-            tools.wait_for("Page.loadEventFired")
-            measured = tools.send("Runtime.evaluate", {"expression": (
-                "JSON.stringify([...document.querySelectorAll('.table-wrap')].filter("
-                "w => w.scrollWidth > w.clientWidth + 1).map(w => w.closest('section').id))"),
-                "returnByValue": True}, session=session)["result"]["value"]
-        finally:
-            tools.close()
-    return json.loads(measured)
+    with loaded(page, width=width) as (tools, session):
+        measured = evaluate(tools, session, "JSON.stringify([...document.querySelectorAll('.table-wrap')].filter("
+                                            "w => w.scrollWidth > w.clientWidth + 1).map(w => w.closest('section').id))")
+    return json.loads(str(measured))
 
 
 def screenshot(page: Path, png: Path, *, width: int = 1200, height: int = 1500) -> None:

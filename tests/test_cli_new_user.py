@@ -15,9 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import typer
 from rich.console import Console
-from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from divergent import __version__
@@ -30,6 +28,7 @@ from divergent.report.runs import render_program_report
 from divergent.report.text import found_text, plain_report
 from divergent.store import RUN_KINDS, Store
 from report_examples import chromium, wider_than_the_page
+from test_docs import COMMANDS
 from test_report_cli import a_report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -220,20 +219,7 @@ def test_the_whole_program_test_says_it_needs_divergent(tmp_path: Path) -> None:
 # -- 5. commands and help to copy ------------------------------------------------------------------
 
 
-def _every_command() -> dict[tuple[str, ...], object]:
-    found: dict[tuple[str, ...], object] = {}
-
-    def walk(command: object, path: tuple[str, ...]) -> None:
-        found[path] = command
-        if isinstance(command, TyperGroup):
-            for name, sub in command.commands.items():
-                walk(sub, (*path, name))
-
-    walk(typer.main.get_command(app), ())
-    return found
-
-
-@pytest.mark.parametrize("path", sorted(_every_command()), ids=lambda path: " ".join(path) or "divergent")
+@pytest.mark.parametrize("path", sorted(COMMANDS), ids=lambda path: " ".join(path) or "divergent")
 def test_help_at_80_columns_cuts_no_flag_and_no_default(path: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     result = runner.invoke(app, [*path, "--help"])
@@ -241,7 +227,7 @@ def test_help_at_80_columns_cuts_no_flag_and_no_default(path: tuple[str, ...], m
     assert "…" not in result.output
     assert all(len(line) <= 80 for line in result.output.splitlines())
     whole = re.sub(r"[\s│╭╮╰╯─]", "", result.output)  # what wraps is joined again: only a cut loses text
-    command = _every_command()[path]
+    command = COMMANDS[path]
     ctx = command.make_context(path[-1] if path else "divergent", [], resilient_parsing=True)  # type: ignore[attr-defined]
     for param in command.get_params(ctx):  # type: ignore[attr-defined]
         if getattr(param, "hidden", False) or param.param_type_name != "option":
