@@ -91,7 +91,10 @@ class DivergentCommand(_PlainFlags, TyperCommand):
 
     def invoke(self, ctx: Any) -> Any:
         _INVOKED["ctx"] = ctx
-        return super().invoke(ctx)
+        try:
+            return super().invoke(ctx)
+        finally:
+            _INVOKED.clear()  # (a host running commands in process must not see this one's settings)
 
 
 #: the context of the command running now (where its settings came from: :func:`settings_origins`)

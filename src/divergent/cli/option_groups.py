@@ -64,7 +64,7 @@ class OptionGroup:
         every kind)."""
         found = []
         for field in dataclasses.fields(self):  # type: ignore[arg-type]
-            if getattr(self, field.name) != field.default and parameter_origin(field.name) in ("flag", "environment"):
+            if getattr(self, field.name) != field.default and not is_config_file(parameter_origin(field.name)):
                 found.append(flag_name(type(self), field.name))
         return found
 
@@ -78,6 +78,11 @@ class OptionGroup:
             verb = "is" if len(given) == 1 else "are"
             hint = f" ({self.hint})" if self.hint else ""
             raise InvalidArgument(f"{', '.join(given)} {verb} for {self.for_whom}; these are {kind.noun}s{hint}")
+
+
+def is_config_file(origin: str) -> bool:
+    """Whether a setting's origin (:func:`divergent.cli.application.parameter_origin`) is a config file."""
+    return origin not in ("flag", "environment", "default")
 
 
 def older_spelling(old: str, now: str) -> None:
