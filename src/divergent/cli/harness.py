@@ -241,9 +241,15 @@ def add_stored_run_commands(group: typer.Typer, runs: StoredRuns) -> None:
         quiet: QuietOpt = False,
         db: StoreOpt = None,
     ) -> None:
+        from divergent.errors import InvalidArgument
+        from divergent.store import NoStore
+
         with input_errors(prints_json(as_json)):
             check_outputs(as_json, html)
-            store = open_store(db, create=False)
+            try:
+                store = open_store(db, create=False)
+            except NoStore as error:
+                raise InvalidArgument(f"no run {' '.join(references)!r}: {error}") from None
         with input_errors(prints_json(as_json)), store:
             runs.show(make_console(quiet=prints_json(as_json)), store, references, as_json, html, quiet)
 
