@@ -11,7 +11,6 @@ import inspect
 import json
 import logging
 import os
-import re
 import sys
 import threading
 import time
@@ -73,10 +72,10 @@ class DivergentCommand(_PlainFlags, TyperCommand):
     ``--json-file`` still reads the older ``--json FILE`` (:func:`with_json_flag`)."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        from divergent.cli.config import command_defaults
+        from divergent.cli.config import command_defaults, forget_command
         from divergent.cli.usage import wants_json
 
-        _INVOKED.clear()
+        forget_command()
         try:  # the project's defaults ([tool.divergent] in pyproject.toml) under the flags
             defaults = command_defaults(self, ctx)
         except DivergentError as error:
@@ -90,55 +89,13 @@ class DivergentCommand(_PlainFlags, TyperCommand):
 
 
     def invoke(self, ctx: Any) -> Any:
-        _INVOKED["ctx"] = ctx
+        from divergent.cli.config import forget_command, remember_command
+
+        remember_command(ctx)  # where its settings came from, for its documents and errors
         try:
             return super().invoke(ctx)
         finally:
-            _INVOKED.clear()  # (a host running commands in process must not see this one's settings)
-
-
-#: the context of the command running now (where its settings came from: :func:`settings_origins`)
-_INVOKED: dict[str, Any] = {}
-
-
-def parameter_origin(name: str) -> str:
-    """Where the running command's parameter ``name`` got its value: ``flag``, ``environment``,
-    the config file (``pyproject.toml``'s path and key) or ``default``; ``flag`` outside a command
-    (a group built by hand)."""
-    from divergent.cli.config import origin_of
-
-    ctx = _INVOKED.get("ctx")
-    if ctx is None or name not in ctx.params:
-        return "flag"
-    return origin_of(ctx, name)
-
-
-def settings_origins() -> dict[str, dict[str, Any]]:
-    """Each option of the running command (by its long name), its value and where it came from:
-    for ``--json`` documents and ``--verbose``."""
-    ctx = _INVOKED.get("ctx")
-    if ctx is None:
-        return {}
-    from divergent.cli.config import config_key_of, origin_of
-
-    found = {}
-    for param in ctx.command.get_params(ctx):
-        if param.param_type_name != "option" or getattr(param, "hidden", False) or param.name not in ctx.params:
-            continue
-        if param.name in ("help", "json_on_stdout", "as_json", "json_file"):
-            continue
-        names = [n for n in param.opts if n.startswith("--")] or list(param.opts)
-        value = ctx.params[param.name]
-        if isinstance(value, tuple | list):
-            shown: Any = [item if isinstance(item, str | int | float | bool) else str(item) for item in value]
-        else:
-            shown = value if value is None or isinstance(value, str | int | float | bool) else str(value)
-        setting = {"value": shown, "from": origin_of(ctx, param.name)}
-        key = config_key_of(ctx, param.name)
-        if key:
-            setting["key"] = key
-        found[names[0].lstrip("-")] = setting
-    return found
+            forget_command()  # (a host running commands in process must not see this one's settings)
 
 
 class Group(_PlainFlags, TyperGroup):
@@ -364,7 +321,9 @@ def fail(message: str, *, as_json: bool = False) -> typer.Exit:
     for the terminal. With JSON, one object: ``error`` the reason, ``details`` the rest."""
     first, _, rest = message.strip().partition("\n")
     reason = printable(" ".join(first.split()))
-    details = "\n".join(filter(None, [rest.rstrip(), *_configured_in(reason)]))
+    from divergent.cli.config import configured_in
+
+    details = "\n".join(filter(None, [rest.rstrip(), *configured_in(reason)]))
     print(f"divergent: error: {reason}", file=sys.stderr)
     if details:
         print(printable(details), file=sys.stderr)
@@ -374,24 +333,6 @@ def fail(message: str, *, as_json: bool = False) -> typer.Exit:
             document["details"] = details
         _print_to_stdout(json.dumps(document))
     return typer.Exit(EXIT_ERROR)
-
-
-def _configured_in(reason: str) -> list[str]:
-    """For an error about a setting the project's config file gave (not a flag): where it is set."""
-    ctx = _INVOKED.get("ctx")
-    if ctx is None:
-        return []
-    from divergent.cli.config import config_key_of
-
-    said = []
-    for param in ctx.command.get_params(ctx):
-        key = config_key_of(ctx, param.name) if param.name in ctx.params else None
-        long = next((name for name in param.opts if name.startswith("--")), "")
-        if key and long and re.search(rf"(?<![\w-])(--)?{re.escape(long[2:])}(?![\w-])", reason):
-            from divergent.cli.config import origin_of
-
-            said.append(f"{long} was set by {origin_of(ctx, param.name)}: {key} = {ctx.params[param.name]!r}")
-    return said
 
 
 @contextmanager

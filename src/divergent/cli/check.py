@@ -41,7 +41,8 @@ def check(
 
     mark("command parsed")
 
-    from divergent.cli.application import input_errors, settings_origins
+    from divergent.cli.application import input_errors
+    from divergent.cli.config import settings_origins
     from divergent.cli.outputs import Delivery, keep_report, verbose_lines
     from divergent.report.json import report_json
     from divergent.search import check as run_check

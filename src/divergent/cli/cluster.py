@@ -99,7 +99,8 @@ def cluster(
         )
         return clustering, clustering.tests
 
-    from divergent.cli.application import input_errors, settings_origins
+    from divergent.cli.application import input_errors
+    from divergent.cli.config import settings_origins
     from divergent.cli.outputs import Delivery, keep_report, verbose_lines
 
     outputs = flags.outputs

@@ -26,6 +26,7 @@ converted exactly as the same flag would be."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,20 @@ from typing import Any
 
 from divergent.errors import InvalidArgument
 
-__all__ = ["SETTINGS", "ProjectConfig", "command_defaults", "config_key_of", "find_config", "origin_of"]
+__all__ = [
+    "SETTINGS",
+    "ProjectConfig",
+    "command_defaults",
+    "config_key_of",
+    "configured_in",
+    "find_config",
+    "forget_command",
+    "is_config_file",
+    "origin_of",
+    "parameter_origin",
+    "remember_command",
+    "settings_origins",
+]
 
 #: what ``[tool.divergent]`` may set, by key (the flag's long name), grouped as ``--help`` shows them
 SETTINGS: tuple[str, ...] = (
@@ -204,3 +218,71 @@ def config_key_of(ctx: Any, name: str) -> str | None:
     if getattr(ctx.get_parameter_source(name), "name", "") != "DEFAULT_MAP":
         return None
     return ctx.meta.get("divergent.config", {}).get(name, ("", None))[1]
+
+
+# -- where the running command's settings came from ----------------------------------------------
+
+#: the context of the command running now (:func:`remember_command`)
+_RUNNING: dict[str, Any] = {}
+
+
+def remember_command(ctx: Any) -> None:
+    _RUNNING["ctx"] = ctx
+
+
+def forget_command() -> None:
+    _RUNNING.clear()
+
+
+def parameter_origin(name: str) -> str:
+    """Where the running command's parameter ``name`` got its value (:func:`origin_of`); ``flag``
+    outside a command (a group built by hand)."""
+    ctx = _RUNNING.get("ctx")
+    if ctx is None or name not in ctx.params:
+        return "flag"
+    return origin_of(ctx, name)
+
+
+def is_config_file(origin: str) -> bool:
+    """Whether a setting's origin (:func:`parameter_origin`) is a config file."""
+    return origin not in ("flag", "environment", "default")
+
+
+def settings_origins() -> dict[str, dict[str, Any]]:
+    """Each option of the running command (by its long name), its value and where it came from
+    (``from``, and ``key`` when a config file set it): for ``--json`` documents and ``--verbose``."""
+    ctx = _RUNNING.get("ctx")
+    if ctx is None:
+        return {}
+    found = {}
+    for param in ctx.command.get_params(ctx):
+        if param.param_type_name != "option" or getattr(param, "hidden", False) or param.name not in ctx.params:
+            continue
+        if param.name in ("help", "json_on_stdout", "as_json", "json_file"):
+            continue
+        names = [n for n in param.opts if n.startswith("--")] or list(param.opts)
+        value = ctx.params[param.name]
+        if isinstance(value, tuple | list):
+            shown: Any = [item if isinstance(item, str | int | float | bool) else str(item) for item in value]
+        else:
+            shown = value if value is None or isinstance(value, str | int | float | bool) else str(value)
+        setting = {"value": shown, "from": origin_of(ctx, param.name)}
+        key = config_key_of(ctx, param.name)
+        if key:
+            setting["key"] = key
+        found[names[0].lstrip("-")] = setting
+    return found
+
+
+def configured_in(reason: str) -> list[str]:
+    """For an error about a setting the project's config file gave (not a flag): where it is set."""
+    ctx = _RUNNING.get("ctx")
+    if ctx is None:
+        return []
+    said = []
+    for param in ctx.command.get_params(ctx):
+        key = config_key_of(ctx, param.name) if param.name in ctx.params else None
+        long = next((name for name in param.opts if name.startswith("--")), "")
+        if key and long and re.search(rf"(?<![\w-])(--)?{re.escape(long[2:])}(?![\w-])", reason):
+            said.append(f"{long} was set by {origin_of(ctx, param.name)}: {key} = {ctx.params[param.name]!r}")
+    return said

@@ -158,7 +158,7 @@ def write_outputs(document: dict[str, Any], as_json: Path | None, html: Path | N
     ``page``. A file that cannot be written at the end is said on stderr, with ``again`` (the
     command that writes it from the store), and the run's exit code stays what it was."""
     from divergent.bench.common import plain_json
-    from divergent.cli.application import settings_origins
+    from divergent.cli.config import settings_origins
     from divergent.cli.outputs import Delivery
 
     settings = settings_origins()  # each option of the command, and where it came from

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 from typer.models import OptionInfo
 
-from divergent.cli.application import fail, option_names, parameter_origin, stderr_is_terminal
+from divergent.cli.application import fail, option_names, stderr_is_terminal
 from divergent.errors import DivergentError, InvalidArgument
 
 __all__ = ["OptionGroup", "older_spelling", "with_option_groups"]
@@ -62,6 +62,8 @@ class OptionGroup:
         """The flags of this group that were given on the command line (their value is not the
         default; a project's default from pyproject.toml is not given: it may hold settings of
         every kind)."""
+        from divergent.cli.config import is_config_file, parameter_origin
+
         found = []
         for field in dataclasses.fields(self):  # type: ignore[arg-type]
             if getattr(self, field.name) != field.default and not is_config_file(parameter_origin(field.name)):
@@ -78,11 +80,6 @@ class OptionGroup:
             verb = "is" if len(given) == 1 else "are"
             hint = f" ({self.hint})" if self.hint else ""
             raise InvalidArgument(f"{', '.join(given)} {verb} for {self.for_whom}; these are {kind.noun}s{hint}")
-
-
-def is_config_file(origin: str) -> bool:
-    """Whether a setting's origin (:func:`divergent.cli.application.parameter_origin`) is a config file."""
-    return origin not in ("flag", "environment", "default")
 
 
 def older_spelling(old: str, now: str) -> None:

@@ -10,7 +10,9 @@ process, which a fresh directory per process paid on every check.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -59,8 +61,23 @@ def _home() -> str:
         if not usable:
             _scratch_home = tempfile.TemporaryDirectory(prefix="divergent-hypothesis-")
             home = _scratch_home.name
+        _warm_unicode_table(home)
         _chosen_home = home
     return _chosen_home
+
+
+def _warm_unicode_table(home: str) -> None:
+    """A new home (``DIVERGENT_HOME`` moves the caches: a test, a second profile) gets Hypothesis'
+    Unicode table copied from the user's own cache when that has one: the table depends only on
+    Python's Unicode version, and building it takes seconds of a search's budget."""
+    table = os.path.join(home, "unicode_data")
+    if os.path.isdir(table) or not os.environ.get(paths.HOME_VARIABLE):
+        return
+    without_home = {name: value for name, value in os.environ.items() if name != paths.HOME_VARIABLE}
+    built = paths.cache_dir("hypothesis", without_home) / "unicode_data"
+    if built.is_dir():
+        with contextlib.suppress(OSError):
+            shutil.copytree(built, table, dirs_exist_ok=True)
 
 
 def _private_storage() -> Iterator[None]:
