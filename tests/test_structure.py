@@ -220,6 +220,15 @@ def test_banks_interleave_their_sources() -> None:
     assert {"mode": 1, "level": -1, "name": 0} in dicts or any(set(d) == {"mode", "level", "name"} for d in dicts)
 
 
+def test_regexes_are_sampled_into_the_bank() -> None:
+    shaped = context_for("is_url").shaped
+    assert shaped is not None
+    bank = shaped.values("url")
+    assert not shaped.problems, shaped.problems  # a sampling failure is a problem, never silent
+    assert shaped.sampled_regexes("url")
+    assert any(isinstance(v, str) and re.match(r"^(?:https?:)?//", v, re.I) for v in bank)
+
+
 def test_seed_engine_proposes_shaped_calls_without_seeds() -> None:
     engine = SeedEngine(context_for("match_one"))
     calls = []

@@ -267,15 +267,15 @@ class ShapedInputs:
         return _as_kind(sources, text)
 
     def _sample(self, use: RegexUse, count: int):
-        if self._sampling_left <= 0:
+        if self._deadline is None:
+            self._deadline = time.monotonic() + self._sampling_seconds
+        if time.monotonic() >= self._deadline:
             self.problems[use.describe()] = "the time for sampling regular expressions was spent"
             return None
         from divergent.grammars.regex import sample_regex
 
-        started = time.monotonic()
         seed = zlib.crc32(f"{self.seed}:{use.pattern!r}".encode())
-        samples = sample_regex(use.pattern, use.flags, count=count, seed=seed, deadline=started + self._sampling_left)
-        self._sampling_left -= time.monotonic() - started
+        samples = sample_regex(use.pattern, use.flags, count=count, seed=seed, deadline=self._deadline)
         if samples.problem and not samples.full:
             self.problems[use.describe()] = samples.problem
         if samples.ascii_drawable:
