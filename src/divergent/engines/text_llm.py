@@ -187,7 +187,7 @@ class TextProbeEngine(LLMProbeEngine):
         return TextProbeGenSession(
             context, chat=self.chat, comparison=context.comparison, spec=self.model.spec, accept=accept,
             limits=context.limits, isolation=context.isolation, seed=context.seed,
-            should_stop=self._should_stop, on_node=self._take, store=self.model.store,
+            should_stop=self._should_stop, on_node=self._take, on_observed=self._observed, store=self.model.store,
             run_parameters={"strategy": str(self.strategy), "k": self.k, "d": self.d, "engine": self.name,
                             "inputs": "text"},
         )

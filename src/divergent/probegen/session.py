@@ -110,7 +110,9 @@ class ProbeGenSession:
     always checked). ``accept`` decides whether a differentiating input counts (the spurious
     filter's hook); without it every one does. ``store``: a :class:`~divergent.store.Store`, a
     path, None for the default store, or False to keep nothing. ``should_stop`` is asked between
-    nodes (an engine being closed).
+    nodes (an engine being closed). ``on_node`` hears of each node once it is evaluated;
+    ``on_observed`` of each node's observations as soon as they ran, before ``accept`` judges a
+    difference (a model call that may not end in time), so an engine can hand them on at once.
     """
 
     def __init__(
@@ -135,6 +137,7 @@ class ProbeGenSession:
         run_parameters: Mapping[str, Any] | None = None,
         should_stop: Callable[[], bool] | None = None,
         on_node: Callable[[ProbeNode], None] | None = None,
+        on_observed: Callable[[Sequence[Observation]], None] | None = None,
         parallel: int = 4,
         function_name: str = DEFAULT_FUNCTION,
     ) -> None:
@@ -162,6 +165,7 @@ class ProbeGenSession:
         self.seed = seed
         self.should_stop = should_stop or (lambda: False)
         self.on_node = on_node
+        self.on_observed = on_observed
         self.parallel = max(1, parallel)
         self.function_name = function_name
         self.root = ProbeNode(path="", depth=0)
@@ -340,10 +344,14 @@ class ProbeGenSession:
                 )
             executor = self._own_pool.run
         results = executor(inputs)
-        return [
+        observations = [
             None if outcomes is None else self.comparison.observe(item, tuple(outcomes))
             for item, outcomes in zip(inputs, results, strict=True)
         ]
+        if self.on_observed is not None:
+            with contextlib.suppress(Exception):
+                self.on_observed([o for o in observations if o is not None])
+        return observations
 
     def _call(self, item: Input) -> str:
         return item.call(self.function, max_length=200)
