@@ -50,8 +50,9 @@ __all__ = [
     "retry_after",
 ]
 
-#: the largest answer body read (an answer of a million tokens is about 4 MiB of JSON)
-MAX_ANSWER_BYTES = 8 * 1024 * 1024
+#: the largest answer body read: about a million tokens of text, where models write at most tens of
+#: thousands (a call adds at most this to the response cache, and as much to a ProbeGen tree's node)
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
 #: how much of an error body is read (the rest is not: only its message is shown)
 MAX_ERROR_BYTES = 64 * 1024
 #: the deepest JSON nesting of a body (an answer's own is 4: the body, choices, a choice, its message)
