@@ -28,6 +28,7 @@ client reads the variable when it first calls the endpoint.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -59,7 +60,8 @@ class LLMSettings:
     base_url: str | None = None
     #: the name of the environment variable that holds the API key
     api_key_env: str = DEFAULT_API_KEY_ENV
-    #: seconds per request before it counts as a timeout (and is retried)
+    #: seconds per request, wall clock (however the answer trickles in), before it counts as a
+    #: timeout (and is retried); a caller's deadline may cut it shorter
     timeout: float = 120.0
     #: retries after the first attempt, on 429, 5xx, timeouts, connection errors, malformed answers
     max_retries: int = 5
@@ -89,10 +91,10 @@ class LLMSettings:
                 "not the key itself"
             )
         for name in ("timeout", "backoff_max", "retry_after_max"):
-            if getattr(self, name) <= 0:
-                raise InvalidArgument(f"{name}={getattr(self, name)!r} must be > 0 seconds")
-        if self.backoff_base < 0:
-            raise InvalidArgument(f"backoff_base={self.backoff_base!r} must be >= 0 seconds")
+            if not 0 < getattr(self, name) < math.inf:
+                raise InvalidArgument(f"{name}={getattr(self, name)!r} must be a number of seconds > 0")
+        if not 0 <= self.backoff_base < math.inf:
+            raise InvalidArgument(f"backoff_base={self.backoff_base!r} must be a number of seconds >= 0")
         if self.max_retries < 0:
             raise InvalidArgument(f"max_retries={self.max_retries!r} must be >= 0")
         if self.concurrency < 1:
