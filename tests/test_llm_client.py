@@ -250,6 +250,29 @@ def test_closed_client_refuses_calls(make_client):
         client.complete(QUESTION)
 
 
+def test_closing_the_client_ends_a_call_in_flight(make_client, openai_server):
+    openai_server.responder = lambda received: Reply(text="x", drip=0.2, endless=True)
+    client = make_client(timeout=60.0)
+    failures: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            client.complete(QUESTION)
+        except BaseException as error:  # noqa: BLE001 - what the call raised is the test's to check
+            failures.append(error)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    while not openai_server.chat_requests:
+        time.sleep(0.02)
+    closed = time.monotonic()
+    client.close()
+    caller.join(10)
+    assert not caller.is_alive() and time.monotonic() - closed < 5.0
+    assert len(failures) == 1 and isinstance(failures[0], LLMError), failures
+    assert "closed" in str(failures[0])
+
+
 # -------------------------------------------------------------------------------------------------
 # Concurrency
 

@@ -175,6 +175,7 @@ class LLMProbeEngine(Engine):
             should_stop=self._should_stop,
             on_node=self._take,
             on_observed=self._observed,
+            deadline=self.deadline,
             store=self.model.store,
             run_parameters={"strategy": str(self.strategy), "k": self.k, "d": self.d, "engine": self.name},
         )

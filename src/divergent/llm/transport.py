@@ -89,6 +89,9 @@ class Endpoint:
         self._thread = threading.Thread(target=self._loop.run_forever, name="divergent-llm-http", daemon=True)
         self._thread.start()
         self._closed = False
+        #: the requests in flight: closing cancels them, so no caller waits on a stopped loop
+        self._pending: set[Any] = set()
+        self._lock = threading.Lock()
         http = openai.DefaultAsyncHttpxClient(
             follow_redirects=False,
             event_hooks={"request": [self._pinned], "response": [self._screened]},
@@ -124,17 +127,25 @@ class Endpoint:
     def _run(self, work: Awaitable[_T], seconds: float) -> _T:
         import concurrent.futures
 
-        if self._closed:
-            raise Refused("the client is closed")
-        future = self._asyncio.run_coroutine_threadsafe(_within(work, seconds), self._loop)
+        with self._lock:
+            if self._closed:
+                getattr(work, "close", lambda: None)()  # never started: no "never awaited" warning
+                raise Refused("the client is closed")
+            future = self._asyncio.run_coroutine_threadsafe(_within(work, seconds), self._loop)
+            self._pending.add(future)
         try:
             return future.result(seconds + _CANCEL_GRACE)
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise OutOfTime() from None
+        except concurrent.futures.CancelledError:
+            raise Refused("the client was closed while the request was in flight") from None
         except BaseException:
             future.cancel()  # an interrupt in the calling thread ends the request too
             raise
+        finally:
+            with self._lock:
+                self._pending.discard(future)
 
     # -- the HTTP client's hooks (on the loop) --------------------------------------------------
 
@@ -163,9 +174,13 @@ class Endpoint:
 
     def close(self) -> None:
         """Close the connections and stop the loop (a request in flight is cancelled)."""
-        if self._closed:
-            return
-        self._closed = True
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            pending, self._pending = self._pending, set()
+        for future in pending:
+            future.cancel()
         with contextlib.suppress(Exception):
             self._asyncio.run_coroutine_threadsafe(self._sdk.close(), self._loop).result(_CLOSE_WAIT)
         self._loop.call_soon_threadsafe(self._loop.stop)

@@ -113,6 +113,8 @@ class ProbeGenSession:
     nodes (an engine being closed). ``on_node`` hears of each node once it is evaluated;
     ``on_observed`` of each node's observations as soon as they ran, before ``accept`` judges a
     difference (a model call that may not end in time), so an engine can hand them on at once.
+    ``deadline`` (``time.monotonic()``; None: none) ends the session's work: no model call, generator
+    or input runs past it.
     """
 
     def __init__(
@@ -138,6 +140,7 @@ class ProbeGenSession:
         should_stop: Callable[[], bool] | None = None,
         on_node: Callable[[ProbeNode], None] | None = None,
         on_observed: Callable[[Sequence[Observation]], None] | None = None,
+        deadline: float | None = None,
         parallel: int = 4,
         function_name: str = DEFAULT_FUNCTION,
     ) -> None:
@@ -166,6 +169,7 @@ class ProbeGenSession:
         self.should_stop = should_stop or (lambda: False)
         self.on_node = on_node
         self.on_observed = on_observed
+        self.deadline = deadline
         self.parallel = max(1, parallel)
         self.function_name = function_name
         self.root = ProbeNode(path="", depth=0)
@@ -227,6 +231,8 @@ class ProbeGenSession:
         children: list[ProbeNode] = []
         failure: LLMError | None = None
         for index, answer in zip(indices, answers, strict=True):
+            if self._over():
+                break  # the search is over (its budget spent): no more generators are run
             if isinstance(answer, LLMError):
                 failure = failure or answer
                 continue
@@ -249,7 +255,8 @@ class ProbeGenSession:
         def call(index: int) -> Completion | LLMError:
             try:
                 return self.chat.complete(
-                    messages, temperature=self.temperature, max_tokens=self.max_tokens, sample_index=index
+                    messages, temperature=self.temperature, max_tokens=self.max_tokens, sample_index=index,
+                    deadline=self.deadline,
                 )
             except LLMError as error:
                 return error
@@ -278,7 +285,7 @@ class ProbeGenSession:
             function=self.function_name,
             signature=self.signature,
             max_inputs=self.max_inputs,
-            seconds=self.generator_seconds,
+            seconds=self.generator_time(),
             limits=self.limits,
             isolation=self.isolation,
             seed=self.seed,
@@ -343,7 +350,7 @@ class ProbeGenSession:
                     compare_mutation=self.comparison.record_arguments,
                 )
             executor = self._own_pool.run
-        results = executor(inputs)
+        results = executor(inputs) if self.deadline is None else executor(inputs, deadline=self.deadline)  # type: ignore[call-arg]
         observations = [
             None if outcomes is None else self.comparison.observe(item, tuple(outcomes))
             for item, outcomes in zip(inputs, results, strict=True)
@@ -355,6 +362,15 @@ class ProbeGenSession:
 
     def _call(self, item: Input) -> str:
         return item.call(self.function, max_length=200)
+
+    def generator_time(self) -> float:
+        """Seconds a generator may run: ``generator_seconds``, within what the deadline leaves."""
+        if self.deadline is None:
+            return self.generator_seconds
+        return max(0.05, min(self.generator_seconds, self.deadline - time.monotonic()))
+
+    def _over(self) -> bool:
+        return self.should_stop() or (self.deadline is not None and time.monotonic() >= self.deadline)
 
     # -- search -------------------------------------------------------------------------------------
 
@@ -373,7 +389,7 @@ class ProbeGenSession:
         for depth in range(d):
             next_frontier: list[ProbeNode] = []
             for parent in frontier:
-                if self.should_stop():
+                if self._over():
                     return self._result(None, "stopped")
                 missing = branching(strategy, k, depth) - len(parent.children)
                 try:
