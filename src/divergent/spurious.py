@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from divergent.errors import InvalidArgument, LLMError, LLMOutOfTime, LLMUnavailable
-from divergent.llm.chat import ChatModel, Completion, earlier
+from divergent.llm.chat import ChatModel, Completion, earlier, with_deadline
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
 from divergent.programs import Program
@@ -251,7 +251,7 @@ class SpuriousFilter:
         try:
             completion = self.chat.complete(
                 [{"role": "user", "content": prompt}], temperature=0.0, max_tokens=self.max_tokens,
-                deadline=self.deadline,
+                **with_deadline(self.deadline),
             )
             verdict = self._verdict(completion)
         except LLMError as error:

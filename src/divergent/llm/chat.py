@@ -110,6 +110,13 @@ class ChatModel(Protocol):
     def usage(self) -> Usage: ...
 
 
+def with_deadline(deadline: float | None) -> dict[str, float]:
+    """The keyword arguments that pass ``deadline`` to :meth:`ChatModel.complete`: none without one,
+    so a chat model written before deadlines (no ``deadline`` parameter) still serves calls that
+    have none."""
+    return {} if deadline is None else {"deadline": deadline}
+
+
 def earlier(first: float | None, second: float | None) -> float | None:
     """The earlier of two deadlines (None: no deadline)."""
     if first is None:
@@ -139,7 +146,7 @@ class BoundedChat:
         deadline: float | None = None,
     ) -> Completion:
         return self.chat.complete(messages, temperature=temperature, max_tokens=max_tokens,
-                                  sample_index=sample_index, deadline=earlier(deadline, self.deadline))
+                                  sample_index=sample_index, **with_deadline(earlier(deadline, self.deadline)))
 
     def usage(self) -> Usage:
         return self.chat.usage()

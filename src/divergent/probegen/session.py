@@ -49,7 +49,7 @@ from typing import Any
 
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LLMError
-from divergent.llm.chat import ChatModel, Completion, Message, Usage
+from divergent.llm.chat import ChatModel, Completion, Message, Usage, with_deadline
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
@@ -256,7 +256,7 @@ class ProbeGenSession:
             try:
                 return self.chat.complete(
                     messages, temperature=self.temperature, max_tokens=self.max_tokens, sample_index=index,
-                    deadline=self.deadline,
+                    **with_deadline(self.deadline),
                 )
             except LLMError as error:
                 return error
