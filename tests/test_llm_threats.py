@@ -324,6 +324,23 @@ def test_a_lone_surrogate_and_control_characters_are_cleaned_before_the_cache(cl
     assert client.complete(QUESTION).cached  # it was saved
 
 
+@pytest.mark.parametrize("answer", [
+    "x=" * 1_000_000 + "1",  # seconds of the parser's CPU
+    "1+" * 1_000_000 + "1",  # RecursionError
+    "-" * 1_000_000 + "1",  # MemoryError
+    "```python\n" + "a." * 500_000 + "b\n```\n",
+    "```\nx = 1\n```\n" * 200_000,  # 200,000 blocks
+])
+def test_code_is_taken_from_a_hostile_answer_without_crashing_or_stalling(answer: str):
+    from divergent.llm.extract import extract_code, extract_function_source
+
+    started = time.monotonic()
+    extract_code(answer, "create_fn_inputs")
+    extract_code(answer)
+    extract_function_source(answer, "create_fn_inputs")
+    assert time.monotonic() - started < 5.0
+
+
 @pytest.mark.parametrize("name", ["nested JSON", "prompt_tokens 10**400", "prompt_tokens 'lots'", "markup in the error"])
 def test_a_filter_given_a_bad_answer_keeps_the_difference(tmp_path: Path, client, openai_server, name: str):
     (tmp_path / "a.py").write_text(CASEFOLD)

@@ -85,9 +85,6 @@ class Endpoint:
         self.base_url = base_url
         self.origin = origin_of(base_url)
         self._openai = openai
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="divergent-llm-http", daemon=True)
-        self._thread.start()
         self._closed = False
         #: the requests in flight: closing cancels them, so no caller waits on a stopped loop
         self._pending: set[Any] = set()
@@ -106,6 +103,9 @@ class Endpoint:
             http_client=http,
             default_headers={"Accept-Encoding": "identity"},
         )
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="divergent-llm-http", daemon=True)
+        self._thread.start()
 
     @property
     def sdk_errors(self) -> Any:
