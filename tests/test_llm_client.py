@@ -443,6 +443,8 @@ def test_default_config_file_is_under_divergent_home(tmp_path):
         ('[llm]\nmodel = "x"\n[llm.prices.x]\ninput = 1\n', "exactly the keys input and output"),
         ('[llm]\nmodel = "x"\nconcurrency = 0\n', "concurrency=0 must be >= 1"),
         ('[llm]\nmodel = "x"\ntimeout = inf\n', "timeout=inf must be a number of seconds > 0"),
+        ('[llm]\nmodel = "x"\nbase_url = "http://host:port/v1"\n', "is not a URL"),
+        ('[llm]\nmodel = "x"\nbase_url = "https:///v1"\n', "names no host"),
         ('[llm]\nmodel = "x"\nbackoff_base = nan\n', "backoff_base=nan must be a number of seconds >= 0"),
         ('[llm]\nmodel = "x"\n[llm.prices.x]\ninput = inf\noutput = 1\n', "price input=inf must be"),
         ('llm = 3\n', "'llm' must be a table"),

@@ -82,8 +82,8 @@ class LLMSettings:
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
             raise InvalidArgument("the model name must be a non-empty string")
-        if self.base_url is not None and not re.match(r"https?://", self.base_url):
-            raise InvalidArgument(f"base URL {self.base_url!r} must start with http:// or https://")
+        if self.base_url is not None:
+            _check_base_url(self.base_url)
         if not _ENV_NAME.fullmatch(self.api_key_env):
             # the value may be a pasted key: never echo it
             raise InvalidArgument(
@@ -106,6 +106,21 @@ class LLMSettings:
     def endpoint(self) -> str:
         """The base URL as users know it (for messages)."""
         return self.base_url or "https://api.openai.com/v1"
+
+
+def _check_base_url(url: str) -> None:
+    """An http(s) URL with a host (and a port, if any, that is a number): the one place the prompts go."""
+    if not re.match(r"https?://", url):
+        raise InvalidArgument(f"base URL {url!r} must start with http:// or https://")
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port that is not a number
+    except ValueError as error:
+        raise InvalidArgument(f"base URL {url!r} is not a URL: {error}") from None
+    if not parts.hostname:
+        raise InvalidArgument(f"base URL {url!r} names no host")
 
 
 # Keys of the [llm] table and the types they take (prices is a table of its own).
