@@ -308,7 +308,12 @@ class LLMClient:
                         )
                     key = _NO_KEY_PLACEHOLDER
                 self._api_key = key
-                self._endpoint = Endpoint(base_url=self.settings.endpoint, api_key=key, timeout=self.settings.timeout)
+                try:
+                    self._endpoint = Endpoint(base_url=self.settings.endpoint, api_key=key,
+                                              timeout=self.settings.timeout)
+                except Exception as error:  # noqa: BLE001 - the SDK that cannot start is an LLM error, not a crash
+                    what = self._redact(f"{type(error).__name__}: {error}")[: boundary.MAX_MESSAGE_CHARS]
+                    raise LLMUnavailable(f"cannot set up the client of {self.settings.endpoint} ({what})") from None
             return self._endpoint
 
     def _redact(self, text: str) -> str:
