@@ -440,6 +440,14 @@ def test_another_endpoint_with_the_same_model_name_is_asked(llm_home):
             assert again.complete(QUESTION).cached
 
 
+def test_the_cache_knows_an_endpoint_by_origin_and_path_never_by_its_credentials():
+    from divergent.llm.client import endpoint_key
+
+    assert endpoint_key("HTTPS://user:secret@API.example.com:443/v1/?token=abc") == "https://api.example.com/v1"
+    assert endpoint_key("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/v1"
+    assert endpoint_key("https://proxy.example/a/v1") != endpoint_key("https://proxy.example/b/v1")
+
+
 def test_replay_stays_offline_and_answers_for_its_endpoint(llm_home):
     with ScriptedOpenAI(lambda r: "recorded") as recorder:
         base_url = recorder.base_url
