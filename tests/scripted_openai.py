@@ -6,7 +6,11 @@ the cache. Answers come from a queue (:meth:`ScriptedOpenAI.script`), then from 
 function that sees the request (to answer by prompt content), else a fixed fallback.
 
 A :class:`Reply` can be a normal answer, an HTTP error (429 with Retry-After, 500, 401...), a slow
-answer (``delay``), or a raw body (malformed JSON).
+answer (``delay``), or a raw body (malformed JSON). The hostile ones of docs/llm.md's threat table
+too: a body that drips (``drip`` seconds a byte, ``endless``: never done), a huge body streamed
+without being held (``padding`` bytes of answer text), any ``usage`` object, a redirect
+(``status=307`` with a ``Location`` header). ``bytes_sent`` counts what the server wrote, so a
+test can tell whether the client stopped reading.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+_PADDING = "<<padding>>"
 
 
 @dataclass
@@ -33,6 +39,17 @@ class Reply:
     completion_tokens: int | None = None
     finish_reason: str = "stop"
     headers: dict[str, str] = field(default_factory=dict)
+    #: seconds between the body's bytes (after the headers): an answer that drips
+    drip: float = 0.0
+    #: with ``drip``: a body that never ends (one byte at a time until the client goes)
+    endless: bool = False
+    #: bytes of padding appended to the answer text, streamed in chunks (a huge answer)
+    padding: int = 0
+    #: the ``usage`` object sent as is (bad counts, strings), instead of the scripted token counts
+    usage: Any = None
+    #: no Content-Length: the body ends when the server closes the connection (a client cannot know
+    #: its size before reading it)
+    unannounced: bool = False
 
 
 @dataclass
@@ -63,8 +80,11 @@ class ScriptedOpenAI:
         #: when set, requests without ``Authorization: Bearer <api_key>`` get a 401
         self.api_key = api_key
         self.received: list[Received] = []
+        #: bytes of response bodies written so far (a client that stops reading stops it growing)
+        self.bytes_sent = 0
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
+        self._stopped = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -73,17 +93,48 @@ class ScriptedOpenAI:
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
-            def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None,
+                      reply: Reply | None = None, tail: bytes = b"") -> None:
+                """The body, then ``reply.padding`` bytes of padding and ``tail`` (streamed), at the
+                reply's drip rate."""
+                padding = reply.padding if reply is not None else 0
+                drip = reply.drip if reply is not None else 0.0
+                endless = reply is not None and reply.endless
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
+                # an endless body announces a plausible length, and never gets there
+                length = len(body) + padding + len(tail) + (100_000 if endless else 0)
+                if reply is not None and reply.unannounced:
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
+                else:
+                    self.send_header("Content-Length", str(length))
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
                 try:
-                    self.wfile.write(body)
+                    if drip:
+                        self.wfile.flush()
+                        sent = 0
+                        while (endless or sent < len(body)) and not server._stopped.is_set():
+                            self._write(body[sent:sent + 1] or b" ")
+                            self.wfile.flush()
+                            sent += 1
+                            time.sleep(drip)
+                        return
+                    self._write(body)
+                    chunk = b"a" * 65536
+                    while padding > 0:
+                        self._write(chunk[:padding])
+                        padding -= len(chunk)
+                    self._write(tail)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+            def _write(self, data: bytes) -> None:
+                self.wfile.write(data)
+                with server._lock:
+                    server.bytes_sent += len(data)
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
@@ -114,7 +165,7 @@ class ScriptedOpenAI:
                 if reply.delay:
                     time.sleep(reply.delay)
                 if reply.raw is not None:
-                    self._send(reply.status, reply.raw, reply.headers)
+                    self._send(reply.status, reply.raw, reply.headers, reply)
                     return
                 if reply.status != 200:
                     error = {"error": {"message": reply.text or f"scripted error {reply.status}",
@@ -123,7 +174,7 @@ class ScriptedOpenAI:
                     headers = dict(reply.headers)
                     if reply.status == 429:
                         headers.setdefault("Retry-After", "0")
-                    self._send(reply.status, json.dumps(error).encode(), headers)
+                    self._send(reply.status, json.dumps(error).encode(), headers, reply)
                     return
                 prompt_tokens = reply.prompt_tokens
                 if prompt_tokens is None:
@@ -141,13 +192,19 @@ class ScriptedOpenAI:
                         "message": {"role": "assistant", "content": reply.text},
                         "finish_reason": reply.finish_reason,
                     }],
-                    "usage": {
+                    "usage": reply.usage if reply.usage is not None else {
                         "prompt_tokens": prompt_tokens,
                         "completion_tokens": completion_tokens,
                         "total_tokens": prompt_tokens + completion_tokens,
                     },
                 }
-                self._send(200, json.dumps(answer).encode(), reply.headers)
+                if reply.padding:
+                    # the padding is streamed where this marker is, inside the answer's text
+                    answer["choices"][0]["message"]["content"] = reply.text + _PADDING
+                    head, tail = json.dumps(answer).encode().split(_PADDING.encode(), 1)
+                    self._send(200, head, reply.headers, reply, tail=tail)
+                    return
+                self._send(200, json.dumps(answer).encode(), reply.headers, reply)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -184,6 +241,7 @@ class ScriptedOpenAI:
         return self
 
     def stop(self) -> None:
+        self._stopped.set()
         self._server.shutdown()
         self._server.server_close()
 

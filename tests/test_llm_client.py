@@ -182,22 +182,25 @@ def test_missing_model_on_the_server_is_unavailable(make_client, openai_server):
         make_client().complete(QUESTION)
 
 
-def test_unreachable_endpoint_names_the_base_url(llm_home):
+def test_unreachable_endpoint_names_the_base_url_and_is_not_retried(llm_home):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     base_url = f"http://127.0.0.1:{port}/v1"
-    with LLMClient(fast_settings(base_url, max_retries=2)) as client:
-        with pytest.raises(LLMUnavailable, match=r"cannot connect.*gave up after 3 attempts") as raised:
+    with LLMClient(fast_settings(base_url, max_retries=2, backoff_base=5.0)) as client:
+        started = time.monotonic()
+        with pytest.raises(LLMUnavailable, match=r"cannot connect.*refused") as raised:
             client.complete(QUESTION)
+        # nobody listens: another try would not change that (a dead endpoint must not hold a search)
+        assert time.monotonic() - started < 3.0
         assert base_url in str(raised.value)
-        assert client.usage().retries == 2
+        assert client.usage().retries == 0
 
 
 def test_malformed_body_is_retried_then_an_llm_error(make_client, openai_server):
     openai_server.script(*[Reply(raw=b'{"choices": [oops')] * 3)
     client = make_client(max_retries=2)
-    with pytest.raises(LLMError, match="malformed answer body") as raised:
+    with pytest.raises(LLMError, match="malformed answer: the body is not JSON") as raised:
         client.complete(QUESTION)
     assert not isinstance(raised.value, LLMUnavailable)
     assert len(openai_server.chat_requests) == 3
@@ -245,6 +248,29 @@ def test_closed_client_refuses_calls(make_client):
     client.close()
     with pytest.raises(LLMError, match="closed"):
         client.complete(QUESTION)
+
+
+def test_closing_the_client_ends_a_call_in_flight(make_client, openai_server):
+    openai_server.responder = lambda received: Reply(text="x", drip=0.2, endless=True)
+    client = make_client(timeout=60.0)
+    failures: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            client.complete(QUESTION)
+        except BaseException as error:  # noqa: BLE001 - what the call raised is the test's to check
+            failures.append(error)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    while not openai_server.chat_requests:
+        time.sleep(0.02)
+    closed = time.monotonic()
+    client.close()
+    caller.join(10)
+    assert not caller.is_alive() and time.monotonic() - closed < 5.0
+    assert len(failures) == 1 and isinstance(failures[0], LLMError), failures
+    assert "closed" in str(failures[0])
 
 
 # -------------------------------------------------------------------------------------------------
@@ -416,6 +442,11 @@ def test_default_config_file_is_under_divergent_home(tmp_path):
         ("[llm\nmodel = 1\n", "not valid TOML"),
         ('[llm]\nmodel = "x"\n[llm.prices.x]\ninput = 1\n', "exactly the keys input and output"),
         ('[llm]\nmodel = "x"\nconcurrency = 0\n', "concurrency=0 must be >= 1"),
+        ('[llm]\nmodel = "x"\ntimeout = inf\n', "timeout=inf must be a number of seconds > 0"),
+        ('[llm]\nmodel = "x"\nbase_url = "http://host:port/v1"\n', "is not a URL"),
+        ('[llm]\nmodel = "x"\nbase_url = "https:///v1"\n', "names no host"),
+        ('[llm]\nmodel = "x"\nbackoff_base = nan\n', "backoff_base=nan must be a number of seconds >= 0"),
+        ('[llm]\nmodel = "x"\n[llm.prices.x]\ninput = inf\noutput = 1\n', "price input=inf must be"),
         ('llm = 3\n', "'llm' must be a table"),
     ],
 )

@@ -14,6 +14,7 @@
     │                               "exhausted", "unsupported", "failed"
     └── LLMError                    a language-model call failed for good (after retries)
         ├── LLMUnavailable          the endpoint cannot be reached, refuses the key, or keeps failing
+        ├── LLMOutOfTime            the time the caller gave (a search's budget) ran out before an answer
         └── LLMCacheMiss            replay mode asked for a call that is not in the cache
 
 A program that raises, loops or crashes is never an exception here: it is an
@@ -78,6 +79,11 @@ class LLMError(DivergentError):
 
 class LLMUnavailable(LLMError):
     """The endpoint cannot be reached, refuses the key, or keeps failing after the retries."""
+
+
+class LLMOutOfTime(LLMError):
+    """The time the caller gave a call (what a search's budget had left) ran out before an answer: a
+    call may be tried again with more time (the endpoint is not known to be down)."""
 
 
 class LLMCacheMiss(LLMError):

@@ -9,11 +9,15 @@ before, annotations and ``--require``, are :mod:`divergent.preconditions`).
 
 from __future__ import annotations
 
+import copy
 import re
+import threading
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
-from divergent.errors import InvalidArgument, LLMError, LLMUnavailable
-from divergent.llm.chat import ChatModel, Completion
+from divergent.errors import InvalidArgument, LLMError, LLMOutOfTime, LLMUnavailable
+from divergent.llm.chat import ChatModel, Completion, earlier, with_deadline
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
 from divergent.programs import Program
@@ -120,6 +124,29 @@ def parse_filter_answer(answer: str) -> tuple[FilterDecision | None, str]:
     return decision, rationales[-1] if rationales else ""
 
 
+@dataclass
+class _Asking:
+    """A question being asked: its verdict once in (kept or not), for whoever waits on it."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    verdict: FilterVerdict | None = None
+
+
+@dataclass
+class _Memory:
+    """What a filter and its bounded views (:meth:`SpuriousFilter.within`) share."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: verdicts by prompt, so the same difference met twice (by an engine's own ``accept`` hook
+    #: and by the search) is asked once even of a model without a cache
+    verdicts: dict[str, FilterVerdict] = field(default_factory=dict)
+    #: the questions being asked now: a second asker waits for the first one's verdict
+    asking: dict[str, _Asking] = field(default_factory=dict)
+    #: set after the endpoint failed for good: later differences are not judged (each would
+    #: wait through the client's retries again)
+    unavailable: str | None = None
+
+
 class SpuriousFilter:
     """Asks a model whether a confirmed difference matters for the task (ProbeGen, Sec. 3.1).
 
@@ -130,19 +157,24 @@ class SpuriousFilter:
     (temperature 0), so a rerun through the client's response cache gives the same verdict for free.
 
     Only a readable IRRELEVANT drops a difference: an answer without a readable decision, and a
-    call that fails, give a verdict that counts as relevant, saying why.
+    call that fails or runs out of time, give a verdict that counts as relevant (UNJUDGED), saying
+    why: what the search observed never depends on the model answering.
     """
 
     def __init__(self, chat: ChatModel, *, spec: str | None = None, max_tokens: int | None = None) -> None:
         self.chat = chat
         self.spec = spec.strip() if spec and spec.strip() else None
         self.max_tokens = max_tokens
-        #: verdicts by prompt, so the same difference met twice (by an engine's own ``accept`` hook
-        #: and by the search) is asked once even of a model without a cache
-        self._verdicts: dict[str, FilterVerdict] = {}
-        #: set after the endpoint failed for good: later differences are not judged (each would
-        #: wait through the client's retries again)
-        self._unavailable: str | None = None
+        #: when the judging stops (``time.monotonic()``; None: never): a search's view has its deadline
+        self.deadline: float | None = None
+        self._memory = _Memory()
+
+    def within(self, deadline: float | None) -> SpuriousFilter:
+        """This filter with every call ending by ``deadline`` (a search's), sharing its verdicts: a
+        difference whose verdict is not in by then is kept, UNJUDGED."""
+        view = copy.copy(self)
+        view.deadline = earlier(deadline, self.deadline)
+        return view
 
     @property
     def model(self) -> str:
@@ -194,40 +226,59 @@ class SpuriousFilter:
     ) -> FilterVerdict:
         """The verdict on one difference: ``input`` and what each implementation did on it.
 
-        Never raises for a model failure: an LLMError gives an UNJUDGED verdict (relevant) whose
-        rationale is the error, so the search goes on and loses nothing it found.
+        Never raises for a model failure: an LLMError (a dead endpoint, a bad answer, the time
+        running out) gives an UNJUDGED verdict (relevant) whose rationale is the error, so the
+        search goes on and loses nothing it found. The same question asked while another thread
+        asks it waits for that answer, until this filter's deadline.
         """
         prompt = self.prompt(implementations, input, outcomes)
-        known = self._verdicts.get(prompt)
-        if known is not None:
-            return known
-        if self._unavailable is not None:
-            return FilterVerdict(
-                relevant=True,
-                rationale=f"not judged: the model failed earlier ({self._unavailable})",
-                differences=FilterDecision.UNJUDGED,
-                raw=self._unavailable,
-                model=self.model,
-            )
+        memory = self._memory
+        with memory.lock:
+            known = memory.verdicts.get(prompt)
+            if known is not None:
+                return known
+            if memory.unavailable is not None:
+                return self._unjudged(f"the model failed earlier ({memory.unavailable})")
+            asked = memory.asking.get(prompt)
+            if asked is None:
+                memory.asking[prompt] = _Asking()
+        if asked is not None:
+            wait = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+            asked.done.wait(wait)
+            return asked.verdict or self._unjudged("the model had not answered when the time ran out")
+        verdict: FilterVerdict | None = None
+        keep = True
         try:
             completion = self.chat.complete(
-                [{"role": "user", "content": prompt}], temperature=0.0, max_tokens=self.max_tokens
+                [{"role": "user", "content": prompt}], temperature=0.0, max_tokens=self.max_tokens,
+                **with_deadline(self.deadline),
             )
+            verdict = self._verdict(completion)
         except LLMError as error:
             reason = " ".join(str(error).split()) or type(error).__name__
+            # out of time is this call's lot, not the difference's: another search may ask again
+            keep = not isinstance(error, LLMOutOfTime)
+            verdict = self._unjudged(reason)
             if isinstance(error, LLMUnavailable):
-                self._unavailable = reason
-            verdict = FilterVerdict(
-                relevant=True,
-                rationale=f"not judged: {reason}",
-                differences=FilterDecision.UNJUDGED,
-                raw=reason,
-                model=self.model,
-            )
-        else:
-            verdict = self._verdict(completion)
-        self._verdicts[prompt] = verdict
+                with memory.lock:
+                    memory.unavailable = reason
+        finally:
+            with memory.lock:
+                if verdict is not None and keep:
+                    memory.verdicts[prompt] = verdict
+                asking = memory.asking.pop(prompt)
+            asking.verdict = verdict
+            asking.done.set()
         return verdict
+
+    def _unjudged(self, reason: str) -> FilterVerdict:
+        return FilterVerdict(
+            relevant=True,
+            rationale=f"not judged: {reason}",
+            differences=FilterDecision.UNJUDGED,
+            raw=reason,
+            model=self.model,
+        )
 
     def _verdict(self, completion: Completion) -> FilterVerdict:
         decision, rationale = parse_filter_answer(completion.text)
@@ -258,3 +309,4 @@ class SpuriousFilter:
             return self.assess(implementations, observation.input, observation.outcomes).relevant
 
         return accept
+

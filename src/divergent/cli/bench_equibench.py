@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from divergent.cli.application import input_errors, make_console
 from divergent.cli.bench import bench_app
@@ -138,7 +139,7 @@ def run(
         render_equibench(make_console(quiet=prints_json(as_json)), summary, as_json, html, price_known=price_known,
                          quiet=quiet)
     for message in progress.messages[:10]:
-        notes.print(f"[yellow]  {message}[/yellow]", soft_wrap=True)
+        notes.print(Text(f"  {message}", style="yellow"), soft_wrap=True)  # may quote an endpoint: never markup
 
 
 def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from divergent.cli.application import input_errors, make_console
 from divergent.cli.bench import bench_app
@@ -113,7 +114,7 @@ def run(
         rules = Rules(compat=compat, repeats=repeats, run_timeout=run_timeout, require_validator=not no_validator)
         rows = load_refute(data)
         for problem in rows.problems[:10]:
-            notes.print(f"[yellow]{problem}[/yellow]", soft_wrap=True)
+            notes.print(Text(problem, style="yellow"), soft_wrap=True)  # may quote an endpoint: never markup
         prompts = RefuteAuthorsPrompts(prompt_templates, variant=prompt_variant) if prompt_templates else OurPrompts()
         selection = [p.strip() for p in problems.split(",") if p.strip()] if problems else None
         chat = chat_model_from_options(model, base_url, api_key_env, llm_config, replay)
@@ -164,9 +165,9 @@ def _run(notes: Console, rows: Any, data: Path, chosen: Any, rules: Any, prompts
         if progress.resumed:
             notes.print(f"[dim]{name}: {progress.resumed} attempt(s) from the stored run (resumed)[/dim]")
         for message in progress.messages[:10]:
-            notes.print(f"[yellow]{name}: {message}[/yellow]", soft_wrap=True)
+            notes.print(Text(f"{name}: {message}", style="yellow"), soft_wrap=True)
     if result.stopped:
-        notes.print(f"[red]stopped: {result.stopped} (what was done is stored; the same command resumes)[/red]",
+        notes.print(Text(f"stopped: {result.stopped} (what was done is stored; the same command resumes)", style="red"),
                     soft_wrap=True)
     return document
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from divergent.cli.application import input_errors, make_console
 from divergent.cli.bench import bench_app
@@ -95,7 +96,7 @@ def run(
             notes.print(f"[dim]{progress.resumed} task(s) from the stored run {record.short_id} (resumed)[/dim]")
         render_selfconsistency(make_console(quiet=prints_json(as_json)), summary, as_json, html, quiet=quiet)
     for message in progress.messages[:20]:
-        notes.print(f"[yellow]  {message}[/yellow]", soft_wrap=True)
+        notes.print(Text(f"  {message}", style="yellow"), soft_wrap=True)  # may quote an endpoint: never markup
 
 
 def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,

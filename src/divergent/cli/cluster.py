@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from divergent.cli.application import EXIT_SAME, app, make_console
 from divergent.cli.llm_options import ModelGroup
@@ -198,4 +199,4 @@ def render_clustering(clustering: Any, impls: list, console: Console, tests: Any
     if probes is not None:
         console.print(f"[dim]{llm_usage_text({'model': clustering.model, **clustering.usage.as_dict()})}[/dim]")
     for note in report.notes:
-        console.print(f"[yellow]note:[/yellow] {note}")
+        console.print(Text.assemble(("note: ", "yellow"), note))  # a note may quote a model: never markup

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from divergent.cli.application import app, input_errors, make_console
 from divergent.cli.harness import (
@@ -152,7 +153,7 @@ def _report_skipped(console: Console, progress: Any) -> None:
     if progress.unknown_tasks:
         console.print(f"[yellow]{progress.unknown_tasks} sample(s) for unknown task ids skipped[/yellow]")
     for message in progress.messages[:20]:
-        console.print(f"[yellow]  {message}[/yellow]", soft_wrap=True)
+        console.print(Text(f"  {message}", style="yellow"), soft_wrap=True)  # may quote an endpoint: never markup
 
 
 def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,
@@ -279,4 +280,4 @@ def _sampling(console: Console, live: Any) -> Iterator[None]:
         if live.no_code:
             console.print(f"[yellow]{live.no_code} sample(s) without code count as programs that never work[/yellow]")
             for note in live.notes[:10]:
-                console.print(f"[yellow]  {note}[/yellow]")
+                console.print(Text(f"  {note}", style="yellow"))

@@ -23,7 +23,7 @@ from divergent.engines.settings import ProbeGenSettings
 from divergent.errors import InvalidArgument
 from divergent.llm.config import ENV_MODEL, resolve_llm_settings
 
-if TYPE_CHECKING:  # the client imports the openai SDK: only when a model is asked for
+if TYPE_CHECKING:  # the client (and the store) only when a model is asked for; the SDK only for a request
     from divergent.llm.client import LLMClient
     from divergent.store import Store
 

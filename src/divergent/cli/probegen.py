@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from divergent.cli.application import DivergentTyper, app, input_errors, make_console, stderr_console
 from divergent.cli.llm_options import (
@@ -81,7 +82,7 @@ def analyze_command(
             include_undisproved=include_undisproved,
         )
         for file, reason in loaded.skipped:
-            console.print(f"[yellow]skipped {file}: {reason}[/yellow]")
+            console.print(Text(f"skipped {file}: {reason}", style="yellow"))
         delivery = Delivery()
         delivery.to_stdout(lambda: _render_analysis(console, analysis))
         text = json.dumps(analysis.to_json(), indent=1)
@@ -231,11 +232,11 @@ def _sample_pairs(
         except LLMError as error:
             # later pairs may still work (a rerun answers this pair's finished calls from the cache)
             failures += 1
-            console.print(f"[red]{pair.name}: the model failed, tree not written: {error}[/red]")
+            console.print(Text(f"{pair.name}: the model failed, tree not written: {error}", style="red"))  # never markup
             continue
         except DivergentError as error:
             failures += 1
-            console.print(f"[red]{pair.name}: {' '.join(str(error).split())}[/red]")
+            console.print(Text(f"{pair.name}: {' '.join(str(error).split())}", style="red"))
             continue
         write_tree(require_full(tree), target)
         nodes = tree.node_count
@@ -333,7 +334,8 @@ class _IndependentSamples:
         return self._chat.model
 
     def complete(
-        self, messages: Any, *, temperature: float = 0.0, max_tokens: int | None = None, sample_index: int = 0
+        self, messages: Any, *, temperature: float = 0.0, max_tokens: int | None = None, sample_index: int = 0,
+        deadline: float | None = None,
     ) -> Any:
         conversation = _conversation_key(messages)
         with self._lock:
@@ -341,7 +343,7 @@ class _IndependentSamples:
             self._seen[(conversation, sample_index)] = repetition + 1
         return self._chat.complete(
             messages, temperature=temperature, max_tokens=max_tokens,
-            sample_index=sample_index + repetition * _REPEAT_STRIDE,
+            sample_index=sample_index + repetition * _REPEAT_STRIDE, deadline=deadline,
         )
 
     def usage(self) -> Any:

@@ -17,8 +17,12 @@ engines see those observations too (a probe that differentiates seeds the mutati
 cost is a second run of a few dozen inputs per model call: small next to the call itself.
 
 When a spurious-counterexample filter is configured, it is the tree search's ``accept`` hook: a
-differentiating probe judged irrelevant does not end its branch, its children are told so. The
-filter answers the search loop's later question about the same input from its memory.
+differentiating probe judged irrelevant does not end its branch, its children are told so. A
+node's inputs are handed to the search loop as soon as they ran, *before* the filter is asked
+(``on_observed``): a difference never waits in this thread for a model that may not answer in
+time. The filter answers the search loop's question about the same input from its memory, or
+waits for the answer this thread is getting, until the search's deadline; a difference still
+unjudged then is reported as such.
 
 Failure: a model call that fails for good (dead endpoint, refused key, replay cache miss, 5xx
 after the retries) stops this engine only, with the reason as its note ("failed: ..."); the
@@ -72,6 +76,8 @@ class LLMProbeEngine(Engine):
         max_calls(self.strategy, self.k, self.d)  # bad settings fail now, not in the thread
         self._lock = threading.Lock()
         self._ready: deque[Input] = deque()
+        #: the keys of the inputs queued (a node's inputs arrive before and after the filter's say)
+        self._queued: set[str] = set()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._session: ProbeGenSession | None = None
@@ -168,6 +174,8 @@ class LLMProbeEngine(Engine):
             seed=context.seed,
             should_stop=self._should_stop,
             on_node=self._take,
+            on_observed=self._observed,
+            deadline=self.deadline,
             store=self.model.store,
             run_parameters={"strategy": str(self.strategy), "k": self.k, "d": self.d, "engine": self.name},
         )
@@ -179,16 +187,22 @@ class LLMProbeEngine(Engine):
         return self._nodes >= self.k and self._without_code == self._nodes
 
     def _take(self, node: ProbeNode) -> None:
-        """A node was evaluated: queue its inputs, differentiating ones first."""
+        """A node was evaluated: count it, queue its inputs not queued yet."""
         self._nodes += 1
         if node.code is None:
             self._without_code += 1
             if not self._first_answer:
                 self._first_answer = " ".join(node.answer.split())[:80]
-        divergent = [o.input for o in node.observations if o.divergent]
-        others = [o.input for o in node.observations if not o.divergent]
+        self._observed(node.observations)
+
+    def _observed(self, observations: Sequence[Observation]) -> None:
+        """A node's inputs ran: queue them, differentiating ones first (before any filter's say)."""
+        ordered = [o.input for o in observations if o.divergent] + [o.input for o in observations if not o.divergent]
         with self._lock:
-            self._ready.extend(divergent + others)
+            for item in ordered:
+                if item.key not in self._queued:
+                    self._queued.add(item.key)
+                    self._ready.append(item)
 
     def _stop_reason(self) -> EngineCannotProceed:
         model = self.chat.model

@@ -98,7 +98,7 @@ class TextProbeGenSession(ProbeGenSession):
             return
         generated = run_generator(
             node.code, function=self.function_name, signature=None, max_inputs=self.max_inputs,
-            seconds=self.generator_seconds, limits=self.limits, isolation=self.isolation, seed=self.seed,
+            seconds=self.generator_time(), limits=self.limits, isolation=self.isolation, seed=self.seed,
             how_generated="llm",
         )
         node.generator = generated.as_dict()
@@ -187,7 +187,8 @@ class TextProbeEngine(LLMProbeEngine):
         return TextProbeGenSession(
             context, chat=self.chat, comparison=context.comparison, spec=self.model.spec, accept=accept,
             limits=context.limits, isolation=context.isolation, seed=context.seed,
-            should_stop=self._should_stop, on_node=self._take, store=self.model.store,
+            should_stop=self._should_stop, on_node=self._take, on_observed=self._observed, deadline=self.deadline,
+            store=self.model.store,
             run_parameters={"strategy": str(self.strategy), "k": self.k, "d": self.d, "engine": self.name,
                             "inputs": "text"},
         )

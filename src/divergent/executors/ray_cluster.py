@@ -249,9 +249,11 @@ class ModelService:
         self.client = LLMClient(settings, store=store_path)
 
     def complete(self, messages: Sequence[dict[str, str]], temperature: float, max_tokens: int | None,
-                 sample_index: int) -> Completion:
+                 sample_index: int, seconds: float | None = None) -> Completion:
+        # a deadline crosses processes (and hosts) as the seconds left: clocks differ
+        deadline = None if seconds is None else time.monotonic() + seconds
         return self.client.complete(messages, temperature=temperature, max_tokens=max_tokens,
-                                    sample_index=sample_index)
+                                    sample_index=sample_index, deadline=deadline)
 
     def usage(self) -> Usage:
         return self.client.usage()
@@ -271,10 +273,12 @@ class RemoteModel:
         return self._model
 
     def complete(self, messages: Sequence[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
-                 sample_index: int = 0) -> Completion:
+                 sample_index: int = 0, deadline: float | None = None) -> Completion:
         import ray
 
-        reference = self.service.complete.remote([dict(m) for m in messages], temperature, max_tokens, sample_index)
+        seconds = None if deadline is None else max(0.0, deadline - time.monotonic())
+        reference = self.service.complete.remote([dict(m) for m in messages], temperature, max_tokens, sample_index,
+                                                 seconds)
         try:
             return ray.get(reference)
         except ray.exceptions.RayTaskError as error:

@@ -90,7 +90,9 @@ class Usage:
 @runtime_checkable
 class ChatModel(Protocol):
     """A chat model. ``sample_index`` tells apart the samples of one prompt at temperature > 0
-    (the cache key includes it, so sample 3 of a rerun is sample 3 of the first run)."""
+    (the cache key includes it, so sample 3 of a rerun is sample 3 of the first run).
+    ``deadline`` (a ``time.monotonic()`` value, None: none) is when the caller stops waiting: the
+    call returns or raises :class:`~divergent.errors.LLMOutOfTime` by then."""
 
     @property
     def model(self) -> str: ...
@@ -102,6 +104,56 @@ class ChatModel(Protocol):
         temperature: float = 0.0,
         max_tokens: int | None = None,
         sample_index: int = 0,
+        deadline: float | None = None,
     ) -> Completion: ...
 
     def usage(self) -> Usage: ...
+
+
+def with_deadline(deadline: float | None) -> dict[str, float]:
+    """The keyword arguments that pass ``deadline`` to :meth:`ChatModel.complete`: none without one,
+    so a chat model written before deadlines (no ``deadline`` parameter) still serves calls that
+    have none."""
+    return {} if deadline is None else {"deadline": deadline}
+
+
+def earlier(first: float | None, second: float | None) -> float | None:
+    """The earlier of two deadlines (None: no deadline)."""
+    if first is None:
+        return second
+    return first if second is None else min(first, second)
+
+
+class BoundedChat:
+    """A chat model whose every call ends by ``deadline`` (a search's: what its budget allows), over
+    the same client (its cache, its usage, its concurrency)."""
+
+    def __init__(self, chat: ChatModel, deadline: float | None) -> None:
+        self.chat = chat
+        self.deadline = deadline
+
+    @property
+    def model(self) -> str:
+        return self.chat.model
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        sample_index: int = 0,
+        deadline: float | None = None,
+    ) -> Completion:
+        return self.chat.complete(messages, temperature=temperature, max_tokens=max_tokens,
+                                  sample_index=sample_index, **with_deadline(earlier(deadline, self.deadline)))
+
+    def usage(self) -> Usage:
+        return self.chat.usage()
+
+
+def bounded(chat: ChatModel, deadline: float | None) -> ChatModel:
+    """``chat`` with every call ending by ``deadline`` (``chat`` itself when there is none)."""
+    if deadline is None:
+        return chat
+    return BoundedChat(chat, deadline)

@@ -4,53 +4,65 @@ What it adds to the SDK:
 
 * a **concurrency limit** (a semaphore held only while a request is in flight, not while
   backing off), so many threads can call :meth:`LLMClient.complete` at once;
+* **time**: every attempt ends when its time does (``timeout``, and the caller's ``deadline``:
+  what a search's budget has left), wherever the request is (:mod:`divergent.llm.transport`);
+  back-off and a server's ``Retry-After`` wait only as long as that time allows, else the call
+  ends at once with :class:`~divergent.errors.LLMOutOfTime`;
 * **retries** counted in :attr:`Usage.retries`: on 429 (honouring ``Retry-After``, capped), 408,
-  409, 5xx, timeouts, connection errors and malformed or empty answers, with exponential backoff
-  and jitter. The SDK's own retries are off so that every retry is seen and counted here.
-  A 401/403 fails at once; other 4xx fail at once too (retrying cannot fix the request);
+  409, 5xx, timeouts, dropped connections and malformed or empty answers, with exponential
+  backoff and jitter. The SDK's own retries are off so that every retry is seen and counted here.
+  A refused connection or a host that does not resolve fails at once (a dead endpoint must not
+  hold a search); so do 401/403, other 4xx, a redirect (not followed: the prompt carries the
+  user's code) and an answer over the size cap;
+* **the boundary** (:mod:`divergent.llm.boundary`): what an endpoint sends is read with a byte
+  cap, parsed with bounded nesting, its counts checked and its text cleaned before it is cached,
+  shown or returned; anything else is an :class:`~divergent.errors.LLMError`;
 * a **persistent response cache** in the store (table ``llm_responses``), keyed by the sha256 of
-  the canonical JSON of model, messages, temperature, max_tokens and sample index: a rerun costs
-  nothing and returns the same :class:`Completion` (``cached=True``). The key is never part of it;
+  the canonical JSON of the endpoint (its URL without credentials), model, messages,
+  temperature, max_tokens and sample index: a rerun costs nothing and returns the same
+  :class:`Completion` (``cached=True``), and another endpoint serving the same model name is
+  asked. The key is never part of it;
 * an **offline replay mode**: a cache miss raises :class:`LLMCacheMiss`;
 * **usage and cost** totals per client, thread-safe.
 
 The API key is read from the environment variable named in the settings when the first request
-is sent (a rerun answered from the cache needs no key), and it is scrubbed from every message this
-module raises or logs. Sandboxed workers never see it: their environment is an allow-list
-(:func:`divergent.sandbox.isolation.scrubbed_environment`).
+is sent (a rerun answered from the cache needs no key, and does not import the SDK), and it is
+scrubbed from every message this module raises or logs. Sandboxed workers never see it: their
+environment is an allow-list (:func:`divergent.sandbox.isolation.scrubbed_environment`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import email.utils
 import hashlib
 import logging
 import os
 import random
 import re
+import socket
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlsplit
 
-import openai
-
-from divergent.errors import InvalidArgument, LLMCacheMiss, LLMError, LLMUnavailable
+from divergent.errors import InvalidArgument, LLMCacheMiss, LLMError, LLMOutOfTime, LLMUnavailable
+from divergent.llm import boundary
 from divergent.llm.chat import Completion, Message, Usage
 from divergent.llm.config import LLMSettings
 from divergent.llm.costs import completion_cost, price_for
+from divergent.llm.transport import Endpoint, OutOfTime, Refused, StatusAnswer, origin_of
 from divergent.store import Store, default_store_path
 from divergent.store.schema import canonical_json
 
-__all__ = ["CACHE_FORMAT", "LLMClient", "request_key"]
+__all__ = ["CACHE_FORMAT", "LLMClient", "endpoint_key", "request_key"]
 
 log = logging.getLogger("divergent.llm")
 
-#: part of every cache key: bump it when the meaning of a cached answer changes
-CACHE_FORMAT = 1
+#: part of every cache key: bump it when the meaning of a cached answer changes (2: the endpoint
+#: joined the key)
+CACHE_FORMAT = 2
 #: sent when the key variable is unset but a base URL is given (local servers ignore the key)
 _NO_KEY_PLACEHOLDER = "no-key"
 #: statuses worth retrying besides 5xx (the SDK's own choice: timeout, conflict, rate limit)
@@ -65,14 +77,22 @@ def request_key(request: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(request, what="an LLM request").encode()).hexdigest()
 
 
-class _RetryableAnswer(Exception):
-    """A failure worth another attempt; ``unavailable`` says which error to raise when none is left."""
+def endpoint_key(url: str) -> str:
+    """The endpoint as the cache knows it: its origin and path, without credentials, query or a
+    trailing slash (``https://api.openai.com/v1``)."""
+    path = urlsplit(url).path.rstrip("/")
+    return origin_of(url) + path
 
-    def __init__(self, message: str, *, unavailable: bool, wait: float | None = None) -> None:
+
+class _Failure(Exception):
+    """One attempt failed: ``retry`` says whether another may help, ``error`` what to raise when
+    none is left (``wait``: the seconds the server asked for, if it did)."""
+
+    def __init__(self, message: str, error: type[LLMError], *, retry: bool, wait: float | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.unavailable = unavailable
-        #: seconds the server asked us to wait (Retry-After), if it did
+        self.error = error
+        self.retry = retry
         self.wait = wait
 
 
@@ -99,7 +119,7 @@ class LLMClient:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(settings.concurrency)
-        self._sdk: openai.OpenAI | None = None
+        self._endpoint: Endpoint | None = None
         self._api_key: str | None = None
         self._usage = Usage()
         self._random = random.Random()
@@ -135,8 +155,14 @@ class LLMClient:
         temperature: float = 0.0,
         max_tokens: int | None = None,
         sample_index: int = 0,
+        deadline: float | None = None,
     ) -> Completion:
-        """One answer: from the cache when it holds the request, else from the endpoint."""
+        """One answer: from the cache when it holds the request, else from the endpoint.
+
+        ``deadline`` (a ``time.monotonic()`` value) is when the caller stops waiting: the request,
+        its retries and its back-off end by then (:class:`LLMOutOfTime`); the settings' ``timeout``
+        bounds each attempt either way. An answer in the cache is returned however late it is.
+        """
         if self._closed:
             raise LLMError("this LLM client is closed")
         request = self._request(messages, temperature, max_tokens, sample_index)
@@ -155,7 +181,7 @@ class LLMClient:
                 f"({len(request['messages'])} messages, temperature {temperature:g}, sample {sample_index}; "
                 f"last message starts {preview!r}); run once without --replay to record it"
             )
-        completion = self._call_endpoint(request)
+        completion = self._call_endpoint(request, deadline)
         if self.settings.cache:
             store = self._store()
             store.save_response(key, model=self.model, request=request, response=self._to_stored(completion))
@@ -174,13 +200,13 @@ class LLMClient:
         opened it (other threads' stores close with their threads)."""
         self._closed = True
         with self._lock:
-            sdk, self._sdk = self._sdk, None
+            endpoint, self._endpoint = self._endpoint, None
         store = getattr(self._local, "store", None)
         if store is not None and store is not self._given_store:
             store.close()
         self._local.store = None
-        if sdk is not None:
-            sdk.close()
+        if endpoint is not None:
+            endpoint.close()
 
     def __enter__(self) -> LLMClient:
         return self
@@ -214,6 +240,7 @@ class LLMClient:
             raise InvalidArgument(f"sample_index={sample_index!r} must be >= 0")
         return {
             "format": CACHE_FORMAT,
+            "endpoint": endpoint_key(self.settings.endpoint),
             "model": self.model,
             "messages": plain,
             "temperature": float(temperature),
@@ -246,18 +273,19 @@ class LLMClient:
 
     def _from_stored(self, stored: dict[str, Any], *, cached: bool) -> Completion:
         try:
-            return Completion(
-                text=str(stored["text"]),
-                model=str(stored.get("model") or self.model),
-                prompt_tokens=int(stored.get("prompt_tokens", 0)),
-                completion_tokens=int(stored.get("completion_tokens", 0)),
-                cost=float(stored.get("cost", 0.0)),
-                cached=cached,
-                seconds=0.0 if cached else float(stored.get("seconds", 0.0)),
-                finish_reason=stored.get("finish_reason"),
-            )
-        except (KeyError, TypeError, ValueError) as error:
+            answer, cost, seconds = boundary.answer_from_stored(stored)
+        except boundary.BadAnswer as error:
             raise LLMError(f"a cached response of model {self.model!r} is damaged: {error}") from None
+        return Completion(
+            text=answer.text,
+            model=answer.model or self.model,
+            prompt_tokens=answer.prompt_tokens,
+            completion_tokens=answer.completion_tokens,
+            cost=cost,
+            cached=cached,
+            seconds=0.0 if cached else seconds,
+            finish_reason=answer.finish_reason,
+        )
 
     def _count(self, usage: Usage) -> None:
         with self._lock:
@@ -266,9 +294,11 @@ class LLMClient:
     # ---------------------------------------------------------------------------------------
     # The endpoint
 
-    def _client(self) -> openai.OpenAI:
+    def _connect(self) -> Endpoint:
         with self._lock:
-            if self._sdk is None:
+            if self._endpoint is None:
+                if self._closed:
+                    raise LLMError("this LLM client is closed")
                 key = os.environ.get(self.settings.api_key_env, "").strip()
                 if not key:
                     if self.settings.base_url is None:
@@ -278,11 +308,13 @@ class LLMClient:
                         )
                     key = _NO_KEY_PLACEHOLDER
                 self._api_key = key
-                # max_retries=0: this client retries itself, so every retry is counted
-                self._sdk = openai.OpenAI(
-                    api_key=key, base_url=self.settings.base_url, timeout=self.settings.timeout, max_retries=0
-                )
-            return self._sdk
+                try:
+                    self._endpoint = Endpoint(base_url=self.settings.endpoint, api_key=key,
+                                              timeout=self.settings.timeout)
+                except Exception as error:  # noqa: BLE001 - the SDK that cannot start is an LLM error, not a crash
+                    what = self._redact(f"{type(error).__name__}: {error}")[: boundary.MAX_MESSAGE_CHARS]
+                    raise LLMUnavailable(f"cannot set up the client of {self.settings.endpoint} ({what})") from None
+            return self._endpoint
 
     def _redact(self, text: str) -> str:
         """The text with the API key (and anything shaped like a key) removed."""
@@ -290,44 +322,48 @@ class LLMClient:
             text = text.replace(self._api_key, "[redacted]")
         return _KEY_SHAPED.sub("[redacted]", text)
 
-    def _call_endpoint(self, request: dict[str, Any]) -> Completion:
-        sdk = self._client()
+    def _call_endpoint(self, request: dict[str, Any], deadline: float | None) -> Completion:
+        endpoint = self._connect()
         settings = self.settings
         started = time.monotonic()
         retries = 0
-        for attempt in range(settings.max_retries + 1):
-            try:
-                with self._slots:
-                    completion = self._attempt(sdk, request, started)
-            except _RetryableAnswer as failure:
-                if attempt == settings.max_retries:
-                    self._count(Usage(retries=retries, seconds=time.monotonic() - started))
-                    attempts = settings.max_retries + 1
-                    summary = (
-                        f"model {self.model!r} at {settings.endpoint}: {failure.message} "
-                        f"(gave up after {attempts} attempt{'s' if attempts > 1 else ''})"
-                    )
-                    raise (LLMUnavailable if failure.unavailable else LLMError)(summary) from None
-                wait = self._backoff(attempt, failure.wait)
-                log.info("LLM call failed (%s); retry %d of %d in %.2f s", failure.message, attempt + 1,
+        where = f"model {self.model!r} at {settings.endpoint}"
+        try:
+            for attempt in range(settings.max_retries + 1):
+                left = _seconds_left(deadline)
+                if left <= 0:
+                    raise LLMOutOfTime(f"{where}: no time left for {'another try' if attempt else 'a call'}")
+                seconds = min(settings.timeout, left)
+                # the slot is waited for within the time too: other calls may hold every one
+                if not self._slots.acquire(timeout=min(left, 1e6)):
+                    raise LLMOutOfTime(f"{where}: all {settings.concurrency} connections stayed busy until the "
+                                       "time ran out")
+                try:
+                    completion = self._attempt(endpoint, request, seconds, started, cut=seconds < settings.timeout)
+                    self._count(Usage(calls=1, prompt_tokens=completion.prompt_tokens,
+                                      completion_tokens=completion.completion_tokens, cost=completion.cost,
+                                      seconds=completion.seconds, retries=retries))
+                    return completion
+                except _Failure as failure:
+                    if not failure.retry or attempt == settings.max_retries:
+                        attempts = f" (gave up after {attempt + 1} attempts)" if attempt else ""
+                        raise failure.error(f"{where}: {failure.message}{attempts}") from None
+                    wait = self._backoff(attempt, failure.wait)
+                    left = _seconds_left(deadline)
+                    if wait >= left:
+                        asked = "the endpoint asked to wait" if failure.wait is not None else "the back-off is"
+                        raise LLMOutOfTime(f"{where}: {failure.message}; {asked} {wait:.3g} s before another try, "
+                                           f"more than the {max(left, 0.0):.3g} s left") from None
+                    message = failure.message
+                finally:
+                    self._slots.release()
+                log.info("LLM call failed (%s); retry %d of %d in %.2f s", message, attempt + 1,
                          settings.max_retries, wait)
                 retries += 1
                 time.sleep(wait)
-                continue
-            except LLMError:
-                self._count(Usage(retries=retries, seconds=time.monotonic() - started))
-                raise
-            self._count(
-                Usage(
-                    calls=1,
-                    prompt_tokens=completion.prompt_tokens,
-                    completion_tokens=completion.completion_tokens,
-                    cost=completion.cost,
-                    seconds=completion.seconds,
-                    retries=retries,
-                )
-            )
-            return completion
+        except LLMError:
+            self._count(Usage(retries=retries, seconds=time.monotonic() - started))
+            raise
         raise AssertionError("unreachable: the retry loop returns or raises")
 
     def _backoff(self, attempt: int, server_wait: float | None) -> float:
@@ -338,94 +374,94 @@ class LLMClient:
         # jitter spreads out the retries of many threads that failed together
         return ceiling * self._random.uniform(0.5, 1.0)
 
-    def _attempt(self, sdk: openai.OpenAI, request: dict[str, Any], started: float) -> Completion:
-        """One request; raises _RetryableAnswer for what another attempt may fix, LLMError otherwise."""
-        settings = self.settings
-        parameters: dict[str, Any] = {"temperature": request["temperature"]}
-        if request["max_tokens"] is not None:
-            parameters["max_tokens"] = request["max_tokens"]
+    def _attempt(
+        self, endpoint: Endpoint, request: dict[str, Any], seconds: float, started: float, *, cut: bool
+    ) -> Completion:
+        """One request within ``seconds`` (``cut``: the caller's deadline set them); raises
+        :class:`_Failure` saying whether another attempt may help."""
         try:
-            response = sdk.chat.completions.create(model=self.model, messages=request["messages"], **parameters)
-        except openai.APITimeoutError:
-            raise _RetryableAnswer(f"no answer within {settings.timeout:g} s", unavailable=True) from None
-        except openai.APIConnectionError as error:
-            raise _RetryableAnswer(
-                f"cannot connect ({self._redact(str(error.__cause__ or error))})", unavailable=True
-            ) from None
-        except (openai.AuthenticationError, openai.PermissionDeniedError) as error:
+            body = endpoint.post(request, seconds)
+            answer = boundary.answer_from_body(body)
+        except OutOfTime:
+            if cut:
+                raise _Failure(f"no answer before the time given ran out ({seconds:.3g} s)", LLMOutOfTime,
+                               retry=False) from None
+            raise _Failure(f"no answer within {self.settings.timeout:g} s", LLMUnavailable, retry=True) from None
+        except StatusAnswer as answer_status:
+            raise self._status_failure(answer_status) from None
+        except Refused as refusal:
+            raise _Failure(f"refused: {refusal}", LLMUnavailable, retry=False) from None
+        except boundary.TooLarge as error:
+            raise _Failure(f"answer refused: {error}", LLMError, retry=False) from None
+        except boundary.BadAnswer as error:
+            raise _Failure(f"malformed answer: {self._redact(str(error))}", LLMError, retry=True) from None
+        except Exception as error:  # noqa: BLE001 - the SDK's and the network's errors, whatever they are
+            raise self._sdk_failure(endpoint, error, seconds) from None
+        return Completion(
+            text=answer.text,
+            model=answer.model or self.model,
+            prompt_tokens=answer.prompt_tokens,
+            completion_tokens=answer.completion_tokens,
+            cost=completion_cost(self.model, answer.prompt_tokens, answer.completion_tokens, self.settings.prices),
+            cached=False,
+            seconds=time.monotonic() - started,
+            finish_reason=answer.finish_reason,
+        )
+
+    def _status_failure(self, answer: StatusAnswer) -> _Failure:
+        settings = self.settings
+        status = answer.status
+        detail = self._redact(str(answer))
+        if 300 <= status < 400:
+            return _Failure(
+                f"{detail}: not followed (the prompt carries your code, and goes only to the base URL; if the "
+                "endpoint moved, change --base-url)", LLMUnavailable, retry=False)
+        if status in (401, 403):
             advice = (
                 f"set the environment variable {settings.api_key_env} (it is not set)"
                 if self._api_key == _NO_KEY_PLACEHOLDER
                 else f"check the key in the environment variable {settings.api_key_env}"
             )
-            raise LLMUnavailable(
-                f"{settings.endpoint} refused the API key (HTTP {error.status_code}: "
-                f"{self._redact(error.message)}); {advice}"
-            ) from None
-        except openai.APIStatusError as error:
-            status = error.status_code
-            detail = f"HTTP {status}: {self._redact(error.message)}"
-            if status >= 500 or status in _RETRYABLE_STATUSES:
-                raise _RetryableAnswer(
-                    "rate limited, " + detail if status == 429 else detail,
-                    unavailable=True,
-                    wait=_retry_after(error.response.headers),
-                ) from None
-            if status == 404:
-                raise LLMUnavailable(
-                    f"{settings.endpoint} has no model {self.model!r} or no chat-completions API ({detail})"
-                ) from None
-            raise LLMError(f"model {self.model!r} at {settings.endpoint} rejected the request ({detail})") from None
-        except (ValueError, openai.APIResponseValidationError) as error:
-            # a body that is not JSON (json.JSONDecodeError is a ValueError) or not a completion
-            raise _RetryableAnswer(
-                f"malformed answer body ({self._redact(str(error))[:200]})", unavailable=False
-            ) from None
-        return self._parse(response, started)
+            return _Failure(f"the endpoint refused the API key ({detail}); {advice}", LLMUnavailable, retry=False)
+        if 500 <= status < 600 or status in _RETRYABLE_STATUSES:
+            return _Failure("rate limited, " + detail if status == 429 else detail, LLMUnavailable, retry=True,
+                            wait=boundary.retry_after(answer.headers))
+        if status == 404:
+            return _Failure(f"the endpoint has no model {self.model!r} or no chat-completions API ({detail})",
+                            LLMUnavailable, retry=False)
+        return _Failure(f"the request was rejected ({detail})", LLMError, retry=False)
 
-    def _parse(self, response: Any, started: float) -> Completion:
-        choices = getattr(response, "choices", None)
-        if not choices:
-            raise _RetryableAnswer("malformed answer: no choices in the response body", unavailable=False)
-        choice = choices[0]
-        message = getattr(choice, "message", None)
-        text = getattr(message, "content", None)
-        finish_reason = getattr(choice, "finish_reason", None)
-        if not isinstance(text, str) or not text.strip():
-            refusal = getattr(message, "refusal", None)
-            why = f"the model refused: {refusal}" if refusal else f"finish reason {finish_reason!r}"
-            raise _RetryableAnswer(f"the answer has no text ({why})", unavailable=False)
-        usage = getattr(response, "usage", None)
-        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-        return Completion(
-            text=text,
-            model=str(getattr(response, "model", None) or self.model),
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            cost=completion_cost(self.model, prompt_tokens, completion_tokens, self.settings.prices),
-            cached=False,
-            seconds=time.monotonic() - started,
-            finish_reason=finish_reason,
-        )
+    def _sdk_failure(self, endpoint: Endpoint, error: Exception, seconds: float) -> _Failure:
+        sdk = endpoint.sdk_errors
+        if isinstance(error, sdk.APITimeoutError):
+            return _Failure(f"no answer within {seconds:.3g} s", LLMUnavailable, retry=True)
+        if isinstance(error, sdk.APIConnectionError):
+            cause = _root_cause(error)
+            why = boundary.clean_text(self._redact(str(cause)))[:200]
+            # nobody listens, or no such host: another try in a second will not change that
+            if isinstance(cause, ConnectionRefusedError):
+                return _Failure(f"cannot connect: connection refused ({why})", LLMUnavailable, retry=False)
+            if isinstance(cause, socket.gaierror):
+                return _Failure(f"cannot connect: the host name does not resolve ({why})", LLMUnavailable,
+                                retry=False)
+            return _Failure(f"cannot connect ({why})", LLMUnavailable, retry=True)
+        what = boundary.clean_text(self._redact(f"{type(error).__name__}: {error}"))[:boundary.MAX_MESSAGE_CHARS]
+        return _Failure(f"the request failed ({what})", LLMError, retry=False)
 
 
-def _retry_after(headers: Any) -> float | None:
-    """Seconds from ``Retry-After-Ms`` or ``Retry-After`` (seconds or an HTTP date), if present."""
-    with contextlib.suppress(TypeError, ValueError):
-        milliseconds = headers.get("retry-after-ms")
-        if milliseconds is not None:
-            return float(milliseconds) / 1000
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+def _seconds_left(deadline: float | None) -> float:
+    return float("inf") if deadline is None else deadline - time.monotonic()
 
+
+def _root_cause(error: BaseException) -> BaseException:
+    """The first refused connection or name-resolution failure behind an error, else its last cause."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    last = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError | socket.gaierror):
+            return current
+        last = current
+        current = current.__cause__ or current.__context__
+    return last

@@ -28,6 +28,7 @@ client reads the variable when it first calls the endpoint.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -60,7 +61,8 @@ class LLMSettings:
     base_url: str | None = None
     #: the name of the environment variable that holds the API key
     api_key_env: str = DEFAULT_API_KEY_ENV
-    #: seconds per request before it counts as a timeout (and is retried)
+    #: seconds per request, wall clock (however the answer trickles in), before it counts as a
+    #: timeout (and is retried); a caller's deadline may cut it shorter
     timeout: float = 120.0
     #: retries after the first attempt, on 429, 5xx, timeouts, connection errors, malformed answers
     max_retries: int = 5
@@ -81,8 +83,8 @@ class LLMSettings:
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
             raise InvalidArgument("the model name must be a non-empty string")
-        if self.base_url is not None and not re.match(r"https?://", self.base_url):
-            raise InvalidArgument(f"base URL {self.base_url!r} must start with http:// or https://")
+        if self.base_url is not None:
+            _check_base_url(self.base_url)
         if not _ENV_NAME.fullmatch(self.api_key_env):
             # the value may be a pasted key: never echo it
             raise InvalidArgument(
@@ -90,10 +92,10 @@ class LLMSettings:
                 "not the key itself"
             )
         for name in ("timeout", "backoff_max", "retry_after_max"):
-            if getattr(self, name) <= 0:
-                raise InvalidArgument(f"{name}={getattr(self, name)!r} must be > 0 seconds")
-        if self.backoff_base < 0:
-            raise InvalidArgument(f"backoff_base={self.backoff_base!r} must be >= 0 seconds")
+            if not 0 < getattr(self, name) < math.inf:
+                raise InvalidArgument(f"{name}={getattr(self, name)!r} must be a number of seconds > 0")
+        if not 0 <= self.backoff_base < math.inf:
+            raise InvalidArgument(f"backoff_base={self.backoff_base!r} must be a number of seconds >= 0")
         if self.max_retries < 0:
             raise InvalidArgument(f"max_retries={self.max_retries!r} must be >= 0")
         if self.concurrency < 1:
@@ -105,6 +107,21 @@ class LLMSettings:
     def endpoint(self) -> str:
         """The base URL as users know it (for messages)."""
         return self.base_url or "https://api.openai.com/v1"
+
+
+def _check_base_url(url: str) -> None:
+    """An http(s) URL with a host (and a port, if any, that is a number): the one place the prompts go."""
+    if not re.match(r"https?://", url):
+        raise InvalidArgument(f"base URL {url!r} must start with http:// or https://")
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port that is not a number
+    except ValueError as error:
+        raise InvalidArgument(f"base URL {url!r} is not a URL: {error}") from None
+    if not parts.hostname:
+        raise InvalidArgument(f"base URL {url!r} names no host")
 
 
 # Keys of the [llm] table and the types they take (prices is a table of its own).

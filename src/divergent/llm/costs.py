@@ -9,6 +9,7 @@ unknown instead of showing a misleading $0.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -25,7 +26,7 @@ class Price:
     def __post_init__(self) -> None:
         for name in ("input", "output"):
             value = getattr(self, name)
-            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+            if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < math.inf:
                 raise InvalidArgument(f"price {name}={value!r} must be a number of dollars per million tokens >= 0")
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:

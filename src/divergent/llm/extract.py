@@ -4,7 +4,10 @@ Models answer in many shapes: prose then one ```python block; several blocks (th
 a usage example, then tests); ```py or a bare ``` fence; an unclosed fence cut off by the token
 limit; or code with no fence at all. :func:`extract_code` picks the block that defines the wanted
 function when a name is given, else the first block that parses, else the first block.
-Nothing here runs the code: it is only parsed.
+Nothing here runs the code: it is only parsed, and only when it is small (:data:`MAX_PARSED_CHARS`):
+an answer is untrusted, and parsing a hostile one (``"x=" * 10**6``) costs this process seconds of
+CPU, or a RecursionError or MemoryError of the parser; such a block does not parse here (the
+sandbox parses what it runs).
 """
 
 from __future__ import annotations
@@ -20,14 +23,21 @@ _FENCE = re.compile(
     r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[\w+.-]*)[^\n]*\n(?P<body>.*?)(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",
     re.MULTILINE | re.DOTALL,
 )
+#: the longest text parsed to pick a block (a generator is a few kilobytes)
+MAX_PARSED_CHARS = 100_000
+#: the most blocks of one answer considered (an answer of 400,000 tiny blocks is not a program)
+MAX_BLOCKS = 100
 _PYTHON_LANGS = frozenset({"", "python", "py", "python3", "py3", "ipython", "pycon"})
 _PROMPT_PREFIX = re.compile(r"^(>>>|\.\.\.) ?")
 
 
 def code_blocks(text: str) -> list[str]:
-    """The bodies of the fenced blocks that may be Python (untagged or tagged python/py), in order."""
-    blocks = []
+    """The bodies of the fenced blocks that may be Python (untagged or tagged python/py), in order
+    (the first :data:`MAX_BLOCKS`)."""
+    blocks: list[str] = []
     for match in _FENCE.finditer(text):
+        if len(blocks) == MAX_BLOCKS:
+            break
         if match["lang"].lower() not in _PYTHON_LANGS:
             continue
         body = match["body"]
@@ -46,18 +56,23 @@ def _strip_prompts(body: str) -> str:
     )
 
 
-def _parses(source: str) -> bool:
+def _tree(source: str) -> ast.Module | None:
+    """The syntax tree of ``source``, or None when it does not parse (or is too large to try)."""
+    if len(source) > MAX_PARSED_CHARS:
+        return None
     try:
-        ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
-    return True
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _parses(source: str) -> bool:
+    return _tree(source) is not None
 
 
 def _defines(source: str, name: str) -> bool:
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = _tree(source)
+    if tree is None:
         # a block cut off mid-way may still be the one with the function: look at the text
         return re.search(rf"^\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(", source, re.MULTILINE) is not None
     return any(
@@ -90,11 +105,8 @@ def extract_code(text: str, function_name: str | None = None) -> str | None:
     stripped = text.strip()
     if not stripped:
         return None
-    try:
-        tree = ast.parse(stripped)
-    except (SyntaxError, ValueError):
-        return None
-    if not tree.body or not _looks_like_code(tree):
+    tree = _tree(stripped)
+    if tree is None or not tree.body or not _looks_like_code(tree):
         return None
     return stripped + "\n"
 
@@ -106,9 +118,8 @@ def extract_function_source(text: str, name: str) -> str | None:
     :func:`extract_code` for the whole program).
     """
     for source in [*code_blocks(text), text]:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
+        tree = _tree(source)
+        if tree is None:
             continue
         for node in tree.body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:

@@ -49,7 +49,7 @@ from typing import Any
 
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LLMError
-from divergent.llm.chat import ChatModel, Completion, Message, Usage
+from divergent.llm.chat import ChatModel, Completion, Message, Usage, with_deadline
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
 from divergent.llm.prompts import show_sources
@@ -110,7 +110,11 @@ class ProbeGenSession:
     always checked). ``accept`` decides whether a differentiating input counts (the spurious
     filter's hook); without it every one does. ``store``: a :class:`~divergent.store.Store`, a
     path, None for the default store, or False to keep nothing. ``should_stop`` is asked between
-    nodes (an engine being closed).
+    nodes (an engine being closed). ``on_node`` hears of each node once it is evaluated;
+    ``on_observed`` of each node's observations as soon as they ran, before ``accept`` judges a
+    difference (a model call that may not end in time), so an engine can hand them on at once.
+    ``deadline`` (``time.monotonic()``; None: none) ends the session's work: no model call, generator
+    or input runs past it.
     """
 
     def __init__(
@@ -135,6 +139,8 @@ class ProbeGenSession:
         run_parameters: Mapping[str, Any] | None = None,
         should_stop: Callable[[], bool] | None = None,
         on_node: Callable[[ProbeNode], None] | None = None,
+        on_observed: Callable[[Sequence[Observation]], None] | None = None,
+        deadline: float | None = None,
         parallel: int = 4,
         function_name: str = DEFAULT_FUNCTION,
     ) -> None:
@@ -162,6 +168,8 @@ class ProbeGenSession:
         self.seed = seed
         self.should_stop = should_stop or (lambda: False)
         self.on_node = on_node
+        self.on_observed = on_observed
+        self.deadline = deadline
         self.parallel = max(1, parallel)
         self.function_name = function_name
         self.root = ProbeNode(path="", depth=0)
@@ -223,6 +231,8 @@ class ProbeGenSession:
         children: list[ProbeNode] = []
         failure: LLMError | None = None
         for index, answer in zip(indices, answers, strict=True):
+            if self._over():
+                break  # the search is over (its budget spent): no more generators are run
             if isinstance(answer, LLMError):
                 failure = failure or answer
                 continue
@@ -245,7 +255,8 @@ class ProbeGenSession:
         def call(index: int) -> Completion | LLMError:
             try:
                 return self.chat.complete(
-                    messages, temperature=self.temperature, max_tokens=self.max_tokens, sample_index=index
+                    messages, temperature=self.temperature, max_tokens=self.max_tokens, sample_index=index,
+                    **with_deadline(self.deadline),
                 )
             except LLMError as error:
                 return error
@@ -274,7 +285,7 @@ class ProbeGenSession:
             function=self.function_name,
             signature=self.signature,
             max_inputs=self.max_inputs,
-            seconds=self.generator_seconds,
+            seconds=self.generator_time(),
             limits=self.limits,
             isolation=self.isolation,
             seed=self.seed,
@@ -339,14 +350,27 @@ class ProbeGenSession:
                     compare_mutation=self.comparison.record_arguments,
                 )
             executor = self._own_pool.run
-        results = executor(inputs)
-        return [
+        results = executor(inputs) if self.deadline is None else executor(inputs, deadline=self.deadline)  # type: ignore[call-arg]
+        observations = [
             None if outcomes is None else self.comparison.observe(item, tuple(outcomes))
             for item, outcomes in zip(inputs, results, strict=True)
         ]
+        if self.on_observed is not None:
+            with contextlib.suppress(Exception):
+                self.on_observed([o for o in observations if o is not None])
+        return observations
 
     def _call(self, item: Input) -> str:
         return item.call(self.function, max_length=200)
+
+    def generator_time(self) -> float:
+        """Seconds a generator may run: ``generator_seconds``, within what the deadline leaves."""
+        if self.deadline is None:
+            return self.generator_seconds
+        return max(0.05, min(self.generator_seconds, self.deadline - time.monotonic()))
+
+    def _over(self) -> bool:
+        return self.should_stop() or (self.deadline is not None and time.monotonic() >= self.deadline)
 
     # -- search -------------------------------------------------------------------------------------
 
@@ -365,7 +389,7 @@ class ProbeGenSession:
         for depth in range(d):
             next_frontier: list[ProbeNode] = []
             for parent in frontier:
-                if self.should_stop():
+                if self._over():
                     return self._result(None, "stopped")
                 missing = branching(strategy, k, depth) - len(parent.children)
                 try:

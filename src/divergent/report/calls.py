@@ -203,7 +203,7 @@ def _render(report: Report, console: Console, test: str | None) -> None:
     if report.llm is not None:
         console.print(f"[dim]{llm_usage_text(report.llm)}[/dim]")
     for note in report.notes:
-        console.print(f"[yellow]note:[/yellow] {note}")
+        console.print(Text.assemble(("note: ", "yellow"), note))  # a note may quote a model: never markup
 
 
 class CallPresentation:

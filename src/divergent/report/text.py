@@ -171,7 +171,9 @@ def render_splits(report: Report, function_name: str, console: Console) -> None:
 
     labels = report.implementations
     for split in report.splits:
-        console.print(f"[bold]{split.input.call(function_name, max_length=120)}[/bold] [dim](found by {split.engine})[/dim]")
+        # inputs and outcomes are plain text, never markup (a model may have written them)
+        console.print(Text.assemble((split.input.call(function_name, max_length=120), "bold"), " ",
+                                    (f"(found by {split.engine})", "dim")))
         if split.filter is not None:
             console.print(Text(f"    filter verdict: {verdict_text(split.filter)}", style="dim"))
         shown: set[str] = set()
@@ -179,4 +181,4 @@ def render_splits(report: Report, function_name: str, console: Console) -> None:
             text = outcome_text(split.outcomes[members[0]])
             if text not in shown:
                 shown.add(text)
-                console.print(f"    {', '.join(labels[i] for i in members)}: {text}")
+                console.print(Text(f"    {', '.join(labels[i] for i in members)}: {text}"))

@@ -32,6 +32,7 @@ from divergent.engines.constants import Constants
 from divergent.engines.portfolio import RESTART_PARENTS, TURN_SECONDS, requested_classes, start_portfolio
 from divergent.engines.settings import ModelAccess
 from divergent.kinds.base import Subjects
+from divergent.llm.chat import bounded
 from divergent.options import Progress
 from divergent.records import (
     AnyInput,
@@ -135,8 +136,13 @@ class Search:
         if level is not Isolation.BUBBLEWRAP:
             self.journal.note(f"sandbox: {level.value} only — {GUARANTEES[level]}")
         model = None
+        # the model and the filter (SpuriousFilter.within) as this search asks them: every call ends
+        # by its deadline, and a difference not judged by then is kept unjudged
+        within = getattr(options.spurious_filter, "within", None)
+        self._spurious_filter = within(self.deadline) if within is not None else options.spurious_filter
         if options.llm is not None:
-            model = ModelAccess(chat=options.llm, spec=options.spec, spurious_filter=options.spurious_filter)
+            model = ModelAccess(chat=bounded(options.llm, self.deadline), spec=options.spec,
+                                spurious_filter=self._spurious_filter)
         self.context = EngineContext(
             implementations=self.implementations,
             signature=self.signature,
@@ -210,7 +216,7 @@ class Search:
 
     @property
     def spurious_filter(self) -> Any:
-        return self.options.spurious_filter
+        return self._spurious_filter
 
     @property
     def engines(self) -> list[Engine]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from divergent import __version__
 from divergent.bench.common import ENVELOPE_FORMAT, pass_at_k, stored_results
@@ -234,14 +235,16 @@ def render_tables(documents: Sequence[Mapping[str, Any]], console: Console) -> N
     for summary in summaries:
         skipped = summary.get("skipped") or []
         if skipped:
-            console.print(f"[yellow]{len(skipped)} problem(s) skipped: "
-                          + "; ".join(f"{s['problem_id']}: {s['reason']}" for s in skipped[:5]) + "[/yellow]")
+            # errors may quote an endpoint: plain text, never markup
+            console.print(Text(f"{len(skipped)} problem(s) skipped: "
+                               + "; ".join(f"{s['problem_id']}: {s['reason']}" for s in skipped[:5]), style="yellow"))
         errors = summary.get("errors") or []
         if errors:
-            console.print(f"[yellow]{len(errors)} attempt(s) ended in an error (stored; not counted): "
-                          + "; ".join(f"{e['strategy']} {e['key']}: {e['error']}" for e in errors[:3]) + "[/yellow]")
+            console.print(Text(f"{len(errors)} attempt(s) ended in an error (stored; not counted): "
+                               + "; ".join(f"{e['strategy']} {e['key']}: {e['error']}" for e in errors[:3]),
+                               style="yellow"))
         if summary.get("stopped"):
-            console.print(f"[red]stopped early: {summary['stopped']}[/red]")
+            console.print(Text(f"stopped early: {summary['stopped']}", style="red"))
         shared = summary.get("overlap") or {}
         only = shared.get("only", {})
         if not only:
