@@ -88,7 +88,7 @@ LAYERS: dict[str, int] = {
     # 7: the search loop
     "search": 7,
     # 8: what is built on the search
-    "clustering": 8, "incoherence": 8, "bench": 8,
+    "clustering": 8, "incoherence": 8, "bench": 8, "changes": 8,
     # 9: the command line
     "cli": 9, "__main__": 9,
 }
