@@ -48,6 +48,8 @@ class PlannedFunction:
     why: str
     #: why it is skipped, or how it is compared (empty when there is nothing to say)
     reason: str = ""
+    #: steps from it to the change it reaches (0: its own code changed); the nearest are run first
+    distance: int = 0
     old: PythonFunction | None = None
     new: PythonFunction | None = None
 
@@ -144,7 +146,7 @@ def _planned(old: _Located, new: _Located, reach: Reach, renamed: bool, factorie
             "" if reach.direct else f"; {why}")
     base = PlannedFunction(name=f"{new.module.path}:{new.symbol.qualname}", module=new.module.module,
                            qualname=new.symbol.qualname, path=new.module.path, line=new.symbol.line,
-                           status=Status.CHECK, why=why)
+                           status=Status.CHECK, why=why, distance=len(reach.path) - 1)
     try:
         ways = [calling_way(located.symbol, located.module.module, located.module.classes, located.module.symbols,
                             factories) for located in (old, new)]

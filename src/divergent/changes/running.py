@@ -10,8 +10,10 @@ searches and their results are the same. The functions go out as plain records
 file system (the sides' trees are read where they are) runs them.
 
 The budget: each function gets ``budget_per_function`` seconds, or less when the diff's ``budget``
-would not hold the functions still to come (what is left, shared among them and the jobs). A
-function whose turn comes when the budget is spent is not run, and says so."""
+would not hold the functions still to come: what is left, shared among them and the jobs, but at
+least a second while the budget lasts. The functions whose own code changed go first, then the
+others by how far they are from the change, so a budget too small for all leaves out the farthest;
+a function whose turn comes when the budget is spent is not run, and says so (exit 4)."""
 
 from __future__ import annotations
 
@@ -34,6 +36,8 @@ __all__ = ["LEAST_SECONDS", "CheckPayload", "DiffSettings", "FunctionCheck", "ru
 
 #: a function is not started with less than this (a search needs its workers and a few batches)
 LEAST_SECONDS = 0.5
+#: the least a function gets while the diff's budget lasts, when an equal share would be smaller
+USEFUL_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -189,13 +193,17 @@ def run_diff(plan: DiffPlan, settings: DiffSettings | None = None, *, executor: 
             to_run.append(function)
     by_key = {function.name: function for function in to_run}
 
+    # the nearest to the change first: with a budget too small for all, the far ones are left out
+    to_run.sort(key=lambda function: function.distance)
+
     def payloads() -> Iterator[tuple[str, CheckPayload]]:
         for index, function in enumerate(to_run):
             seconds = settings.budget_per_function
             if settings.budget is not None:
                 left = settings.budget - (time.monotonic() - started)
                 share = left * min(work.capacity, len(to_run) - index) / (len(to_run) - index)
-                seconds = min(seconds, share)
+                # an equal share while it is worth a search; else a useful search each while it lasts
+                seconds = min(seconds, max(share, USEFUL_SECONDS), left)
             if seconds < LEAST_SECONDS:
                 finish(FunctionResult(function, Outcome.NOT_RUN, note="the diff's --budget was spent"))
                 continue

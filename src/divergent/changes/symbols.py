@@ -3,7 +3,8 @@
 A module is cut into **symbols**, each with a fingerprint of its own code and the names it reads:
 
 * a function (``f``) or a method (``C.m``): its decorators, signature and body (docstrings left
-  out: they do not change what the code does);
+  out: they do not change what the code does; the names its annotations read are not reads: an
+  annotation is not run when the function is called);
 * a class (``C``): its bases, decorators and the statements of its body that are not methods; a
   class-level assignment is also a symbol of its own (``C.X``);
 * a module-level binding: an assignment (``SEP = "-"``), an import (``json`` bound by ``import json``);
@@ -151,8 +152,13 @@ class _Reads(ast.NodeVisitor):
         self.declared_global.update(node.names)
 
     def visit_arg(self, node: ast.arg) -> None:
+        # an annotation is not run when the function is called: what it names is not reached
         self.bound.add(node.arg)
-        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.visit(node.target)
+        if node.value is not None:
+            self.visit(node.value)
 
     def _binds(self, name: str) -> None:
         self.bound.add(name)
@@ -226,8 +232,6 @@ def _function_symbol(node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str
     outside = _reads([*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)],
                      local=False)
     inside = _reads([node.args, *node.body], class_name=owner.name if owner else None, self_names=self_names)
-    if node.returns is not None:
-        inside.visit(node.returns)
     return Symbol(
         qualname=qualname, kind=kind, fingerprint=_print(node), body_print=_body_print(node, node.name),
         line=node.lineno, names=inside.free() | outside.loads, chains=inside.free_chains() | outside.chains,
@@ -238,7 +242,7 @@ def _function_symbol(node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str
 def _value_symbol(qualname: str, kind: str, statements: list[ast.stmt], owner: str | None = None) -> Symbol:
     reads = _reads(statements, local=False)
     return Symbol(qualname=qualname, kind=kind, fingerprint="\n".join(_print(s) for s in statements),
-                  line=statements[0].lineno, names=reads.loads, chains=reads.chains, owner=owner)
+                  line=getattr(statements[0], "lineno", 1), names=reads.loads, chains=reads.chains, owner=owner)
 
 
 def _assigned_names(statement: ast.stmt) -> list[str]:
@@ -276,7 +280,8 @@ class _ModuleReader:
         self.code: list[ast.stmt] = []
 
     def read(self, tree: ast.Module) -> ModuleSymbols:
-        self._statements(_strip_docstring(tree.body) if tree.body else [])
+        body = tree.body
+        self._statements(body[1:] if _strip_docstring(body) is not body else body)
         for name, statements in self.bindings.items():
             if name not in self.found.symbols:
                 self.found.symbols[name] = _value_symbol(name, "value", statements)

@@ -94,7 +94,9 @@ def _python_files(side: Side, repository: Path) -> list[str]:
     return sorted(name for name in listed.split("\0") if name.endswith(".py") and (side.root / name).is_file())
 
 
+#: modules already read, by (file, module, digest): the sides share most files
 _PARSED: dict[tuple[str, str, str], ModuleSymbols] = {}
+_PARSED_KEPT = 5000
 
 
 def read_tree(side: Side, repository: Path) -> ReadTree:
@@ -115,10 +117,16 @@ def read_tree(side: Side, repository: Path) -> ReadTree:
         if cached is None:
             try:
                 tree = ast.parse(data, filename=name)
-            except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+                cached = module_symbols(tree, module, name, is_package=file.name == "__init__.py")
+            except (SyntaxError, ValueError, MemoryError) as error:
                 read.unreadable[name] = f"does not parse: {error}"
                 continue
-            cached = _PARSED[key] = module_symbols(tree, module, name, is_package=file.name == "__init__.py")
+            except RecursionError:
+                read.unreadable[name] = "nested too deeply to read"
+                continue
+            if len(_PARSED) > _PARSED_KEPT:
+                _PARSED.clear()
+            _PARSED[key] = cached
         read.modules[name] = cached
     return read
 
