@@ -66,6 +66,9 @@ class CheckPayload:
 
 
 _LOCAL = threading.local()
+#: one search is set up at a time: setting up reads syntax trees, and CPython 3.11's ``ast`` is not
+#: safe in two threads at once (SystemError: AST constructor recursion depth mismatch, gh-106905)
+_SETTING_UP = threading.Lock()
 _OPENED: list[WarmWorkers] = []
 _OPENED_LOCK = threading.Lock()
 
@@ -117,13 +120,15 @@ class FunctionCheck:
         from divergent.search.warm import BorrowedRunner
 
         programs = [payload.old, payload.new]
-        options = self.options.with_(budget=Budget(seconds=payload.seconds, executions=self.options.budget.executions),
-                                     started=time.monotonic())
+        options = self.options.with_(budget=Budget(seconds=payload.seconds, executions=self.options.budget.executions))
         workers = _thread_workers(options) if self.warm else WarmWorkers(options.limits, options.isolation)
         try:
             try:
                 pool = workers.pool(programs, compare_mutation=options.comparison.record_arguments)
-                search = prepare(programs, options, main_runner=lambda: BorrowedRunner(pool))
+                # the budget is the search's: it counts once the workers are there (started or reloaded)
+                options = options.with_(started=time.monotonic())
+                with _SETTING_UP:
+                    search = prepare(programs, options, main_runner=lambda: BorrowedRunner(pool))
             except (MissingSeeds, SignatureMismatch) as error:
                 return {"skipped": True, "note": _first_line(error)}
             except (LoadError, InvalidArgument) as error:
@@ -140,7 +145,8 @@ class FunctionCheck:
             if report.counterexample is not None:
                 directory = Path(self.test_dir) if self.test_dir else Path.cwd()
                 try:
-                    test = kind.reproduction(report.counterexample, programs, options, test_dir=directory)
+                    with _SETTING_UP:
+                        test = kind.reproduction(report.counterexample, programs, options, test_dir=directory)
                 except DivergentError:
                     test = None
             return {"document": document, "test": test}
