@@ -304,3 +304,13 @@ def test_a_clean_work_tree_has_nothing_to_compare_and_bad_input_is_an_error_befo
                           (["a", "b", "c"], "diff compares two sides")):
         result = CliRunner().invoke(app, ["diff", *args])
         assert result.exit_code == 2 and message in result.output, (args, result.output)
+
+
+def test_the_python_api_plans_and_runs_in_one_call(repo: Path) -> None:
+    import divergent
+    from divergent.changes import DiffSettings
+
+    _edit(repo, "pkg/shapes.py", "return x + 1", "return x + 2")
+    result = divergent.diff(settings=DiffSettings(budget_per_function=2.5))
+    assert [(r.function.qualname, r.status) for r in result.results] == [("Box.unit", "changed")]
+    assert result.exit_code == 1 and result.changed[0].counterexample().startswith("Box_unit(")

@@ -11,6 +11,7 @@ method is called; signatures brought to the common parameters), :mod:`~divergent
 
 ``divergent diff`` (:mod:`divergent.cli.diff`) is a thin layer over::
 
+    result = divergent.diff(["HEAD~1"])     # plan and run in one call, or in two steps:
     plan = plan_diff(["HEAD~1"])            # what is checked, what is skipped and why
     result = run_diff(plan, DiffSettings(budget_per_function=5.0))
     result.exit_code                       # 1 changed, 4 some not judged, 0 none changed
@@ -18,36 +19,25 @@ method is called; signatures brought to the common parameters), :mod:`~divergent
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from divergent.changes.calling import Factory, parse_factories
+from divergent.changes.plan import DiffPlan, PlannedFunction, Status, plan_diff, plan_sides
+from divergent.changes.results import DiffResult, FunctionResult
+from divergent.changes.running import DiffSettings, diff, run_diff
+from divergent.changes.trees import Side, sides_of
 
-_EXPORTS: dict[str, str] = {
-    "DiffPlan": "plan",
-    "PlannedFunction": "plan",
-    "Status": "plan",
-    "plan_diff": "plan",
-    "plan_sides": "plan",
-    "Factory": "calling",
-    "parse_factories": "calling",
-    "Side": "trees",
-    "sides_of": "trees",
-    "DiffSettings": "running",
-    "run_diff": "running",
-    "DiffResult": "results",
-    "FunctionResult": "results",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'divergent.changes' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"divergent.changes.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__all__ = [
+    "DiffPlan",
+    "DiffResult",
+    "DiffSettings",
+    "Factory",
+    "FunctionResult",
+    "PlannedFunction",
+    "Side",
+    "Status",
+    "diff",
+    "parse_factories",
+    "plan_diff",
+    "plan_sides",
+    "run_diff",
+    "sides_of",
+]

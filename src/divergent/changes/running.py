@@ -17,9 +17,12 @@ a function whose turn comes when the budget is spent is not run, and says so (ex
 
 from __future__ import annotations
 
+import functools
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +35,7 @@ from divergent.programs import PythonFunction
 from divergent.records import Budget
 from divergent.search.warm import WarmWorkers
 
-__all__ = ["LEAST_SECONDS", "CheckPayload", "DiffSettings", "FunctionCheck", "run_diff"]
+__all__ = ["LEAST_SECONDS", "CheckPayload", "DiffSettings", "FunctionCheck", "diff", "run_diff"]
 
 #: a function is not started with less than this (a search needs its workers and a few batches)
 LEAST_SECONDS = 0.5
@@ -66,9 +69,35 @@ class CheckPayload:
 
 
 _LOCAL = threading.local()
-#: one search is set up at a time: setting up reads syntax trees, and CPython 3.11's ``ast`` is not
-#: safe in two threads at once (SystemError: AST constructor recursion depth mismatch, gh-106905)
+#: one reproducing test is written at a time
 _SETTING_UP = threading.Lock()
+
+
+@contextmanager
+def _one_syntax_tree_at_a_time(threads: int) -> Iterator[None]:
+    """While searches run on several threads, ``ast.parse`` runs in one at a time: CPython before
+    3.13 keeps the depth of the syntax tree it is building in state the threads share, and two
+    parses at once fail with "SystemError: AST constructor recursion depth mismatch" (gh-106905).
+    The searches parse sources when they start and when their engines first run."""
+    import ast
+
+    if threads < 2 or sys.version_info >= (3, 13) or getattr(ast.parse, "_divergent_serialized", False):
+        yield
+        return
+    parse = ast.parse
+    lock = threading.RLock()
+
+    @functools.wraps(parse)
+    def serialized(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            return parse(*args, **kwargs)
+
+    serialized._divergent_serialized = True  # type: ignore[attr-defined]
+    ast.parse = serialized
+    try:
+        yield
+    finally:
+        ast.parse = parse
 _OPENED: list[WarmWorkers] = []
 _OPENED_LOCK = threading.Lock()
 
@@ -127,8 +156,7 @@ class FunctionCheck:
                 pool = workers.pool(programs, compare_mutation=options.comparison.record_arguments)
                 # the budget is the search's: it counts once the workers are there (started or reloaded)
                 options = options.with_(started=time.monotonic())
-                with _SETTING_UP:
-                    search = prepare(programs, options, main_runner=lambda: BorrowedRunner(pool))
+                search = prepare(programs, options, main_runner=lambda: BorrowedRunner(pool))
             except (MissingSeeds, SignatureMismatch) as error:
                 return {"skipped": True, "note": _first_line(error)}
             except (LoadError, InvalidArgument) as error:
@@ -225,9 +253,22 @@ def run_diff(plan: DiffPlan, settings: DiffSettings | None = None, *, executor: 
             finish(FunctionResult.from_search(function, finished.result, finished.seconds))
 
     try:
-        work.map(solver, payloads(), collect)
+        with _one_syntax_tree_at_a_time(0 if remote else work.capacity):
+            work.map(solver, payloads(), collect)
     finally:
         if not remote:
             close_thread_workers()
     ordered = tuple(results[f.name] for f in plan.functions if f.name in results)
     return DiffResult(plan, ordered, seconds=time.monotonic() - started)
+
+
+def diff(revisions: Sequence[str] = (), settings: DiffSettings | None = None, *, cwd: Path | None = None,
+         paths: Sequence[str] = (), factories: Sequence[str] = ()) -> DiffResult:
+    """``divergent diff`` as one call: the plan (:func:`~divergent.changes.plan.plan_diff`: the work
+    tree against ``HEAD`` with no revision, a revision against the work tree, two revisions) run
+    with ``settings`` on threads; ``factories`` as ``--factory`` takes them (``Class=module:callable``)."""
+    from divergent.changes.calling import parse_factories
+    from divergent.changes.plan import plan_diff
+
+    plan = plan_diff(revisions, cwd=cwd, paths=paths, factories=parse_factories(factories))
+    return run_diff(plan, settings)
