@@ -292,6 +292,12 @@ def test_a_stored_diff_resumes_with_what_it_finished(repo: Path, tmp_path: Path)
     # nothing ran again: each function's report is the stored one
     assert [r["executions"] for r in again["functions"]] == [r["executions"] for r in document["functions"]]
     assert again["seconds"] < 1.0
+    # divergent report shows it again, as every stored run
+    shown = CliRunner().invoke(app, ["report", document["run"], "--db", str(db), "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert [r["status"] for r in json.loads(shown.stdout)["functions"]] == ["same", "same"]
+    listed = CliRunner().invoke(app, ["report", "--db", str(db)])
+    assert "HEAD → work tree" in listed.output
 
 
 def test_a_clean_work_tree_has_nothing_to_compare_and_bad_input_is_an_error_before_any_search(

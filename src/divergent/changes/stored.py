@@ -19,10 +19,12 @@ from divergent.store import UNIT_DONE
 if TYPE_CHECKING:
     from divergent.store import RunRecord, Store
 
-__all__ = ["StoredDiff", "diff_identity"]
+__all__ = ["DIFF_RUN_KIND", "StoredDiff", "diff_identity", "stored_document"]
 
 #: the store's kind of a diff's runs
 DIFF_RUN_KIND = "diff"
+#: the unit holding the finished diff's document (a function's unit is named ``path.py:qualname``)
+DOCUMENT_UNIT = "document"
 
 
 def diff_identity(plan: DiffPlan, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -77,5 +79,14 @@ class StoredDiff:
             "seconds": result.seconds, "note": result.note,
         }, result.seconds, state=UNIT_DONE)
 
-    def finish(self, status: str = "finished") -> None:
+    def finish(self, status: str = "finished", document: Mapping[str, Any] | None = None) -> None:
+        """Mark the run; ``document``: the diff's JSON document, kept for ``divergent report RUN``."""
+        if document is not None:
+            self.store.save_unit(self.run.id, DOCUMENT_UNIT, dict(document), 0.0, state=UNIT_DONE)
         self.store.finish_run(self.run.id, status)
+
+
+def stored_document(store: Store, run: RunRecord) -> dict[str, Any] | None:
+    """The JSON document a finished diff kept (None before it finished)."""
+    saved, _errors = stored_results(store, run)
+    return saved.get(DOCUMENT_UNIT)

@@ -191,9 +191,9 @@ def _run(plan: Any, flags: DiffFlags, options: Any, where: Any) -> Any:
     if stored is not None:
         from dataclasses import replace
 
-        stored.finish()
-        stored.store.close()
         result = replace(result, run=stored.run.short_id)
+        stored.finish(document=result.document())
+        stored.store.close()
     return result
 
 
@@ -238,7 +238,8 @@ def _write(result: Any, flags: DiffFlags) -> None:
             write_html_report(diff_page(document, tests=tests), outputs.html, notices())
         if result.run is not None:
             where = f" --db {outputs.db}" if outputs.db is not None else ""
-            notices().print(f"diff stored as run {result.run}: the same command resumes it{where}", highlight=False)
+            notices().print(f"diff stored as run {result.run}: divergent report {result.run}{where} shows it again",
+                           highlight=False)
 
 
 def _plain_console() -> Any:
