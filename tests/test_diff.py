@@ -307,7 +307,8 @@ def test_a_clean_work_tree_has_nothing_to_compare_and_bad_input_is_an_error_befo
     for args, message in ((["nosuchrev"], "bad git revision"), (["--format", "xml"], "choose table or github"),
                           (["--factory", "Loose"], "expected CLASS=MODULE:CALLABLE"),
                           (["--emit-test", str(tmp_path / "none")], "no such directory"),
-                          (["a", "b", "c"], "diff compares two sides")):
+                          (["a", "b", "c"], "diff compares two sides"),
+                          (["--require", "n > 0"], "a diff checks many functions")):
         result = CliRunner().invoke(app, ["diff", *args])
         assert result.exit_code == 2 and message in result.output, (args, result.output)
 
@@ -320,3 +321,17 @@ def test_the_python_api_plans_and_runs_in_one_call(repo: Path) -> None:
     result = divergent.diff(settings=DiffSettings(budget_per_function=2.5))
     assert [(r.function.qualname, r.status) for r in result.results] == [("Box.unit", "changed")]
     assert result.exit_code == 1 and result.changed[0].counterexample().startswith("Box_unit(")
+
+
+def test_a_module_the_build_generates_is_lent_to_the_revisions(repo: Path) -> None:
+    # setuptools_scm's way: the package imports a version module git ignores, which only the work tree has
+    _write(repo, {".gitignore": "pkg/_version.py\n", "pkg/_version.py": "VERSION = '1.0'\n",
+                  "pkg/__init__.py": "from ._version import VERSION\nfrom .util import slugify\n"})
+    _commit(repo, "versioned")
+    _edit(repo, "pkg/consts.py", 'SEP = "-"', 'SEP = "_"')
+    _commit(repo)
+    code, document = _diff("HEAD~1..HEAD")
+    # pkg/util.py imports its package (from . import consts), which imports pkg._version
+    assert code == 1 and _by_name(document)["pkg/util.py:slugify"]["status"] == "changed"
+    assert document["notes"] == [f"{side}: pkg/_version.py is not in the revision (git ignores it): the work "
+                                 "tree's copy is used" for side in ("HEAD~1", "HEAD")]

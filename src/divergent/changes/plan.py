@@ -203,6 +203,8 @@ def plan_sides(old_side: Side, new_side: Side, repository: Path, *, paths: Seque
                                        status=Status.REMOVED, why="removed", reason="nothing to compare with"))
     notes = tuple(f"{tree.side.name}: {file}: {why}" for tree in (old_tree, new_tree)
                   for file, why in sorted(tree.unreadable.items()) if _in_scope(file, paths))
+    notes += tuple(f"{side.name}: {file} is not in the revision (git ignores it): the work tree's copy is used"
+                   for side in (old_side, new_side) for file in side.generated)
     planned.sort(key=lambda f: (f.path, f.line, f.qualname))
     return DiffPlan(old=old_side, new=new_side, repository=repository, functions=tuple(planned), unchanged=unchanged,
                     tests=tests, notes=notes, symbols_changed=len(changed))

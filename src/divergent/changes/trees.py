@@ -19,7 +19,7 @@ from divergent.errors import InvalidArgument, LoadError
 from divergent.load.git import git_output, repository_root, tree_at_revision
 from divergent.load.python_files import package_layout
 
-__all__ = ["ReadTree", "Side", "read_tree", "sides_of"]
+__all__ = ["ReadTree", "Side", "generated_modules", "read_tree", "sides_of"]
 
 #: how the work tree is named in labels and reports
 WORK_TREE = "work tree"
@@ -35,6 +35,9 @@ class Side:
     root: Path
     #: the commit (None: the work tree)
     commit: str | None = None
+    #: modules the build generates (git ignores them), copied from the work tree into the revision's
+    #: tree so its package imports (setuptools_scm's ``_version.py``)
+    generated: tuple[str, ...] = ()
 
     @property
     def is_work_tree(self) -> bool:
@@ -60,10 +63,31 @@ def sides_of(revisions: Sequence[str], cwd: Path) -> tuple[Side, Side]:
     sides = []
     for name in names:
         commit, tree = tree_at_revision(name, root)
-        sides.append(Side(name, tree, commit))
+        sides.append(Side(name, tree, commit, generated=generated_modules(tree, root)))
     if len(sides) == 1:
         sides.append(Side(WORK_TREE, root))
     return sides[0], sides[1]
+
+
+def generated_modules(tree: Path, repository: Path) -> tuple[str, ...]:
+    """Copy into a revision's exported ``tree`` the Python files of the work tree that git ignores
+    and that the tree's packages lack (a version module a build writes: ``src/pkg/_version.py``), as
+    the work tree's imports find them; the files copied."""
+    import shutil
+
+    listed = git_output(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"], repository,
+                        "listing ignored files")
+    copied = []
+    for name in listed.split("\0"):
+        target = tree / name
+        if not name.endswith(".py") or target.exists() or not (target.parent / "__init__.py").is_file():
+            continue
+        try:
+            shutil.copyfile(repository / name, target)
+        except OSError:
+            continue
+        copied.append(name)
+    return tuple(sorted(copied))
 
 
 @dataclass

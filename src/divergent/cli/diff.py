@@ -69,13 +69,17 @@ class DiffFlags:
 
     def options(self) -> Any:
         """The options of each function's search (Python functions: the kind every group is read for)."""
+        from divergent.errors import InvalidArgument
         from divergent.kinds.registry import kind_named
         from divergent.options import SearchOptions
 
         if self.functions.function is not None:
-            from divergent.errors import InvalidArgument
-
             raise InvalidArgument("--function: diff finds the functions itself (name files or folders after --)")
+        one_function = [flag for flag, given in (("--seeds", self.search.seeds), ("--require", self.functions.require),
+                                                 ("--input-regex", self.functions.input_regex)) if given]
+        if one_function:
+            raise InvalidArgument(f"{', '.join(one_function)}: a diff checks many functions, and these describe one "
+                                  "(each function's doctests and assert lines are its seeds)")
         kind = kind_named("python-function")
         options = SearchOptions()
         for field in fields(self):
