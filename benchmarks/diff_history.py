@@ -12,7 +12,11 @@ the refactorings got (the goal is 0; each is listed, to be checked by hand), fun
 
 The mirrors are fetched as ``MIRRORS/owner+name/repo`` (bare git repositories, as for
 ``suite.py materialize``); each is cloned once without a checkout into a scratch folder (the diff
-reads revisions only)."""
+reads revisions only). As in the projects' developers' environments, the projects' distributions and
+dependencies are installed (``pip install --no-deps humanize dnspython six``: a package whose
+``__init__`` reads its own distribution's metadata, or imports them) and what an editable install
+writes into the work tree is there (:data:`BUILT_FILES`); the repository's own code at each
+revision is what runs (its tree comes first on ``sys.path``)."""
 
 from __future__ import annotations
 
@@ -49,6 +53,14 @@ def commits(only: str | None = None) -> list[dict]:
     return list(found.values())
 
 
+#: what installing a project writes into its work tree (``pip install -e .`` with setuptools_scm): the
+#: version module its package imports and git ignores; ``divergent diff`` lends it to the revisions
+BUILT_FILES = {
+    "python-humanize/humanize": {"src/humanize/_version.py": "__version__ = version = '0.0.0'\n"},
+    "urllib3/urllib3": {"src/urllib3/_version.py": "__version__ = version = '2.0.0'\n"},
+}
+
+
 def clone(mirrors: Path, repository: str, scratch: Path) -> Path:
     target = scratch / repository.replace("/", "+")
     if not target.is_dir():
@@ -56,6 +68,12 @@ def clone(mirrors: Path, repository: str, scratch: Path) -> Path:
         if not source.is_dir():
             raise SystemExit(f"no mirror of {repository} at {source}: fetch it first (see benchmarks/README.md)")
         subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", str(source), str(target)], check=True)
+    for name, text in BUILT_FILES.get(repository, {}).items():
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        (target / name).write_text(text)
+        exclude = target / ".git" / "info" / "exclude"
+        if name not in exclude.read_text():
+            exclude.write_text(exclude.read_text() + name + "\n")
     return target
 
 
@@ -165,7 +183,11 @@ def main() -> int:
         if (entry["repository"], entry["commit"]) in done:
             continue
         work = clone(args.mirrors, entry["repository"], args.scratch)
-        record = run_commit(entry, work, args)
+        try:
+            record = run_commit(entry, work, args)
+        except Exception as error:  # noqa: BLE001 - one commit's failure is reported, the others go on
+            print(f"{entry['repository']} {entry['commit'][:8]}: failed: {type(error).__name__}: {error}", flush=True)
+            continue
         records.append(record)
         line = (f"{entry['repository']:32} {entry['commit'][:8]} {entry['kind']:11} touched {record['touched']:3} "
                 f"{dict(record.get('outcomes') or record['statuses'])}")
