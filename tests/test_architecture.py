@@ -23,11 +23,11 @@ def imported_divergent_modules(path: Path) -> set[str]:
 
 def test_public_api_is_pinned() -> None:
     assert divergent.__all__ == sorted([
-        "Budget", "Clustering", "Counterexample", "DEFAULT_POLICY", "DivergentError", "EqualityPolicy",
+        "Budget", "Clustering", "Counterexample", "DEFAULT_POLICY", "DiffResult", "DivergentError", "EqualityPolicy",
         "ExceptionEquality", "Implementation", "Input", "InvalidArgument", "Limits", "LoadError", "Outcome",
         "OutcomeKind", "Program", "PythonFunction", "Report", "SearchOptions", "StdinProgram", "TextInput", "Verdict",
         "__version__",
-        "assert_equivalent", "check", "cluster", "load_implementation",
+        "assert_equivalent", "check", "cluster", "diff", "load_implementation",
     ])
     for name in divergent.__all__:
         assert getattr(divergent, name) is not None
@@ -88,7 +88,7 @@ LAYERS: dict[str, int] = {
     # 7: the search loop
     "search": 7,
     # 8: what is built on the search
-    "clustering": 8, "incoherence": 8, "bench": 8,
+    "clustering": 8, "incoherence": 8, "bench": 8, "changes": 8,
     # 9: the command line
     "cli": 9, "__main__": 9,
 }

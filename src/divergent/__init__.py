@@ -6,6 +6,7 @@ workers, which import this package, do not pay for the whole tool)::
     divergent.check([...]) -> Report          disprove equivalence of 2..N implementations
     divergent.cluster([...]) -> Clustering    partition implementations by behaviour
     divergent.assert_equivalent(f, g, ...)    the same inside a test suite
+    divergent.diff(["HEAD~1"]) -> DiffResult  every function a git change touches, before against after
 
 Whole programs (stdin to stdout) take the same calls: ``divergent.check(["a.cpp", "b.py"],
 stdin=True, examples=["sample.txt"], validator="v.py")`` (docs/programs.md).
@@ -22,6 +23,8 @@ _EXPORTS: dict[str, str] = {
     "check": "divergent.search",
     "assert_equivalent": "divergent.search",
     "cluster": "divergent.clustering",
+    "diff": "divergent.changes",
+    "DiffResult": "divergent.changes",
     "Clustering": "divergent.clustering",
     "load_implementation": "divergent.load",
     "SearchOptions": "divergent.search",

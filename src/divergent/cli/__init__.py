@@ -9,7 +9,7 @@ shape), :mod:`~divergent.cli.option_groups` (option groups: flags declared by th
 them), :mod:`~divergent.cli.search_options` (the searching commands' groups and how they become the
 options), the groups (:mod:`~divergent.cli.search_groups`, :mod:`~divergent.cli.function_group`,
 :mod:`~divergent.cli.program_group`, :mod:`~divergent.cli.llm_options`, :mod:`~divergent.cli.outputs`),
-one module per command (check, cluster, incoherence, probegen, report, sandbox, bench and its
+one module per command (check, cluster, diff, incoherence, probegen, report, sandbox, bench and its
 harnesses: bench_refute, bench_equibench, bench_cetbench,
 bench_selfconsistency). The program's entry point is
 ``divergent.__main__`` (it starts the sandboxed workers a search will need before importing this).
@@ -37,6 +37,7 @@ __all__ = ["COMMAND_MODULES", "app", "main", "register_commands"]
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "bench": ("bench", "bench_cetbench", "bench_equibench", "bench_refute", "bench_selfconsistency"),
     "check": ("check",),
+    "diff": ("diff",),
     "cluster": ("cluster",),
     "incoherence": ("incoherence",),
     "probegen": ("probegen",),

@@ -93,6 +93,14 @@ def stored_page(store: Any, record: Any) -> tuple[Any, dict[str, Any] | None]:
 
         document = summary_json(summarize(store, record))
         return incoherence_page(document), document
+    if record.kind == "diff":
+        from divergent.changes.stored import stored_document
+        from divergent.report.changes import diff_page
+
+        document = stored_document(store, record)
+        if document is None:
+            raise InvalidArgument(f"diff run {record.short_id} did not finish: run the same diff to resume it")
+        return diff_page(document), document
     if record.kind == "probegen":
         units = {unit.key: unit.result for unit in store.units(record.id)}
         return probegen_page(record.parameters, units, run_id=record.id, status=record.status), None
@@ -124,6 +132,8 @@ def _describe(record: Any) -> str:
         return f"tasks {parameters.get('tasks')}, m={parameters.get('m')}, n={parameters.get('n')}"
     if record.kind == "probegen":
         return f"{parameters.get('function')} · {parameters.get('model')}"
+    if record.kind == "diff":
+        return f"{parameters['old']['name']} → {parameters['new']['name']} · {len(parameters['functions'])} functions"
     return ""
 
 

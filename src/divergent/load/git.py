@@ -15,7 +15,7 @@ from pathlib import Path
 from divergent.errors import LoadError
 from divergent.load.targets import Target
 
-__all__ = ["file_at_revision"]
+__all__ = ["commit_of", "file_at_revision", "git_output", "repository_root", "tree_at_revision"]
 
 
 def _git(arguments: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -135,3 +135,28 @@ def file_at_revision(target: Target, cwd: Path) -> Path:
     raise LoadError(
         f"{target.spec}: {target.path} does not exist at revision {target.revision} ({commit[:12]})"
     )
+
+
+def git_output(arguments: Sequence[str], cwd: Path, what: str) -> str:
+    """What ``git ARGUMENTS`` prints in ``cwd`` (LoadError naming ``what`` when it fails)."""
+    done = _git(arguments, cwd)
+    if done.returncode != 0:
+        raise LoadError(f"{what}: {_first_line(done.stderr)}")
+    return done.stdout
+
+
+def repository_root(cwd: Path) -> Path:
+    """The top of the work tree ``cwd`` is in (LoadError outside a git repository)."""
+    return Path(git_output(["rev-parse", "--show-toplevel"], cwd, f"{cwd} is not in a git work tree").strip())
+
+
+def commit_of(revision: str, cwd: Path) -> str:
+    """The commit ``revision`` names (LoadError with git's own reason when it names none)."""
+    return _resolve_commit(revision, cwd, revision)
+
+
+def tree_at_revision(revision: str, cwd: Path) -> tuple[str, Path]:
+    """The commit ``revision`` names and its whole tree, exported once into the private cache
+    (the directory ``REV:path`` specs load from)."""
+    commit = _resolve_commit(revision, cwd, revision)
+    return commit, _export_commit(commit, cwd, revision)

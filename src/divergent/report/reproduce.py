@@ -184,10 +184,12 @@ def _loader(program: PythonFunction, index: int, directory: Path, embedded: bool
         source = program.source + (f"\n{program.setup_code}\n" if program.setup_code else "")
         return f"_from_source({source!r}, {program.entry_point!r}, {name!r})  # from {program.origin or program.label}"
     path = relative_path(program.path, directory)
+    # the code that defines the entry point in the module (a method called through its class)
+    setup = f", setup={program.setup_code!r}" if program.setup_code else ""
     if "." in program.module_name and program.module_name not in shared_modules and program.sys_path:
         root = relative_path(program.sys_path[0], directory)
-        return f"_load({path!r}, {program.entry_point!r}, module={program.module_name!r}, root={root!r})"
-    return f"_load({path!r}, {program.entry_point!r}, name={name!r})"
+        return f"_load({path!r}, {program.entry_point!r}, module={program.module_name!r}, root={root!r}{setup})"
+    return f"_load({path!r}, {program.entry_point!r}, name={name!r}{setup})"
 
 
 #: said plainly at the top of an in-process test: pytest runs the implementations itself
@@ -211,18 +213,22 @@ HERE = Path(__file__).resolve().parent
 {settings}
 
 
-def _load(relative_path, function, *, name=None, module=None, root=None):
+def _load(relative_path, function, *, name=None, module=None, root=None, setup=""):
     """The function from a file; a module inside a package is imported under its dotted name (from
-    ``root``), so its relative imports work."""
+    ``root``), so its relative imports work; ``setup`` runs in the module first (it defines the
+    entry point of a method)."""
     path = (HERE / relative_path).resolve()
     search = str((HERE / root).resolve()) if root is not None else str(path.parent)
     sys.path.insert(0, search)
     try:
         if module is not None:
-            return getattr(importlib.import_module(module), function)
-        spec = importlib.util.spec_from_file_location(name, path)
-        loaded = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(loaded)
+            loaded = importlib.import_module(module)
+        else:
+            spec = importlib.util.spec_from_file_location(name, path)
+            loaded = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(loaded)
+        if setup:
+            exec(compile(setup, "<setup>", "exec"), loaded.__dict__)
         return getattr(loaded, function)
     finally:
         sys.path.remove(search)

@@ -28,7 +28,7 @@ programs are slow (a ground truth that takes most of the per-test limit, a check
 executions) would otherwise take minutes for one pair. A pair past its budget is skipped, with the
 reason counted (:attr:`GenerationStats.skipped`): never a pair whose steps were validated by a check
 cut short. The tests and the checks run on warm sandboxed workers
-(:class:`~divergent.bench.cetbench.validate.WarmWorkers`) kept across the steps and the pairs.
+(:class:`~divergent.search.warm.WarmWorkers`) kept across the steps and the pairs.
 """
 
 from __future__ import annotations

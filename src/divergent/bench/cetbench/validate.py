@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -37,9 +36,9 @@ from divergent.datasets.tasks import parse_or_none
 from divergent.errors import DivergentError, LoadError
 from divergent.load import load_source
 from divergent.programs import PythonFunction
-from divergent.records import AnyInput, Budget, ExitReason, Input, Outcome, OutcomeKind
+from divergent.records import Budget, ExitReason, Input, OutcomeKind
 from divergent.sandbox.limits import Limits
-from divergent.search.pipeline import RunnerView
+from divergent.search.warm import BorrowedRunner, WarmWorkers
 
 if TYPE_CHECKING:
     from divergent.sandbox.pool import WorkerPool
@@ -49,68 +48,6 @@ __all__ = ["Difference", "OverBudget", "TaskTests", "VersionTester", "WarmWorker
 
 class OverBudget(Exception):
     """The deadline passed before a test run or a check finished: no verdict."""
-
-
-class WarmWorkers:
-    """Started sandboxed workers, reused: one pool per (number of programs, argument recording),
-    reloaded with each batch of versions (see the module docstring). Use from one thread (the
-    workers' sandboxes live as long as the thread that started them); close when done."""
-
-    def __init__(self, limits: Limits, isolation: str | None = None) -> None:
-        self.limits = limits
-        self.isolation = isolation
-        self._pools: dict[tuple[int, bool], WorkerPool] = {}
-        #: sandboxes started, and versions loaded into warm ones (for the figures)
-        self.started = 0
-        self.reloaded = 0
-
-    def pool(self, implementations: Sequence[PythonFunction], *, compare_mutation: bool) -> WorkerPool:
-        """A pool running ``implementations`` (LoadError as a new pool's)."""
-        from divergent.sandbox.pool import WorkerPool
-
-        key = (len(implementations), compare_mutation)
-        found = self._pools.get(key)
-        if found is not None:
-            self.reloaded += len(implementations)
-            found.reload(implementations)
-            return found
-        self.started += len(implementations)
-        found = self._pools[key] = WorkerPool(implementations, limits=self.limits, isolation=self.isolation,
-                                              compare_mutation=compare_mutation)
-        return found
-
-    def close(self) -> None:
-        for pool in self._pools.values():
-            pool.close()
-        self._pools.clear()
-
-
-class _Borrowed(RunnerView):
-    """A warm pool lent to one check: its executions counted from the loan, its closing left to the
-    owner. Closing hands it back: it waits for a batch still running (a search leaves its background
-    batch running when it stops), and later runs run nothing, so the next check has the pool alone."""
-
-    def __init__(self, pool: WorkerPool) -> None:
-        super().__init__(pool)
-        self._base = pool.executions
-        self._lock = threading.Lock()
-        self._returned = False
-
-    @property
-    def executions(self) -> int:
-        return self._runner.executions - self._base
-
-    def run(
-        self, inputs: Sequence[AnyInput], *, deadline: float | None = None, timeout: float | None = None
-    ) -> list[tuple[Outcome, ...] | None]:
-        with self._lock:
-            if self._returned:
-                return [None] * len(inputs)
-            return self._runner.run(inputs, deadline=deadline, timeout=timeout)
-
-    def close(self) -> None:
-        with self._lock:
-            self._returned = True
 
 
 def _check_deadline(deadline: float | None) -> None:
@@ -333,7 +270,7 @@ def find_difference(
         main_runner = None
         if workers is not None:
             pool = workers.pool(implementations, compare_mutation=options.comparison.record_arguments)
-            main_runner = lambda: _Borrowed(pool)  # noqa: E731
+            main_runner = lambda: BorrowedRunner(pool)  # noqa: E731
         search = prepare(implementations, options, main_runner=main_runner)
         try:
             report = run_check(search, shrink=False)

@@ -399,13 +399,21 @@ def import_implementation(spec: dict, name: str) -> types.ModuleType:
     its setup code. ``spec`` holds ``path``, ``source`` and ``setup_code`` (the parent's
     :func:`divergent.sandbox.frames.implementation_payload`). This runs untrusted top-level code:
     call it inside the sandbox only."""
-    if spec["path"]:
+    module, package_error = _imported_in_package(spec, name) if spec["path"] and "." in name else (None, "")
+    if module is not None:
+        pass
+    elif spec["path"]:
         module_spec = importlib.util.spec_from_file_location(name, spec["path"])
         if module_spec is None or module_spec.loader is None:
             raise ImportError(f"cannot import {spec['path']}")
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[name] = module
-        module_spec.loader.exec_module(module)
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as error:
+            if package_error:  # the package's failure explains the module's
+                raise ImportError(f"{describe_exception(error)}; importing its package {package_error}") from None
+            raise
     else:
         module = types.ModuleType(name)
         module.__file__ = f"<{name}>"
@@ -414,6 +422,24 @@ def import_implementation(spec: dict, name: str) -> types.ModuleType:
     if spec["setup_code"]:
         exec(compile(spec["setup_code"], "<setup>", "exec"), module.__dict__)
     return module
+
+
+def _imported_in_package(spec: dict, name: str) -> tuple[types.ModuleType | None, str]:
+    """A module of a package imported as Python imports it: its package first, whose ``__init__``
+    may import the module itself (which must then not meet a half-run copy of it). (None, why) when
+    that fails or finds another file (a package that does not import here): the file alone is
+    imported then."""
+    top = name.split(".")[0]
+    try:
+        module = importlib.import_module(name)
+    except Exception as error:  # noqa: BLE001 - the package's own import failed: the file alone, as before
+        for loaded in [key for key in sys.modules if key == top or key.startswith(top + ".")]:
+            sys.modules.pop(loaded, None)
+        return None, f"failed: {describe_exception(error, where=True)}"
+    if os.path.realpath(getattr(module, "__file__", None) or "") != os.path.realpath(spec["path"]):
+        sys.modules.pop(name, None)
+        return None, ""
+    return module, ""
 
 
 def exception_fields(error: BaseException) -> list:
