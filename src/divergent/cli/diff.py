@@ -3,7 +3,7 @@ before against after (:mod:`divergent.changes`)."""
 
 from __future__ import annotations
 
-import functools
+import json
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated, Any
@@ -217,33 +217,33 @@ def _identity(flags: DiffFlags) -> dict[str, Any]:
 
 
 def _write(result: Any, flags: DiffFlags) -> None:
-    """The table (or the JSON document), the annotations, the HTML report and the tests."""
+    """The table (or the JSON document), the annotations, the HTML report and the tests; a write
+    that fails is said and loses nothing else (``Delivery``)."""
+    from divergent.cli.outputs import Delivery
     from divergent.report.changes import github_annotations, render_diff_table
 
     outputs, group = flags.outputs, flags.diff
     document = result.document()
-    notices = functools.cache(lambda: stderr_console(outputs.quiet))
-    with input_errors(outputs.prints_json):
-        outputs.write_json(document, notices())
-        if group.format == "github" and not outputs.prints_json:
-            for line in github_annotations(document):
-                print(line)
-        if not outputs.prints_json:
-            render_diff_table(document, make_console(quiet=False) if not outputs.quiet else _plain_console())
-        tests = [r.test for r in result.results]
-        if group.emit_test is not None:
-            written = _write_tests(result, group.emit_test)
-            if written:
-                notices().print(f"{len(written)} reproducing test(s) written: pytest {group.emit_test}", highlight=False)
-        if outputs.html is not None:
-            from divergent.cli.outputs import write_html_report
-            from divergent.report.changes import diff_page
+    delivery = Delivery(outputs.quiet)
+    outputs.write_json(document, delivery)
+    if group.format == "github" and not outputs.prints_json:
+        delivery.to_stdout(lambda: print("\n".join(github_annotations(document))))
+    if not outputs.prints_json:
+        console = make_console(quiet=False) if not outputs.quiet else _plain_console()
+        delivery.to_stdout(lambda: render_diff_table(document, console))
+    tests = [r.test for r in result.results]
+    if group.emit_test is not None:
+        written = _write_tests(result, group.emit_test, delivery)
+        if written:
+            delivery.note(f"{written} reproducing test(s) written: pytest {group.emit_test}")
+    if outputs.html is not None:
+        from divergent.report.changes import diff_page
 
-            write_html_report(diff_page(document, tests=tests), outputs.html, notices())
-        if result.run is not None:
-            where = f" --db {outputs.db}" if outputs.db is not None else ""
-            notices().print(f"diff stored as run {result.run}: divergent report {result.run}{where} shows it again",
-                           highlight=False)
+        delivery.html(diff_page(document, tests=tests), outputs.html)
+    if result.run is not None:
+        where = f" --db {outputs.db}" if outputs.db is not None else ""
+        delivery.note(f"diff stored as run {result.run}: divergent report {result.run}{where} shows it again")
+    delivery.finish(lambda: json.dumps(document, indent=1))
 
 
 def _plain_console() -> Any:
@@ -253,13 +253,12 @@ def _plain_console() -> Any:
     return console
 
 
-def _write_tests(result: Any, directory: Path) -> list[Path]:
-    from divergent.cli.outputs import write_text_file
-
-    written = []
+def _write_tests(result: Any, directory: Path, delivery: Any) -> int:
+    """One reproducing test per changed function; how many were written."""
+    written = 0
     for changed in result.changed:
         if not changed.test:
             continue
         name = "test_diff_" + "".join(c if c.isalnum() else "_" for c in changed.function.name.removesuffix(".py"))
-        written.append(write_text_file(directory / f"{name}.py", changed.test, "--emit-test"))
+        written += delivery.to_file("--emit-test", directory / f"{name}.py", changed.test)
     return written
