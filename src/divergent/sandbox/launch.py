@@ -246,7 +246,7 @@ class LauncherProcess(ChildConnection):
         self.work_dir = work_dir
         #: the memory cgroup every run joins (None where cgroups are not writable): the cap of the
         #: run's whole process family
-        self.run_cgroup: RunCgroup | None = make_run_cgroup(limits.memory_mb * _MIB)
+        self.run_cgroup: RunCgroup | None = make_run_cgroup(limits.memory_mb * _MIB, limits.processes)
         cgroup = self.run_cgroup
         try:
             # PID 1 of its namespace (a run cannot signal it), with only the interpreter and the
@@ -254,7 +254,7 @@ class LauncherProcess(ChildConnection):
             process = start_child(
                 _LAUNCHER_MODULE, limits=_LAUNCHER_LIMITS, level=level, read_only=self.read_only,
                 writable=(work_dir,) if work_dir else (), as_pid_1=True, narrow=True,
-                settings={"run_cgroup": list(cgroup.fds)} if cgroup else None, pass_fds=cgroup.fds if cgroup else (),
+                settings={"run_cgroup": cgroup.wire()} if cgroup else None, pass_fds=cgroup.fds if cgroup else (),
             )
         except BaseException:
             if cgroup is not None:
