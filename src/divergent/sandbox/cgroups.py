@@ -28,6 +28,13 @@ from divergent.sandbox.limits import Limits
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
+def run_cgroups() -> list[str]:
+    """The controllers a whole program's runs get cgroups of their own in here (memory, CPU time,
+    processes; none where they are not writable)."""
+    names = {"memory": "memory", "cpuacct": "CPU time", "pids": "processes"}
+    return [label for name, label in names.items() if os.access(_CGROUP_ROOT / name, os.W_OK)]
+
+
 def process_cap() -> str:
     """What caps the number of processes (and the memory) of one sandbox here, in one line."""
     controllers = [name for name in ("pids", "memory") if os.access(_CGROUP_ROOT / name, os.W_OK)]
