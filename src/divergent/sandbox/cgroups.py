@@ -31,7 +31,7 @@ _CGROUP_ROOT = Path("/sys/fs/cgroup")
 def run_cgroups() -> list[str]:
     """The controllers a whole program's runs get cgroups of their own in here (memory, CPU time,
     processes; none where they are not writable)."""
-    names = {"memory": "memory", "cpuacct": "CPU time", "pids": "processes"}
+    names = {"memory": "memory", "cpuacct": "CPU time"}
     return [label for name, label in names.items() if os.access(_CGROUP_ROOT / name, os.W_OK)]
 
 
@@ -144,8 +144,7 @@ class RunCgroup:
     whole family (where that controller is writable). The launcher moves each run into them through
     descriptors divergent opened (the sandbox needs no cgroup file system) and reads through theirs
     the kernel's count of processes it killed for memory, the highest memory usage (reset before
-    each run), the CPU time used, and who is in the memory cgroup (a run's leftovers where the
-    sandbox has no PID namespace). All are closed in a run's process before the program starts."""
+    each run) and the CPU time used. All are closed in a run's process before the program starts."""
 
     path: Path
     procs: int
@@ -155,25 +154,20 @@ class RunCgroup:
     cpu_path: Path | None = None
     cpu_procs: int = -1
     cpu_usage: int = -1
-    #: the ``pids`` cgroup: ``cgroup.procs`` and ``pids.current`` (0 once a run left nothing alive)
-    pids_path: Path | None = None
-    pids_procs: int = -1
-    pids_current: int = -1
     _closed: bool = field(default=False, repr=False)
 
     @property
     def fds(self) -> tuple[int, ...]:
-        return tuple(fd for fd in (self.procs, self.events, self.peak, self.cpu_procs, self.cpu_usage,
-                                   self.pids_procs, self.pids_current) if fd >= 0)
+        return tuple(fd for fd in (self.procs, self.events, self.peak, self.cpu_procs, self.cpu_usage) if fd >= 0)
 
     @property
     def paths(self) -> list[Path]:
-        return [path for path in (self.path, self.cpu_path, self.pids_path) if path is not None]
+        return [path for path in (self.path, self.cpu_path) if path is not None]
 
     def wire(self) -> dict[str, int]:
         """The descriptors as the launcher receives them (-1: none)."""
         return {"procs": self.procs, "events": self.events, "peak": self.peak, "cpu_procs": self.cpu_procs,
-                "cpu_usage": self.cpu_usage, "pids_procs": self.pids_procs, "pids_current": self.pids_current}
+                "cpu_usage": self.cpu_usage}
 
     def close_fds(self) -> None:
         """Close divergent's copies (once the sandbox holds its own)."""
@@ -188,11 +182,10 @@ class RunCgroup:
         remove_cgroups(self.paths)
 
 
-def make_run_cgroup(memory_bytes: int, processes: int) -> RunCgroup | None:
-    """The cgroups for the runs of one program, with a memory limit of ``memory_bytes`` and at most
-    ``processes`` processes and threads alive at once (None where memory cgroups are not writable,
-    or the kernel does not count their kills; the CPU and process cgroups are left out where their
-    controllers are not writable)."""
+def make_run_cgroup(memory_bytes: int) -> RunCgroup | None:
+    """The cgroups for the runs of one program, with a memory limit of ``memory_bytes`` (None where
+    memory cgroups are not writable, or the kernel does not count their kills; the CPU cgroup is
+    left out where ``cpuacct`` is not writable)."""
     if not _SWEPT["done"]:
         sweep_orphaned_cgroups()
     name = _cgroup_name() + "-run"
@@ -220,9 +213,6 @@ def make_run_cgroup(memory_bytes: int, processes: int) -> RunCgroup | None:
     cpu = _open_cgroup("cpuacct", name, {}, "cpuacct.usage")
     if cpu is not None:
         group.cpu_path, group.cpu_procs, group.cpu_usage = cpu
-    pids = _open_cgroup("pids", name, {"pids.max": str(processes)} if processes > 0 else {}, "pids.current")
-    if pids is not None:
-        group.pids_path, group.pids_procs, group.pids_current = pids
     return group
 
 

@@ -438,8 +438,8 @@ def run_containment(level: Isolation) -> str:
     """How what a run (or a version loaded into a reused worker) leaves behind is found and removed
     at ``level``, in one line (docs/sandbox.md, "Warm runs")."""
     if level is Isolation.RLIMITS:
-        return ("NOT CONTAINED: no PID namespace; leftovers are killed by parentage (and through the runs' "
-                "cgroups where writable), and a process that re-forks faster than that may survive")
+        return ("NOT CONTAINED: no PID namespace; leftovers are killed by parentage, and a process that re-forks "
+                "faster than that may survive")
     groups = run_cgroups()
     counted = (f"each run in cgroups of its own ({', '.join(groups)}: counted for its whole family)" if groups
                else "no cgroup can be made here: a run's CPU time is its own processes' (the wall clock bounds the "

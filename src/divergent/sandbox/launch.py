@@ -246,7 +246,7 @@ class LauncherProcess(ChildConnection):
         self.work_dir = work_dir
         #: the memory cgroup every run joins (None where cgroups are not writable): the cap of the
         #: run's whole process family
-        self.run_cgroup: RunCgroup | None = make_run_cgroup(limits.memory_mb * _MIB, limits.processes)
+        self.run_cgroup: RunCgroup | None = make_run_cgroup(limits.memory_mb * _MIB)
         cgroup = self.run_cgroup
         try:
             # PID 1 of its namespace (a run cannot signal it), with only the interpreter and the

@@ -1,16 +1,15 @@
 """A reused sandbox put back to a known state after each run (whole programs) or loaded version
 (functions): what a run left behind is found from outside it, by containment, never by asking it.
 
-* **Processes** (:class:`Leftovers`): in a sandbox whose PID namespace this process is the init of
-  (a launcher at the ``bubblewrap`` and ``unshare`` levels), every process but this one and its own
+* **Processes** (:class:`Leftovers`): once a run ended, any process but this one and its own
   helpers (the script zygote, a warm JVM) is a run's leftover, whoever its parent is (a
-  ``clone(CLONE_PARENT)`` makes the zygote its parent, ``setsid`` leaves the run's group). When
-  there is one, every process of the namespace is killed at once (``kill(-1)`` from its init: the
-  kernel lets no process fork past a pending ``SIGKILL``, so a process that re-clones itself cannot
-  outrun it), the helpers with them: they are started again. Where there is no such namespace
-  (``rlimits``) the leftovers are the processes of the runs' cgroup (where divergent could make one)
-  and this process's descendants, killed one by one: a process that re-forks faster than that may
-  survive (docs/sandbox.md says so).
+  ``clone(CLONE_PARENT)`` makes the zygote its parent, ``setsid`` leaves the run's group, a double
+  fork orphans it: this process is a subreaper). In a sandbox whose PID namespace this process is
+  the init of (a launcher at the ``bubblewrap`` and ``unshare`` levels), every process of the
+  namespace is then killed at once (``kill(-1)`` from its init: the kernel lets no process fork
+  past a pending ``SIGKILL``, so a process that re-clones itself cannot outrun it), the helpers with
+  them: they are started again. Where there is no such namespace (``rlimits``) the leftovers are
+  killed one by one: a process that re-forks faster than that may survive (docs/sandbox.md says so).
 * **Files** (:class:`Scratch`): the directories a sandbox may write and keeps between runs (its
   ``/tmp`` and ``/dev/shm`` at the ``bubblewrap`` level, its working directory elsewhere) are put back
   as they were before any untrusted code ran: every entry added since is removed (never following a
@@ -66,49 +65,67 @@ def reap() -> bool:
 
 
 class Leftovers:
-    """The processes runs leave behind, found and killed from outside them (see the module)."""
+    """The processes runs leave behind, found and killed from outside them (see the module).
 
-    def __init__(self, group: RunGroup | None = None) -> None:
-        #: the runs' cgroups: where a pids cgroup counts the runs' tasks, an empty one says at once
-        #: that no run left anything
-        self.group = group
+    A leftover's ancestry ends in a child of this process (a subreaper: orphans come to it) or of a
+    helper that forks runs (the script zygote: a ``clone(CLONE_PARENT)`` makes it the parent), so a
+    look at those two lists of children says whether there is any: the zygote's first (only its
+    children can add to its children), then this process's. Dead children are reaped first; a
+    helper's dead child (a zombie) is harmless, and reaped by that helper."""
+
+    def __init__(self) -> None:
         self.own_namespace = namespace_init()
         self.me = os.getpid()
         #: how many times the whole sandbox had to be cleared
         self.cleared = 0
 
-    def find(self, helpers: Collection[int]) -> list[int]:
-        """Every process left behind now: neither this one nor one of ``helpers``."""
-        if self.group is not None and self.group.tasks() == 0:
-            return []
-        if self.own_namespace:
-            return [pid for pid in _pids() if pid != self.me and pid not in helpers]
-        return sorted(set(_descendants(self.me)) - {self.me, *helpers})
+    def any(self, helpers: Collection[int], forking: Collection[int] = ()) -> bool:
+        """Whether a run left a process alive (``forking``: the helpers whose children are runs)."""
+        for helper in forking:
+            if any(_state(child) != b"Z" for child in _children(helper)):
+                return True
+        reap()
+        return any(child not in helpers for child in _children(self.me))
 
-    def clear(self, helpers: Collection[int]) -> bool:
+    def clear(self, helpers: Collection[int], forking: Collection[int] = ()) -> bool:
         """Kill what runs left behind; True when the helpers were killed too (in a namespace of its
         own everything dies at once: the caller starts its helpers again)."""
-        found = self.find(helpers)
-        if not found:
+        if not self.any(helpers, forking):
             return False
         if self.own_namespace:
             self.cleared += 1
             kill_all_but_me()
             return True
         for _ in range(100):
+            found = set(_descendants(self.me)) - {self.me, *helpers}
+            for helper in forking:
+                found |= {child for child in _children(helper) if _state(child) != b"Z"}
+            if not found:
+                break
             for pid in found:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
             reap()
             time.sleep(0.0005)
-            found = self.find(helpers)
-            if not found:
-                break
         return False
 
 
-def _pids() -> list[int]:
-    return [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+def _children(pid: int) -> list[int]:
+    """The children of a single-threaded process (its one thread's)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as handle:
+            return [int(word) for word in handle.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _state(pid: int) -> bytes:
+    """A process's state letter ("Z" for a zombie; "" when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return b""
 
 
 def _descendants(root: int) -> list[int]:
@@ -359,9 +376,8 @@ class RunGroup:
 
     def __init__(self, wire: dict | None) -> None:
         wire = wire or {}
-        (self.procs, self.events, self.peak, self.cpu_procs, self.cpu_usage, self.pids_procs,
-         self.pids_current) = (int(wire.get(name, -1)) for name in (
-            "procs", "events", "peak", "cpu_procs", "cpu_usage", "pids_procs", "pids_current"))
+        self.procs, self.events, self.peak, self.cpu_procs, self.cpu_usage = (
+            int(wire.get(name, -1)) for name in ("procs", "events", "peak", "cpu_procs", "cpu_usage"))
 
     @property
     def memory(self) -> bool:
@@ -370,17 +386,8 @@ class RunGroup:
 
     @property
     def joins(self) -> list[int]:
-        """What a run's process joins first: the memory, CPU and process cgroups."""
-        return [fd for fd in (self.procs, self.cpu_procs, self.pids_procs) if fd >= 0]
-
-    def tasks(self) -> int | None:
-        """How many processes and threads of the runs are alive (None without a pids cgroup)."""
-        if self.pids_current < 0:
-            return None
-        try:
-            return int(os.pread(self.pids_current, 64, 0))
-        except (OSError, ValueError):
-            return None
+        """What a run's process joins first: the memory and the CPU cgroups."""
+        return [fd for fd in (self.procs, self.cpu_procs) if fd >= 0]
 
     def kills(self) -> int:
         """How many processes the kernel has killed in the memory cgroup so far (0 without one)."""

@@ -111,7 +111,7 @@ class Launcher:
         self.package_root = os.path.dirname(os.path.dirname(os.path.dirname(here)))
         #: what runs leave behind: processes, and files in the sandbox's scratch directories (as
         #: they are now, before any untrusted code ran)
-        self.leftovers = Leftovers(self.group)
+        self.leftovers = Leftovers()
         self.scratch = Scratch(scratch or [], watch=True)
         #: the memory cgroup's kill count after the last run
         self.kills = self.group.kills()
@@ -352,7 +352,8 @@ class Launcher:
     def _clear_processes(self) -> None:
         """Kill every process a run left behind; when that took the helpers too, they start again
         (the zygote at the next run, the JVM when it is next needed)."""
-        if self.leftovers.clear(self._helpers()):
+        forking = [self.starter.pid] if isinstance(self.starter, ZygoteStarter) and self.starter.pid else []
+        if self.leftovers.clear(self._helpers(), forking):
             if isinstance(self.starter, ZygoteStarter):
                 self.starter.close()
             if self.jvm is not None:

@@ -74,12 +74,14 @@ class WarmJvm:
         jvm_limits = dict(limits, cpu=_LIFE_CPU_SECONDS, memory=0)
         # its memory counts with the runs' (not its CPU time: it is measured on its own clock)
         memory = [group.procs] if group.memory else []
+        no_processes = no_new_processes_program(platform.machine())
         self.starter = Starter(self.argv, environment, run_dir, jvm_limits, memory, helper,
-                               filter_program=no_new_processes_program(platform.machine()))
+                               filter_program=no_processes)
         #: stopped between batches
         self.paused = False
-        #: every run gets a JVM of its own from now on
-        self.cold = False
+        #: every run gets a JVM of its own from now on (from the start where no filter can keep the
+        #: warm JVM from starting processes: an architecture the filter does not know)
+        self.cold = no_processes is None
         self.strikes = 0
         self.pid = 0
         self.runs = 0

@@ -100,6 +100,18 @@ def main() -> None:
             os._exit(0)
         _, status, usage = os.wait4(pid, 0)
         sock.send(struct.pack(_REPORT_FORMAT, status, usage.ru_utime, usage.ru_stime, usage.ru_maxrss))
+        _reap()
+
+
+def _reap() -> None:
+    """Reap the other children that ended (processes a run cloned as this one's: the launcher kills
+    the live ones)."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
 
 
 def _child(fds: list[int], args: list[str], script: str, code: object, streams: tuple, script_path: list[str],
