@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import stat
 import time
@@ -78,14 +79,24 @@ class Leftovers:
         self.me = os.getpid()
         #: how many times the whole sandbox had to be cleared
         self.cleared = 0
+        # this process's own list of children, read again from its start each time
+        self._mine = os.open(f"/proc/{self.me}/task/{self.me}/children", os.O_RDONLY | os.O_CLOEXEC)
 
     def any(self, helpers: Collection[int], forking: Collection[int] = ()) -> bool:
         """Whether a run left a process alive (``forking``: the helpers whose children are runs)."""
         for helper in forking:
             if any(_state(child) != b"Z" for child in _children(helper)):
                 return True
-        reap()
-        return any(child not in helpers for child in _children(self.me))
+        if all(child in helpers for child in self._my_children()):
+            return False
+        reap()  # an orphan that ended is no leftover
+        return any(child not in helpers for child in self._my_children())
+
+    def _my_children(self) -> list[int]:
+        try:
+            return [int(word) for word in os.pread(self._mine, 1 << 16, 0).split()]
+        except (OSError, ValueError):
+            return _children(self.me)
 
     def clear(self, helpers: Collection[int], forking: Collection[int] = ()) -> bool:
         """Kill what runs left behind; True when the helpers were killed too (in a namespace of its
@@ -113,10 +124,15 @@ class Leftovers:
 def _children(pid: int) -> list[int]:
     """The children of a single-threaded process (its one thread's)."""
     try:
-        with open(f"/proc/{pid}/task/{pid}/children", "rb") as handle:
-            return [int(word) for word in handle.read().split()]
+        fd = os.open(f"/proc/{pid}/task/{pid}/children", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return []
+    try:
+        return [int(word) for word in os.read(fd, 1 << 16).split()]
     except (OSError, ValueError):
         return []
+    finally:
+        os.close(fd)
 
 
 def _state(pid: int) -> bytes:
@@ -170,6 +186,9 @@ class Scratch:
                 self._record(os.path.realpath(root))
         #: an inotify descriptor watching every directory of the baseline (-1: none, list them)
         self._events = _watch(list(self.baseline), self._EVENTS) if watch else -1
+        self._poller = select.poll()
+        if self._events >= 0:
+            self._poller.register(self._events, select.POLLIN)
         self._dirty = True
 
     def _record(self, root: str) -> None:
@@ -205,13 +224,11 @@ class Scratch:
         """Whether something may have been added since the last reset."""
         if self._events < 0:
             return True
-        try:
-            while os.read(self._events, 1 << 16):
-                self._dirty = True
-        except BlockingIOError:
-            pass
-        except OSError:
+        if self._poller.poll(0):
             self._dirty = True
+            with contextlib.suppress(OSError):
+                while os.read(self._events, 1 << 16):
+                    pass
         return self._dirty
 
     def reset(self) -> int:
@@ -248,8 +265,8 @@ class Scratch:
             return 0
         if self._events >= 0:
             added = _watch([directory], self._EVENTS, self._events)
-            if added < 0:
-                os.close(self._events)
+            if added < 0:  # (_watch closed it)
+                self._poller = select.poll()
                 self._events = -1
         return 1
 
