@@ -1393,3 +1393,4 @@ def test_a_runs_cpu_time_is_its_whole_familys(tmp_path: Path) -> None:
     assert result is not None and result.kind is OutcomeKind.TIMEOUT, result
     assert result.cpu_seconds >= 0.5, result
     assert result.seconds < limits.wall_seconds, result  # stopped on the family's CPU time, not the wall clock
+    assert "processes together" in result.detail, result

@@ -271,7 +271,7 @@ class Launcher:
     def _watch(self, pid: int, out_read: int, err_read: int, started: float, cpu_before: float | None,
                limits: dict) -> tuple[str, Output]:
         """Read the run's output until it ended (its verdict when the launcher stopped it: "output",
-        "wall", or "" also when its processes together passed the CPU limit), then kill its group."""
+        "wall", or "cpu" when its processes together passed the CPU limit), then kill its group."""
         wall = float(limits["wall"])
         cpu_limit = float(limits["cpu"])
         output = Output(limits)
@@ -295,6 +295,7 @@ class Launcher:
                 if next_check is not None and now >= next_check:
                     next_check = now + _CPU_CHECK_SECONDS
                     if (self.group.cpu_seconds() or 0.0) - cpu_before > cpu_limit:  # type: ignore[operator]
+                        verdict = "cpu"
                         break
                 wait = remaining if next_check is None else min(remaining, max(0.0, next_check - now))
                 for fd, _event in poller.poll(self.patience(wait) * 1000):
