@@ -14,6 +14,9 @@ constraints exclude.
     python benchmarks/programs.py check [--budget 20]     verify, then found/total, false claims, median time
     python benchmarks/programs.py throughput [--runs 3000]  runs/s: trivial C, C++, Python, Java pairs
     python benchmarks/programs.py floor [--runs 3000]       fork+exec of a static binary in the sandbox
+    python benchmarks/programs.py validator [--runs 1000] [--budget 10]
+                                         a validator's runs/s beside a program's (the same launcher),
+                                         and a search's inputs/s with it on small inputs
     python benchmarks/programs.py all
 
 Results go to ``benchmarks/results/programs.jsonl``. Run it alone on the machine: with two cores,
@@ -290,9 +293,102 @@ def floor(runs: int, cache: str) -> list[dict]:
     return rows
 
 
+def validator_throughput(runs: int, budget: float, cache: str, pair: str = "gcd_rewrite") -> list[dict]:
+    """The validator is run as the programs are (a launcher of its own per worker: the zygote for a
+    script, the same containment after every run): its runs per second through the service the
+    search uses (two workers, in batches as large as the search's and as large as possible) beside
+    the same script's as a program under test. Then a search on small inputs with the validator
+    (an equivalent pair: it runs its whole budget): inputs per second, and where its seconds went
+    (the loop waiting for the validator, the programs running on the pipeline's thread, the rest:
+    the engines proposing, the loop judging)."""
+    from divergent.kinds import texts
+    from divergent.sandbox.isolation import choose_level
+    from divergent.sandbox.launch import Job
+    from divergent.sandbox.process_runner import ProgramService, build_all
+
+    directory = PAIRS / pair
+    meta = json.loads((directory / "meta.json").read_text())
+    build = BuildOptions(cache_dir=cache)
+    validator = load_program(str(directory / "validator.py"), build=build)
+    level = choose_level(None)
+    # built now: the search's budget counts its builds
+    build_all([load_program(path, build=build) for path in programs_of(directory, meta)], level=level,
+              limits=ProgramLimits())
+    texts_ = [f"3\n{i + 1} {2 * i + 2} {3 * i + 3}\n" for i in range(runs)]
+    rows = []
+
+    def measured(what: str, count: int, roots: list[int], work) -> None:
+        before, started = _cpu_seconds(roots), time.monotonic()
+        work()
+        seconds, cpu = time.monotonic() - started, _cpu_seconds(roots) - before
+        cpu_ms = 1000 * cpu / count
+        rows.append({"benchmark": "validator", "what": what, "runs": count, "seconds": round(seconds, 3),
+                     "runs_per_second": round(count / seconds, 1), "cpu_ms_per_run": round(cpu_ms, 3),
+                     "runs_per_second_two_free_cores": round(2000 / cpu_ms, 1), "isolation": level.value})
+        print(f"{what:44} {count / seconds:7.1f} runs/s ({level.value}); {cpu_ms:.2f} ms of CPU per run, "
+              f"{2000 / cpu_ms:.0f} runs/s on two free cores", flush=True)
+
+    def validate(size: int) -> None:
+        for k in range(0, runs, size):
+            results = service.run([Job(stdin=text.encode()) for text in texts_[k : k + size]])
+            assert all(result is not None and result.ok for result in results), results
+
+    service = ProgramService(validator, limits=ProgramLimits(time_limit=5.0, memory_mb=1024, output_bytes=64 * 1024),
+                             level=level, workers=texts.VALIDATOR_WORKERS)
+    try:
+        service.run([Job(stdin=b"1\n1\n")] * 8)  # warm up (both workers)
+        roots = [launcher.process.pid for launcher in service._launchers if launcher is not None]
+        for size in (8, runs):
+            measured(f"validator runs, batches of {size}", runs, roots, lambda size=size: validate(size))
+    finally:
+        service.close()
+    with ProcessRunner([validator, validator]) as runner:
+        runner.run([TextInput("1\n1\n")] * 4)
+        found: list = []
+        measured("the same script, as two programs under test", 2 * runs, runner.sandbox_pids,
+                 lambda: found.extend(runner.run([TextInput(text) for text in texts_])))
+    assert all(row is not None and row[0].kind is OutcomeKind.OK for row in found)
+
+    # the search: where its seconds go
+    spent = {"validating": 0.0, "running": 0.0}
+
+    def timed(function, key):
+        def wrapper(*args, **kwargs):
+            started = time.monotonic()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[key] += time.monotonic() - started
+        return wrapper
+
+    verdicts, run = texts.Validator.verdicts, ProcessRunner.run
+    texts.Validator.verdicts, ProcessRunner.run = timed(verdicts, "validating"), timed(run, "running")
+    try:
+        report = divergent.check(
+            programs_of(directory, meta), stdin=True, examples=[str(directory / "sample.txt")],
+            validator=str(directory / "validator.py"), output=meta.get("output", "tokens"),
+            budget=Budget(seconds=budget), build_cache=cache, shrink=False, seed=0,
+        )
+    finally:
+        texts.Validator.verdicts, ProcessRunner.run = verdicts, run
+    seconds = report.seconds
+    rate = report.inputs / seconds
+    for note in report.notes:
+        print("  note:", note[:300])
+    rows.append({"benchmark": "validator", "what": f"search with the validator ({pair})", "inputs": report.inputs,
+                 "rejected": report.rejected, "executions": report.executions, "seconds": round(seconds, 3),
+                 "inputs_per_second": round(rate, 1), "validating_seconds": round(spent["validating"], 3),
+                 "running_seconds": round(spent["running"], 3), "isolation": level.value})
+    print(f"search with the validator ({pair}, {budget:g} s): {report.inputs} inputs judged, {report.rejected} "
+          f"rejected, {report.executions} program runs: {rate:.1f} inputs/s; the loop waited {spent['validating']:.2f} s "
+          f"for the validator; the programs ran {spent['running']:.2f} s (on the pipeline's thread, beside the loop)",
+          flush=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=("verify", "check", "throughput", "floor", "all"))
+    parser.add_argument("what", choices=("verify", "check", "throughput", "floor", "validator", "all"))
     parser.add_argument("--budget", type=float, default=20.0)
     parser.add_argument("--pairs", default=None)
     parser.add_argument("--runs", type=int, default=3000)
@@ -313,6 +409,8 @@ def main() -> None:
             rows += floor(arguments.runs, cache)
         if arguments.what in ("throughput", "all"):
             rows += throughput(arguments.runs, cache)
+        if arguments.what in ("validator", "all"):
+            rows += validator_throughput(min(arguments.runs, 1000), arguments.budget, cache)
     if rows:
         RESULTS.parent.mkdir(exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")

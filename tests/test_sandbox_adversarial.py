@@ -5,7 +5,9 @@ Each test plays an attack as an attacker would and asserts what the user would s
 never appears, the listener records no connection, the forger is reported as different or crashed
 (never equivalent), an internal failure exits 3 with one line or a JSON object, a planted FIFO
 cannot hang divergent, no cgroup is left behind, no raw ESC byte reaches the terminal, a huge
-literal is refused at once, the response store is private.
+literal is refused at once, the response store is private. The last section attacks the warm
+machinery (the script zygote, the warm JVM, workers reused across versions, the launchers of
+validators, checkers and generators) and asserts from the host that nothing of a run outlives it.
 """
 
 from __future__ import annotations
@@ -491,7 +493,8 @@ def test_a_planted_fifo_or_link_cannot_hang_or_flood_divergent(level: str, tmp_p
 
 def _our_cgroups() -> set[Path]:
     root = Path("/sys/fs/cgroup")
-    return {path for controller in ("pids", "memory") for path in (root / controller).glob(f"divergent-{os.getpid()}-*")}
+    return {path for controller in ("pids", "memory", "cpuacct")
+            for path in (root / controller).glob(f"divergent-{os.getpid()}-*")}
 
 
 @pytest.mark.skipif(not os.access("/sys/fs/cgroup/pids", os.W_OK), reason="no writable cgroup v1 controllers")
@@ -1006,7 +1009,7 @@ def test_a_clean_exit_leaves_no_cgroup_behind(tmp_path: Path) -> None:
                                    env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         assert process.wait(timeout=120) in (0, 1)
-        left = [path for controller in ("pids", "memory")
+        left = [path for controller in ("pids", "memory", "cpuacct")
                 for path in (Path("/sys/fs/cgroup") / controller).glob(f"divergent-{process.pid}-*")]
         assert left == [], left
 
@@ -1026,3 +1029,368 @@ def test_the_emitted_in_process_test_says_it_runs_the_code_unsandboxed(tmp_path:
             break
         header.append(line)
     assert "OUTSIDE divergent's sandbox" in "\n".join(header)
+
+
+# -- 10. the warm machinery is contained like a fresh run ------------------------------------------
+# (the script zygote, the warm JVM, workers reused across versions, and the launchers of validators,
+# checkers and generators: nothing a run starts outlives it, and no file it writes reaches the next)
+
+CGROUPS = os.access("/sys/fs/cgroup/pids", os.W_OK) and MEMORY_CGROUPS
+
+
+@pytest.fixture(params=["cgroups", "pid-namespace"])
+def containment(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways a launcher finds what a run left: the runs' cgroups (as root, cgroup v1), and its
+    PID namespace alone (a user who cannot make cgroups)."""
+    from divergent.sandbox import launch
+
+    if request.param == "cgroups" and not CGROUPS:
+        pytest.skip("no writable cgroup v1 controllers")
+    if request.param == "pid-namespace":
+        monkeypatch.setattr(launch, "make_run_cgroup", lambda *args: None)
+    return request.param
+
+
+def _alive_with(marker: str) -> list[str]:
+    """The host's processes (zombies too) whose command line or name holds ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            text = Path(f"/proc/{entry}/cmdline").read_bytes() + Path(f"/proc/{entry}/comm").read_bytes()
+        except OSError:
+            continue
+        if marker.encode() in text:
+            found.append(entry)
+    return found
+
+
+def _marker(what: str) -> str:
+    return f"dvg{what}{os.getpid() % 100000}"
+
+
+LEAVER = """\
+import ctypes, os, platform, sys, time
+line = sys.stdin.readline().strip()
+libc = ctypes.CDLL(None, use_errno=True)
+CLONE = 56 if platform.machine() == "x86_64" else 220
+
+def clone_parent():
+    # a process whose parent is this one's parent (the script zygote), not this one
+    return libc.syscall(CLONE, 0x00008000 | 17, 0, 0, 0, 0)
+
+def leftover():
+    os.setsid()  # out of the run's process group too
+    libc.prctl(15, b"MARKER", 0, 0, 0)
+    if "HOW" == "sleeper":
+        time.sleep(60)
+    while True:  # burn CPU, and before its CPU limit, clone again and leave
+        started = time.process_time()
+        while time.process_time() - started < 0.3:
+            pass
+        if clone_parent() == 0:
+            libc.prctl(15, b"MARKER", 0, 0, 0)
+            continue
+        os._exit(0)
+
+pid = clone_parent()
+if pid == 0:
+    leftover()
+print(line, "cloned" if pid > 0 else "failed")
+"""
+
+
+@needs_bwrap
+@pytest.mark.parametrize("how", ["sleeper", "burner"])
+def test_no_process_a_script_starts_outlives_its_run(how: str, containment: str, tmp_path: Path) -> None:
+    """Finding 1 of the warm machinery: a script's ``clone(CLONE_PARENT)`` + ``setsid`` made a process
+    whose parent is the script zygote; nobody killed it (a sleep lived 17-19 s into a 20 s check, a
+    re-cloning CPU burner used 4.5 CPU-seconds outside any run). Now nothing of a run is alive once
+    the run has ended, seen from the host, whether it ran as a program or as a validator, checker or
+    generator (the same launcher, :class:`ProgramService`)."""
+    from divergent.load.whole_programs import load_program
+    from divergent.programs import BuildOptions
+    from divergent.records import TextInput
+    from divergent.sandbox.launch import Job, ProgramLimits
+    from divergent.sandbox.process_runner import ProcessRunner, ProgramService
+
+    marker = _marker(how[0])
+    (tmp_path / "leaver.py").write_text(LEAVER.replace("MARKER", marker).replace("HOW", how))
+    program = load_program(str(tmp_path / "leaver.py"), build=BuildOptions(cache_dir=str(tmp_path / "builds")))
+    limits = ProgramLimits(time_limit=2.0)
+    with ProcessRunner([program], limits=limits, isolation="bubblewrap") as runner:
+        for k in range(3):
+            (row,) = runner.run([TextInput(f"{k}\n")])
+            assert row is not None and row[0].kind is OutcomeKind.OK and row[0].stdout == f"{k} cloned\n", row
+            time.sleep(0.3)  # a leftover would be alive (and burning) by now
+            assert _alive_with(marker) == [], f"run {k} left a process behind"
+    service = ProgramService(program, limits=limits, level=Isolation.BUBBLEWRAP, workers=2)
+    try:
+        results = service.run([Job(stdin=f"{k}\n".encode()) for k in range(6)])
+        assert [result.stdout if result else None for result in results] == [f"{k} cloned\n" for k in range(6)]
+        time.sleep(0.3)
+        assert _alive_with(marker) == []
+    finally:
+        service.close()
+
+
+ESCAPE_JAVA = """\
+import java.lang.reflect.Field;
+
+public class Escape {
+    public static void main(String[] args) throws Exception {
+        String line = new java.util.Scanner(System.in).next();
+        try {  // in a warm JVM: switch its harness off, as a program can by reflection
+            Class<?> harness = ClassLoader.getSystemClassLoader().loadClass("DivergentHarness");
+            Field current = harness.getDeclaredField("current");
+            current.setAccessible(true);
+            current.set(null, null);
+        } catch (ReflectiveOperationException absent) {
+            // a JVM of its own: no harness to switch off
+        }
+        String started;
+        try {
+            new ProcessBuilder("setsid", "sh", "-c", "sleep 60", "MARKER").start();
+            started = "started";
+        } catch (java.io.IOException refused) {
+            started = "refused";
+        }
+        System.out.println(line + " " + started);
+    }
+}
+"""
+
+
+@needs_bwrap
+def test_a_java_program_that_switches_off_the_harness_starts_no_process_that_outlives_its_run(
+        containment: str, tmp_path: Path) -> None:
+    """Finding 2: a program set the harness's static ``current`` to null by reflection, and its warm
+    JVM's security manager let ``setsid sleep`` through; it lived 20-22 s, under the JVM's lifetime
+    CPU limit. Now the warm JVM runs under a system-call filter installed before its first
+    instruction (threads, no process): the attempt kills the JVM, the input runs in a JVM of its
+    own (where it may start processes: the launcher kills them when the run ends), and the
+    outcome is that JVM's."""
+    from conftest import need_tool
+    from divergent.load.whole_programs import load_program
+    from divergent.programs import BuildOptions
+    from divergent.records import TextInput
+    from divergent.sandbox.launch import ProgramLimits
+    from divergent.sandbox.process_runner import ProcessRunner
+
+    need_tool("javac")
+    marker = _marker("j")
+    (tmp_path / "Escape.java").write_text(ESCAPE_JAVA.replace("MARKER", marker))
+    program = load_program(str(tmp_path / "Escape.java"), build=BuildOptions(cache_dir=str(tmp_path / "builds")))
+    with ProcessRunner([program], limits=ProgramLimits(time_limit=5.0), isolation="bubblewrap") as runner:
+        assert runner.built[0].mode == "java"  # runs go to a warm JVM first
+        for k in range(3):
+            (row,) = runner.run([TextInput(f"{k}\n")])
+            assert row is not None and row[0].kind is OutcomeKind.OK and row[0].stdout == f"{k} started\n", row
+            time.sleep(0.3)
+            assert _alive_with(marker) == [], f"run {k} left a process behind"
+
+
+PROBE_JAVA = """\
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+public class Probe {
+    public static void main(String[] args) throws Exception {
+        String line = new java.util.Scanner(System.in).next();
+        String warm = "cold";
+        try {
+            ClassLoader.getSystemClassLoader().loadClass("DivergentHarness");
+            warm = "warm";
+        } catch (ClassNotFoundException absent) {
+            // a JVM of its own
+        }
+        String secret, write;
+        try {
+            secret = Files.readString(Path.of("SECRET_FILE"));
+        } catch (java.io.IOException unseen) {
+            secret = "unseen";
+        }
+        try {
+            Files.writeString(Path.of("/usr/planted"), line);
+            write = "wrote";
+        } catch (java.io.IOException refused) {
+            write = "refused";
+        }
+        String[] tmp = new java.io.File("/tmp").list();
+        java.util.Arrays.sort(tmp);
+        Files.writeString(Path.of("/tmp/planted-" + line), line);  // the next run must not see it
+        System.out.println(warm + " " + secret + " " + write + " " + String.join(",", tmp));
+    }
+}
+"""
+
+
+@needs_bwrap
+def test_a_warm_jvm_is_sandboxed_as_a_fresh_run(tmp_path: Path) -> None:
+    """The warm JVM lives across runs in the sandbox a fresh run gets: no host file to read, nothing
+    but its scratch to write, and what one run writes there is gone for the next. (A socket is
+    refused by the same filter, inherited; the harness sends a run that loads the JDK's network
+    library to a JVM of its own, so a warm run never gets that far.)"""
+    from conftest import need_tool
+    from divergent.load.whole_programs import load_program
+    from divergent.programs import BuildOptions
+    from divergent.records import TextInput
+    from divergent.sandbox.launch import ProgramLimits
+    from divergent.sandbox.process_runner import ProcessRunner
+
+    need_tool("javac")
+    (tmp_path / "secret.txt").write_text(SECRET)
+    (tmp_path / "Probe.java").write_text(PROBE_JAVA.replace("SECRET_FILE", str(tmp_path / "secret.txt")))
+    program = load_program(str(tmp_path / "Probe.java"), build=BuildOptions(cache_dir=str(tmp_path / "builds")))
+    with ProcessRunner([program], limits=ProgramLimits(time_limit=5.0), isolation="bubblewrap") as runner:
+        rows = [runner.run([TextInput(f"{k}\n")])[0] for k in range(3)]
+    outputs = {row[0].stdout if row is not None else None for row in rows}
+    assert len(outputs) == 1, outputs  # every run saw the same /tmp
+    (output,) = outputs
+    assert output is not None and output.startswith("warm unseen refused "), output
+    assert "planted" not in output and SECRET not in output
+
+
+PLANTER = """\
+import os, time
+
+PLANT = 'def heappush(heap, item):\\n    heap.append(424242)\\n'
+
+def f(x):
+    with open('/tmp/heapq.py', 'w') as handle:  # the working directory, once first on sys.path
+        handle.write(PLANT)
+    os.makedirs('/dev/shm/planted', exist_ok=True)
+    if os.fork() == 0:  # and a process that plants it again, later
+        os.setsid()
+        for _ in range(1000):
+            try:
+                with open('/tmp/heapq.py', 'w') as handle:
+                    handle.write(PLANT)
+            except OSError:
+                pass
+            time.sleep(0.005)
+        os._exit(0)
+    return 1
+"""
+HONEST_HEAP = """\
+import os, sys
+
+def f(x):
+    import heapq
+    heap = []
+    heapq.heappush(heap, 7)
+    return [heap[0], sorted(os.listdir('/tmp')), sorted(os.listdir('/dev/shm')), '' in sys.path]
+"""
+
+
+@needs_bwrap
+def test_a_module_planted_in_tmp_never_changes_the_next_versions_result(tmp_path: Path) -> None:
+    """Finding 3: CETBench's warm workers loaded version 2 where version 1 had written
+    ``/tmp/heapq.py``; ``''`` (the working directory, ``/tmp``) was first on ``sys.path``, so the honest
+    version's ``import heapq`` got 424242 on the warm worker and 7 on a fresh one. Now every
+    version loads into a sandbox put back as it was (no process, no file of the one before, no
+    writable directory on ``sys.path``): the same result as on a fresh worker."""
+    from divergent.bench.cetbench.validate import WarmWorkers
+
+    planter = program(tmp_path / "versions", "planter", PLANTER)
+    honest = program(tmp_path / "versions", "honest", HONEST_HEAP)
+    warm = WarmWorkers(Limits(timeout=5.0), isolation="bubblewrap")
+    try:
+        (row,) = warm.pool([planter], compare_mutation=False).run([Input(args=(1,))])
+        assert row is not None and row[0].value == 1, row
+        time.sleep(0.05)  # the planter's leftover is planting again
+        (warm_row,) = warm.pool([honest], compare_mutation=False).run([Input(args=(1,))])
+        assert warm.started == 1 and warm.reloaded == 1  # the same worker, reused
+    finally:
+        warm.close()
+    with WorkerPool([honest], limits=Limits(timeout=5.0), isolation="bubblewrap") as pool:
+        (fresh_row,) = pool.run([Input(args=(1,))])
+    assert warm_row is not None and fresh_row is not None
+    assert warm_row[0].value == fresh_row[0].value, (warm_row[0], fresh_row[0])
+    assert warm_row[0].value[1][0] == 7 and warm_row[0].value[1][3] is False, warm_row[0]  # ("list", [...])
+
+
+RESET_SCRIPT = """\
+import ctypes, os, sys
+line = sys.stdin.readline().strip()
+seen = sorted(os.listdir('/tmp')) + ['|'] + sorted(os.listdir('/dev/shm')) + ['|'] + sorted(os.listdir('.'))
+for place in ('/tmp/planted', '/dev/shm/planted', 'here'):
+    with open(place, 'w') as handle:
+        handle.write(line)
+os.makedirs('/tmp/deep', exist_ok=True)
+os.chdir('/tmp/deep')
+for _ in range(300):
+    os.mkdir('d')
+    os.chdir('d')
+open('f', 'w').close()
+os.chdir('/tmp')
+os.mkdir('/tmp/locked')
+open('/tmp/locked/f', 'w').close()
+os.chmod('/tmp/locked', 0)
+os.symlink('/tmp/run', '/tmp/link')  # removed, never followed
+libc = ctypes.CDLL(None, use_errno=True)
+segment = libc.shmget(0, 4096, 0o1600)  # System V shared memory would outlive the run: denied
+print(' '.join(seen), segment, ctypes.get_errno())
+"""
+
+
+@needs_bwrap
+def test_a_file_a_run_writes_never_reaches_the_next_run(containment: str, tmp_path: Path) -> None:
+    """The same for whole programs, validators, checkers and generators: each run starts with the
+    sandbox's ``/tmp``, ``/dev/shm`` and working directory as they were before any untrusted code ran
+    (a deep tree, an unreadable directory and a link included), and System V IPC, which no reset
+    could list, is denied."""
+    from divergent.load.whole_programs import load_program
+    from divergent.programs import BuildOptions
+    from divergent.records import TextInput
+    from divergent.sandbox.launch import ProgramLimits
+    from divergent.sandbox.process_runner import ProcessRunner
+
+    (tmp_path / "planter.py").write_text(RESET_SCRIPT)
+    program = load_program(str(tmp_path / "planter.py"), build=BuildOptions(cache_dir=str(tmp_path / "builds")))
+    with ProcessRunner([program], limits=ProgramLimits(time_limit=5.0), isolation="bubblewrap") as runner:
+        rows = [runner.run([TextInput(f"{k}\n")])[0] for k in range(3)]
+    outputs = [row[0].stdout if row is not None else None for row in rows]
+    assert all(row is not None and row[0].kind is OutcomeKind.OK for row in rows), rows
+    assert len(set(outputs)) == 1, outputs  # every run saw the same sandbox
+    assert "planted" not in outputs[0] and "deep" not in outputs[0] and "here" not in outputs[0]
+    assert outputs[0].rstrip().endswith("-1 1"), outputs[0]  # shmget: EPERM
+
+
+BURNERS = """\
+import os, sys, time
+sys.stdin.read()
+for _ in range(4):
+    if os.fork() == 0:
+        if os.fork() == 0:  # a grandchild nobody waits for: its time is on no process's clock
+            while True:
+                pass
+        os._exit(0)
+    os.wait()
+time.sleep(60)
+"""
+
+
+@needs_bwrap
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/cpuacct", os.W_OK), reason="no writable cpuacct cgroup")
+def test_a_runs_cpu_time_is_its_whole_familys(tmp_path: Path) -> None:
+    """CPU time is counted per cgroup, not on one process's clock: a run whose orphaned grandchildren
+    burn while it sleeps is a timeout with their CPU seconds, not a run of no CPU time."""
+    from divergent.load.whole_programs import load_program
+    from divergent.programs import BuildOptions
+    from divergent.sandbox.launch import Job, ProgramLimits
+    from divergent.sandbox.process_runner import ProgramService
+
+    (tmp_path / "burners.py").write_text(BURNERS)
+    program = load_program(str(tmp_path / "burners.py"), build=BuildOptions(cache_dir=str(tmp_path / "builds")))
+    limits = ProgramLimits(time_limit=0.5, wall_factor=20.0)  # a wall clock far away, even on a loaded machine
+    service = ProgramService(program, limits=limits, level=Isolation.BUBBLEWRAP)
+    try:
+        (result,) = service.run([Job(stdin=b"1\n")])
+    finally:
+        service.close()
+    assert result is not None and result.kind is OutcomeKind.TIMEOUT, result
+    assert result.cpu_seconds >= 0.5, result
+    assert result.seconds < limits.wall_seconds, result  # stopped on the family's CPU time, not the wall clock
+    assert "processes together" in result.detail, result

@@ -10,13 +10,20 @@ from divergent.report.tables import fitted
 
 @app.command()
 def sandbox() -> None:
-    """Show the isolation levels available here (the strongest is used by default), and what caps
-    the processes and filters the system calls of a sandbox."""
+    """Show the isolation levels available here (the strongest is used by default), what caps the
+    processes and filters the system calls of a sandbox, and what removes what a run leaves behind."""
     import platform
 
     from divergent.errors import SandboxUnavailable
     from divergent.sandbox.child.kit import seccomp_program
-    from divergent.sandbox.isolation import GUARANTEES, Isolation, choose_level, level_statuses, process_cap
+    from divergent.sandbox.isolation import (
+        GUARANTEES,
+        Isolation,
+        choose_level,
+        level_statuses,
+        process_cap,
+        run_containment,
+    )
 
     try:
         default: Isolation | None = choose_level("auto")
@@ -38,9 +45,11 @@ def sandbox() -> None:
     elif default is Isolation.RLIMITS:
         console.print("[bold red]the default level is NOT A SANDBOX[/bold red]: install bubblewrap for one")
     console.print(f"process cap: {process_cap()}")
+    if default is not None:
+        console.print(f"what a run leaves behind ({default.value}): {run_containment(default)}")
     machine = platform.machine()
     if seccomp_program(machine) is not None:
-        console.print("system calls: sockets, io_uring, ptrace, kernel keyrings, bpf and perf_event_open denied "
-                      "(seccomp, at every level)")
+        console.print("system calls: sockets, io_uring, ptrace, kernel keyrings, bpf, perf_event_open, System V IPC "
+                      "and POSIX message queues denied (seccomp, at every level)")
     else:
         console.print(f"system calls: NOT FILTERED (no seccomp program for {machine})")

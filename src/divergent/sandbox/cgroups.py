@@ -28,6 +28,13 @@ from divergent.sandbox.limits import Limits
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
+def run_cgroups() -> list[str]:
+    """The controllers a whole program's runs get cgroups of their own in here (memory, CPU time,
+    processes; none where they are not writable)."""
+    names = {"memory": "memory", "cpuacct": "CPU time"}
+    return [label for name, label in names.items() if os.access(_CGROUP_ROOT / name, os.W_OK)]
+
+
 def process_cap() -> str:
     """What caps the number of processes (and the memory) of one sandbox here, in one line."""
     controllers = [name for name in ("pids", "memory") if os.access(_CGROUP_ROOT / name, os.W_OK)]
@@ -38,6 +45,8 @@ def process_cap() -> str:
     return "NONE: the cgroup controllers are not writable (run as root); a fork bomb is only bounded by RLIMIT_AS"
 
 
+#: the v1 controllers divergent makes cgroups in
+_CONTROLLERS = ("pids", "memory", "cpuacct")
 _PENDING_CGROUPS: list[Path] = []
 #: every cgroup this process made and has not removed yet (killed and removed at exit)
 _LIVE: set[Path] = set()
@@ -59,7 +68,7 @@ def sweep_orphaned_cgroups() -> int:
     per process, at its first sandbox."""
     _SWEPT["done"] = True
     removed = 0
-    for controller in ("pids", "memory"):
+    for controller in _CONTROLLERS:
         root = _CGROUP_ROOT / controller
         if not os.access(root, os.W_OK):
             continue
@@ -129,22 +138,36 @@ def make_cgroups(limits: Limits) -> list[Path]:
 
 @dataclass
 class RunCgroup:
-    """A memory cgroup for the runs of one whole program: every process of a run (its whole family,
-    a JVM's heap and native memory, the files it writes in the sandbox's tmpfs) counts against one
-    limit. The launcher moves each run into it through :attr:`procs` (a descriptor divergent
-    opened, so the sandbox needs no cgroup file system), and reads :attr:`events` (the kernel's
-    count of processes it killed for memory) and :attr:`peak` (the highest usage, reset before each
-    run) through theirs. All three are closed in a run's process before the program starts."""
+    """The cgroups of the runs of one whole program: a memory cgroup, in which every process of a
+    run (its whole family, a JVM's heap and native memory, the files it writes in the sandbox's
+    tmpfs) counts against one limit, and a ``cpuacct`` cgroup, which counts the CPU time of a run's
+    whole family (where that controller is writable). The launcher moves each run into them through
+    descriptors divergent opened (the sandbox needs no cgroup file system) and reads through theirs
+    the kernel's count of processes it killed for memory, the highest memory usage (reset before
+    each run) and the CPU time used. All are closed in a run's process before the program starts."""
 
     path: Path
     procs: int
     events: int
     peak: int
+    #: the ``cpuacct`` cgroup: ``cgroup.procs`` and ``cpuacct.usage``
+    cpu_path: Path | None = None
+    cpu_procs: int = -1
+    cpu_usage: int = -1
     _closed: bool = field(default=False, repr=False)
 
     @property
-    def fds(self) -> tuple[int, int, int]:
-        return self.procs, self.events, self.peak
+    def fds(self) -> tuple[int, ...]:
+        return tuple(fd for fd in (self.procs, self.events, self.peak, self.cpu_procs, self.cpu_usage) if fd >= 0)
+
+    @property
+    def paths(self) -> list[Path]:
+        return [path for path in (self.path, self.cpu_path) if path is not None]
+
+    def wire(self) -> dict[str, int]:
+        """The descriptors as the launcher receives them (-1: none)."""
+        return {"procs": self.procs, "events": self.events, "peak": self.peak, "cpu_procs": self.cpu_procs,
+                "cpu_usage": self.cpu_usage}
 
     def close_fds(self) -> None:
         """Close divergent's copies (once the sandbox holds its own)."""
@@ -156,15 +179,17 @@ class RunCgroup:
 
     def remove(self) -> None:
         self.close_fds()
-        remove_cgroups([self.path])
+        remove_cgroups(self.paths)
 
 
 def make_run_cgroup(memory_bytes: int) -> RunCgroup | None:
-    """A memory cgroup of ``memory_bytes`` for the runs of one program (None where memory cgroups
-    are not writable, or the kernel does not count its kills)."""
+    """The cgroups for the runs of one program, with a memory limit of ``memory_bytes`` (None where
+    memory cgroups are not writable, or the kernel does not count their kills; the CPU cgroup is
+    left out where ``cpuacct`` is not writable)."""
     if not _SWEPT["done"]:
         sweep_orphaned_cgroups()
-    path = _make("memory", _cgroup_name() + "-run", {
+    name = _cgroup_name() + "-run"
+    path = _make("memory", name, {
         "memory.limit_in_bytes": str(memory_bytes),
         # no swap: a run's memory is its memory (the files fail where swap accounting is off)
     })
@@ -174,9 +199,9 @@ def make_run_cgroup(memory_bytes: int) -> RunCgroup | None:
         (path / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
     fds: list[int] = []
     try:
-        for name, flags in (("cgroup.procs", os.O_WRONLY), ("memory.oom_control", os.O_RDONLY),
+        for file, flags in (("cgroup.procs", os.O_WRONLY), ("memory.oom_control", os.O_RDONLY),
                             ("memory.max_usage_in_bytes", os.O_RDWR)):
-            fds.append(os.open(path / name, flags | os.O_CLOEXEC))
+            fds.append(os.open(path / file, flags | os.O_CLOEXEC))
         if b"oom_kill " not in os.pread(fds[1], 4096, 0):
             raise OSError("this kernel does not count a memory cgroup's kills")
     except OSError:
@@ -184,7 +209,28 @@ def make_run_cgroup(memory_bytes: int) -> RunCgroup | None:
             os.close(fd)
         remove_cgroups([path], patience=0.0)
         return None
-    return RunCgroup(path, *fds)
+    group = RunCgroup(path, *fds)
+    cpu = _open_cgroup("cpuacct", name, {}, "cpuacct.usage")
+    if cpu is not None:
+        group.cpu_path, group.cpu_procs, group.cpu_usage = cpu
+    return group
+
+
+def _open_cgroup(controller: str, name: str, settings: dict[str, str], reading: str) -> tuple[Path, int, int] | None:
+    """A cgroup, its ``cgroup.procs`` open to write and ``reading`` to read (None where it cannot be made)."""
+    path = _make(controller, name, settings)
+    if path is None:
+        return None
+    fds: list[int] = []
+    try:
+        for file, flags in (("cgroup.procs", os.O_WRONLY), (reading, os.O_RDONLY)):
+            fds.append(os.open(path / file, flags | os.O_CLOEXEC))
+    except OSError:
+        for fd in fds:
+            os.close(fd)
+        remove_cgroups([path], patience=0.0)
+        return None
+    return path, fds[0], fds[1]
 
 
 def cgroup_pids(path: Path) -> list[int]:

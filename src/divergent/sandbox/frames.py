@@ -71,8 +71,10 @@ def start_child(
 ) -> IsolatedProcess:
     """Start the child program ``module`` in the sandbox, its settings on its command line.
 
-    The settings are the limits' (:meth:`Limits.child_settings`), ``host_pid_namespace`` and
-    ``progress_fd`` (-1 unless given in ``settings``), and any other ``settings``.
+    The settings are the limits' (:meth:`Limits.child_settings`), ``host_pid_namespace``,
+    ``progress_fd`` (-1 unless given in ``settings``), ``scratch`` (the directories the sandbox may
+    write and keeps: its private ``/tmp`` and ``/dev/shm`` at the bubblewrap level, its working
+    directory at the others), and any other ``settings``.
     ``read_only``: paths the child must read besides the interpreter's (the programs' directories,
     see :func:`implementation_paths`); ``writable``: host directories it may write (see
     :func:`~divergent.sandbox.isolation.spawn`); ``pass_fds``: descriptors it inherits; ``as_pid_1``
@@ -81,6 +83,8 @@ def start_child(
         **limits.child_settings(),
         "host_pid_namespace": _pid_namespace(),
         "progress_fd": -1,
+        # the writable directories the sandbox keeps between runs ("." is its working directory)
+        "scratch": ["/tmp", "/dev/shm"] if level is Isolation.BUBBLEWRAP else ["."],
         **(settings or {}),
     }
     argv = python_command(module, json.dumps(child_settings), *args)

@@ -61,6 +61,7 @@ from divergent.sandbox.cgroups import (
     process_cap,
     remove_cgroups,
     retry_pending_cgroups,
+    run_cgroups,
 )
 from divergent.sandbox.limits import Limits
 from divergent.trace import mark
@@ -77,6 +78,7 @@ __all__ = [
     "process_cap",
     "program_paths",
     "python_command",
+    "run_containment",
     "spawn",
 ]
 
@@ -430,6 +432,22 @@ def spawn(
             fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)  # type: ignore[union-attr]
     mark("spawned")
     return IsolatedProcess(popen=popen, level=level, workdir=workdir, cgroups=cgroups, stderr_file=stderr_file)
+
+
+def run_containment(level: Isolation) -> str:
+    """How what a run (or a version loaded into a reused worker) leaves behind is found and removed
+    at ``level``, in one line (docs/sandbox.md, "Warm runs")."""
+    if level is Isolation.RLIMITS:
+        return ("NOT CONTAINED: no PID namespace; leftovers are killed by parentage, and a process that re-forks "
+                "faster than that may survive")
+    groups = run_cgroups()
+    counted = (f"each run in cgroups of its own ({', '.join(groups)}: counted for its whole family)" if groups
+               else "no cgroup can be made here: a run's CPU time is its own processes' (the wall clock bounds the "
+               "rest), memory per process")
+    files = "/tmp and /dev/shm" if level is Isolation.BUBBLEWRAP else "the sandbox's working directory"
+    return (f"after every run, every process of the sandbox's PID namespace but the launcher and its helpers is "
+            f"killed, whoever started it; {files} put back as before any untrusted code ran; a warm JVM can start "
+            f"no process (seccomp); {counted}")
 
 
 def python_command(module: str, *args: str) -> list[str]:

@@ -173,8 +173,9 @@ class ProgramRun:
 def timeout_detail(run: ProgramRun, limits: ProgramLimits) -> str:
     """Which limit stopped a run that timed out, said from its numbers and the limits it ran under:
     the kernel at the CPU limit (whole seconds, counted in clock ticks: that count can run ahead of
-    the one read after the run), the CPU limit passed by a run that ended by itself, or the wall
-    clock (the CPU limit times ``wall_factor``: a run that waits, or a busy machine)."""
+    the one read after the run), the CPU limit passed by a run that ended by itself, the CPU limit
+    passed by the run's processes together (the launcher stopped it), or the wall clock (the CPU
+    limit times ``wall_factor``: a run that waits, or a busy machine)."""
     limit = f"the {limits.time_limit:g} s CPU limit"
     if abs(limits.scale - 1.0) > 1e-9:
         limit += f": {limits.scale:g}x the {limits.time_limit / limits.scale:g} s time limit, on this re-run"
@@ -187,6 +188,8 @@ def timeout_detail(run: ProgramRun, limits: ProgramLimits) -> str:
         return f"CPU limit: stopped by the kernel at {kernel} s of CPU ({limit}{rounded}); {measured}"
     if run.exit_code is not None or run.signal is not None:
         return f"CPU limit: {cpu:.2f} s of CPU, over {limit} (it ran to its end)"
+    if cpu > limits.time_limit and run.seconds < limits.wall_seconds:
+        return f"CPU limit: {cpu:.2f} s of CPU used by the run's processes together, over {limit}; killed"
     factor = limits.wall_factor
     times = "as long as" if factor == 1 else "twice" if factor == 2 else f"{factor:g}x"
     return f"wall-clock limit: no end within {limits.wall_seconds:g} s ({times} {limit}); {cpu:.2f} s of CPU used; killed"
@@ -254,7 +257,7 @@ class LauncherProcess(ChildConnection):
             process = start_child(
                 _LAUNCHER_MODULE, limits=_LAUNCHER_LIMITS, level=level, read_only=self.read_only,
                 writable=(work_dir,) if work_dir else (), as_pid_1=True, narrow=True,
-                settings={"run_cgroup": list(cgroup.fds)} if cgroup else None, pass_fds=cgroup.fds if cgroup else (),
+                settings={"run_cgroup": cgroup.wire()} if cgroup else None, pass_fds=cgroup.fds if cgroup else (),
             )
         except BaseException:
             if cgroup is not None:

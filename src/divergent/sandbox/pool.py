@@ -295,10 +295,13 @@ class WorkerPool:
     def reload(self, implementations: Sequence[PythonFunction]) -> None:
         """Load other implementations (as many) into the warm workers: each worker starts a fresh
         call child (forked from the worker, its imports done) and loads its new implementation
-        there, as a new worker would, without starting a sandbox. A worker that is gone, or that may
-        not read the new implementation's files, is started anew. Raises :class:`LoadError` as the
-        constructor does (the pool then keeps the new implementations: a later run restarts the
-        workers that did not load)."""
+        there, as a new worker would, without starting a sandbox: the worker first kills every
+        process of its sandbox and puts the sandbox's ``/tmp`` and ``/dev/shm`` back as they were
+        (:mod:`divergent.sandbox.child.containment`). A worker that is gone, or that may not read the
+        new implementation's files, is started anew; so is every worker at the ``rlimits`` level,
+        where no PID namespace contains what the previous implementation left running. Raises
+        :class:`LoadError` as the constructor does (the pool then keeps the new implementations: a
+        later run restarts the workers that did not load)."""
         if len(implementations) != len(self.implementations):
             raise ValueError("reload needs as many implementations as the pool has")
         if self._closed:
@@ -309,6 +312,7 @@ class WorkerPool:
         for index, impl in enumerate(self.implementations):
             worker = self._workers[index]
             if (worker is None or worker.process.popen.poll() is not None or worker.impl is None
+                    or self.level is Isolation.RLIMITS
                     or implementation_paths([impl]) != implementation_paths([worker.impl])):
                 fresh.append(index)
                 continue

@@ -14,9 +14,12 @@ so a generation run is deterministic for its seed.
 Warm workers: a generator makes hundreds of versions, each tested and most of them checked. Starting
 a sandbox per version (and per check, three: the main runner and two fresh ones for confirmation)
 cost more than the runs themselves, so :class:`WarmWorkers` keeps started sandboxed workers and loads
-each new version into them (a fresh call child per load, forked from the warm worker: the version
-still runs only in the sandbox, with none of the previous version's state). A check confirms a
-difference on brand-new workers, as every check does.
+each new version into them: a fresh call child per load, forked from the warm worker, in a sandbox
+put back as it was before any version ran (every process of the previous version killed, its files
+in ``/tmp`` and ``/dev/shm`` removed, no writable directory on ``sys.path``: docs/sandbox.md, "Warm
+runs"), so the version still runs only in the sandbox, with none of the previous version's state.
+At the ``rlimits`` level, which has no PID namespace to contain what a version leaves running, each
+version gets new workers. A check confirms a difference on brand-new workers, as every check does.
 
 A deadline (the generator's per-pair budget) bounds both: a test run or a check that reaches it
 raises :class:`OverBudget` instead of giving a verdict it did not finish.

@@ -30,6 +30,7 @@ import time
 import types
 from typing import Any
 
+from divergent.sandbox.child.containment import safe_import_path, scratch_roots
 from divergent.sandbox.child.kit import (
     PROGRESS_RECORD,
     Alarm,
@@ -98,6 +99,8 @@ class CallServer:
         self.stdout_limit = int(limits["stdout_bytes"])
         self.result_bytes = int(limits["result_bytes"])
         self.recursion_limit = int(limits["recursion_limit"])
+        #: where a program may write: never a directory to import from
+        self._scratch = scratch_roots(limits)
         self._progress = progress
         self._capture = CappedWriter(self.stdout_limit)
         random.seed(0)
@@ -111,7 +114,7 @@ class CallServer:
     def load(self, payload: dict) -> dict:
         # Again for every load: a program loaded before may have changed it.
         sys.setrecursionlimit(self.recursion_limit)
-        for entry in reversed(payload["sys_path"]):
+        for entry in reversed(safe_import_path(payload["sys_path"], self._scratch)):
             if entry not in sys.path:
                 sys.path.insert(0, entry)
         name = payload["module_name"]

@@ -50,6 +50,7 @@ import traceback
 import types
 from typing import Any
 
+from divergent.sandbox.child.containment import safe_import_path, scratch_roots
 from divergent.values import qualified_name
 
 #: every frame starts with its payload's length
@@ -147,6 +148,8 @@ def start_child() -> tuple[Channel, dict[str, Any], list[str]]:
     Python's recursion limit, and the system-call filter.
     """
     settings = json.loads(sys.argv[1])
+    # nothing is imported from where a program may write (its /tmp, the working directory)
+    sys.path[:] = safe_import_path(sys.path, scratch_roots(settings))
     in_fd, out_fd = _take_standard_descriptors()
     apply_limits(int(settings["memory_mb"]), int(settings["file_bytes"]))
     sys.setrecursionlimit(int(settings["recursion_limit"]))
@@ -217,15 +220,27 @@ _PR_SET_DUMPABLE, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 
 #: per architecture: the audit number, and the system calls no program under test needs: sockets
 #: (no network, no host socket even if one were reachable), io_uring (it would open sockets behind
 #: the filter's back), ptrace (the worker and the parent are out of reach), kernel keyrings
-#: (shared with the host user), bpf and perf_event_open
+#: (shared with the host user), bpf and perf_event_open; and the objects of System V IPC and POSIX
+#: message queues, state outside the file system that a sandbox reused for the next run or version
+#: could neither list nor remove (shared memory and semaphores in ``/dev/shm`` are files, reset)
 _DENIED_SYSCALLS: dict[str, tuple[int, dict[str, int]]] = {
     "x86_64": (0xC000003E, {"socket": 41, "ptrace": 101, "add_key": 248, "request_key": 249, "keyctl": 250,
                             "perf_event_open": 298, "bpf": 321, "userfaultfd": 323, "io_uring_setup": 425,
-                            "io_uring_enter": 426, "io_uring_register": 427}),
+                            "io_uring_enter": 426, "io_uring_register": 427, "shmget": 29, "semget": 64,
+                            "msgget": 68, "mq_open": 240}),
     "aarch64": (0xC00000B7, {"socket": 198, "ptrace": 117, "add_key": 217, "request_key": 218, "keyctl": 219,
                              "perf_event_open": 241, "bpf": 280, "userfaultfd": 282, "io_uring_setup": 425,
-                             "io_uring_enter": 426, "io_uring_register": 427}),
+                             "io_uring_enter": 426, "io_uring_register": 427, "shmget": 194, "semget": 190,
+                             "msgget": 186, "mq_open": 180}),
 }  # fmt: skip
+#: per architecture: the system calls that make a new process (``clone`` makes a thread when its
+#: flags hold ``CLONE_THREAD``); ``clone3``, whose flags a filter cannot read, is answered ENOSYS so
+#: the C library falls back to ``clone``
+_PROCESS_SYSCALLS: dict[str, dict[str, int]] = {
+    "x86_64": {"clone": 56, "fork": 57, "vfork": 58, "clone3": 435},
+    "aarch64": {"clone": 220, "clone3": 435},
+}
+_CLONE_THREAD = 0x00010000
 _X32_SYSCALL_BIT = 0x40000000
 
 
@@ -270,8 +285,12 @@ def restrict_system_calls() -> bool:
     """Install the seccomp filter (inherited by every process started from here, across exec);
     False where it cannot be (an unknown architecture, a kernel without seccomp)."""
     program = seccomp_program(platform.machine())
-    if program is None:
-        return False
+    return program is not None and install_filter(program)
+
+
+def install_filter(program: bytes) -> bool:
+    """Install the classic-BPF seccomp ``program`` on this process (and what it starts from now
+    on); False where the kernel refuses it. Filters add up: none can be taken back."""
 
     class SockFprog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
@@ -282,6 +301,41 @@ def restrict_system_calls() -> bool:
     if _prctl(_PR_SET_NO_NEW_PRIVS, ulong(1), ulong(0), ulong(0), ulong(0)) != 0:
         return False
     return _prctl(_PR_SET_SECCOMP, ulong(_SECCOMP_MODE_FILTER), ctypes.byref(fprog), ulong(0), ulong(0)) == 0
+
+
+def no_new_processes_program(machine: str) -> bytes | None:
+    """A seccomp program, added to the usual one, under which a process may start threads but no
+    process: ``fork``, ``vfork`` and a ``clone`` without ``CLONE_THREAD`` kill the whole process
+    (``SECCOMP_RET_KILL_PROCESS``), ``clone3`` fails with ENOSYS (the C library then uses
+    ``clone``). None for an architecture this module does not know. A warm JVM runs under it: the
+    code it runs cannot leave a process behind, whatever it does to the harness in its JVM."""
+    if machine not in _PROCESS_SYSCALLS:
+        return None
+    audit_arch = _DENIED_SYSCALLS[machine][0]
+    numbers = _PROCESS_SYSCALLS[machine]
+    load_word, jump_equal, jump_set, ret = 0x20, 0x15, 0x45, 0x06
+    allow, kill, enosys = 0x7FFF0000, 0x80000000, 0x00050000 | 38
+    instruction = struct.Struct("=HBBI")
+    forks = [numbers[name] for name in ("fork", "vfork") if name in numbers]
+    program = [
+        instruction.pack(load_word, 0, 0, 4),  # seccomp_data.arch: another ABI is the usual filter's
+        instruction.pack(jump_equal, 0, 3 + len(forks), audit_arch),
+        instruction.pack(load_word, 0, 0, 0),  # seccomp_data.nr
+        instruction.pack(jump_equal, 2 + len(forks), 0, numbers["clone3"]),
+    ]
+    for position, number in enumerate(forks):
+        program.append(instruction.pack(jump_equal, 2 + len(forks) - position, 0, number))
+    program += [
+        instruction.pack(jump_equal, 3, 0, numbers["clone"]),
+        instruction.pack(ret, 0, 0, allow),
+        instruction.pack(ret, 0, 0, enosys),
+        instruction.pack(ret, 0, 0, kill),
+        instruction.pack(load_word, 0, 0, 16),  # the low word of clone's flags (args[0], little-endian)
+        instruction.pack(jump_set, 0, 1, _CLONE_THREAD),
+        instruction.pack(ret, 0, 0, allow),
+        instruction.pack(ret, 0, 0, kill),
+    ]
+    return b"".join(program)
 
 
 def forbid_inspection() -> None:

@@ -30,12 +30,16 @@ text: invalid UTF-8 shown as ``\\xNN``), ``x`` (exit code or None), ``g`` (signa
 (CPU seconds), ``w`` (wall seconds), ``m`` (peak resident KiB), ``e`` (stderr, its head and tail),
 ``d`` (what happened, for failures).
 
-Each run has its own process group, a fresh ``run/`` working directory (emptied after the run
-unless ``keep``), and the launcher is a child subreaper, so processes a run leaves behind are found
-and killed before the next run starts. A run's process is started by :mod:`.spawn` (the spawn
-helper where one was built, else a fork; a Python script's, by a fork of the script zygote,
-:mod:`.zygote`); a Java program's runs go to a warm JVM
-(:mod:`.warm_jvm`) unless it cannot vouch for one, which is then run in a JVM of its own.
+Each run has its own process group and a fresh ``run/`` working directory (emptied after the run
+unless ``keep``). After every run the sandbox is put back as it was (:mod:`.containment`): every
+process but the launcher and its own helpers (the script zygote, a warm JVM) is a leftover of the
+run, whoever its parent is, and is killed (in the sandbox's PID namespace, whose init the launcher
+is, all at once, the helpers with them: they start again); whatever was added to the sandbox's
+``/tmp`` and ``/dev/shm`` is removed. A run's process is started by :mod:`.spawn` (the spawn helper
+where one was built, else a fork; a Python script's, by a fork of the script zygote,
+:mod:`.zygote`); a Java program's runs go to a warm JVM (:mod:`.warm_jvm`) unless it cannot vouch
+for one, which is then run in a JVM of its own. The warm JVM can start threads but no process (a
+system-call filter installed before its first instruction), and is stopped between batches.
 
 Results are sent as they come, a few together when runs are quick (:data:`_FLUSH_SECONDS`): the
 parent's side wakes once for several.
@@ -47,11 +51,12 @@ namespace where the sandbox gives one (the kernel drops a signal from inside the
 init unless the init handles it, and the launcher handles none: a run can neither stop nor kill
 it), and a run's process closes every descriptor but 0, 1 and 2 before the program starts.
 
-Where divergent could make one, the settings name a memory cgroup of the run limit
-(``run_cgroup``: descriptors of its ``cgroup.procs``, ``memory.oom_control`` and
-``memory.max_usage_in_bytes``, opened by divergent): each run's process joins it before anything
-else, so the run's whole family (forks, a JVM's native memory, files in the tmpfs) counts against
-the limit, and a run in which the kernel killed a process for memory is ``memory-limit``.
+Where divergent could make them, the settings name the runs' cgroups (``run_cgroup``: descriptors
+divergent opened, :class:`.containment.RunGroup`): a memory cgroup of the run limit and a CPU
+(``cpuacct``) cgroup. Each run's process joins them before anything else, so the run's whole family
+(forks, a JVM's native memory, files in the tmpfs) counts against the memory limit, a run in which
+the kernel killed a process for memory is ``memory-limit``, and the CPU time of a run is that of its
+whole family (a run whose processes together pass the CPU limit is stopped: ``timeout``).
 """
 
 from __future__ import annotations
@@ -66,6 +71,7 @@ import signal
 import sys
 import time
 
+from divergent.sandbox.child.containment import Leftovers, RunGroup, Scratch
 from divergent.sandbox.child.kit import Channel, forbid_inspection, start_child
 from divergent.sandbox.child.runs import Output, classify, memory_killed, stdin_of, write_file
 from divergent.sandbox.child.spawn import Starter, ZygoteStarter
@@ -76,6 +82,8 @@ _PR_SET_CHILD_SUBREAPER = 36
 _RUN_DIR = "run"
 #: results wait at most this long to be sent together with the next ones
 _FLUSH_SECONDS = 0.005
+#: how often the CPU time of a run's whole family is looked at, once it could be past the limit
+_CPU_CHECK_SECONDS = 0.05
 
 
 def _set_subreaper() -> None:
@@ -86,11 +94,10 @@ def _set_subreaper() -> None:
 
 
 class Launcher:
-    def __init__(self, channel: Channel, run_cgroup: list[int] | None = None) -> None:
+    def __init__(self, channel: Channel, run_cgroup: dict | None = None, scratch: list[str] | None = None) -> None:
         self.channel = channel
-        #: descriptors of the runs' memory cgroup: (cgroup.procs, memory.oom_control,
-        #: memory.max_usage_in_bytes), or None without one
-        self.run_cgroup = tuple(run_cgroup) if run_cgroup else None
+        #: the runs' cgroups (descriptors divergent opened; none where it could not make them)
+        self.group = RunGroup(run_cgroup)
         self.mode = ""
         self.limits: dict = {}
         self.starter: Starter | ZygoteStarter | None = None
@@ -102,10 +109,15 @@ class Launcher:
         # The directory divergent's own package was put on sys.path from: a script must not see it.
         here = os.path.dirname(os.path.abspath(__file__))
         self.package_root = os.path.dirname(os.path.dirname(os.path.dirname(here)))
+        #: what runs leave behind: processes, and files in the sandbox's scratch directories (as
+        #: they are now, before any untrusted code ran)
+        self.leftovers = Leftovers()
+        self.scratch = Scratch(scratch or [], watch=True)
         #: the memory cgroup's kill count after the last run
-        self.kills = self._memory_kills()
+        self.kills = self.group.kills()
         self._pending: list[dict] = []
         self._pending_since = 0.0
+        self._cores = max(1, len(os.sched_getaffinity(0)))
 
     # -- commands ---------------------------------------------------------------------------------
 
@@ -133,29 +145,28 @@ class Launcher:
         self.mode = payload["mode"]
         argv = list(payload.get("argv", ()))
         self.limits = dict(payload["limits"])
-        procs = None if self.run_cgroup is None else self.run_cgroup[0]
         if self.mode == "python":
             script = payload.get("script", "")
             if not os.path.isfile(script):
                 self.channel.send({"ok": False, "error": f"no script at {script}"})
                 return
-            self.starter = ZygoteStarter(script, self.run_dir, self.limits, procs, self.package_root,
+            self.starter = ZygoteStarter(script, self.run_dir, self.limits, self.group.joins, self.package_root,
                                          helper=payload.get("spawner"))
         elif self.mode in ("exec", "java"):
             if not argv or not os.access(argv[0], os.X_OK):
                 self.channel.send({"ok": False, "error": f"cannot execute {argv[:1]}"})
                 return
-            self.starter = Starter(argv, self.environment, self.run_dir, self.limits, procs,
+            self.starter = Starter(argv, self.environment, self.run_dir, self.limits, self.group.joins,
                                    helper=payload.get("spawner"))
             if self.mode == "java" and payload.get("java"):
                 # the runs go to a warm JVM; ``argv`` (a JVM per run) takes those it cannot vouch for
-                self.jvm = WarmJvm(payload["java"], self.limits, self.environment, self.run_dir, self.run_cgroup,
-                                   payload.get("spawner"))
+                self.jvm = WarmJvm(payload["java"], self.limits, self.environment, self.run_dir, self.group,
+                                   payload.get("spawner"), self.scratch)
                 self.jvm.start()
         else:
             self.channel.send({"ok": False, "error": f"unknown mode {self.mode!r}"})
             return
-        self.starter.on_full = self._kill_orphans
+        self.starter.on_full = self._clear_processes
         self.channel.send({"ok": True, "spawner": self.starter.helped})
 
     def run(self, payload: dict) -> None:
@@ -167,6 +178,8 @@ class Launcher:
                 stopped = True
                 break
             self._report({"i": index, "r": self.run_one(job)})
+        if self.jvm is not None:
+            self.jvm.pause()  # nothing of the program runs while the launcher waits for the next batch
         self._pending.append({"done": True, "stopped": stopped})
         self._flush()
 
@@ -203,26 +216,33 @@ class Launcher:
         try:
             if self.jvm is not None and not self.jvm.cold:
                 try:
-                    return self.jvm.run(job, self.patience, self._memory_kills)
+                    return self.jvm.run(job, self.patience, self.group.kills)
                 except HarnessFailed:
                     pass  # this input runs in a JVM of its own
                 finally:
-                    self.kills = self._memory_kills()  # what the JVM's cgroup killed is no later run's
-                self._empty_run_dir()
+                    self._clear_processes()
+                    self.kills = self.group.kills()  # what the JVM's cgroup killed is no later run's
+                self.scratch.reset()
+                if self.run_dir not in self.scratch.baseline:
+                    self._empty_run_dir()
                 for name, data in (job.get("files") or {}).items():
                     write_file(self.run_dir, name, data)
-            return self._run_process(job)
+            return self._run_process(job)  # which leaves no process of the run behind
         finally:
-            if not job.get("keep"):
+            # the sandbox's files as they were before the run (its run directory among them)
+            self.scratch.reset()
+            if not job.get("keep") and self.run_dir not in self.scratch.baseline:
                 self._empty_run_dir()
 
     def _run_process(self, job: dict) -> dict:
-        """One run in a process of its own: started, watched, classified, and swept away."""
+        """One run in a process of its own: started, watched, swept away with everything it
+        started, and classified."""
         limits = self.limits
         assert self.starter is not None
         stdin = stdin_of(job.get("stdin", b""))
         out_read, out_write = os.pipe2(os.O_CLOEXEC)
         err_read, err_write = os.pipe2(os.O_CLOEXEC)
+        cpu_before = self.group.cpu_seconds()
         started = time.monotonic()
         try:
             pid = self.starter.start(stdin, out_write, err_write, list(job.get("args", ())))
@@ -231,30 +251,29 @@ class Launcher:
             os.close(err_write)
             os.close(stdin)
         try:
-            result = self._watch(pid, out_read, err_read, started, limits)
-            kills = self._memory_kills()
-            if kills > self.kills:
-                self.kills = kills
-                memory_killed(result, limits)
+            verdict, output = self._watch(pid, out_read, err_read, started, cpu_before, limits)
+            status, cpu, peak_kb = self.starter.wait(pid)
+            seconds = time.monotonic() - started
         finally:
             os.close(out_read)
             os.close(err_read)
-            if self._sweep(pid):
-                self.kills = self._memory_kills()  # what the sweep killed is no later run's
+        # what the run started dies before its time is counted: the CPU time of the whole family
+        self._clear_processes()
+        if cpu_before is not None:
+            cpu = max(cpu, (self.group.cpu_seconds() or 0.0) - cpu_before)
+        result = classify(status, verdict, output, cpu, seconds, peak_kb, limits)
+        kills = self.group.kills()
+        if kills > self.kills:
+            self.kills = kills
+            memory_killed(result, limits)
         return result
 
-    def _memory_kills(self) -> int:
-        """How many processes the kernel has killed in the runs' memory cgroup so far (0 without one)."""
-        if self.run_cgroup is None:
-            return 0
-        try:
-            text = os.pread(self.run_cgroup[1], 4096, 0)
-            return int(text.split(b"oom_kill ", 1)[1].split()[0])
-        except (OSError, IndexError, ValueError):
-            return 0
-
-    def _watch(self, pid: int, out_read: int, err_read: int, started: float, limits: dict) -> dict:
+    def _watch(self, pid: int, out_read: int, err_read: int, started: float, cpu_before: float | None,
+               limits: dict) -> tuple[str, Output]:
+        """Read the run's output until it ended (its verdict when the launcher stopped it: "output",
+        "wall", or "cpu" when its processes together passed the CPU limit), then kill its group."""
         wall = float(limits["wall"])
+        cpu_limit = float(limits["cpu"])
         output = Output(limits)
         verdict = ""
         pidfd = os.pidfd_open(pid)
@@ -264,13 +283,22 @@ class Launcher:
             poller.register(fd, select.POLLIN)
         poller.register(pidfd, select.POLLIN)
         exited = False
+        # the family's CPU time can pass the limit once this much wall clock has gone by
+        next_check = None if cpu_before is None else started + cpu_limit / self._cores
         try:
             while open_fds or not exited:
-                remaining = started + wall - time.monotonic()
+                now = time.monotonic()
+                remaining = started + wall - now
                 if remaining <= 0:
                     verdict = "wall"
                     break
-                for fd, _event in poller.poll(self.patience(remaining) * 1000):
+                if next_check is not None and now >= next_check:
+                    next_check = now + _CPU_CHECK_SECONDS
+                    if (self.group.cpu_seconds() or 0.0) - cpu_before > cpu_limit:  # type: ignore[operator]
+                        verdict = "cpu"
+                        break
+                wait = remaining if next_check is None else min(remaining, max(0.0, next_check - now))
+                for fd, _event in poller.poll(self.patience(wait) * 1000):
                     if fd == pidfd:
                         exited = True
                         poller.unregister(pidfd)
@@ -297,10 +325,7 @@ class Launcher:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
             os.close(pidfd)
-        assert self.starter is not None
-        status, cpu, peak_kb = self.starter.wait(pid)
-        seconds = time.monotonic() - started
-        return classify(status, verdict, output, cpu, seconds, peak_kb, limits)
+        return verdict, output
 
     @staticmethod
     def _drain_after_exit(poller: select.poll, open_fds: set[int], out_read: int, output: Output,
@@ -317,76 +342,24 @@ class Launcher:
                 else:
                     output.add_stderr(chunk)
 
-    def _sweep(self, pgid: int) -> bool:
-        """Kill what the run left behind: its process group, then orphans reparented to the
-        launcher (processes that left the group with ``setsid``); whether there was any."""
-        found = False
-        for _ in range(100):
-            try:
-                os.killpg(pgid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                break
-            found = True
-            self._reap()
-            time.sleep(0.001)
-        if self._reap() and self._orphans():
-            found = True
-            self._kill_orphans()
-        return found
-
-    def _spared(self) -> set[int]:
-        """The launcher's own long-lived children (the script zygote), never a run's leftovers."""
-        spared = {self.starter.pid} if isinstance(self.starter, ZygoteStarter) and self.starter.pid else set()
+    def _helpers(self) -> set[int]:
+        """The launcher's own long-lived children (the script zygote, a warm JVM), never a run's
+        leftovers."""
+        helpers = {self.starter.pid} if isinstance(self.starter, ZygoteStarter) and self.starter.pid else set()
         if self.jvm is not None and self.jvm.pid:
-            spared.add(self.jvm.pid)
-        return spared
+            helpers.add(self.jvm.pid)
+        return helpers
 
-    def _orphans(self) -> bool:
-        """Whether a child of the launcher other than its own is alive (one a run left behind)."""
-        spared = self._spared()
-        if not spared:
-            return True
-        try:
-            with open(f"/proc/self/task/{os.getpid()}/children", "rb") as handle:
-                children = {int(pid) for pid in handle.read().split()}
-        except (OSError, ValueError):
-            return True
-        return bool(children - spared)
-
-    @staticmethod
-    def _reap() -> bool:
-        """Reap the children that ended; whether any child is still alive."""
-        while True:
-            try:
-                child, _status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return False
-            if child == 0:
-                return True
-
-    def _kill_orphans(self) -> None:
-        """Kill every child of the launcher (orphans that left the run's group with ``setsid``)."""
-        me = str(os.getpid())
-        spared = {str(pid) for pid in self._spared()}
-        for _ in range(20):
-            killed = False
-            with contextlib.suppress(OSError):
-                for entry in os.listdir("/proc"):
-                    if not entry.isdigit():
-                        continue
-                    try:
-                        with open(f"/proc/{entry}/stat", "rb") as handle:
-                            fields = handle.read().rsplit(b")", 1)[1].split()
-                    except OSError:
-                        continue
-                    if fields[1].decode() == me and entry not in spared:
-                        with contextlib.suppress(OSError):
-                            os.kill(int(entry), signal.SIGKILL)
-                            killed = True
-            time.sleep(0.001)
-            self._reap()
-            if not killed:
-                return
+    def _clear_processes(self) -> None:
+        """Kill every process a run left behind; when that took the helpers too, they start again
+        (the zygote at the next run, the JVM when it is next needed)."""
+        forking = [self.starter.pid] if isinstance(self.starter, ZygoteStarter) and self.starter.pid else []
+        if self.leftovers.clear(self._helpers(), forking):
+            if isinstance(self.starter, ZygoteStarter):
+                self.starter.close()
+            if self.jvm is not None:
+                self.jvm.stop()
+            self.kills = self.group.kills()  # what the sweep killed is no later run's
 
     def _empty_run_dir(self) -> None:
         try:
@@ -408,7 +381,7 @@ def main() -> None:
     _set_subreaper()
     # fd 0 is /dev/null here and becomes a run's input in its fork: a stream that never closes it
     sys.stdin = open(0, closefd=False)  # noqa: SIM115
-    Launcher(channel, settings.get("run_cgroup")).serve()
+    Launcher(channel, settings.get("run_cgroup"), settings.get("scratch")).serve()
     os._exit(0)
 
 

@@ -158,7 +158,8 @@ def apply_run_limits(limits: dict) -> None:
 def classify(status: int, verdict: str, output: Output, cpu: float, seconds: float, peak_kb: int,
              limits: dict) -> dict:
     """The run's result from how it ended (the heuristics for memory: docs/programs.md).
-    ``status`` is a wait status; ``verdict`` "output" or "wall" when the launcher stopped it."""
+    ``status`` is a wait status; ``verdict`` "output", "wall" or "cpu" (its processes together) when
+    the launcher stopped it."""
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     signal_text = signal_name(os.WTERMSIG(status)) if os.WIFSIGNALED(status) else None
     stderr = output.stderr()
@@ -170,6 +171,9 @@ def classify(status: int, verdict: str, output: Output, cpu: float, seconds: flo
         exit_code = signal_text = None
     elif verdict == "wall":
         kind, detail = "timeout", f"no end within {float(limits['wall']):g} s of wall clock; killed"
+        exit_code = signal_text = None
+    elif verdict == "cpu":
+        kind, detail = "timeout", f"{cpu:.2f} s of CPU used by the run's processes together, over the {cpu_limit:g} s limit; killed"
         exit_code = signal_text = None
     elif cpu > cpu_limit or signal_text == "SIGXCPU":
         kind, detail = "timeout", f"{cpu:.2f} s of CPU, over the {cpu_limit:g} s limit"

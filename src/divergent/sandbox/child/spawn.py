@@ -7,7 +7,9 @@ shared library in the build cache, loaded here with :mod:`ctypes`): a vfork-like
 the launcher's memory until ``exec``, so no page of the launcher is copied or made copy-on-write.
 Without it (no C compiler on the machine), by :func:`os.fork` and the same steps in Python. Both
 leave the run's process in its own process group, with descriptors 0, 1, 2 only, in the run's
-directory, with the default signal dispositions, in the run's memory cgroup.
+directory, with the default signal dispositions, in the run's cgroups (its memory and its CPU
+time counted for the whole family). A warm JVM gets a system-call filter besides, installed last:
+threads but no new process.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ import signal
 import socket
 import struct
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from divergent.sandbox.child.kit import install_filter
 from divergent.sandbox.child.runs import apply_run_limits, run_limit_values
 
 #: the zygote's account of an ended run: wait status, user and system CPU seconds, peak KiB
@@ -34,11 +37,14 @@ class Starter:
     """Starts the processes of one program's runs (``argv`` + a job's arguments by ``exec``)."""
 
     def __init__(self, argv: list[str], environment: dict[str, str], run_dir: str, limits: dict,
-                 cgroup_procs: int | None, helper: str | None = None) -> None:
+                 cgroups: Sequence[int] = (), helper: str | None = None, filter_program: bytes | None = None) -> None:
+        """``cgroups``: descriptors of the ``cgroup.procs`` files every run joins first;
+        ``filter_program``: a seccomp program installed last, before ``exec``."""
         self.argv = list(argv)
         self.run_dir = run_dir
         self.limits = limits
-        self.cgroup_procs = cgroup_procs
+        self.cgroups = tuple(cgroups)
+        self.filter_program = filter_program
         self.environment = environment
         #: called while the process cap is full (the launcher kills what runs left behind)
         self.on_full: Callable[[], None] | None = None
@@ -50,6 +56,8 @@ class Starter:
             self._c_path = os.fsencode(self.argv[0])
             self._c_cwd = os.fsencode(run_dir)
             self._c_error = ctypes.c_int(0)
+            self._c_cgroups = (ctypes.c_int * max(1, len(self.cgroups)))(*self.cgroups)
+            self._c_filter = ctypes.create_string_buffer(filter_program, len(filter_program)) if filter_program else None
 
     @property
     def helped(self) -> bool:
@@ -61,9 +69,9 @@ class Starter:
         if self._spawn is not None:
             argv = _strings([*self.argv, *args]) if args else self._c_argv
             self._c_error.value = 0
-            pid = self._spawn(self._c_path, argv, self._c_env, stdin, stdout, stderr,
-                              -1 if self.cgroup_procs is None else self.cgroup_procs, self._c_cwd,
-                              self._c_limits, ctypes.byref(self._c_error))
+            pid = self._spawn(self._c_path, argv, self._c_env, stdin, stdout, stderr, self._c_cgroups,
+                              len(self.cgroups), self._c_cwd, self._c_limits, self._c_filter,
+                              len(self.filter_program or b"") // 8, ctypes.byref(self._c_error))
             if pid < 0:
                 raise OSError(self._c_error.value, "cannot start a run")
             return pid
@@ -92,8 +100,9 @@ def _load_helper(path: str) -> Any:
         return None
     function.restype = ctypes.c_int
     function.argtypes = (ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p),
-                         ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
-                         ctypes.POINTER(ctypes.c_longlong), ctypes.POINTER(ctypes.c_int))
+                         ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_int,
+                         ctypes.c_char_p, ctypes.POINTER(ctypes.c_longlong), ctypes.c_void_p, ctypes.c_int,
+                         ctypes.POINTER(ctypes.c_int))
     return function
 
 
@@ -116,9 +125,9 @@ def in_child(starter: Starter, stdin: int, stdout: int, stderr: int, then: Calla
     """In a fork of the launcher: the cgroup, the descriptors, the limits, then ``then()`` (the
     program). Never returns."""
     try:
-        if starter.cgroup_procs is not None:
+        for procs in starter.cgroups:
             # before anything else: every process of the run is counted from its start
-            os.write(starter.cgroup_procs, b"0")
+            os.write(procs, b"0")
         os.setpgid(0, 0)
         os.dup2(stdin, 0)
         os.dup2(stdout, 1)
@@ -128,6 +137,8 @@ def in_child(starter: Starter, stdin: int, stdout: int, stderr: int, then: Calla
         for number in (signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGXCPU):
             signal.signal(number, signal.SIG_DFL)
         apply_run_limits(starter.limits)
+        if starter.filter_program and not install_filter(starter.filter_program):
+            raise OSError("cannot install its system-call filter")
         then()
     except BaseException as error:  # noqa: BLE001 - the fork must never return into the launcher
         with contextlib.suppress(BaseException):
@@ -144,11 +155,11 @@ class ZygoteStarter:
     #: seconds the zygote may take to answer once the run it forked has ended
     PATIENCE = 2.0
 
-    def __init__(self, script: str, run_dir: str, limits: dict, cgroup_procs: int | None, package_root: str,
+    def __init__(self, script: str, run_dir: str, limits: dict, cgroups: Sequence[int], package_root: str,
                  helper: str | None = None) -> None:
         self.arguments = [
             script, run_dir, *(str(value) for value in run_limit_values(limits)),
-            str(-1 if cgroup_procs is None else cgroup_procs), helper or "", package_root,
+            ",".join(str(fd) for fd in cgroups), helper or "", package_root,
         ]
         self.on_full: Callable[[], None] | None = None
         self.helped = bool(helper)

@@ -3,17 +3,23 @@
 The JVM runs divergent's Java harness (``sandbox/helper_sources/DivergentHarness.java``, which says
 what a run gets of a new JVM and what it does not). It is started like a run of the program: in
 the run's memory cgroup, with the run's limits but the CPU time (it lives across runs), in a
-process group of its own. What decides a verdict is measured here, outside the JVM, as for a JVM
-per run: the run's CPU time (the JVM's CPU clock, every thread of it, over the run), the wall
-clock, the output cap (the run's stdout and stderr are FIFOs read here), the memory cgroup's kills;
-past a limit the JVM is killed (and another started for the next run).
+process group of its own, and under a system-call filter installed before its first instruction
+(:func:`.kit.no_new_processes_program`): it can start threads but no process, and a ``fork`` kills
+it. Nothing in the JVM is trusted once it ran a program's code (the harness shares it with the
+program, which can switch it off by reflection): what decides a verdict is measured here, outside
+the JVM, as for a JVM per run: the run's CPU time (the JVM's CPU clock, every thread of it, over the
+run), the wall clock, the output cap (the run's stdout and stderr are FIFOs read here), the memory
+cgroup's kills; past a limit the JVM is killed (and another started for the next run). Between
+batches the JVM is stopped (``SIGSTOP``): threads a run left behind run only during the program's
+own later runs, on their clock.
 
 The harness answers on a pipe (lines, checked here; anything unexpected is as if it had said
 "cold"). It says "cold" when it cannot give a run what a new JVM would (a shutdown hook, a
 process, native code, a security manager of the program's own, no ``main``): the launcher then
 runs that input in a JVM of its own, and after a few such runs every input. A JVM that dies under
-a run (killed for memory, or by the program's own ``halt`` around the harness) also sends that
-input to a JVM of its own, so the outcome is the one a JVM per run gives. A run after which the
+a run (killed for memory, by the filter for starting a process, or by the program's own ``halt``
+around the harness) also sends that input to a JVM of its own, so the outcome is the one a JVM per
+run gives. A run after which the
 harness asks for a fresh JVM ("discard": threads left running, an out-of-memory error) keeps its
 outcome, and the JVM is replaced.
 """
@@ -22,12 +28,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import platform
 import select
 import signal
 import tempfile
 import time
 from collections.abc import Callable
 
+from divergent.sandbox.child.containment import RunGroup, Scratch
+from divergent.sandbox.child.kit import no_new_processes_program
 from divergent.sandbox.child.runs import Output, classify, write_all
 from divergent.sandbox.child.spawn import Starter
 
@@ -55,17 +64,24 @@ class HarnessFailed(Exception):
 class WarmJvm:
     """The warm JVM of one launcher (started lazily, replaced when it must be)."""
 
-    def __init__(self, java: dict, limits: dict, environment: dict[str, str], run_dir: str,
-                 cgroup: tuple[int, ...] | None, helper: str | None) -> None:
+    def __init__(self, java: dict, limits: dict, environment: dict[str, str], run_dir: str, group: RunGroup,
+                 helper: str | None, scratch: Scratch) -> None:
         self.limits = limits
-        self.cgroup = cgroup
+        self.group = group
+        self.scratch = scratch
         self.argv = [java["java"], *java["flags"], *HARNESS_FLAGS, "-cp", java["harness"], "DivergentHarness"]
         self.classes, self.main = java["classes"], java["main"]
         jvm_limits = dict(limits, cpu=_LIFE_CPU_SECONDS, memory=0)
-        self.starter = Starter(self.argv, environment, run_dir, jvm_limits,
-                               None if cgroup is None else cgroup[0], helper)
-        #: every run gets a JVM of its own from now on
-        self.cold = False
+        # its memory counts with the runs' (not its CPU time: it is measured on its own clock)
+        memory = [group.procs] if group.memory else []
+        no_processes = no_new_processes_program(platform.machine())
+        self.starter = Starter(self.argv, environment, run_dir, jvm_limits, memory, helper,
+                               filter_program=no_processes)
+        #: stopped between batches
+        self.paused = False
+        #: every run gets a JVM of its own from now on (from the start where no filter can keep the
+        #: warm JVM from starting processes: an architecture the filter does not know)
+        self.cold = no_processes is None
         self.strikes = 0
         self.pid = 0
         self.runs = 0
@@ -82,6 +98,7 @@ class WarmJvm:
         """Start a JVM (its readiness is awaited by the first run)."""
         self.stop()
         self._control = tempfile.mkdtemp(prefix="jvm-", dir=os.path.dirname(self.starter.run_dir))
+        self.scratch.keep(self._control)
         for name in ("out", "err"):
             os.mkfifo(os.path.join(self._control, name), 0o600)
         with open(os.path.join(self._control, "in"), "wb"):
@@ -101,6 +118,20 @@ class WarmJvm:
         os.set_blocking(self._status, False)
         self._buffer = b""
         self.ready = False
+        self.paused = False
+
+    def pause(self) -> None:
+        """Stop the JVM until its next run (nothing of the program runs meanwhile)."""
+        if self.pid and not self.paused:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGSTOP)
+            self.paused = True
+
+    def _resume(self) -> None:
+        if self.paused:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGCONT)
+            self.paused = False
 
     def _await_ready(self) -> None:
         deadline = time.monotonic() + _READY_SECONDS
@@ -151,7 +182,9 @@ class WarmJvm:
                     os.unlink(os.path.join(self._control, name))
             with contextlib.suppress(OSError):
                 os.rmdir(self._control)
+            self.scratch.forget(self._control)
             self._control = ""
+        self.paused = False
 
     def _strike(self) -> None:
         self.strikes += 1
@@ -168,18 +201,15 @@ class WarmJvm:
 
     def _reset_peak(self) -> None:
         """The run's peak memory is counted from here (the cgroup's, else the JVM's own)."""
-        with contextlib.suppress(OSError):
-            if self.cgroup is not None:
-                os.write(self.cgroup[2], b"0")
-            else:
-                with open(f"/proc/{self.pid}/clear_refs", "wb") as handle:
-                    handle.write(b"5")  # the JVM's peak resident memory starts again from now
+        if not self.group.reset_peak():
+            with contextlib.suppress(OSError), open(f"/proc/{self.pid}/clear_refs", "wb") as handle:
+                handle.write(b"5")  # the JVM's peak resident memory starts again from now
 
     def _peak_kb(self) -> int:
         """The run's peak memory: the cgroup's (reset before the run), else the JVM's own peak."""
-        if self.cgroup is not None:
-            with contextlib.suppress(OSError, ValueError):
-                return int(os.pread(self.cgroup[2], 64, 0)) // 1024
+        peak = self.group.peak_kb()
+        if peak is not None:
+            return peak
         with contextlib.suppress(OSError, ValueError, IndexError), open(f"/proc/{self.pid}/status", "rb") as handle:
             return int(handle.read().split(b"VmHWM:", 1)[1].split()[0])
         return 0
@@ -192,10 +222,19 @@ class WarmJvm:
         cgroup's kill count."""
         if not self.pid:
             self.start()
+        self._resume()
         if not self.ready:
             self._await_ready()
-        with open(os.path.join(self._control, "in"), "wb") as handle:
-            write_all(handle.fileno(), job.get("stdin", b""))
+        try:
+            # never through a link a run left in its place
+            fd = os.open(os.path.join(self._control, "in"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o600)
+        except OSError:
+            self._died()
+        try:
+            write_all(fd, job.get("stdin", b""))
+        finally:
+            os.close(fd)
         self._reset_peak()
         kills_before = kills()
         arguments = " ".join(os.fsencode(arg).hex() for arg in job.get("args", ()))

@@ -22,6 +22,12 @@ neither write to divergent nor patch the worker. The worker:
   call child left in the sandbox, and forks a fresh call child (loading the implementation again)
   for the next command.
 
+Every call child (for a load, a reload with another implementation, or after a failure) starts in a
+sandbox put back as it was: no process of the one before it (every process of the sandbox's PID
+namespace but the worker and bubblewrap's init is killed), and the sandbox's scratch directories
+(``/tmp``, ``/dev/shm``) holding only what they held before any untrusted code ran
+(:mod:`.containment`); no directory a program may write is on its ``sys.path``.
+
 Started by :class:`divergent.sandbox.pool.WorkerProcess` as ``worker SETTINGS`` (see :mod:`.kit`).
 Commands: ``load``, ``run``, ``load_many`` and ``run_cells`` (forwarded to the call child, see
 :mod:`.calls`), and ``ping`` (answered ``{"ok": true}`` by the worker).
@@ -44,6 +50,7 @@ from typing import Any
 
 import divergent.sandbox.child.calls as calls
 from divergent.sandbox.child.calls import may_use_global_random
+from divergent.sandbox.child.containment import Scratch, kill_all_but_me, scratch_roots
 from divergent.sandbox.child.kit import (
     FRAME_HEADER,
     NO_PROGRESS,
@@ -161,6 +168,9 @@ class Worker:
         self.patience = self.timeout + self.grace
         self.stdout_chars = int(settings["stdout_bytes"])
         self.own_namespace = in_own_pid_namespace(settings)
+        #: the sandbox's scratch directories as they were before any untrusted code ran: each call
+        #: child starts with them so (a version loaded after another sees none of its files)
+        self.scratch = Scratch(scratch_roots(settings))
         self.child: CallChild | None = None
         #: the last load command, replayed in a fresh call child after a failure
         self.load_command: tuple[str, bytes] | None = None
@@ -168,6 +178,7 @@ class Worker:
     # -- the call child -----------------------------------------------------------------------
 
     def _fork(self) -> CallChild:
+        self.scratch.reset()
         to_read, to_write = os.pipe()
         from_read, from_write = os.pipe()
         for fd in (to_write, from_write):
@@ -202,7 +213,7 @@ class Worker:
         if self.own_namespace:
             # Alone in its PID namespace with init, the worker reaches every process left behind
             # (also those that left the process group).
-            _kill_all_but_me()
+            kill_all_but_me()
         for fd in (child.to_child, child.from_child):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -344,20 +355,6 @@ def _widen(fd: int) -> None:
     """A 1 MiB pipe: a batch of inputs or of results crosses in one go, not in 64 KiB turns."""
     with contextlib.suppress(OSError):
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
-
-
-def _kill_all_but_me() -> None:
-    """SIGKILL every process of this PID namespace but init and the worker (a bounded effort: a
-    fork bomb's processes are capped by the process limit)."""
-    for _ in range(200):
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            return  # nothing left to signal
-        with contextlib.suppress(ChildProcessError):
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        time.sleep(0.001)
 
 
 def _describe_status(status: int) -> str:

@@ -10,7 +10,7 @@ would see: no module of divergent is loaded here (this file is executed, not imp
 The launcher (:mod:`.spawn`, ``ZygoteStarter``) starts it by ``exec`` inside the sandbox with
 ``python -s -c`` and these arguments: the descriptor of its end of a ``SOCK_SEQPACKET`` pair, the
 script, the run directory, the run limits (CPU seconds, address space, file, stack, processes),
-the descriptor of the runs' ``cgroup.procs`` (-1: none), the spawn helper (or ""), and the
+the descriptors of the runs' ``cgroup.procs`` files (comma-separated; "": none), the spawn helper (or ""), and the
 launcher's ``sys.path`` entry of divergent (removed from the script's path). The zygote makes
 itself non-dumpable first (a run cannot reach its descriptors through ``/proc``), then serves:
 
@@ -43,7 +43,7 @@ def main() -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: nothing of this process is a run's to read
     limits = [int(cpu), int(memory), int(file_bytes), int(stack), int(processes)]
-    procs_fd = int(procs)
+    cgroups = [int(fd) for fd in procs.split(",") if fd]
     prepare = None
     if helper:
         try:
@@ -51,6 +51,7 @@ def main() -> None:
         except (OSError, AttributeError):
             prepare = None
     c_limits = (ctypes.c_longlong * 5)(*limits)
+    c_cgroups = (ctypes.c_int * max(1, len(cgroups)))(*cgroups)
     c_cwd = os.fsencode(run_dir)
     with open(script, "rb") as handle:
         source = handle.read()
@@ -85,7 +86,8 @@ def main() -> None:
         except OSError:
             pid = -1
         if pid == 0:
-            _child(fds, args, script, code, streams, script_path, prepare, procs_fd, c_cwd, c_limits, limits, run_dir)
+            _child(fds, args, script, code, streams, script_path, prepare, (cgroups, c_cgroups), c_cwd, c_limits, limits,
+                   run_dir)
         for fd in fds:
             os.close(fd)
         sock.send(pid.to_bytes(4, sys.byteorder, signed=True))
@@ -98,31 +100,43 @@ def main() -> None:
             os._exit(0)
         _, status, usage = os.wait4(pid, 0)
         sock.send(struct.pack(_REPORT_FORMAT, status, usage.ru_utime, usage.ru_stime, usage.ru_maxrss))
+        _reap()
+
+
+def _reap() -> None:
+    """Reap the other children that ended (processes a run cloned as this one's: the launcher kills
+    the live ones)."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
 
 
 def _child(fds: list[int], args: list[str], script: str, code: object, streams: tuple, script_path: list[str],
-           prepare: object, procs_fd: int, c_cwd: bytes, c_limits: object, limits: list[int], run_dir: str) -> None:
-    """In the fork: the run's cgroup, descriptors and limits, then the script. Never returns."""
+           prepare: object, cgroups: tuple, c_cwd: bytes, c_limits: object, limits: list[int], run_dir: str) -> None:
+    """In the fork: the run's cgroups, descriptors and limits, then the script. Never returns."""
     try:
         if prepare is not None:
-            error = prepare(fds[0], fds[1], fds[2], procs_fd, c_cwd, c_limits)
+            error = prepare(fds[0], fds[1], fds[2], cgroups[1], len(cgroups[0]), c_cwd, c_limits)
             if error:
                 os.write(2, f"divergent launcher: cannot start the program: {os.strerror(error)}\n".encode())
                 os._exit(127)
         else:
-            _prepare_in_python(fds, procs_fd, run_dir, limits)
+            _prepare_in_python(fds, cgroups[0], run_dir, limits)
         _signal.signal(_signal.SIGINT, _signal.default_int_handler)
         os._exit(_run(args, script, code, streams, script_path))
     finally:
         os._exit(127)
 
 
-def _prepare_in_python(fds: list[int], procs_fd: int, run_dir: str, limits: list[int]) -> None:
+def _prepare_in_python(fds: list[int], cgroups: list[int], run_dir: str, limits: list[int]) -> None:
     """What the spawn helper does in one call, where there is none (no C compiler)."""
     import resource
 
-    if procs_fd >= 0:
-        os.write(procs_fd, b"0")
+    for procs in cgroups:
+        os.write(procs, b"0")
     os.setpgid(0, 0)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)

@@ -27,6 +27,12 @@
  * in a JVM of its own instead. A run that leaves threads running, or hits a VirtualMachineError
  * (out of memory, stack overflow), gets its result and then a fresh JVM ("discard").
  *
+ * Nothing here is a defence: the program shares this JVM and can switch the security manager off
+ * (by reflection, setting `current` to null). What must hold whatever the program does is enforced
+ * outside the JVM: the launcher measures every limit, and the JVM runs under a system-call filter
+ * installed before its first instruction (threads but no process: a fork kills it, and that input
+ * runs in a JVM of its own). The security manager only spares honest programs that kill.
+ *
  * Protocol (lines of ASCII): fd 0 carries commands, fd 1 answers.
  *   launcher -> harness:  "run HEX HEX ...\n" (the run's arguments, UTF-8 in hex) | "quit\n"
  *   harness -> launcher:  "ready\n" once; per run "started\n", then "ended STATUS FLAGS\n"

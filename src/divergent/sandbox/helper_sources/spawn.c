@@ -7,11 +7,15 @@
  * C compiler exists; without one the launcher forks as before. Only the child side below runs
  * between clone and exec, and it calls nothing but system calls (it shares the launcher's memory).
  *
- * divergent_spawn(path, argv, envp, stdin, stdout, stderr, cgroup_procs, cwd, limits, error)
+ * divergent_spawn(path, argv, envp, stdin, stdout, stderr, cgroups, cgroup_count, cwd, limits, filter,
+ *                 filter_length, error)
+ *   cgroups: descriptors of the cgroup.procs files the run joins (the run's memory and CPU groups)
  *   limits: cpu seconds, address space bytes (0: none), file bytes, stack bytes, processes (0: none)
+ *   filter: a seccomp program of filter_length instructions installed last, just before exec (a
+ *   warm JVM's: threads but no new process), or NULL
  *   returns the child's pid, or -1 with *error set (the errno of the step that failed, in the
  *   child: the child then exits 127 after writing why on the run's stderr).
- * divergent_prepare_script(stdin, stdout, stderr, cgroup_procs, cwd, limits)
+ * divergent_prepare_script(stdin, stdout, stderr, cgroups, cgroup_count, cwd, limits)
  *   the same steps in a fork of the launcher that runs a Python script next (one call from Python
  *   instead of a dozen: each would touch, and so copy, pages of the launcher's heap).
  */
@@ -30,13 +34,22 @@
 
 #define STACK_BYTES (64 * 1024)
 
+/* the kernel's struct sock_fprog (linux/filter.h), spelled out: no kernel headers needed */
+struct filter_program {
+    unsigned short length;
+    const void *instructions;
+};
+
 struct spawn_request {
     const char *path;
     char *const *argv;
     char *const *envp;
-    int stdin_fd, stdout_fd, stderr_fd, cgroup_fd;
+    int stdin_fd, stdout_fd, stderr_fd;
+    const int *cgroup_fds;
+    int cgroup_count;
     const char *cwd;
     const long long *limits;
+    struct filter_program filter;
     sigset_t mask;        /* the launcher's signal mask, restored just before exec */
     volatile int error;   /* shared with the launcher (CLONE_VM): the errno of a failed step */
     volatile int step;
@@ -82,8 +95,8 @@ static void say(const char *what, int error) {
 /* The steps between fork and the program, shared by both entry points below. Returns 0, or the
  * errno of the step that failed (then *step says which). Only system calls: it may share the
  * launcher's memory. */
-static int prepare(int stdin_fd, int stdout_fd, int stderr_fd, int cgroup_fd, const char *cwd,
-                   const long long *limits, int python, volatile int *step) {
+static int prepare(int stdin_fd, int stdout_fd, int stderr_fd, const int *cgroup_fds, int cgroup_count,
+                   const char *cwd, const long long *limits, int python, volatile int *step) {
     /* Signals first: no handler of the launcher's may run in this copy of it. */
     struct sigaction defaults, ignore;
     memset(&defaults, 0, sizeof defaults);
@@ -100,7 +113,9 @@ static int prepare(int stdin_fd, int stdout_fd, int stderr_fd, int cgroup_fd, co
 
     /* before anything else: every process of the run is counted from its start */
     *step = 1;
-    if (cgroup_fd >= 0 && write(cgroup_fd, "0", 1) != 1) return errno;
+    for (int k = 0; k < cgroup_count; k++) {
+        if (cgroup_fds[k] >= 0 && write(cgroup_fds[k], "0", 1) != 1) return errno;
+    }
     *step = 2;
     if (setpgid(0, 0) != 0) return errno;
     *step = 3;
@@ -142,28 +157,40 @@ static int prepare(int stdin_fd, int stdout_fd, int stderr_fd, int cgroup_fd, co
 
 static int child(void *argument) {
     struct spawn_request *request = argument;
-    int error = prepare(request->stdin_fd, request->stdout_fd, request->stderr_fd, request->cgroup_fd,
-                        request->cwd, request->limits, 0, &request->step);
+    int error = prepare(request->stdin_fd, request->stdout_fd, request->stderr_fd, request->cgroup_fds,
+                        request->cgroup_count, request->cwd, request->limits, 0, &request->step);
+    if (error == 0 && request->filter.length > 0) {
+        /* last: the program's own filter, added to the launcher's (no_new_privs is inherited) */
+        request->step = 7;
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, 2, &request->filter, 0, 0) != 0) {
+            error = errno;
+        }
+    }
     if (error == 0) {
+        request->step = 6;
         sigprocmask(SIG_SETMASK, &request->mask, NULL);
         execve(request->path, request->argv, request->envp);
         error = errno;
     }
     request->error = error;
-    if (request->step >= 4) say(request->step == 6 ? request->path : "setting up the run", error);
+    if (request->step >= 4) {
+        say(request->step == 6 ? request->path : request->step == 7 ? "installing its system-call filter"
+                                                                     : "setting up the run", error);
+    }
     _exit(127);
 }
 
 /* In a fork of the launcher that goes on as a Python script: the same steps, in one call. Returns
  * 0 or the errno of the step that failed. */
-int divergent_prepare_script(int stdin_fd, int stdout_fd, int stderr_fd, int cgroup_fd, const char *cwd,
-                             const long long *limits) {
+int divergent_prepare_script(int stdin_fd, int stdout_fd, int stderr_fd, const int *cgroup_fds, int cgroup_count,
+                             const char *cwd, const long long *limits) {
     volatile int step = 0;
-    return prepare(stdin_fd, stdout_fd, stderr_fd, cgroup_fd, cwd, limits, 1, &step);
+    return prepare(stdin_fd, stdout_fd, stderr_fd, cgroup_fds, cgroup_count, cwd, limits, 1, &step);
 }
 
 pid_t divergent_spawn(const char *path, char *const argv[], char *const envp[], int stdin_fd, int stdout_fd,
-                      int stderr_fd, int cgroup_fd, const char *cwd, const long long *limits, int *error) {
+                      int stderr_fd, const int *cgroup_fds, int cgroup_count, const char *cwd, const long long *limits,
+                      const void *filter, int filter_length, int *error) {
     struct spawn_request request;
     memset(&request, 0, sizeof request);
     request.path = path;
@@ -172,9 +199,12 @@ pid_t divergent_spawn(const char *path, char *const argv[], char *const envp[], 
     request.stdin_fd = stdin_fd;
     request.stdout_fd = stdout_fd;
     request.stderr_fd = stderr_fd;
-    request.cgroup_fd = cgroup_fd;
+    request.cgroup_fds = cgroup_fds;
+    request.cgroup_count = cgroup_count;
     request.cwd = cwd;
     request.limits = limits;
+    request.filter.length = (unsigned short)filter_length;
+    request.filter.instructions = filter;
     /* No signal may reach a handler while the child shares the launcher's memory. */
     sigset_t all;
     sigfillset(&all);
