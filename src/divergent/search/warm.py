@@ -1,7 +1,9 @@
 """Warm workers lent to one search after another: a started :class:`~divergent.sandbox.pool.WorkerPool`
 per shape of comparison, reloaded with each new pair of programs (a fresh call child per load,
-forked from the warm worker: each program still runs only in the sandbox, with none of the
-previous one's state), and lent to a search as its main runner (``prepare(..., main_runner=)``).
+forked from the warm worker, in a sandbox put back as it was before any program ran: every process
+of the previous one killed, its files in ``/tmp`` and ``/dev/shm`` removed, no writable directory on
+``sys.path``; at the ``rlimits`` level, with no PID namespace to contain leftovers, new workers per
+load: docs/sandbox.md, "Warm runs"), and lent to a search as its main runner (``prepare(..., main_runner=)``).
 A search confirms a difference on brand-new workers, as every search does.
 
 Used where many searches run in a row: the CETBench generator's versions, ``divergent diff``'s
