@@ -21,6 +21,7 @@ from pathlib import Path
 
 from divergent.errors import InvalidArgument
 from divergent.formats.examples import format_from_examples, observations, retyped, value_type
+from divergent.formats.format_blocks import block_format
 from divergent.formats.instances import read
 from divergent.formats.model import Expr, InputFormat, Kind, Line, Node, Repeat, Token, TokenType
 from divergent.formats.reading import format_from_programs
@@ -45,7 +46,7 @@ def infer_format(examples: Sequence[str], *, statement: str | None = None,
     """The format the examples, the statement (its text or HTML) and the programs ((source,
     language) pairs) say inputs have; None when none of them says anything readable."""
     examples = [text for text in examples if text.strip()]
-    from_statement = statement_format(statement) if statement else None
+    from_statement = (block_format(statement) or statement_format(statement)) if statement else None
     from_programs = format_from_programs(programs) if programs else None
     base: InputFormat | None = None
     notes: list[str] = []
