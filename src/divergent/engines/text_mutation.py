@@ -238,6 +238,7 @@ class TextMutationEngine(Engine):
             put_in_order(tree, lessons, self._rng)
         # a relation mended changed values the operators set: they no longer tell what was changed
         mended = mend_patterns(tree, lessons, self._rng)
+        lessons.slowness.capped(tree, self._rng)
         text = render(tree)
         self._measured(len(parent.text) + len(text), time.monotonic() - started)
         if len(text) > MAX_TEXT:
@@ -290,7 +291,8 @@ class TextMutationEngine(Engine):
 
     @property
     def size_cap(self) -> int:
-        return self._sizes.cap
+        slow = self.feedback.lessons.slowness.cap
+        return self._sizes.cap if slow is None else max(1, min(self._sizes.cap, slow))
 
     # -- feedback -----------------------------------------------------------------------------
 
@@ -301,6 +303,7 @@ class TextMutationEngine(Engine):
 
     def observe(self, observations: Sequence[Observation]) -> None:
         novel = 0
+        self.feedback.lessons.slowness.observe(observations)
         for observation in observations:
             item = observation.input
             if not isinstance(item, TextInput):

@@ -130,7 +130,9 @@ def _slot_names(body: tuple[Node, ...], path: str, out: dict[str, str], depth: i
         where = f"{path}{index}"
         if isinstance(node, Line):
             for position, token in enumerate(node.tokens):
-                out[f"{where}.{position}"] = token.name or f"token {position + 1} of line {index + 1}"
+                unnamed = (f"the list on line {index + 1}" if token.count is not None
+                           else f"token {position + 1} of line {index + 1}")
+                out[f"{where}.{position}"] = token.name or unnamed
         else:
             _slot_names(node.body, where + ".", out, depth + 1)
 

@@ -23,6 +23,7 @@ from divergent.errors import InvalidArgument
 from divergent.formats.examples import format_from_examples, observations, retyped, value_type
 from divergent.formats.format_blocks import block_format
 from divergent.formats.instances import read
+from divergent.formats.layouts import programs_refined
 from divergent.formats.model import Expr, InputFormat, Kind, Line, Node, Repeat, Token, TokenType
 from divergent.formats.reading import format_from_programs
 from divergent.formats.statement_text import constraints
@@ -77,6 +78,11 @@ def infer_format(examples: Sequence[str], *, statement: str | None = None,
             notes.append("bounds from the statement's constraints")
     if base is None:
         return None
+    if from_programs is not None and base is not from_programs and not any("statement" in n for n in notes):
+        refined = programs_refined(base, from_programs, examples)
+        if refined is not None:
+            base = refined[0]
+            notes.append(refined[1])
     if from_programs is not None and base is not from_programs:
         words = _words_from_programs(base, from_programs, examples)
         if words is not None:

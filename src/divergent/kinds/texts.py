@@ -204,6 +204,22 @@ def valid_seeds(seeds: list[TextInput], validator: Validator | None) -> tuple[li
     return kept, notes
 
 
+def judged_format(fmt: InputFormat, seeds: Sequence[TextInput], validator: Validator, seed: int) -> InputFormat:
+    """The inferred format, or another explanation of the examples (a count's expression, a
+    layout) whose drawn inputs the validator accepts more (formats/layouts.py); judged before the
+    search, so not counted among its rejections."""
+    from divergent.formats.layouts import judged_explanation
+    from divergent.formats.model import InputFormat
+
+    counts = validator.accepted, validator.rejected, validator.first_rejection
+    chosen = judged_explanation(fmt, [item.text for item in seeds],
+                                lambda texts: validator.verdicts([TextInput(text) for text in texts]), seed)
+    validator.accepted, validator.rejected, validator.first_rejection = counts
+    if chosen is None:
+        return fmt
+    return InputFormat(chosen[0].body, origin=fmt.origin, notes=(*fmt.notes, chosen[1]))
+
+
 def load_helper(spec: str | None, what: str, build: BuildOptions) -> StdinProgram | None:
     """A helper program (validator, generator, checker): a script or a program like the ones under
     test (a .py helper is a script)."""
@@ -417,6 +433,8 @@ class TextSubjects(Subjects):
     def gather_seeds(self) -> None:
         seeds, notes = valid_seeds(text_seeds(self.options), self.validator)
         self.input_format = input_format_of(self.options, seeds, self.programs)
+        if self.validator is not None and self.input_format is not None and not self.input_format.stated:
+            self.input_format = judged_format(self.input_format, seeds, self.validator, self.options.seed)
         self.format_check, self.shape = claim_checks(self.input_format, seeds, self.validator is not None,
                                                      statement_of(self.options.programs.statement))
         self.space = listed_space(self.format_check, self.shape, seeds)
@@ -503,6 +521,8 @@ class TextSubjects(Subjects):
             notes.append(format_note(self.input_format))
             if learnt := self.lessons.learnt():
                 notes.append("the validator taught the engines (by line.token): " + "; ".join(learnt))
+        if slow := self.lessons.slowness.note():
+            notes.append(slow)
         if validator is not None and validator.failures:
             notes.append(f"validator {validator.label} crashed or timed out on {validator.failures} input(s) "
                          "(counted as rejections)")
