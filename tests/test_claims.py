@@ -311,3 +311,43 @@ def test_a_slow_program_s_sizes_fall_back_and_the_report_says_so(programs_dir, b
                              input_format=fmt, build_cache=build_cache, budget=Budget(seconds=15.0), time_limit=0.25)
     assert report.verdict is not Verdict.DIVERGENT
     assert any("hit the time limit: the engines then kept integers within" in note for note in report.notes)
+
+
+def test_the_statement_s_sentences_on_lists_and_groups_judge_inputs():
+    statement = textwrap.dedent(r"""
+        Print Yes when $-2^{31} \leq N < 2^{31}$.
+
+        ## Input
+        The input is given from Standard Input in the following format:
+
+            L_1 R_1 L_2 R_2
+            X Y Z
+            M
+            A_1 A_2 \ldots A_M
+
+        ## Constraints
+        - $0 \leq L_1 < R_1 \leq 100$
+        - $0 \leq L_2 < R_2 \leq 100$
+        - $-1000 \leq X, Y, Z \leq 1000$
+        - $X$, $Y$ and $Z$ are distinct, and none of them is $0$.
+        - $1 \leq M \leq 10$
+        - $1 \leq A_1 < A_2 < \ldots < A_M \leq 10^9$
+
+        ## Output
+        Yes or No.
+        """)
+    fmt = block_format(statement)
+    assert fmt is not None
+    assert fmt.text().splitlines()[0] == "L1:int[0,99] R1:int[L1+1,100] L2:int[0,99] R2:int[L2+1,100]"
+    check = StatementCheck(fmt, statement_rules(statement, fmt))
+    assert check.problem("0 3 1 5\n1 2 3\n2\n1 5\n") is None
+    assert check.problem("3 3 1 5\n1 2 3\n2\n1 5\n") is not None  # L_1 < R_1
+    assert "is 0" in (check.problem("0 3 1 5\n1 0 3\n2\n1 5\n") or "")
+    assert "distinct" in (check.problem("0 3 1 5\n1 1 3\n2\n1 5\n") or "")
+    assert "increasing" in (check.problem("0 3 1 5\n1 2 3\n2\n5 5\n") or "")
+    # the task's own text names a bound that is not a constraint
+    assert "N" not in constraints(statement)
+    cards = "## Input\nin the following format:\n\n    A B C\n\n## Constraints\n- 1 <= A, B, C <= 13\n- Not all of A, B and C are the same.\n"
+    fmt = block_format(cards)
+    assert fmt is not None
+    assert "not all" in (StatementCheck(fmt, statement_rules(cards, fmt)).problem("3 3 3\n") or "")

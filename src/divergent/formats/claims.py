@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,12 @@ _PERMUTATION = re.compile(r"\b([A-Za-z])(?:_\w+)?\s+is\s+a\s+permutation\s+of\b"
 _DISTINCT = re.compile(r"^([^\n]*?)\b(?:are|is)\s+(?:all\s+|pairwise\s+|mutually\s+)*(?:distinct|different)\b",
                        re.IGNORECASE | re.MULTILINE)
 _NAME = re.compile(r"(?<![\w|])([A-Za-z])(?:_[\w,]+)?(?![\w(])")
+_NOT_ALL_EQUAL = re.compile(r"\bnot\s+all\s+(?:of\s+)?([^\n]*?)\s+are\s+(?:the\s+same|equal)", re.IGNORECASE)
+#: a constraint line saying its variables are not 0
+_NONZERO = re.compile(r"^[^\n]*(?:none\s+of\s+them\s+(?:is|are)|(?:is|are)\s+not|!=)\s*0\b[^\n]*"
+                      r"|^[^\n]*\bnon-?zero\b[^\n]*", re.IGNORECASE | re.MULTILINE)
+#: ``X_1 < X_2 < ... < X_M`` (or ``<=``): a list, or a scalar over records, in order
+_ORDERED = re.compile(r"\b([A-Za-z])_1\s*(?:<=|<)\s*(?:\1_2\s*(?:<=|<)\s*)?\.\.\.\s*(?:<=|<)\s*\1_\w+")
 _NOT_NAMES = {"a", "A", "I"}
 
 
@@ -39,10 +46,26 @@ _NOT_NAMES = {"a", "A", "I"}
 class ListRule:
     """What the statement says of a list (``names``: one) or of several scalars together."""
 
-    kind: str  # "permutation" (of 1..its length) or "distinct"
+    kind: str  # "permutation" (of 1..its length), "distinct", "increasing", "non-decreasing", "nonzero", "not all equal"
     names: tuple[str, ...]
 
     def problem(self, named: dict[str, list[list[str]]]) -> str | None:
+        if self.kind in ("increasing", "non-decreasing"):
+            occurrences = named.get(self.names[0], [])
+            # a list's items, or a record's scalar over the records (X_1 < X_2 < ... < X_M)
+            groups = occurrences if any(len(values) > 1 for values in occurrences) else [[v[0] for v in occurrences if v]]
+            for values in groups:
+                numbers = [_int_or_none(v)[0] for v in values]
+                if any(b < a or (b == a and self.kind == "increasing") for a, b in itertools.pairwise(numbers)):
+                    return f"{self.names[0]} is not {self.kind} (the statement says it is)"
+            return None
+        if self.kind == "nonzero":
+            zero = next((name for name in self.names for values in named.get(name, []) if "0" in values), None)
+            return f"{zero} is 0 (the statement says none is)" if zero else None
+        if self.kind == "not all equal":
+            values = [values[0] for name in self.names for values in named.get(name, [])[:1] if values]
+            return (f"{', '.join(self.names)} are all {values[0]} (the statement says not all are the same)"
+                    if len(values) == len(self.names) and len(set(values)) == 1 else None)
         if len(self.names) == 1:
             groups = named.get(self.names[0], [])
         else:
@@ -72,6 +95,18 @@ def statement_rules(statement: str, fmt: InputFormat) -> list[ListRule]:
     for match in _PERMUTATION.finditer(text):
         if match.group(1) in lists:
             rules.append(ListRule("permutation", (match.group(1),)))
+    for match in _ORDERED.finditer(text):
+        if match.group(1) in names:
+            strict = "<=" not in match.group(0)
+            rules.append(ListRule("increasing" if strict else "non-decreasing", (match.group(1),)))
+    for match in _NOT_ALL_EQUAL.finditer(text):
+        found = [m.group(1) for m in _NAME.finditer(match.group(1)) if m.group(1) in names]
+        if len(found) > 1:
+            rules.append(ListRule("not all equal", tuple(dict.fromkeys(found))))
+    for match in _NONZERO.finditer(text):
+        found = [m.group(1) for m in _NAME.finditer(match.group(0)) if m.group(1) in names]
+        if found:
+            rules.append(ListRule("nonzero", tuple(dict.fromkeys(found))))
     for match in _DISTINCT.finditer(text):
         found = [m.group(1) for m in _NAME.finditer(match.group(1)) if m.group(1) not in _NOT_NAMES or m.group(0) != m.group(1)]
         found = list(dict.fromkeys(name for name in found if name in names))

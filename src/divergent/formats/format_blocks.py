@@ -81,6 +81,8 @@ def _line(parts: list[str]) -> tuple[list[Token], str | None] | None:
     record of a list of records: ``X_1 Y_1``)."""
     tokens: list[Token] = []
     shared: set[str | None] = set()
+    bases = [_split(part)[0] for part in parts if part != _ELLIPSIS]
+    repeated = {base for base in bases if bases.count(base) > 1}
     i = 0
     while i < len(parts):
         part = parts[i]
@@ -103,7 +105,9 @@ def _line(parts: list[str]) -> tuple[list[Token], str | None] | None:
             shared.add(None)
             i = j + 1
             continue
-        tokens.append(Token(TokenType(Kind.INT), name=base))
+        # ``L_1 R_1 L_2 R_2``: four names (``L1`` ... ``R2``); ``X_i Y_i`` of a record keep their base
+        numbered = index is not None and index.isdigit() and base in repeated
+        tokens.append(Token(TokenType(Kind.INT), name=base + index if numbered and index is not None else base))
         shared.add(index)
         i += 1
     common = shared.pop() if len(shared) == 1 else None

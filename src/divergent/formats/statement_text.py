@@ -154,9 +154,19 @@ def input_section(statement: str) -> str:
     return rest[:end.start()] if end is not None else rest
 
 
+_CONSTRAINTS = re.compile(_HEADING.format(r"(?:constraints?|制約)"), re.IGNORECASE | re.MULTILINE)
+
+
 def constraint_text(statement: str) -> str:
-    """The statement without its output section (where a bound is on the answer)."""
+    """The statement without its output section (where a bound is on the answer); with a section
+    of constraints (AtCoder's), that section and the input's only (the task's text may name
+    bounds of its own: "print Yes when -2^31 <= N < 2^31")."""
     text = normalise(statement_text(statement))
+    heading = _CONSTRAINTS.search(text)
+    if heading is not None:
+        rest = text[heading.end():]
+        end = _AFTER_INPUT.search(rest)
+        return input_section(statement) + "\n" + (rest[:end.start()] if end is not None else rest)
     match = _OUTPUT.search(text)
     if match is None:
         return text

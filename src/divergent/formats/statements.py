@@ -275,9 +275,13 @@ def _bounded_body(body: tuple[Node, ...], found: dict[str, Bounds], scope: set[s
 
 
 def _pick(candidates: list[Expr], scope: set[str], name: str | None) -> Expr | None:
+    # ``L1 R1 L2 R2`` read as ``L_1 R_1 L_2 R_2``: "L_i < R_i" bounds R1 by L1, R2 by L2
+    suffix = name[len(name.rstrip("0123456789")):] if name else ""
     for expr in candidates:
         if expr.variable is None or (expr.variable in scope and expr.variable != name):
             return expr
+        if suffix and expr.variable + suffix in scope and expr.variable + suffix != name:
+            return Expr(expr.constant, expr.variable + suffix, expr.scale)
     return None
 
 
