@@ -351,3 +351,40 @@ def test_the_statement_s_sentences_on_lists_and_groups_judge_inputs():
     fmt = block_format(cards)
     assert fmt is not None
     assert "not all" in (StatementCheck(fmt, statement_rules(cards, fmt)).problem("3 3 3\n") or "")
+
+
+# -- the exhaustive verdict for functions ------------------------------------------------------
+
+FLAGS = """\
+from typing import Literal
+
+def a(x: bool, y: bool, mode: Literal["r", "w"], n: int) -> int:
+    return (x and y) + (mode == "w") * n
+
+def b(x: bool, y: bool, mode: Literal["r", "w"], n: int) -> int:
+    return int(x and y) + (n if mode == "w" else 0)
+
+def c(x: bool, y: bool, mode: Literal["r", "w"], n: int) -> int:
+    return int(x and y) + (n if mode == "w" and n != 7 else 0)
+
+def d(x: bool, y: bool, mode: Literal["r", "w"], n: int = 0) -> int:
+    return int(x and y)
+"""
+
+
+def test_functions_of_bools_literals_and_ranges_by_precondition_are_judged_whole(tmp_path):
+    from divergent.engines.call_spaces import call_space
+    from divergent.load.python_files import load_implementation
+
+    source = tmp_path / "flags.py"
+    source.write_text(FLAGS)
+    report = divergent.check([f"{source}:a", f"{source}:b"], require="0 <= n <= 9", budget=Budget(seconds=20.0))
+    assert report.verdict is Verdict.EQUIVALENT_ON_ALL_INPUTS
+    assert report.space is not None and report.space.inputs == 2 * 2 * 2 * 10
+    assert divergent.check([f"{source}:a", f"{source}:c"], require="0 <= n <= 9",
+                           budget=Budget(seconds=20.0)).verdict is Verdict.DIVERGENT
+    # an unbounded int, or an optional parameter, lists nothing
+    signature = load_implementation(f"{source}:a").signature
+    assert call_space(signature, None, lambda call: True) is None
+    assert call_space(signature, "n in range(3) and n >= 1", lambda call: True)[2] == 2 * 2 * 2 * 2
+    assert call_space(load_implementation(f"{source}:d").signature, None, lambda call: True) is None

@@ -481,7 +481,7 @@ class Search:
             return ExitReason.BUDGET_SECONDS
         if not self.portfolio.active and not self.escalator.busy and not self.pipeline.busy:
             return ExitReason.EXHAUSTED
-        if not self.pipeline.busy and space_judged(self) is not None:
+        if space_judged(self) is not None:
             return ExitReason.EXHAUSTED  # every valid input there is was judged
         return None
 
