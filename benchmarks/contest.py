@@ -367,9 +367,9 @@ def run_pairs(pairs: list[Pair], mode: str, budget: float, seed: int, jobs: int,
         problem = pair.problem
         if mode == "check":
             extra = ["--generator", str(standalone_program(problem.directory, "gen.py"))] if generator else []
-            if knowledge == "statement":
+            if knowledge in ("statement", "all"):
                 extra += ["--statement", str(problem.directory / "problem.md")]
-            validator = standalone_validator(problem.directory) if knowledge == "validator" else None
+            validator = standalone_validator(problem.directory) if knowledge in ("validator", "all") else None
             report = _divergent(pair, problem.samples, validator, budget, seed, extra)
         else:
             with tempfile.TemporaryDirectory(prefix="divergent-judge-") as scratch:
@@ -464,9 +464,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--suite", type=Path, default=SUITE,
                         help="the directory of problems (default: contest/; the second suite: atcoder/)")
-    parser.add_argument("--knowledge", choices=("validator", "samples", "statement"), default="validator",
+    parser.add_argument("--knowledge", choices=("validator", "samples", "statement", "all"), default="validator",
                         help="check: what divergent is given besides the programs: the samples and the strict "
-                             "validator (default), the samples alone, or the samples and the statement (problem.md)")
+                             "validator (default), the samples alone, the samples and the statement (problem.md), "
+                             "or all three")
     parser.add_argument("--with-generator", action="store_true",
                         help="check: also give divergent the problem's hand-written generator (gen.py)")
     parser.add_argument("--bounds", choices=("statement", "lines"), default="statement",

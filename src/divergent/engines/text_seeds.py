@@ -58,6 +58,6 @@ class TextSeedEngine(Engine):
         if not valid:
             return None
         if len(valid) < len(items):
-            judge = f"{judge} and the validator"
+            judge = judge if "validator" in judge else f"{judge} and the validator"
             what = f"{what}, {len(valid):,} of them valid"
         return what, valid, len(items), judge

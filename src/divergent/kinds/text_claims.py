@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from divergent.formats.claims import ExampleShape
     from divergent.formats.model import InputFormat
 
-__all__ = ["FormatCheck", "claim_checks", "claim_notes", "listed_space"]
+__all__ = ["FormatCheck", "claim_checks", "claim_notes", "listed_space", "statement_format_check"]
 
 #: rejection reasons remembered (by input)
 _REASONS = 10_000
@@ -31,6 +31,8 @@ class FormatCheck:
         self._problem = problem
         #: the lists the statement calls permutations of 1..n (listing a small space lists only those)
         self.permutations = tuple(permutations)
+        #: whether it judges inputs (a precondition), or only lists a space for a validator to judge
+        self.judges = True
         self.rejected = 0
         self.first_rejection: tuple[str, str] | None = None
         self._reasons: dict[str, str] = {}
@@ -65,17 +67,27 @@ def claim_checks(fmt: InputFormat | None, seeds: Sequence[TextInput], validated:
     """What judges the inputs a difference may be claimed on: a given format (a precondition,
     with or without a validator); without a validator, the statement's format and constraints when
     the format was read from it (a precondition too), else the examples' shape (formats/claims.py)."""
-    from divergent.formats.claims import ExampleShape, StatementCheck, statement_rules
+    from divergent.formats.claims import ExampleShape
 
     if fmt is not None and fmt.stated:
         return FormatCheck(fmt), None
     if validated:
         return None, None
-    if fmt is not None and statement and any(note.startswith("read from the statement") for note in fmt.notes):
-        check = StatementCheck(fmt, statement_rules(statement, fmt))
-        permutations = [rule.names[0] for rule in check.rules if rule.kind == "permutation"]
-        return FormatCheck(fmt, problem=check.problem, permutations=permutations), None
+    statement_check = statement_format_check(fmt, statement)
+    if statement_check is not None:
+        return statement_check, None
     return None, ExampleShape.learn(fmt, [seed.text for seed in seeds])
+
+
+def statement_format_check(fmt: InputFormat | None, statement: str | None) -> FormatCheck | None:
+    """The statement's format and rules as a check, when the format was read from the statement."""
+    from divergent.formats.claims import StatementCheck, statement_rules
+
+    if fmt is None or not statement or not any(note.startswith("read from the statement") for note in fmt.notes):
+        return None
+    check = StatementCheck(fmt, statement_rules(statement, fmt))
+    permutations = [rule.names[0] for rule in check.rules if rule.kind == "permutation"]
+    return FormatCheck(fmt, problem=check.problem, permutations=permutations)
 
 
 def listed_space(check: FormatCheck | None, shape: ExampleShape | None,
@@ -91,6 +103,8 @@ def listed_space(check: FormatCheck | None, shape: ExampleShape | None,
             return None
         valid = [text for text in texts if check.problem(text) is None]
         judge = "the input format" if check.format.stated else "the statement's format and constraints"
+        if not check.judges:  # the statement's format, with a validator judging: the candidates it lists
+            judge = "the statement's format and the validator"
         what = f"all {len(valid):,} inputs {judge} allow(s) ({' | '.join(check.format.text().strip().splitlines())})"
     elif shape is not None and shape.ones is not None:
         hot = hot_cells([seed.text for seed in seeds])

@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, ClassVar
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LoadError
 from divergent.kinds.base import ProgramKind, Subjects
-from divergent.kinds.text_claims import FormatCheck, claim_checks, claim_notes, listed_space
+from divergent.kinds.text_claims import (
+    FormatCheck,
+    claim_checks,
+    claim_notes,
+    listed_space,
+    statement_format_check,
+)
 from divergent.load.whole_programs import load_program
 from divergent.options import SearchOptions
 from divergent.programs import BuildOptions, Program, StdinProgram
@@ -437,7 +443,13 @@ class TextSubjects(Subjects):
             self.input_format = judged_format(self.input_format, seeds, self.validator, self.options.seed)
         self.format_check, self.shape = claim_checks(self.input_format, seeds, self.validator is not None,
                                                      statement_of(self.options.programs.statement))
-        self.space = listed_space(self.format_check, self.shape, seeds)
+        lister = self.format_check
+        if lister is None and self.validator is not None:
+            # with a validator, the statement's format lists the candidates and the validator judges them
+            lister = statement_format_check(self.input_format, statement_of(self.options.programs.statement))
+            if lister is not None:
+                lister.judges = False
+        self.space = listed_space(lister, self.shape, seeds)
         if self.format_check is not None:
             kept = [seed for seed, fits in zip(seeds, self.format_check.verdicts(seeds), strict=True) if fits]
             if len(kept) < len(seeds):
