@@ -174,6 +174,15 @@ def test_a_2n_minus_1_count_is_fitted_across_examples_and_read_from_the_programs
     assert chosen is not None and chosen[0].text().splitlines()[1].endswith("*2*n-1")
 
 
+def test_a_number_sizing_a_list_it_is_not_tied_to_teaches_no_range():
+    from divergent.formats.instances import unlinked_counts
+
+    # changing n alone in "n, then 2n-1 numbers" always breaks the input: the validator's no to it
+    # is no bound of n (a lesson would fix n to the examples' one value)
+    assert unlinked_counts(parse_format("n:int[1,10]\nint*2*n-1\n")) == {"0.0"}
+    assert unlinked_counts(parse_format("n:int[1,10]\nint*n\n")) == set()
+
+
 def _two_n_minus_one(text: str) -> bool:
     lines = text.split("\n")
     return len(lines) >= 2 and lines[0].isdigit() and len(lines[1].split()) == 2 * int(lines[0]) - 1

@@ -47,7 +47,7 @@ from divergent.engines.text_mending import mend_patterns
 from divergent.engines.text_operators import SPECIAL, TreeMutator, put_in_order
 from divergent.engines.text_structure import Block, clone, parse, render
 from divergent.errors import EngineCannotProceed
-from divergent.formats.instances import Misfit, generate, read
+from divergent.formats.instances import Misfit, generate, read, unlinked_counts
 from divergent.formats.model import InputFormat
 from divergent.records import AnyInput, Observation, TextInput
 
@@ -154,6 +154,7 @@ class TextMutationEngine(Engine):
                                     named=lambda: sorted(self._learned | self._local), alphabet=alphabet,
                                     feedback=self.feedback, size_cap=lambda: self.size_cap,
                                     literals=source_words(context.implementations))
+        self._unlinked = unlinked_counts(self._format) if self._format is not None else set()
         self._learn_values(tree for _, tree in self._pool)
         #: with a format of one fixed shape of integers: its valid inputs, counted once their bounds are known
         self._space = FixedSpace.of([tree for _, tree in self._pool if tree is not None]) \
@@ -261,7 +262,8 @@ class TextMutationEngine(Engine):
         change may have moved or removed what an earlier one set); in a fixed shape of integers,
         the one value that differs, whatever changes made it."""
         if len(keys) == 1:
-            return list(self._mutator.values)
+            # (a number that sizes a list it is not tied to, 2n-1 items, is no range's evidence)
+            return [(key, value) for key, value in self._mutator.values if key not in self._unlinked]
         if self._space is None:
             return []
         before = self._space.values(parent if not isinstance(parent, str) else self._tree_of(parent))

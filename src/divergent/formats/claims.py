@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from divergent.engines.text_structure import Count, Rep
-from divergent.formats.instances import named_values, slots
-from divergent.formats.model import InputFormat, Kind, Line, Node
+from divergent.formats.instances import named_values, slot_names, slots
+from divergent.formats.model import InputFormat, Kind, Node
 from divergent.formats.spaces import hot_count
 from divergent.formats.statement_text import constraint_text, normalise
 
@@ -160,16 +160,15 @@ def _classes(word: str) -> frozenset[str]:
                      else "digits" if c.isdigit() else "other characters" for c in word)
 
 
-def _slot_names(body: tuple[Node, ...], path: str, out: dict[str, str], depth: int = 0) -> None:
-    for index, node in enumerate(body):
-        where = f"{path}{index}"
-        if isinstance(node, Line):
-            for position, token in enumerate(node.tokens):
-                unnamed = (f"the list on line {index + 1}" if token.count is not None
-                           else f"token {position + 1} of line {index + 1}")
-                out[f"{where}.{position}"] = token.name or unnamed
-        else:
-            _slot_names(node.body, where + ".", out, depth + 1)
+def _slot_names(body: tuple[Node, ...]) -> dict[str, str]:
+    """Each slot's name for people: its token's, else where it is."""
+    out = {}
+    for key, token in slot_names(body).items():
+        line = int(key.split(".")[-2]) + 1
+        position = int(key.split(".")[-1])
+        out[key] = token.name or (f"the list on line {line}" if token.count is not None
+                                  else f"token {position + 1} of line {line}")
+    return out
 
 
 def _parts(block: list) -> list[tuple[str, str, list[str], bool]]:
@@ -246,8 +245,7 @@ class ExampleShape:
             # no format every example fits line by line: their layouts
             return cls(InputFormat(()), {}, layouts, ones=hot_count(examples))
         trees = [found[0] for found in reads if not isinstance(found, str)]
-        names: dict[str, str] = {}
-        _slot_names(fmt.body, "", names)
+        names = _slot_names(fmt.body)
         found: dict[str, _Slot] = {}
         for tree in trees:
             for key, part, values, is_list in _parts(tree):  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ from divergent.engines.text_structure import Line as TreeLine
 from divergent.formats.model import Expr, InputFormat, Kind, Line, Node, Repeat, Token, TokenType
 from divergent.formats.values import SlotSpec, draw_items, draw_token, draw_value, draw_word, fits, token_kind
 
-__all__ = ["Misfit", "generate", "named_values", "read", "slot_spec", "violation"]
+__all__ = ["Misfit", "generate", "named_values", "read", "slot_names", "slot_spec", "unlinked_counts", "violation"]
 
 
 class Misfit(Exception):
@@ -363,6 +363,38 @@ def slots(block: Block) -> Iterator[tuple[TreeLine, int]]:
         else:
             for element in node.items:
                 yield from slots(element)
+
+
+def slot_names(body: tuple[Node, ...], path: str = "") -> dict[str, Token]:
+    """The token of each slot key of a format (``line.token``, ``repeat.line.token``: the keys the
+    trees' specs carry)."""
+    found: dict[str, Token] = {}
+    for index, node in enumerate(body):
+        where = f"{path}{index}"
+        if isinstance(node, Line):
+            for position, token in enumerate(node.tokens):
+                found[f"{where}.{position}"] = token
+        else:
+            found.update(slot_names(node.body, where + "."))
+    return found
+
+
+def unlinked_counts(fmt: InputFormat) -> set[str]:
+    """The keys of the counts a tree cannot keep true by itself (a list of ``2*n-1`` or
+    ``n*m``: changing the number alone breaks the input): the validator's verdict on such a
+    number says nothing of its range."""
+    counts = {variable for token in fmt.tokens() for expr in (token.count,)
+              if expr is not None and expr.variable not in (None, "*") and expr.scale != 1
+              for variable in (expr.variable,)}
+    counts |= {node.count.variable for node in _repeats(fmt.body) if node.count.scale != 1 and node.count.variable}
+    return {key for key, token in slot_names(fmt.body).items() if token.name in counts}
+
+
+def _repeats(body: tuple[Node, ...]) -> Iterator[Repeat]:
+    for node in body:
+        if isinstance(node, Repeat):
+            yield node
+            yield from _repeats(node.body)
 
 
 def draw_for(spec: SlotSpec, rng: random.Random) -> str:
