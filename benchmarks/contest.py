@@ -17,6 +17,14 @@ clones of the repositories it comes from, into each problem's ``submissions/`` (
     python benchmarks/contest.py check --with-generator # the same, divergent also given gen.py
     python benchmarks/contest.py judge --budget 10      # the execution judge, samples withheld
     python benchmarks/contest.py check --problems cf478A,cf71A --jobs 2
+    python benchmarks/contest.py check --suite benchmarks/atcoder --knowledge samples   # the second suite, samples only
+    python benchmarks/contest.py check --knowledge statement   # samples + --statement problem.md, no validator
+    DIVERGENT_SRC=/tmp/old/src python benchmarks/contest.py check   # another revision's code (git archive REV src)
+
+``--knowledge`` says what divergent is given besides the programs: ``validator`` (the samples and the
+strict validator, the default), ``samples`` (the samples alone), ``statement`` (the samples and
+``problem.md``), ``all`` (the three). Whatever it is given, a witness counts as refuting only if the
+strict validator accepts it, and a claim on an input it rejects is counted apart.
 
 ``check`` runs, per failed submission, ``divergent check FAILED REFERENCE --stdin --example
 samples/*.in --validator validator.py --budget N --json --no-shrink`` (the reference: the first

@@ -150,6 +150,7 @@ class _Slot:
     magnitude: float = 0
     classes: frozenset[str] = frozenset()
     permutation: bool = True
+    #: some example's list is a shuffled one of three or more (a permutation not by chance)
     long_list: bool = False
     nonempty: bool = True
     is_list: bool = False
@@ -203,13 +204,12 @@ def _top_values(parts: list[tuple[str, str, list[str], bool]]) -> dict[str, list
 
 
 def _relations(examples: list[list[tuple[str, str, list[str], bool]]]) -> tuple[tuple[str, str], ...]:
-    """The pairs (a, b) of top-level integers with a <= b in every example (b one number; a a
-    number or a list's items)."""
+    """The pairs (a, b) of integers read once at the top with a <= b in every example."""
     tables = [_top_values(parts) for parts in examples]
-    keys = [key for key in tables[0] if all(key in table for table in tables)] if tables else []
+    # (numbers read once only: a list's items below its count in a small example say nothing)
+    keys = [key for key in tables[0] if all(key in table and len(table[key]) == 1 for table in tables)] if tables else []
     return tuple((a, b) for a in keys for b in keys
-                 if a != b and all(len(table[b]) == 1 for table in tables)
-                 and all(max(table[a]) <= table[b][0] for table in tables))
+                 if a != b and all(table[a][0] <= table[b][0] for table in tables))
 
 
 def _number(text: str) -> float | None:
@@ -229,8 +229,7 @@ class ExampleShape:
         self.ones = ones
         self.slots = slots_
         self.layouts = layouts
-        #: (a, b): every example has a <= b (a, b: keys of integers read once, at the top; b may be
-        #: a list's key on the left: all its items)
+        #: (a, b): every example has a <= b (keys of integers read once, at the top)
         self.relations = relations
 
     @classmethod
@@ -266,9 +265,10 @@ class ExampleShape:
                     slot.magnitude = max(slot.magnitude, *(abs(n) for n in numbers))
                 if is_list:
                     slot.nonempty = slot.nonempty and bool(values)
-                    slot.long_list = slot.long_list or len(values) >= 2
                     slot.permutation = slot.permutation and sorted(values, key=_int_or_none) == [
                         str(i) for i in range(1, len(values) + 1)]
+                    # (1 2 3 is a permutation by chance: a shuffled one of three or more is not)
+                    slot.long_list = slot.long_list or (len(values) >= 3 and values != sorted(values, key=_int_or_none))
         return cls(fmt, found, layouts, _relations([_parts(tree) for tree in trees]), ones=hot_count(examples))
 
     def problem(self, text: str) -> str | None:
