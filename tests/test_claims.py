@@ -397,3 +397,17 @@ def test_functions_of_bools_literals_and_ranges_by_precondition_are_judged_whole
     assert call_space(signature, None, lambda call: True) is None
     assert call_space(signature, "n in range(3) and n >= 1", lambda call: True)[2] == 2 * 2 * 2 * 2
     assert call_space(load_implementation(f"{source}:d").signature, None, lambda call: True) is None
+
+
+def test_lists_the_statement_calls_permutations_are_mended_into_permutations():
+    from divergent.engines.text_lessons import Lessons
+    from divergent.engines.text_mending import mend_permutations
+    from divergent.formats.instances import read
+
+    fmt = parse_format("n:int[1,10] x:int[1,n]\np:int*n\n")
+    tree = read(fmt, "4 2\n1 1 0 9\n")
+    assert tree is not None
+    lessons = Lessons()
+    lessons.permutations = {"1.0"}
+    assert mend_permutations(tree, lessons, random.Random(0))
+    assert sorted(render(tree).split("\n")[1].split(), key=int) == ["1", "2", "3", "4"]

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
+from divergent.engines.text_mending import mend_permutations
 from divergent.engines.text_operators import steered
 from divergent.engines.text_structure import render
 from divergent.errors import EngineCannotProceed
@@ -76,6 +77,8 @@ class GrammarEngine(Engine):
                 cap = CAPS[level] if slow is None else max(1, min(CAPS[level], slow))
                 tree = steered(generate(self.format, self._rng, cap=cap, steer=self._steer), lessons, self._rng)
                 lessons.slowness.capped(tree, self._rng)
+                if lessons.permutations:
+                    mend_permutations(tree, lessons, self._rng)
                 text = render(tree)
             except Misfit as error:
                 raise EngineCannotProceed("failed", f"the input format cannot be drawn from: {error}") from None

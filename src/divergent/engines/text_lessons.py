@@ -251,6 +251,8 @@ class Lessons:
         self.relations = LearntRelations()
         #: runs past the time limit keep the integers written after them small
         self.slowness = Slowness()
+        #: the list slots that must be permutations of 1..n (the statement says so, or every example's is)
+        self.permutations: set[str] = set()
 
     def order(self, slot: str) -> str | None:
         learnt = self.orders.get(slot)

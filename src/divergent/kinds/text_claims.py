@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from divergent.formats.claims import ExampleShape
     from divergent.formats.model import InputFormat
 
-__all__ = ["FormatCheck", "claim_checks", "claim_notes", "listed_space", "statement_format_check"]
+__all__ = ["FormatCheck", "claim_checks", "claim_notes", "listed_space", "permutation_keys", "statement_format_check"]
 
 #: rejection reasons remembered (by input)
 _REASONS = 10_000
@@ -118,6 +118,18 @@ def listed_space(check: FormatCheck | None, shape: ExampleShape | None,
     if not valid:
         return None
     return what, [TextInput(text, how_generated="seeds") for text in valid], judge
+
+
+def permutation_keys(fmt: InputFormat | None, check: FormatCheck | None, shape: ExampleShape | None) -> set[str]:
+    """The slot keys of the lists that must be permutations of 1..n: the statement's, else those
+    every example shows as one (the engines keep them so)."""
+    from divergent.formats.instances import slot_names
+
+    if check is not None and check.permutations and fmt is not None:
+        return {key for key, token in slot_names(fmt.body).items() if token.name in check.permutations}
+    if shape is not None:
+        return {key for key, slot in shape.slots.items() if slot.permutation and slot.long_list}
+    return set()
 
 
 def claim_notes(check: FormatCheck | None, shape: ExampleShape | None) -> list[str]:

@@ -26,6 +26,7 @@ from divergent.kinds.text_claims import (
     claim_checks,
     claim_notes,
     listed_space,
+    permutation_keys,
     statement_format_check,
 )
 from divergent.load.whole_programs import load_program
@@ -450,6 +451,7 @@ class TextSubjects(Subjects):
             if lister is not None:
                 lister.judges = False
         self.space = listed_space(lister, self.shape, seeds)
+        self.lessons.permutations = permutation_keys(self.input_format, lister, self.shape)
         if self.format_check is not None:
             kept = [seed for seed, fits in zip(seeds, self.format_check.verdicts(seeds), strict=True) if fits]
             if len(kept) < len(seeds):
