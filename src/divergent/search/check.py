@@ -24,9 +24,10 @@ from divergent.records import (
 from divergent.search.loop import RESERVE_SECONDS, Search
 from divergent.search.partition import Partition
 from divergent.search.prepare import prepare
-from divergent.search.spaces import space_judged, space_seen
+from divergent.search.spaces import space_judged
 from divergent.search.splitting import (
     MAX_FAILED_CONFIRMATIONS,
+    MAX_SET_APART,
     assess_relevance,
     note_unconfirmed,
     refine_partition,
@@ -131,6 +132,8 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
                     "refining the behaviour classes was cut short by the budget: some classes may hold "
                     "implementations that differ"
                 )
+    if partition.set_apart > MAX_SET_APART:
+        search.journal.note(f"{partition.set_apart} difference(s) outside the examples' shape in all, set apart")
     space = None
     if counterexample is not None:
         result = Verdict.DIVERGENT
@@ -148,7 +151,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
         result = Verdict.NO_DIFFERENCE_FOUND
         search.journal.note(f"the engines ran out of new inputs after {search.inputs_run} valid input(s), fewer "
                             f"than {search.subjects.input_floor} (--min-inputs): the inputs they can make are that few")
-    elif search.inputs_run < search.subjects.input_floor and (space := space_seen(search)) is not None:
+    elif search.inputs_run < search.subjects.input_floor and (space := search.space_seen()) is not None:
         # An engine knows every valid input (the validator's bounds found, each value run): a
         # small input space judged whole, however many inputs the validator rejected on the way.
         result = Verdict.NO_DIFFERENCE_FOUND

@@ -55,7 +55,7 @@ from divergent.search.fresh import Prestarted, SpareRunners
 from divergent.search.notes import Journal, model_engine_notes, stuck_note, unsettled_notes
 from divergent.search.partition import Partition
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
-from divergent.search.spaces import space_judged
+from divergent.search.spaces import space_judged, space_seen
 from divergent.trace import mark
 
 if TYPE_CHECKING:
@@ -496,6 +496,10 @@ class Search:
             self.journal.note(f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a "
                               f"slow implementation is not a different one; --timeouts {rule} as a difference)")
 
+    def space_seen(self) -> str | None:
+        """What small input space the search has run whole (``divergent.search.spaces``), if it has."""
+        return space_seen(self)
+
     def _look_for_proof(self) -> None:
         """Stop with the symbolic engine's proof of equivalence, once it has one (and nothing the
         search saw contradicts it: a difference ends the search first; an input still being re-run,
@@ -585,4 +589,3 @@ class Search:
         self.runner.close()
         self.subjects.close()
         mark("closed")
-
