@@ -122,6 +122,14 @@ def test_the_examples_shape_names_what_an_input_breaks():
     assert "<=" in (shape.problem("1 2\n1\n") or "")  # X <= N in every example
     assert "32-bit" in (shape.problem("3 2147800000\n3 1 2\n") or "")
     assert shape.problem("3 1\n3 1\n") is not None  # the line holds fewer than N
+    # with several examples: a list's items within a number read once, numbers that always differ
+    cards = ["3\n1 3 2 3 3 2 2 1 1 1 2\n", "1\n1 1 1\n", "4\n3 2 1 1 2 4 4 4 4 3 1 3 2 1 3\n"]
+    assert "<= n" in (ExampleShape.learn(infer_format(cards), cards).problem("1\n4 4 1\n") or "")
+    hammer = ["10 -10 1\n", "20 10 -10\n", "100 1 1000\n"]
+    assert "repeat a value" in (ExampleShape.learn(infer_format(hammer), hammer).problem("100 100 100\n") or "")
+    # one example of a sorted list says nothing of its items' bounds, nor that it is a permutation
+    single = ["3\n1 2 3\n"]
+    assert ExampleShape.learn(infer_format(single), single).problem("2\n2147483647 1\n") is None
     words = ExampleShape.learn(infer_format(["abc\n", "zz\n"]), ["abc\n", "zz\n"])
     assert words is not None and "upper-case" in (words.problem("aBc\n") or "")
 

@@ -204,12 +204,27 @@ def _top_values(parts: list[tuple[str, str, list[str], bool]]) -> dict[str, list
 
 
 def _relations(examples: list[list[tuple[str, str, list[str], bool]]]) -> tuple[tuple[str, str], ...]:
-    """The pairs (a, b) of integers read once at the top with a <= b in every example."""
+    """The pairs (a, b) of integers read once at the top with a <= b in every example; with two
+    examples or more, also a list's items all at most a number read once (``1 <= A_i <= N``: a
+    list below its count in one small example says nothing)."""
     tables = [_top_values(parts) for parts in examples]
-    # (numbers read once only: a list's items below its count in a small example say nothing)
-    keys = [key for key in tables[0] if all(key in table and len(table[key]) == 1 for table in tables)] if tables else []
-    return tuple((a, b) for a in keys for b in keys
-                 if a != b and all(table[a][0] <= table[b][0] for table in tables))
+    common = [key for key in tables[0] if all(key in table for table in tables)] if tables else []
+    single = [key for key in common if all(len(table[key]) == 1 for table in tables)]
+    lists = [key for key in common if key not in single] if len(tables) >= 2 else []
+    return tuple((a, b) for a in single + lists for b in single
+                 if a != b and all(max(table[a]) <= table[b][0] for table in tables))
+
+
+def _distinct(examples: list[list[tuple[str, str, list[str], bool]]]) -> tuple[str, ...]:
+    """The integers read once at the top (three or more) that differ from each other in every one
+    of two examples or more (``X, Y and Z are distinct``)."""
+    tables = [_top_values(parts) for parts in examples]
+    if len(tables) < 2:
+        return ()
+    keys = [key for key in tables[0] if all(key in table and len(table[key]) == 1 for table in tables)]
+    if len(keys) >= 3 and all(len({table[key][0] for key in keys}) == len(keys) for table in tables):
+        return tuple(keys)
+    return ()
 
 
 def _number(text: str) -> float | None:
@@ -223,10 +238,13 @@ class ExampleShape:
     """What every example shows (see the module's docstring), and what an input breaks of it."""
 
     def __init__(self, fmt: InputFormat, slots_: dict[str, _Slot], layouts: set[tuple[int, ...]],
-                 relations: tuple[tuple[str, str], ...] = (), ones: int | None = None) -> None:
+                 relations: tuple[tuple[str, str], ...] = (), ones: int | None = None,
+                 distinct: tuple[str, ...] = ()) -> None:
         self.format = fmt
         #: every example is a fixed layout of 0/1 cells with this many ones (a one-hot grid: 1)
         self.ones = ones
+        #: numbers read once that differ from each other in every example
+        self.distinct = distinct
         self.slots = slots_
         self.layouts = layouts
         #: (a, b): every example has a <= b (keys of integers read once, at the top)
@@ -269,7 +287,8 @@ class ExampleShape:
                         str(i) for i in range(1, len(values) + 1)]
                     # (1 2 3 is a permutation by chance: a shuffled one of three or more is not)
                     slot.long_list = slot.long_list or (len(values) >= 3 and values != sorted(values, key=_int_or_none))
-        return cls(fmt, found, layouts, _relations([_parts(tree) for tree in trees]), ones=hot_count(examples))
+        parts = [_parts(tree) for tree in trees]
+        return cls(fmt, found, layouts, _relations(parts), ones=hot_count(examples), distinct=_distinct(parts))
 
     def problem(self, text: str) -> str | None:
         """What ``text`` breaks of the examples' shape ("x = -1: every example has x >= 1"), or None."""
@@ -293,6 +312,10 @@ class ExampleShape:
             if problem:
                 return problem
         values = _top_values(parts)
+        if self.distinct and all(key in values for key in self.distinct) and \
+                len({values[key][0] for key in self.distinct}) < len(self.distinct):
+            names = ", ".join(self.slots[key].name for key in self.distinct if key in self.slots)
+            return f"{names} repeat a value: they differ in every example"
         for left, right in self.relations:
             if left in values and right in values and max(values[left]) > min(values[right]):
                 a, b = self.slots[left].name, self.slots[right].name
