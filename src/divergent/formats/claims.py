@@ -234,21 +234,20 @@ def _number(text: str) -> float | None:
         return None
 
 
+@dataclass
 class ExampleShape:
     """What every example shows (see the module's docstring), and what an input breaks of it."""
 
-    def __init__(self, fmt: InputFormat, slots_: dict[str, _Slot], layouts: set[tuple[int, ...]],
-                 relations: tuple[tuple[str, str], ...] = (), ones: int | None = None,
-                 distinct: tuple[str, ...] = ()) -> None:
-        self.format = fmt
-        #: every example is a fixed layout of 0/1 cells with this many ones (a one-hot grid: 1)
-        self.ones = ones
-        #: numbers read once that differ from each other in every example
-        self.distinct = distinct
-        self.slots = slots_
-        self.layouts = layouts
-        #: (a, b): every example has a <= b (keys of integers read once, at the top)
-        self.relations = relations
+    format: InputFormat
+    slots: dict[str, _Slot]
+    #: the tokens per line of each example (what an input without a format must match)
+    layouts: set[tuple[int, ...]]
+    #: (a, b): every example has a <= b (keys of integers read once, at the top)
+    relations: tuple[tuple[str, str], ...] = ()
+    #: every example is a fixed layout of 0/1 cells with this many ones (a one-hot grid: 1)
+    ones: int | None = None
+    #: numbers read once that differ from each other in every example
+    distinct: tuple[str, ...] = ()
 
     @classmethod
     def learn(cls, fmt: InputFormat | None, examples: Sequence[str]) -> ExampleShape | None:
