@@ -17,6 +17,14 @@ clones of the repositories it comes from, into each problem's ``submissions/`` (
     python benchmarks/contest.py check --with-generator # the same, divergent also given gen.py
     python benchmarks/contest.py judge --budget 10      # the execution judge, samples withheld
     python benchmarks/contest.py check --problems cf478A,cf71A --jobs 2
+    python benchmarks/contest.py check --suite benchmarks/atcoder --knowledge samples   # the second suite, samples only
+    python benchmarks/contest.py check --knowledge statement   # samples + --statement problem.md, no validator
+    DIVERGENT_SRC=/tmp/old/src python benchmarks/contest.py check   # another revision's code (git archive REV src)
+
+``--knowledge`` says what divergent is given besides the programs: ``validator`` (the samples and the
+strict validator, the default), ``samples`` (the samples alone), ``statement`` (the samples and
+``problem.md``), ``all`` (the three). Whatever it is given, a witness counts as refuting only if the
+strict validator accepts it, and a claim on an input it rejects is counted apart.
 
 ``check`` runs, per failed submission, ``divergent check FAILED REFERENCE --stdin --example
 samples/*.in --validator validator.py --budget N --json --no-shrink`` (the reference: the first
@@ -41,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,10 +150,10 @@ def statement_html(markdown: str) -> str:
     return "\n".join(parts)
 
 
-def load_problems(names: str | None = None) -> list[Problem]:
+def load_problems(names: str | None = None, suite: Path = SUITE) -> list[Problem]:
     chosen = set(names.split(",")) if names else None
     problems = []
-    for directory in sorted(p for p in SUITE.iterdir() if (p / "meta.json").is_file()):
+    for directory in sorted(p for p in suite.iterdir() if (p / "meta.json").is_file()):
         if chosen is not None and directory.name not in chosen:
             continue
         meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
@@ -301,7 +310,9 @@ def _divergent(pair: Pair, examples: list[Path], validator: Path | None, budget:
     for example in examples:
         command += ["--example", str(example)]
     started = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(HERE.parent / "src")})
+    # DIVERGENT_SRC: the source tree to measure (another revision's, extracted with git archive)
+    source = os.environ.get("DIVERGENT_SRC", str(HERE.parent / "src"))
+    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": source})
     wall = time.monotonic() - started
     try:
         report = json.loads(done.stdout)
@@ -357,14 +368,17 @@ def judge_bounds(statement: str, reading: str) -> tuple[int, int] | None:
 
 
 def run_pairs(pairs: list[Pair], mode: str, budget: float, seed: int, jobs: int, out: Path,
-              reading: str = "statement", generator: bool = False) -> list[dict]:
+              reading: str = "statement", generator: bool = False, knowledge: str = "validator") -> list[dict]:
     out.parent.mkdir(parents=True, exist_ok=True)
 
     def one(pair: Pair) -> dict:
         problem = pair.problem
         if mode == "check":
             extra = ["--generator", str(standalone_program(problem.directory, "gen.py"))] if generator else []
-            report = _divergent(pair, problem.samples, standalone_validator(problem.directory), budget, seed, extra)
+            if knowledge in ("statement", "all"):
+                extra += ["--statement", str(problem.directory / "problem.md")]
+            validator = standalone_validator(problem.directory) if knowledge in ("validator", "all") else None
+            report = _divergent(pair, problem.samples, validator, budget, seed, extra)
         else:
             with tempfile.TemporaryDirectory(prefix="divergent-judge-") as scratch:
                 seed_file = Path(scratch) / "seed.txt"
@@ -380,6 +394,8 @@ def run_pairs(pairs: list[Pair], mode: str, budget: float, seed: int, jobs: int,
         if mode == "judge":
             row["reading"] = reading
         row["generator"] = generator
+        row["knowledge"] = knowledge if mode == "check" else "judge"
+        row["suite"] = problem.directory.parent.name
         status = row["verdict"] if row["verdict"] != "divergent" else (
             "refuted" if row.get("strictly_valid") else "claimed on an INVALID input")
         print(f"{mode:5} {problem.id:8} {pair.kind:8} {pair.subject.file:34} {status:28} "
@@ -422,6 +438,10 @@ def summarize(rows: list[dict], mode: str) -> dict:
         "median_seconds": statistics.median(times) if times else None,
         "p90_seconds": times[max(0, round(0.9 * len(times)) - 1)] if times else None,
         "missed": [f"{r['problem']}/{r['subject']}" for r in failed if r not in refuted],
+        "verdicts_accepted": dict(sorted(Counter(r["verdict"] for r in accepted).items())),
+        "verdicts_failed": dict(sorted(Counter(r["verdict"] for r in failed).items())),
+        "inputs_per_second": round(all_valid / sum(r["seconds"] or 0 for r in rows), 1)
+        if sum(r["seconds"] or 0 for r in rows) else None,
     }
     print()
     print(f"[{mode}] failed submissions refuted: {_percent(len(refuted), len(failed))}; "
@@ -432,6 +452,8 @@ def summarize(rows: list[dict], mode: str) -> dict:
     if times:
         print(f"[{mode}] seconds to the first counterexample: median {summary['median_seconds']:.2f}, "
               f"p90 {summary['p90_seconds']:.2f}")
+    print(f"[{mode}] verdicts: accepted pairs {summary['verdicts_accepted']}, failed {summary['verdicts_failed']}; "
+          f"valid inputs judged per second of search: {summary['inputs_per_second']}")
     for name in summary["missed"]:
         print(f"[{mode}] missed: {name}")
     return summary
@@ -448,13 +470,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--kind", choices=("all", "failed", "accepted"), default="all")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--suite", type=Path, default=SUITE,
+                        help="the directory of problems (default: contest/; the second suite: atcoder/)")
+    parser.add_argument("--knowledge", choices=("validator", "samples", "statement", "all"), default="validator",
+                        help="check: what divergent is given besides the programs: the samples and the strict "
+                             "validator (default), the samples alone, the samples and the statement (problem.md), "
+                             "or all three")
     parser.add_argument("--with-generator", action="store_true",
                         help="check: also give divergent the problem's hand-written generator (gen.py)")
     parser.add_argument("--bounds", choices=("statement", "lines"), default="statement",
                         help="judge: read the statement's numeric bounds as the EquiBench judge does "
                              "(statement) or line by line (lines, a cross-check of the reader)")
     args = parser.parse_args(argv)
-    problems = load_problems(args.problems)
+    problems = load_problems(args.problems, args.suite)
     if args.command == "list":
         for problem in problems:
             languages = sorted({s.meta["language"] for s in problem.submissions})
@@ -476,11 +504,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.command}: {len(pairs)} pairs, budget {args.budget:g} s, load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     rows = run_pairs(pairs, args.command, args.budget, args.seed, args.jobs, args.out, args.bounds,
-                     args.with_generator)
+                     args.with_generator, args.knowledge)
     mode = f"judge/{args.bounds}" if args.command == "judge" else (
-        "check+generator" if args.with_generator else "check")
+        "check+generator" if args.with_generator else "check") + (
+        f"/{args.knowledge}" if args.command == "check" and args.knowledge != "validator" else "")
     summary = summarize(rows, mode)
-    summary.update(budget=args.budget, seed=args.seed, load=os.getloadavg()[0], problems=len(problems))
+    summary.update(budget=args.budget, seed=args.seed, load=os.getloadavg()[0], problems=len(problems),
+                   suite=args.suite.name, knowledge=args.knowledge)
     with args.out.open("a", encoding="utf-8") as stream:
         stream.write(json.dumps({"summary": summary}) + "\n")
     return 0

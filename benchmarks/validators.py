@@ -20,6 +20,8 @@ from pathlib import Path
 
 #: each program of a problem, and the shared part before it (in the directory holding the problems)
 SHARED = {"validator.py": "strict_input.py", "gen.py": "random_input.py"}
+#: the suites whose problems use the contest suite's shared part (``atcoder/``, the second suite)
+SHARING = ("atcoder",)
 _JOINED = Path(tempfile.gettempdir()) / "divergent-benchmark-programs"
 
 
@@ -27,6 +29,9 @@ def program_text(problem: Path, name: str = "validator.py") -> str:
     """The whole program ``name`` of the problem directory ``problem``."""
     own = (problem / name).read_text(encoding="utf-8")
     shared = problem.parent / SHARED[name]
+    if not shared.is_file() and problem.parent.name in SHARING:
+        # a second suite of contest problems (atcoder/) shares the contest suite's reader and drawing
+        shared = Path(__file__).resolve().parent / "contest" / SHARED[name]
     if not shared.is_file():
         return own
     return shared.read_text(encoding="utf-8") + "\n\n# -- " + problem.name + " --\n" + own

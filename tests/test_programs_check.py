@@ -247,9 +247,14 @@ def test_cluster_splits_programs_by_behaviour(programs_dir, build_cache):
         "abs3.py": "print(int(input()))\n",
     }
     paths = [write(programs_dir, name, text) for name, text in sources.items()]
-    sample = write(programs_dir, "abs.txt", "5\n")
-    clustering = divergent.cluster(paths, examples=[sample], **quick(build_cache, runs=150))
+    # (with the examples alone a split rests on inputs within their shape: one example is negative)
+    samples = [write(programs_dir, "abs.txt", "5\n"), write(programs_dir, "abs_negative.txt", "-12\n")]
+    clustering = divergent.cluster(paths, examples=samples, **quick(build_cache, runs=150))
     assert [[clustering.implementations[i] for i in c] for c in clustering.classes] == [paths[:2], paths[2:]]
+    # with a positive example only, the difference on a negative number is set apart, not a split
+    positive = divergent.cluster(paths, examples=samples[:1], **quick(build_cache, runs=150))
+    assert len(positive.classes) == 1
+    assert positive.report.filtered_out and any("not claimed" in note for note in positive.report.notes)
 
 
 def test_functions_and_programs_are_not_mixed(programs_dir, build_cache):

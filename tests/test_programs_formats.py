@@ -71,7 +71,9 @@ def test_a_given_format_bounds_every_input_run_and_is_reported(programs_dir, bui
                                  "--build-cache", build_cache, "--time-limit", "1"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert data["verdict"] == "no-difference-found"
+    # the nine inputs the format allows all ran: judged whole
+    assert data["verdict"] == "equivalent-on-all-inputs"
+    assert data["space"]["inputs"] == 9 and data["space"]["judge"] == "the input format"
     assert data["inferred_inputs"]["input_format"]["format"] == "n:int[1,9]\n"
     assert any(note.startswith("input format: given (--input-format): n:int[1,9]") for note in data["notes"])
 
@@ -142,9 +144,11 @@ def test_a_search_that_saw_every_input_the_engines_can_make_is_not_too_thin(prog
     report = divergent.check([square, power], stdin=True, examples=[write(programs_dir, "three.txt", "3\n")],
                              input_format=str(five), budget=Budget(seconds=60.0), build_cache=build_cache,
                              time_limit=1.0)
-    assert report.verdict is Verdict.NO_DIFFERENCE_FOUND and report.exit_reason.value == "exhausted"
+    # a given format whose five inputs are listed and each judged: the whole space, its own verdict
+    assert report.verdict is Verdict.EQUIVALENT_ON_ALL_INPUTS and report.exit_reason.value == "exhausted"
     assert report.inputs == 5 and report.rejected == 0
-    assert any(note.startswith("the engines ran out of new inputs after 5 valid input(s)") for note in report.notes)
+    assert report.space is not None and (report.space.inputs, report.space.listed) == (5, 5)
+    assert any(note.startswith("equivalent on all 5 valid input(s)") for note in report.notes)
 
 
 def test_every_valid_input_of_a_small_space_judged_is_no_difference_however_many_were_rejected(

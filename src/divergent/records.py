@@ -321,7 +321,29 @@ class Verdict(enum.StrEnum):
     #: no difference, but the search judged fewer valid inputs than its floor (whole programs:
     #: ``--min-inputs``, 100): too few to say the programs agree
     TOO_FEW_INPUTS = "too-few-inputs"
+    #: every valid input of a finite space was listed, run on every implementation and judged, and
+    #: none differed (``Report.space`` says which space and how many)
+    EQUIVALENT_ON_ALL_INPUTS = "equivalent-on-all-inputs"
     ERROR = "error"
+
+
+@dataclass(frozen=True)
+class SpaceJudged:
+    """A finite input space judged whole, what ``Verdict.EQUIVALENT_ON_ALL_INPUTS`` rests on: every
+    input of it was listed (``listed``), the valid ones (``inputs``: N) each ran on every
+    implementation and were compared, none differed, none was left inconclusive."""
+
+    #: what the space is ("all 45 inputs the statement's format allows: a:int[1,9] b:int[a+1,10]")
+    description: str
+    #: the valid inputs judged
+    inputs: int
+    #: the inputs listed (valid or not: the validator or the format rejected the others)
+    listed: int
+    #: what says an input is valid: "statement", "input format", "validator", "examples' shape", "preconditions"
+    judge: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {"description": self.description, "inputs": self.inputs, "listed": self.listed, "judge": self.judge}
 
 
 class ExitReason(enum.StrEnum):
@@ -436,10 +458,17 @@ class Report:
     #: the kind of the programs compared (a name of :data:`divergent.kinds.registry.KINDS`): it says
     #: how the report's inputs and outcomes are written
     kind: str = "python-function"
+    #: with the verdict ``equivalent-on-all-inputs``: the finite space judged whole
+    space: SpaceJudged | None = None
 
     @property
     def divergent(self) -> bool:
         return self.verdict is Verdict.DIVERGENT
+
+    @property
+    def exhaustive(self) -> bool:
+        """Every valid input of a finite space was judged, with no difference (``space``)."""
+        return self.verdict is Verdict.EQUIVALENT_ON_ALL_INPUTS
 
     @property
     def proven(self) -> bool:

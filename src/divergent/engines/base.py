@@ -47,6 +47,9 @@ class TextServices(Protocol):
     #: what the validator taught the engines of texts about the format's slots, shared by them
     #: (an engine without it, in a test or a benchmark, keeps its own)
     lessons: Lessons
+    #: every input of a small space whose edges are known for sure (what it is, its inputs, what
+    #: judges them: ``divergent.formats.spaces``), or None
+    space: tuple[str, list[TextInput], str] | None
 
     def admit(self, items: Sequence[AnyInput]) -> list[bool]:
         """The validator's verdicts on a batch of inputs (True for all without a validator)."""
@@ -58,6 +61,10 @@ class TextServices(Protocol):
 
     def rejection_reason(self, item: AnyInput) -> str:
         """What the validator said when it rejected ``item`` ("" when it did not)."""
+        ...
+
+    def verdict_of(self, item: AnyInput) -> bool | None:
+        """Whether ``item`` was judged valid (None: not judged yet)."""
         ...
 
     def open_runner(self, timeout_factor: float = 1.0) -> Runner:
@@ -170,6 +177,14 @@ class Engine(abc.ABC):
         """Every valid input there is, once the engine knows them (a small space: the validator's
         bounds of ``n`` found): what the space is (``all 25 inputs of an integer in [1, 25]``) and
         its inputs, else None. A search that ran each of them is not too thin, however few they are."""
+        return None
+
+    def whole_space(self) -> tuple[str, Sequence[AnyInput], int, str] | None:
+        """A finite input space listed from edges known for sure (``divergent.formats.spaces``):
+        what it is, its valid inputs, how many inputs were listed and what judged them valid (the
+        validator, the statement, ...), once the validity of each listed input is known; None
+        before, or when the engine lists none. Once each valid input ran and was judged with no
+        difference, the search ends "equivalent on all N valid inputs" (``Verdict.EQUIVALENT_ON_ALL_INPUTS``)."""
         return None
 
     #: why what the engine explored is no proof, once it knows (a note for the report)

@@ -7,7 +7,6 @@ Generators mix these constants (and their neighbours) into what they draw.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -97,25 +96,12 @@ class Constants:
         return tuple(seen)
 
 
-#: what the lexer of C, C++ and Java sources reads: comments and ``#include`` lines (skipped), then
-#: character literals (not after a word character: ``1'000`` is a C++14 digit separator) and strings,
-#: each ended on its line
-_C_LEXEMES = re.compile(
-    r"//[^\n]*|/\*.*?(?:\*/|\Z)|#include[^\n]*"
-    r"|(?<!\w)'((?:\\.|[^'\\\n])*)'"
-    r'|"((?:\\.|[^"\\\n])*)"',
-    re.DOTALL,
-)
-_C_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|.)", re.DOTALL)
-#: the escapes of C, C++ and Java literals that stand for one character (others stand for themselves)
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
-
-
 def program_literals(source: str, language: str) -> tuple[str, ...]:
     """The string and character literals of a whole program's source, in order of appearance
     (read, never run): what a program compares its input against (``c == 'y'``, ``"aeiou"``,
-    ``s == "YES"``). Python is read with ``ast``; C, C++ and Java by a small lexer that skips
-    comments and tells a character literal from a C++14 digit separator (``1'000``)."""
+    ``s == "YES"``). Python is read with ``ast``; C, C++ and Java by the lexer their input formats
+    are read with (:func:`divergent.formats.lexing.lex`: comments, raw strings and digit separators
+    as their compilers see them)."""
     if language == "python":
         try:
             return Constants.harvest([source]).strings
@@ -123,16 +109,12 @@ def program_literals(source: str, language: str) -> tuple[str, ...]:
             return ()
     if language not in ("c", "cpp", "java"):
         return ()
+    from divergent.formats.lexing import lex
+
     literals: dict[str, None] = {}
-    for lexeme in _C_LEXEMES.finditer(source):
-        body = lexeme.group(1) if lexeme.group(1) is not None else lexeme.group(2)
-        if body is not None:
-            literals[_C_ESCAPE.sub(_unescape, body)] = None
+    for lexeme in lex(source, language):
+        if lexeme.value is not None:
+            literals[lexeme.value] = None
             if len(literals) >= _MAX_PER_KIND:
                 break
     return tuple(literals)
-
-
-def _unescape(escape: re.Match[str]) -> str:
-    code = escape.group(1)
-    return chr(int(code[1:], 16)) if code[0] == "x" and len(code) > 1 else _ESCAPES.get(code, code)

@@ -20,7 +20,7 @@ from divergent import preconditions
 from divergent.engines.base import Engine, EngineContext
 from divergent.errors import EngineCannotProceed
 from divergent.programs import ParameterKind, Signature
-from divergent.records import Input
+from divergent.records import AnyInput, Input
 
 __all__ = ["SeedEngine", "infer_annotation", "parameter_values", "satisfies_requirement"]
 
@@ -118,6 +118,25 @@ class SeedEngine(Engine):
         #: again once the banks are final (their regexes sampled)
         self._shaped: list[Input] | None = None
         self._shaped_final = False
+        #: every call, when the signature and the precondition allow few (engines/call_spaces.py)
+        self._space = self._listed_space()
+        self._space_next = 0
+
+    def _listed_space(self) -> tuple[str, list[Input], int] | None:
+        from divergent.engines.call_spaces import call_space
+
+        signature = self.context.signature
+        if signature is None:
+            return None
+        return call_space(signature, getattr(self.context.require, "expression", None),
+                          lambda call: preconditions.conforms(call, signature) and satisfies_requirement(self.context, call))
+
+    def whole_space(self) -> tuple[str, Sequence[AnyInput], int, str] | None:
+        """The listed calls, once every one of them was proposed (the search knows which ran)."""
+        if self._space is None or self._space_next < len(self._space[1]):
+            return None
+        what, calls, listed = self._space
+        return what, calls, listed, "the annotations" + (" and --require" if self.context.require is not None else "")
 
     def _all_seeds(self) -> tuple[Input, ...]:
         seeds = self.context.seeds
@@ -138,6 +157,13 @@ class SeedEngine(Engine):
         while len(batch) < n:
             seeds = self._all_seeds()
             if self._next >= len(seeds):
+                space = self._space[1] if self._space is not None else []
+                while self._space_next < len(space) and len(batch) < n:
+                    call = space[self._space_next]
+                    self._space_next += 1
+                    if call.key not in self._seen:
+                        self._seen.add(call.key)
+                        batch.append(call)
                 break
             seed = seeds[self._next]
             self._next += 1
@@ -153,7 +179,9 @@ class SeedEngine(Engine):
                 seed if seed.how_generated else Input(seed.args, seed.kwargs, how_generated=self.name)
             )
         self._proposed += len(batch)
-        if not batch and self._next >= len(self._all_seeds()) and (self._shaped_final or self.context.shaped is None):
+        space_left = self._space is not None and self._space_next < len(self._space[1])
+        if not batch and not space_left and self._next >= len(self._all_seeds()) and (
+                self._shaped_final or self.context.shaped is None):
             shaped = f" and {len(self._shaped)} shaped by the code" if self._shaped else ""
             raise EngineCannotProceed(
                 "exhausted",

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
+from divergent.engines.text_mending import mend_permutations
 from divergent.engines.text_operators import steered
 from divergent.engines.text_structure import render
 from divergent.errors import EngineCannotProceed
@@ -72,7 +73,12 @@ class GrammarEngine(Engine):
             if not self.feedback.allowed(key, self._rng):
                 continue
             try:
-                tree = steered(generate(self.format, self._rng, cap=CAPS[level], steer=self._steer), lessons, self._rng)
+                slow = lessons.slowness.cap
+                cap = CAPS[level] if slow is None else max(1, min(CAPS[level], slow))
+                tree = steered(generate(self.format, self._rng, cap=cap, steer=self._steer), lessons, self._rng)
+                lessons.slowness.capped(tree, self._rng)
+                if lessons.permutations:
+                    mend_permutations(tree, lessons, self._rng)
                 text = render(tree)
             except Misfit as error:
                 raise EngineCannotProceed("failed", f"the input format cannot be drawn from: {error}") from None
@@ -99,6 +105,7 @@ class GrammarEngine(Engine):
 
     def observe(self, observations: Sequence[Observation]) -> None:
         novel = 0
+        self.feedback.lessons.slowness.observe(observations)
         for observation in observations:
             self.feedback.ran(observation.input.key)
             behaviour = behaviour_fingerprint(observation)

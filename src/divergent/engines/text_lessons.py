@@ -46,6 +46,7 @@ from divergent.engines.text_patterns import (
     LearntShape,
     shape_of,
 )
+from divergent.engines.text_slowness import Slowness
 from divergent.engines.text_structure import Block, Line
 from divergent.formats.model import Kind
 from divergent.formats.values import SlotSpec
@@ -248,6 +249,10 @@ class Lessons:
         #: by a list slot's key and end (``1.0@first.last``: the last item of its first list)
         self.ends: defaultdict[str, LearntEnd] = defaultdict(LearntEnd)
         self.relations = LearntRelations()
+        #: runs past the time limit keep the integers written after them small
+        self.slowness = Slowness()
+        #: the list slots that must be permutations of 1..n (the statement says so, or every example's is)
+        self.permutations: set[str] = set()
 
     def order(self, slot: str) -> str | None:
         learnt = self.orders.get(slot)

@@ -16,7 +16,7 @@ from divergent.engines.text_structure import Block, Count, Line, Rep, is_integer
 from divergent.formats.model import Kind
 from divergent.formats.values import SlotSpec
 
-__all__ = ["integer_values", "list_ends", "mend_patterns", "strictly"]
+__all__ = ["integer_values", "list_ends", "mend_patterns", "mend_permutations", "strictly"]
 
 
 def _integer_slots(tree: Block) -> Iterator[tuple[list | None, int, SlotSpec, int]]:
@@ -79,6 +79,23 @@ def _mend_ends(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
     return changed
 
 
+def mend_permutations(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
+    """Make the lists that must be permutations of 1..n (``Lessons.permutations``: the statement
+    says so, or every example's is) one again, shuffled, when a change broke them."""
+    changed = False
+    for key, rep in _lists(tree):
+        if key in lessons.permutations and sorted(rep.items, key=_number) != [str(i) for i in range(1, len(rep.items) + 1)]:
+            items = [str(i) for i in range(1, len(rep.items) + 1)]
+            rng.shuffle(items)
+            rep.items = items
+            changed = True
+    return changed
+
+
+def _number(text: object) -> int:
+    return int(text) if isinstance(text, str) and is_integer(text) else -1
+
+
 def mend_patterns(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
     """Mend in place the words out of the one shape their slot's words take, and what breaks a
     relation the validator keeps between two integers (``m <= n``: ``m`` drawn again at most
@@ -87,6 +104,7 @@ def mend_patterns(tree: Block, lessons: Lessons, rng: random.Random) -> bool:
     shaped = {slot for slot, shape in lessons.shapes.items() if shape.kept() is not None}
     changed = _mend_words(tree, lessons, rng, shaped) if shaped else False
     changed = (_mend_ends(tree, lessons, rng) if lessons.ends else False) or changed
+    changed = (mend_permutations(tree, lessons, rng) if lessons.permutations else False) or changed
     return _mend_relations(tree, lessons, rng) or changed
 
 

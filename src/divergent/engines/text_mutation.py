@@ -47,7 +47,7 @@ from divergent.engines.text_mending import mend_patterns
 from divergent.engines.text_operators import SPECIAL, TreeMutator, put_in_order
 from divergent.engines.text_structure import Block, clone, parse, render
 from divergent.errors import EngineCannotProceed
-from divergent.formats.instances import Misfit, generate, read
+from divergent.formats.instances import Misfit, generate, read, unlinked_counts
 from divergent.formats.model import InputFormat
 from divergent.records import AnyInput, Observation, TextInput
 
@@ -154,6 +154,7 @@ class TextMutationEngine(Engine):
                                     named=lambda: sorted(self._learned | self._local), alphabet=alphabet,
                                     feedback=self.feedback, size_cap=lambda: self.size_cap,
                                     literals=source_words(context.implementations))
+        self._unlinked = unlinked_counts(self._format) if self._format is not None else set()
         self._learn_values(tree for _, tree in self._pool)
         #: with a format of one fixed shape of integers: its valid inputs, counted once their bounds are known
         self._space = FixedSpace.of([tree for _, tree in self._pool if tree is not None]) \
@@ -238,6 +239,7 @@ class TextMutationEngine(Engine):
             put_in_order(tree, lessons, self._rng)
         # a relation mended changed values the operators set: they no longer tell what was changed
         mended = mend_patterns(tree, lessons, self._rng)
+        lessons.slowness.capped(tree, self._rng)
         text = render(tree)
         self._measured(len(parent.text) + len(text), time.monotonic() - started)
         if len(text) > MAX_TEXT:
@@ -260,7 +262,8 @@ class TextMutationEngine(Engine):
         change may have moved or removed what an earlier one set); in a fixed shape of integers,
         the one value that differs, whatever changes made it."""
         if len(keys) == 1:
-            return list(self._mutator.values)
+            # (a number that sizes a list it is not tied to, 2n-1 items, is no range's evidence)
+            return [(key, value) for key, value in self._mutator.values if key not in self._unlinked]
         if self._space is None:
             return []
         before = self._space.values(parent if not isinstance(parent, str) else self._tree_of(parent))
@@ -290,7 +293,8 @@ class TextMutationEngine(Engine):
 
     @property
     def size_cap(self) -> int:
-        return self._sizes.cap
+        slow = self.feedback.lessons.slowness.cap
+        return self._sizes.cap if slow is None else max(1, min(self._sizes.cap, slow))
 
     # -- feedback -----------------------------------------------------------------------------
 
@@ -301,6 +305,7 @@ class TextMutationEngine(Engine):
 
     def observe(self, observations: Sequence[Observation]) -> None:
         novel = 0
+        self.feedback.lessons.slowness.observe(observations)
         for observation in observations:
             item = observation.input
             if not isinstance(item, TextInput):

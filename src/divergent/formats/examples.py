@@ -43,6 +43,9 @@ def format_from_examples(texts: Sequence[str]) -> InputFormat | None:
             if candidate.text() not in seen:
                 seen.add(candidate.text())
                 candidates.append(candidate)
+    expressed = _expression_candidate(texts)
+    if expressed is not None and expressed.text() not in seen:
+        candidates.append(expressed)
     best: tuple[int, int, int] | None = None
     chosen: InputFormat | None = None
     chosen_fits: list[Block] = []
@@ -56,6 +59,45 @@ def format_from_examples(texts: Sequence[str]) -> InputFormat | None:
     fitted = typed(chosen, observations(chosen_fits))
     notes = [f"learnt from {len(chosen_fits)} of {len(texts)} example(s)"]
     return InputFormat(fitted.body, origin="examples", notes=tuple(notes))
+
+
+# -- counts that are expressions ---------------------------------------------------------------
+
+#: the expressions a list's length is tried as, of a number read before it: a*v + b
+_SCALES = (1, 2, 3, 4)
+_OFFSETS = (0, -1, 1, -2, 2, 3, -3)
+
+
+def _expression_candidate(texts: Sequence[str]) -> InputFormat | None:
+    """A format where each line after the first lists integers as many as an expression of a
+    number read before says (``n`` then ``2n-1`` integers; ``n m`` then ``n*m``... of one number:
+    ``a*v + b``), fitted across every example: the examples have the same number of lines, the
+    first holds the numbers, and each later line's length fits one expression in all of them (one
+    example alone fits many: the smallest offset with scale 1 first). None when no line needs it."""
+    rows = [[line.split() for line in text.strip("\n").split("\n")] for text in texts]
+    if len({len(r) for r in rows}) != 1 or len(rows[0]) < 2:
+        return None
+    if not all(token_kind(token) is Kind.INT for r in rows for line in r for token in line):
+        return None
+    first = [[int(token) for token in r[0]] for r in rows]
+    if len({len(values) for values in first}) != 1:
+        return None
+    names = [_COUNT_NAMES[i % len(_COUNT_NAMES)] for i in range(len(first[0]))]
+    lines: list[Node] = [Line(tuple(Token(TokenType(Kind.INT), name=name) for name in names))]
+    used = False
+    for j in range(1, len(rows[0])):
+        lengths = [len(r[j]) for r in rows]
+        expr = next((Expr(b, names[p], a) for a in _SCALES for b in _OFFSETS for p in range(len(names))
+                     if all(length == a * values[p] + b for length, values in zip(lengths, first, strict=True))
+                     and any(values[p] > 1 for values in first)), None)
+        if expr is not None and (len(set(lengths)) > 1 or expr.scale != 1 or expr.constant != 0 or len(texts) == 1):
+            lines.append(Line((Token(TokenType(Kind.INT), count=expr),)))
+            used = used or expr.scale != 1 or expr.constant != 0
+        elif len(set(lengths)) == 1:
+            lines.append(Line(tuple(Token(TokenType(Kind.INT)) for _ in range(lengths[0]))))
+        else:
+            lines.append(Line((Token(TokenType(Kind.INT), count=ANY),)))
+    return InputFormat(tuple(lines), origin="examples") if used else None
 
 
 # -- the shape of one example -----------------------------------------------------------------

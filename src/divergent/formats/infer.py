@@ -21,7 +21,9 @@ from pathlib import Path
 
 from divergent.errors import InvalidArgument
 from divergent.formats.examples import format_from_examples, observations, retyped, value_type
+from divergent.formats.format_blocks import block_format
 from divergent.formats.instances import read
+from divergent.formats.layouts import programs_refined
 from divergent.formats.model import Expr, InputFormat, Kind, Line, Node, Repeat, Token, TokenType
 from divergent.formats.reading import format_from_programs
 from divergent.formats.statement_text import constraints
@@ -45,7 +47,7 @@ def infer_format(examples: Sequence[str], *, statement: str | None = None,
     """The format the examples, the statement (its text or HTML) and the programs ((source,
     language) pairs) say inputs have; None when none of them says anything readable."""
     examples = [text for text in examples if text.strip()]
-    from_statement = statement_format(statement) if statement else None
+    from_statement = (block_format(statement) or statement_format(statement)) if statement else None
     from_programs = format_from_programs(programs) if programs else None
     base: InputFormat | None = None
     notes: list[str] = []
@@ -76,6 +78,11 @@ def infer_format(examples: Sequence[str], *, statement: str | None = None,
             notes.append("bounds from the statement's constraints")
     if base is None:
         return None
+    if from_programs is not None and base is not from_programs and not any("statement" in n for n in notes):
+        refined = programs_refined(base, from_programs, examples)
+        if refined is not None:
+            base = refined[0]
+            notes.append(refined[1])
     if from_programs is not None and base is not from_programs:
         words = _words_from_programs(base, from_programs, examples)
         if words is not None:

@@ -19,7 +19,7 @@ from divergent.engines.text_structure import Line as TreeLine
 from divergent.formats.model import Expr, InputFormat, Kind, Line, Node, Repeat, Token, TokenType
 from divergent.formats.values import SlotSpec, draw_items, draw_token, draw_value, draw_word, fits, token_kind
 
-__all__ = ["Misfit", "generate", "read", "slot_spec", "violation"]
+__all__ = ["Misfit", "generate", "named_values", "read", "slot_names", "slot_spec", "unlinked_counts", "violation"]
 
 
 class Misfit(Exception):
@@ -177,6 +177,8 @@ class _Builder:
     def __init__(self, fmt: InputFormat, source: Source) -> None:
         self.source = source
         self.counts = fmt.count_variables()
+        #: the values read under each name: a scalar's once per line it is on, a list's as one entry
+        self.named: dict[str, list[list[str]]] = {}
 
     def block(self, body: tuple[Node, ...], env: dict[str, int], links: dict[str, Count], path: str) -> Block:
         block: Block = []
@@ -237,12 +239,15 @@ class _Builder:
                 continue
             if token.name is not None and token.name in self.counts and token.type.kind is Kind.INT:
                 value = source.count(spec, token.name)
+                self.named.setdefault(token.name, []).append([str(value)])
                 env[token.name] = value
                 links[token.name] = Count(targets=[])
                 made.append((tree_line, len(parts), token.name))
                 parts.append(links[token.name])
                 continue
             text = source.token(spec)
+            if token.name is not None:
+                self.named.setdefault(token.name, []).append([text])
             if token.name is not None and token_kind(text) is Kind.INT:
                 env[token.name] = int(text)
             parts.append(text)
@@ -261,6 +266,8 @@ class _Builder:
             if count < 0:
                 raise Misfit(f"a list of {count} items")
             items = self.source.items(spec, count)
+        if token.name:
+            self.named.setdefault(token.name, []).append(list(items))
         rep = Rep(inline=True, items=items)
         rep.fixed = not token.count.is_any and not _link(links, token.count, rep)
         return rep
@@ -308,11 +315,25 @@ def violation(fmt: InputFormat, text: str) -> str | None:
 
 
 def _read(fmt: InputFormat, text: str, *, strict: bool, lines: bool) -> Block:
+    return _read_names(fmt, text, strict=strict, lines=lines)[0]
+
+
+def _read_names(fmt: InputFormat, text: str, *, strict: bool, lines: bool) -> tuple[Block, dict[str, list[list[str]]]]:
     source = _Rows(text, strict=strict, lines=lines)
     builder = _Builder(fmt, source)
     block = builder.block(fmt.body, {}, {}, "")
     source.finish()
-    return block
+    return block, builder.named
+
+
+def named_values(fmt: InputFormat, text: str, *, strict: bool) -> tuple[Block, dict[str, list[list[str]]]] | str:
+    """The tree of ``text`` read line by line by ``fmt`` and the values read under each name
+    (every occurrence of a scalar, each list whole), or what in it breaks the format (``strict``:
+    its stated bounds too)."""
+    try:
+        return _read_names(fmt, text, strict=strict, lines=True)
+    except Misfit as error:
+        return str(error)
 
 
 def generate(fmt: InputFormat, rng: random.Random, *, cap: int = 64,
@@ -342,6 +363,38 @@ def slots(block: Block) -> Iterator[tuple[TreeLine, int]]:
         else:
             for element in node.items:
                 yield from slots(element)
+
+
+def slot_names(body: tuple[Node, ...], path: str = "") -> dict[str, Token]:
+    """The token of each slot key of a format (``line.token``, ``repeat.line.token``: the keys the
+    trees' specs carry)."""
+    found: dict[str, Token] = {}
+    for index, node in enumerate(body):
+        where = f"{path}{index}"
+        if isinstance(node, Line):
+            for position, token in enumerate(node.tokens):
+                found[f"{where}.{position}"] = token
+        else:
+            found.update(slot_names(node.body, where + "."))
+    return found
+
+
+def unlinked_counts(fmt: InputFormat) -> set[str]:
+    """The keys of the counts a tree cannot keep true by itself (a list of ``2*n-1`` or
+    ``n*m``: changing the number alone breaks the input): the validator's verdict on such a
+    number says nothing of its range."""
+    counts = {variable for token in fmt.tokens() for expr in (token.count,)
+              if expr is not None and expr.variable not in (None, "*") and expr.scale != 1
+              for variable in (expr.variable,)}
+    counts |= {node.count.variable for node in _repeats(fmt.body) if node.count.scale != 1 and node.count.variable}
+    return {key for key, token in slot_names(fmt.body).items() if token.name in counts}
+
+
+def _repeats(body: tuple[Node, ...]) -> Iterator[Repeat]:
+    for node in body:
+        if isinstance(node, Repeat):
+            yield node
+            yield from _repeats(node.body)
 
 
 def draw_for(spec: SlotSpec, rng: random.Random) -> str:

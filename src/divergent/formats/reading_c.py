@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from divergent.formats.lexing import lex
 from divergent.formats.model import ANY, Expr, InputFormat, Kind, Line, Node, Repeat, Token, TokenType
 
 __all__ = ["c_family_format"]
 
-_TOKEN = re.compile(r"\s*(?:(?P<str>\"(?:\\.|[^\"\\])*\")|(?P<chr>'(?:\\.|[^'\\])*')|(?P<id>[A-Za-z_]\w*)"
-                    r"|(?P<num>\d[\w.]*)|(?P<op>>>=|<<=|>>|<<|\+\+|--|->|::|[<>=!]=|&&|\|\||\S))")
 _FLOATS = {"double", "float"}
 _WORDS = {"string", "String"}
 _INTEGERS = {"int", "long", "short", "unsigned", "signed", "size_t", "int64_t", "uint64_t", "int32_t", "ll", "LL",
@@ -41,22 +40,20 @@ class _Stmt:
     other: list[_Stmt] | None = None
 
 
-def _tokens(source: str) -> tuple[list[str], list[str]]:
-    """The tokens of a source without comments and preprocessor lines; strings become ``"#k``
-    tokens, where k indexes the returned list of their texts."""
-    source = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.DOTALL)
-    source = re.sub(r"^\s*#[^\n]*", " ", source, flags=re.MULTILINE)
+def _tokens(source: str, language: str = "cpp") -> tuple[list[str], list[str]]:
+    """The tokens of a source without comments and preprocessor lines (:func:`lex`, left to
+    right); strings become ``"#k`` tokens, where k indexes the returned list of their texts."""
     strings: list[str] = []
     tokens: list[str] = []
-    for match in _TOKEN.finditer(source):
-        if match["str"] is not None:
-            strings.append(match["str"][1:-1])
+    for lexeme in lex(source, language):
+        if lexeme.kind == "string":
+            strings.append(lexeme.value or "")
             tokens.append(f'"#{len(strings) - 1}')
-        elif match["chr"] is not None:
+        elif lexeme.kind == "char":
             tokens.append("'c")
         else:
-            tokens.append(match.group(match.lastgroup or 0).strip())
-    return [t for t in tokens if t], strings
+            tokens.append(lexeme.text)
+    return tokens, strings
 
 
 def _statements(tokens: list[str], start: int, end: int) -> list[_Stmt]:
@@ -147,7 +144,7 @@ def _functions(tokens: list[str]) -> dict[str, tuple[int, int]]:
 
 class _Walker:
     def __init__(self, source: str, language: str) -> None:
-        self.tokens, self.strings = _tokens(source)
+        self.tokens, self.strings = _tokens(source, language)
         self.language = language
         self.functions = _functions(self.tokens)
         self.types = self._declared_types()

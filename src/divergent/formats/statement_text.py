@@ -121,6 +121,8 @@ _REWRITES = (
     (r"_\s*\{\s*([^}]*?)\s*\}", lambda m: "_" + re.sub(r"[\s,]", "", m.group(1))),
     (r"\\(?=[a-zA-Z])", ""),
     (r"10\s*\^\s*(\d+)", r"10^\1"),
+    (r"(?<![\w.])(\d+)\s*[xX]\s*10\^", r"\1*10^"),  # 2 x 10^5
+    (r"(?<![\w.^])2\s*\^\s*(\d+)", r"2^\1"),
 )
 
 
@@ -152,9 +154,19 @@ def input_section(statement: str) -> str:
     return rest[:end.start()] if end is not None else rest
 
 
+_CONSTRAINTS = re.compile(_HEADING.format(r"(?:constraints?|制約)"), re.IGNORECASE | re.MULTILINE)
+
+
 def constraint_text(statement: str) -> str:
-    """The statement without its output section (where a bound is on the answer)."""
+    """The statement without its output section (where a bound is on the answer); with a section
+    of constraints (AtCoder's), that section and the input's only (the task's text may name
+    bounds of its own: "print Yes when -2^31 <= N < 2^31")."""
     text = normalise(statement_text(statement))
+    heading = _CONSTRAINTS.search(text)
+    if heading is not None:
+        rest = text[heading.end():]
+        end = _AFTER_INPUT.search(rest)
+        return input_section(statement) + "\n" + (rest[:end.start()] if end is not None else rest)
     match = _OUTPUT.search(text)
     if match is None:
         return text
@@ -177,7 +189,7 @@ class Bounds:
 
 
 _S = r"[ \t]*"  # spaces within a line (a constraint never runs over a line's end)
-_NUM = (rf"-?10\^\d+(?:{_S}[+-]{_S}\d+(?![\w^]))?|-?\d+{_S}\*{_S}10\^-?\d+|-?\d+(?:\.\d+)?(?:[eE]\d+)?"
+_NUM = (rf"-?\d+\^\d+(?:{_S}[+-]{_S}\d+(?![\w^]))?|-?\d+{_S}\*{_S}10\^-?\d+|-?\d+(?:\.\d+)?(?:[eE]\d+)?"
         rf"(?:{_S}[+-]{_S}\d+(?![\w^.]))?")
 _NAME = r"(?:[A-Za-z][0-9]*(?:_[A-Za-z0-9]+)?|[A-Z]{2,3}(?:_[A-Za-z0-9]+)?)(?![A-Za-z])"
 _VAR = rf"\|?{_NAME}\|?(?:{_S}[+-]{_S}\d+(?![\w^]))?"

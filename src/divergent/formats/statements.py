@@ -18,7 +18,7 @@ from divergent.formats.model import ANY, Expr, InputFormat, Kind, Line, Node, Re
 from divergent.formats.statement_text import Bounds, constraints, input_section
 from divergent.formats.syntax import FormatSyntaxError, parse_expr, parse_format
 
-__all__ = ["bounded", "statement_format"]
+__all__ = ["bounded", "statement_format", "word_type"]
 
 _ORDINAL = r"(?:first|second|third|fourth|fifth|sixth|next|last|only|following)"
 _COUNT = r"[A-Za-z](?:_\w+)?(?:\s*[-+]\s*\d+)?|\d+"
@@ -133,7 +133,7 @@ def _tokens(text: str, defined: set[str]) -> list[Token]:
         if match.group(1).lower() == "sequence" and re.search(r"integers|numbers", text):
             continue
         name = match.group(2) if match.group(2) and match.group(2) not in _NOT_VARIABLES else None
-        found.append((match.start(), Token(_word_type(text, defined), name=name)))
+        found.append((match.start(), Token(word_type(text, defined), name=name)))
         taken.append((match.start(), len(text)))  # what follows describes the string ("of n letters B and G")
         break  # one string per line description
     characters = re.search(r"\b(?:characters|letters|symbols)\b", text) is not None and not any(
@@ -143,7 +143,7 @@ def _tokens(text: str, defined: set[str]) -> list[Token]:
         if not free(*match.span()) or (name in _NOT_VARIABLES and not _article_is_variable(text_no_notes, match)):
             continue
         if characters:  # "the program p, of characters with ASCII codes 33 to 126": p is a word
-            found.append((match.start(), Token(_word_type(text, defined), name=name)))
+            found.append((match.start(), Token(word_type(text, defined), name=name)))
             taken.append((match.start(), len(text)))
             characters = False
             continue
@@ -172,7 +172,7 @@ def _count(text: str, defined: set[str]) -> Expr | None:
     return expr
 
 
-def _word_type(text: str, defined: set[str]) -> TokenType:
+def word_type(text: str, defined: set[str]) -> TokenType:
     alphabet = ""
     lowered = text.lower()
     if "lowercase" in lowered or "small" in lowered:
@@ -195,13 +195,21 @@ def _word_type(text: str, defined: set[str]) -> TokenType:
         count = _count(length.group(1) or length.group(2), defined)
         if count is not None:
             return TokenType(Kind.WORD, low=count, high=count, alphabet="".join(sorted(set(alphabet))))
+    between = re.search(r"length\s+(?:is\s+)?(?:between|from)\s+(\d+)\s+(?:and|to)\s+(\d+)"
+                        r"|(?:of\s+)?length\s+at\s+most\s+(\d+)|at\s+most\s+(\d+)\s+(?:letters|characters)", lowered)
+    if between:
+        low_text = between.group(1) or ("1" if re.search(r"non-?empty", lowered) else None)
+        high_text = between.group(2) or between.group(3) or between.group(4)
+        return TokenType(Kind.WORD, low=Expr(int(low_text)) if low_text else None, high=Expr(int(high_text)),
+                         alphabet="".join(sorted(set(alphabet))))
     low = Expr(1) if re.search(r"non-?empty", lowered) else None
     return TokenType(Kind.WORD, low=low, alphabet="".join(sorted(set(alphabet))))
 
 
 def statement_format(statement: str) -> InputFormat | None:
     """The format a statement's input section describes, bounded by its constraints; None when
-    it names no line it can read."""
+    it names no line it can read (a format block, AtCoder's way, is read by
+    :mod:`divergent.formats.format_blocks`)."""
     reading = _descriptions(input_section(statement))
     if not reading.descriptions:
         return None
@@ -267,9 +275,13 @@ def _bounded_body(body: tuple[Node, ...], found: dict[str, Bounds], scope: set[s
 
 
 def _pick(candidates: list[Expr], scope: set[str], name: str | None) -> Expr | None:
+    # ``L1 R1 L2 R2`` read as ``L_1 R_1 L_2 R_2``: "L_i < R_i" bounds R1 by L1, R2 by L2
+    suffix = name[len(name.rstrip("0123456789")):] if name else ""
     for expr in candidates:
         if expr.variable is None or (expr.variable in scope and expr.variable != name):
             return expr
+        if suffix and expr.variable + suffix in scope and expr.variable + suffix != name:
+            return Expr(expr.constant, expr.variable + suffix, expr.scale)
     return None
 
 

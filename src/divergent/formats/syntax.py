@@ -42,13 +42,13 @@ class FormatSyntaxError(ValueError):
 
 
 def _number(text: str) -> int | None:
-    """``200000``, ``2*10^5``, ``10^9``, ``1e9``, ``2e5`` (no variable)."""
+    """``200000``, ``2*10^5``, ``10^9``, ``2^63``, ``1e9``, ``2e5`` (no variable)."""
     text = text.replace(" ", "")
     if re.fullmatch(r"\d+", text):
         return int(text)
-    match = re.fullmatch(r"(?:(\d+)\*)?10\^\{?(\d+)\}?", text)
-    if match:
-        return int(match.group(1) or 1) * 10 ** int(match.group(2))
+    match = re.fullmatch(r"(?:(\d+)\*)?(\d+)\^\{?(\d+)\}?", text)
+    if match and int(match.group(3)) <= 64:  # 10^9, 2*10^5, 2^63
+        return int(match.group(1) or 1) * int(match.group(2)) ** int(match.group(3))
     match = re.fullmatch(r"(\d+)[eE](\d+)", text)
     if match:
         return int(match.group(1)) * 10 ** int(match.group(2))

@@ -209,6 +209,12 @@ class Subjects:
         """Which inputs of a batch may run (a validator's verdicts); all by default."""
         return [True] * len(items)
 
+    def claimable(self, item: AnyInput) -> str | None:
+        """Why a difference on ``item`` may not be claimed though it ran (it lies outside what the
+        problem is known to allow: whole programs without a validator stay within their examples'
+        shape), or None when it may. Such a difference is reported apart and the search goes on."""
+        return None
+
     def rejected(self) -> int:
         """Inputs :meth:`admit` refused during the search."""
         return 0

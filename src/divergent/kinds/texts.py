@@ -21,6 +21,14 @@ from typing import TYPE_CHECKING, ClassVar
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LoadError
 from divergent.kinds.base import ProgramKind, Subjects
+from divergent.kinds.text_claims import (
+    FormatCheck,
+    claim_checks,
+    claim_notes,
+    listed_space,
+    permutation_keys,
+    statement_format_check,
+)
 from divergent.load.whole_programs import load_program
 from divergent.options import SearchOptions
 from divergent.programs import BuildOptions, Program, StdinProgram
@@ -36,6 +44,7 @@ from divergent.text_comparison import OutputComparison
 if TYPE_CHECKING:
     # (imported where used: choosing the kind of a check of functions imports this module)
     from divergent.engines.text_lessons import Lessons
+    from divergent.formats.claims import ExampleShape
     from divergent.formats.model import InputFormat
     from divergent.sandbox.process_runner import ProgramService
 
@@ -154,6 +163,10 @@ class Validator:
         self.rejected += len(verdicts) - sum(verdicts)
         return verdicts
 
+    def known_verdict(self, item: TextInput) -> bool | None:
+        """The validator's verdict on ``item`` if it judged it (and still remembers), else None."""
+        return self._verdicts.get(item.key)
+
     def reason(self, item: TextInput) -> str:
         """What the validator said when it rejected ``item`` ("" if it did not, or long ago)."""
         return self._reasons.get(item.key, "")
@@ -198,6 +211,22 @@ def valid_seeds(seeds: list[TextInput], validator: Validator | None) -> tuple[li
     return kept, notes
 
 
+def judged_format(fmt: InputFormat, seeds: Sequence[TextInput], validator: Validator, seed: int) -> InputFormat:
+    """The inferred format, or another explanation of the examples (a count's expression, a
+    layout) whose drawn inputs the validator accepts more (formats/layouts.py); judged before the
+    search, so not counted among its rejections."""
+    from divergent.formats.layouts import judged_explanation
+    from divergent.formats.model import InputFormat
+
+    counts = validator.accepted, validator.rejected, validator.first_rejection
+    chosen = judged_explanation(fmt, [item.text for item in seeds],
+                                lambda texts: validator.verdicts([TextInput(text) for text in texts]), seed)
+    validator.accepted, validator.rejected, validator.first_rejection = counts
+    if chosen is None:
+        return fmt
+    return InputFormat(chosen[0].body, origin=fmt.origin, notes=(*fmt.notes, chosen[1]))
+
+
 def load_helper(spec: str | None, what: str, build: BuildOptions) -> StdinProgram | None:
     """A helper program (validator, generator, checker): a script or a program like the ones under
     test (a .py helper is a script)."""
@@ -235,35 +264,6 @@ def input_format_of(options: SearchOptions, seeds: Sequence[TextInput], programs
         return load_format(given)
     sources = [(program.source, str(program.language)) for program in programs if program.source]
     return infer_format([seed.text for seed in seeds], statement=statement_of(settings.statement), programs=sources)
-
-
-class FormatCheck:
-    """A given input format as a precondition: an input it does not describe is never run."""
-
-    def __init__(self, fmt: InputFormat) -> None:
-        self.format = fmt
-        self.rejected = 0
-        self.first_rejection: tuple[str, str] | None = None
-        self._reasons: dict[str, str] = {}
-
-    def verdicts(self, items: Sequence[TextInput]) -> list[bool]:
-        from divergent.formats.instances import violation
-
-        verdicts = []
-        for item in items:
-            problem = violation(self.format, item.text)
-            if problem is not None:
-                self.rejected += 1
-                if len(self._reasons) >= _VERDICT_CACHE // 10:
-                    self._reasons.clear()
-                self._reasons[item.key] = problem
-                if self.first_rejection is None:
-                    self.first_rejection = (item.text, problem)
-            verdicts.append(problem is None)
-        return verdicts
-
-    def reason(self, item: TextInput) -> str:
-        return self._reasons.get(item.key, "")
 
 
 class TextKind(ProgramKind):
@@ -417,8 +417,13 @@ class TextSubjects(Subjects):
         self.services = self
         #: what an input is made of (given, or inferred when the seeds are read), or None
         self.input_format: InputFormat | None = None
-        #: the given format, judging inputs before the validator (an inferred one only guides engines)
+        #: the given format, or without a validator the statement's, judging inputs before the validator
         self.format_check: FormatCheck | None = None
+        #: without a validator or a statement's format: the examples' shape, outside which no
+        #: difference is claimed (formats/claims.py)
+        self.shape: ExampleShape | None = None
+        #: every input of a small space with sure edges (the seed engine proposes them all)
+        self.space: tuple[str, list[TextInput], str] | None = None
         from divergent.engines.text_lessons import Lessons
 
         #: what the validator taught the engines of texts about the format's slots
@@ -435,8 +440,19 @@ class TextSubjects(Subjects):
     def gather_seeds(self) -> None:
         seeds, notes = valid_seeds(text_seeds(self.options), self.validator)
         self.input_format = input_format_of(self.options, seeds, self.programs)
-        if self.input_format is not None and self.input_format.stated:
-            self.format_check = FormatCheck(self.input_format)
+        if self.validator is not None and self.input_format is not None and not self.input_format.stated:
+            self.input_format = judged_format(self.input_format, seeds, self.validator, self.options.seed)
+        self.format_check, self.shape = claim_checks(self.input_format, seeds, self.validator is not None,
+                                                     statement_of(self.options.programs.statement))
+        lister = self.format_check
+        if lister is None and self.validator is not None:
+            # with a validator, the statement's format lists the candidates and the validator judges them
+            lister = statement_format_check(self.input_format, statement_of(self.options.programs.statement))
+            if lister is not None:
+                lister.judges = False
+        self.space = listed_space(lister, self.shape, seeds)
+        self.lessons.permutations = permutation_keys(self.input_format, lister, self.shape)
+        if self.format_check is not None:
             kept = [seed for seed, fits in zip(seeds, self.format_check.verdicts(seeds), strict=True) if fits]
             if len(kept) < len(seeds):
                 notes.append(f"the input format rejected {len(seeds) - len(kept)} of the {len(seeds)} examples and "
@@ -460,6 +476,18 @@ class TextSubjects(Subjects):
             judged = iter(self.validator.verdicts(fitting) if fitting else [])
             verdicts = [fits and next(judged) for fits in verdicts]
         return verdicts
+
+    def verdict_of(self, item: AnyInput) -> bool | None:
+        """Whether ``item`` is valid: the given format's (or the statement's) verdict, then the
+        validator's remembered one (None: the validator has not judged it yet)."""
+        assert isinstance(item, TextInput)
+        if self.format_check is not None and self.format_check.problem(item.text) is not None:
+            return False
+        return self.validator.known_verdict(item) if self.validator is not None else True
+
+    def claimable(self, item: AnyInput) -> str | None:
+        assert isinstance(item, TextInput)
+        return self.shape.problem(item.text) if self.shape is not None else None
 
     def rejected(self) -> int:
         """Inputs the given format or the validator rejected during the search."""
@@ -499,12 +527,16 @@ class TextSubjects(Subjects):
             )
         if self.format_check is not None and self.format_check.rejected:
             text, message = self.format_check.first_rejection or ("", "")
-            notes.append(f"the input format rejected {self.format_check.rejected} input(s) (never run); "
+            what = "the input format" if self.format_check.format.stated else "the statement's format and constraints"
+            notes.append(f"{what} rejected {self.format_check.rejected} input(s) (never run); "
                          f"first: {TextInput(text).call(max_length=40)}: {message}")
+        notes.extend(claim_notes(self.format_check, self.shape))
         if self.input_format is not None:
             notes.append(format_note(self.input_format))
             if learnt := self.lessons.learnt():
                 notes.append("the validator taught the engines (by line.token): " + "; ".join(learnt))
+        if slow := self.lessons.slowness.note():
+            notes.append(slow)
         if validator is not None and validator.failures:
             notes.append(f"validator {validator.label} crashed or timed out on {validator.failures} input(s) "
                          "(counted as rejections)")

@@ -87,6 +87,10 @@ def _plain(report: Report) -> str:
             f"({report.inputs:,} inputs also run, {report.seconds:.1f} s)"
         )
         lines.extend(f"  {limit}" for limit in report.proof.limits)
+    elif report.counterexample is None and report.space is not None:
+        lines.append(f"equivalent on all {report.space.inputs} valid inputs: {len(report.implementations)} "
+                     f"implementations, {report.space.description} ({report.executions} executions, "
+                     f"{report.seconds:.1f} s)")
     elif report.counterexample is None:
         relevant = " relevant" if report.filtered_out else ""
         lines.append(
@@ -144,6 +148,12 @@ def _render(report: Report, console: Console, test: str | None) -> None:
                 border_style="green",
             )
         )
+    elif report.counterexample is None and report.space is not None:
+        console.print(Panel(Text.assemble(
+            (f"Equivalent on all {report.space.inputs:,} valid inputs", "bold green"),
+            f": {len(report.implementations)} implementations, {report.space.description} "
+            f"({report.executions:,} executions in {report.seconds:.1f} s).",
+        ), border_style="green"))
     elif report.counterexample is None:
         console.print(
             Panel(

@@ -114,6 +114,8 @@ def report_json(report: Report, function_name: str = "f", *, extras: ReportExtra
             if report.proof is not None
             else None
         ),
+        # with "equivalent-on-all-inputs": the finite space judged whole (what it is, N valid inputs, listed)
+        "space": report.space.to_json() if report.space is not None else None,
         "error": report.error or None,
         # per parameter, what the inputs were shaped from: regexes, date formats, literals, keys, grammars
         "inferred_inputs": dict(report.inferred_inputs) if report.inferred_inputs else None,

@@ -37,6 +37,7 @@ _VERDICTS = {
     "divergent": ("Implementations differ", "bad"),
     "no-difference-found": ("No difference found", "good"),
     "too-few-inputs": ("Too few inputs to tell", "warn"),
+    "equivalent-on-all-inputs": ("Equivalent on every valid input", "good"),
     "error": ("The run failed", "bad"),
 }
 

@@ -172,7 +172,10 @@ def input_lines(item: TextInput, input_file: str | None) -> list[str]:
 def plain_program_report(report: Report, *, input_file: str | None = None, reproduce: Sequence[str] = ()) -> str:
     cx = report.counterexample
     lines = []
-    if cx is None:
+    if cx is None and report.space is not None:
+        lines.append(f"equivalent on all {report.space.inputs} valid inputs: {len(report.implementations)} programs, "
+                     f"{report.space.description} ({report.executions} runs, {report.seconds:.1f} s)")
+    elif cx is None:
         lines.append(
             f"no difference found among {len(report.implementations)} programs ({report.inputs:,} inputs, "
             f"{report.executions:,} runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})"
@@ -240,9 +243,15 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
             f"input(s) were judged{rejected} ({report.executions:,} runs in {report.seconds:.1f} s, stopped: "
             f"{report.exit_reason.value}). Give examples, a generator, --input-format or more --budget.",
         ), border_style="yellow"))
+    elif cx is None and report.space is not None:
+        console.print(Panel(Text.assemble(
+            (f"Equivalent on all {report.space.inputs:,} valid inputs", "bold green"),
+            f": {len(report.implementations)} programs, {report.space.description} ({report.executions:,} runs "
+            f"in {report.seconds:.1f} s).",
+        ), border_style="green"))
     elif cx is None:
         console.print(Panel(Text.assemble(
-            ("No difference found", "bold green"),
+            ("No difference found" + (" within the examples' shape" if report.filtered_out else ""), "bold green"),
             f" among {len(report.implementations)} programs: {report.inputs:,} inputs, {report.executions:,} runs "
             f"in {report.seconds:.1f} s (stopped: {report.exit_reason.value}).",
         ), border_style="green"))

@@ -24,11 +24,14 @@ from divergent.records import (
 from divergent.search.loop import RESERVE_SECONDS, Search
 from divergent.search.partition import Partition
 from divergent.search.prepare import prepare
+from divergent.search.spaces import space_judged
 from divergent.search.splitting import (
     MAX_FAILED_CONFIRMATIONS,
+    MAX_SET_APART,
     assess_relevance,
     note_unconfirmed,
     refine_partition,
+    set_apart,
 )
 
 
@@ -70,6 +73,8 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             for position, (engine_name, observation) in enumerate(observations):
                 if not observation.divergent or partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
                     continue
+                if set_apart(search, partition, engine_name, observation):
+                    continue  # outside what a claim may rest on: reported apart; the search goes on
                 if shrink and search.spurious_filter is None and not _is_hang(observation):
                     # Shrunk first, then confirmed: one fresh runner for the reported input, and a
                     # second only when the smaller one does not hold.
@@ -127,10 +132,18 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
                     "refining the behaviour classes was cut short by the budget: some classes may hold "
                     "implementations that differ"
                 )
+    if partition.set_apart > MAX_SET_APART:
+        search.journal.note(f"{partition.set_apart} difference(s) outside the examples' shape in all, set apart")
+    space = None
     if counterexample is not None:
         result = Verdict.DIVERGENT
     elif exit_reason is ExitReason.PROVEN:
         result = Verdict.PROVEN_EQUIVALENT
+    elif exit_reason is not ExitReason.INTERRUPTED and (space := space_judged(search)) is not None:
+        # Every valid input of a finite space with sure edges ran and was judged: no floor applies.
+        result = Verdict.EQUIVALENT_ON_ALL_INPUTS
+        search.journal.note(f"equivalent on all {space.inputs} valid input(s): {space.description} (each ran on "
+                            f"every program and was judged; {space.listed} listed, validity judged by {space.judge})")
     elif search.inputs_run < search.subjects.input_floor and exit_reason is ExitReason.EXHAUSTED \
             and search.rejected <= search.inputs_run:
         # Every engine ran out of new inputs, and not for want of valid ones: the input space is
@@ -152,7 +165,8 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
                             f"{search.subjects.input_floor} (--min-inputs){rejected}")
     else:
         result = Verdict.NO_DIFFERENCE_FOUND
-    return search.report(verdict=result, counterexample=counterexample, partition=partition, exit_reason=exit_reason)
+    return search.report(verdict=result, counterexample=counterexample, partition=partition, exit_reason=exit_reason,
+                         space=space)
 
 
 #: shrinking gets at most this share of the budget, and at least this many seconds when the

@@ -125,8 +125,8 @@ class Confirmer:
         limit = min(max(limit, max(o.seconds for o in observation.outcomes) * 2), self.limits.timeout)
 
         def same_difference(item: AnyInput, outcomes: tuple[Outcome, ...] | None) -> bool:
-            if outcomes is None:
-                return False
+            if outcomes is None or self.subjects.claimable(item) is not None:
+                return False  # (a smaller input must stay where a claim may rest)
             if self.comparison.partition(outcomes) != target or not self.comparison.observe(item, outcomes).divergent:
                 return False
             return not keep_values_apart or values_only.partition(outcomes) == target

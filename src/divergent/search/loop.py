@@ -56,10 +56,12 @@ from divergent.search.fresh import Prestarted, SpareRunners
 from divergent.search.notes import Journal, model_engine_notes, stuck_note, unsettled_notes
 from divergent.search.partition import Partition
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
+from divergent.search.spaces import space_judged, space_seen
 from divergent.trace import mark
 
 if TYPE_CHECKING:
     from divergent.llm.chat import ChatModel
+    from divergent.records import SpaceJudged
 
 #: a batch may run this many times its turn's target before the rest waits for the engine's next turn
 _SLICE_SLACK = 3.0
@@ -485,6 +487,8 @@ class Search:
             return ExitReason.BUDGET_SECONDS
         if not self.portfolio.active and not self.escalator.busy and not self.pipeline.busy:
             return ExitReason.EXHAUSTED
+        if space_judged(self) is not None:
+            return ExitReason.EXHAUSTED  # every valid input there is was judged
         return None
 
     def _note_inconclusive(self, observation: Observation, limit: float) -> None:
@@ -499,15 +503,8 @@ class Search:
                               f"slow implementation is not a different one; --timeouts {rule} as a difference)")
 
     def space_seen(self) -> str | None:
-        """What small input space the search has run whole (an engine knows every valid input,
-        and each ran), if it has."""
-        for engine in self.engines:
-            space = None
-            with contextlib.suppress(Exception):
-                space = engine.valid_space()
-            if space is not None and all(item.key in self.ran for item in space[1]):
-                return space[0]
-        return None
+        """What small input space the search has run whole (``divergent.search.spaces``), if it has."""
+        return space_seen(self)
 
     def _look_for_proof(self) -> None:
         """Stop with the symbolic engine's proof of equivalence, once it has one (and nothing the
@@ -547,7 +544,7 @@ class Search:
 
     def report(
         self, *, verdict: Verdict, counterexample: Counterexample | None, partition: Partition,
-        exit_reason: ExitReason,
+        exit_reason: ExitReason, space: SpaceJudged | None = None,
     ) -> Report:
         return Report(
             verdict=verdict,
@@ -578,6 +575,7 @@ class Search:
             rejected=self.rejected,
             proof=self.proof if verdict is Verdict.PROVEN_EQUIVALENT else None,
             kind=self.kind.name,
+            space=space if verdict is Verdict.EQUIVALENT_ON_ALL_INPUTS else None,
         )
 
     def llm_usage(self) -> dict[str, Any] | None:

@@ -42,3 +42,5 @@ class Partition:
     failed_confirmations: int = 0
     #: confirmed differences the spurious-counterexample filter judged irrelevant
     filtered_out: list[Counterexample] = field(default_factory=list)
+    #: differences on inputs a claim may not rest on (``Subjects.claimable``), set apart
+    set_apart: int = 0

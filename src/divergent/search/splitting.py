@@ -39,7 +39,7 @@ def refine_partition(
             for engine_name, observation in observations:
                 if len(refine(partition.classes, observation, search.comparison)) == len(partition.classes):
                     continue
-                if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
+                if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS or set_apart(search, partition, engine_name, observation):
                     continue
                 confirmed, why = search.confirm(observation)
                 if confirmed is None:
@@ -97,6 +97,29 @@ def assess_relevance(search: Search, partition: Partition, engine_name: str, obs
                 f"filter: {MAX_FILTERED_OUT} differences judged irrelevant; later ones are kept unjudged"
             )
     return verdict
+
+
+#: differences outside what the problem is known to allow kept in the report (the rest are counted)
+MAX_SET_APART = 5
+
+
+def set_apart(search: Search, partition: Partition, engine_name: str, observation: Observation) -> bool:
+    """Whether a difference lies outside what the programs' kind lets a claim rest on
+    (``Subjects.claimable``: a whole program's examples' shape); such a difference is kept in
+    ``partition.filtered_out`` with what it breaks, noted, never claimed, and the search goes on."""
+    reason = search.subjects.claimable(observation.input)
+    if reason is None:
+        return False
+    partition.set_apart += 1
+    if partition.set_apart <= MAX_SET_APART:
+        call = observation.input.call(search.implementations[0].display_name, max_length=60)
+        search.journal.note(f"a difference outside the examples' shape, not claimed: {call}: {reason}")
+        partition.filtered_out.append(Counterexample(
+            input=observation.input, outcomes=observation.outcomes, classes=observation.classes, engine=engine_name,
+            original=observation.input, function_name=search.implementations[0].display_name,
+            filter=FilterVerdict(relevant=False, rationale=f"outside the examples' shape: {reason}",
+                                 differences=FilterDecision.IRRELEVANT)))
+    return True
 
 
 def note_unconfirmed(search: Search, partition: Partition, observation: Observation, why: str) -> None:

@@ -1,0 +1,4 @@
+# This problem's checks, run after the shared strict reader (../../contest/strict_input.py: line, ints,
+# integer, word, end, fail); benchmarks/validators.py joins the two into one program.
+ints(1, 0, 10**5, "X")
+end()
