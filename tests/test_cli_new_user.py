@@ -247,8 +247,8 @@ def test_help_at_80_columns_cuts_no_flag_and_no_default(path: tuple[str, ...], m
 def test_help_keeps_no_line_break_of_the_docstring(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")
     shown = runner.invoke(app, ["sandbox", "--help"]).output
-    assert ("Show the isolation levels available here (the strongest is used by default), and what caps the "
-            "processes and filters the system calls of a sandbox.") in shown
+    assert ("Show the isolation levels available here (the strongest is used by default), what caps the "
+            "processes and filters the system calls of a sandbox, and what removes what a run leaves behind.") in shown
 
 
 def test_the_commands_that_reproduce_a_run_follow_the_box_one_per_line() -> None:
