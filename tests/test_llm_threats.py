@@ -106,8 +106,12 @@ def run_check(cwd: Path, server: Any, budget: float, *extra: str) -> tuple[subpr
     """``divergent check`` with the LLM engine alone against ``server``: the result, its wall seconds,
     and the peak memory (KiB) of the divergent process itself (its sandboxed workers are apart)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    peak = ("import atexit, resource, sys\n"
-            "atexit.register(lambda: sys.stderr.write(f'\\nmaxrss={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n'))\n"
+    # VmHWM, not ru_maxrss: ru_maxrss survives execve, so it would report the forking pytest's own size
+    peak = ("import atexit, sys\n"
+            "def hwm():\n"
+            "    kib = next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
+            "    sys.stderr.write(f'\\nmaxrss={kib}\\n')\n"
+            "atexit.register(hwm)\n"
             "sys.argv = ['divergent', *sys.argv[1:]]\n"
             "from divergent.__main__ import main\n"
             "main()\n")
