@@ -318,8 +318,8 @@ class Verdict(enum.StrEnum):
     #: the symbolic engine explored every path of the implementations without a difference, for
     #: types and operations it models exactly (see :class:`Proof` for what was proven)
     PROVEN_EQUIVALENT = "proven-equivalent"
-    #: no difference, but the search judged fewer valid inputs than its floor (whole programs:
-    #: ``--min-inputs``, 100): too few to say the programs agree
+    #: no difference, but the search judged fewer valid inputs than its floor (``--min-inputs``)
+    #: and neither a proof nor the whole input space backs it: too few to say the programs agree
     TOO_FEW_INPUTS = "too-few-inputs"
     ERROR = "error"
 
@@ -436,6 +436,13 @@ class Report:
     #: the kind of the programs compared (a name of :data:`divergent.kinds.registry.KINDS`): it says
     #: how the report's inputs and outcomes are written
     kind: str = "python-function"
+    #: why the verdict, in words (:mod:`divergent.search.verdict`): what backs it, or for
+    #: ``too-few-inputs`` what kept the search from judging enough inputs
+    reason: str = ""
+    #: the floor of judged inputs the verdict was held to (``--min-inputs``)
+    min_inputs: int = 0
+    #: what backs the verdict: "difference", "proof", "space", "exhausted", "inputs", or "none"
+    evidence: str = ""
 
     @property
     def divergent(self) -> bool:

@@ -8,12 +8,13 @@ from typing import Annotated, Any
 
 import typer
 
-from divergent.cli.application import EXIT_DIVERGENT, EXIT_SAME, EXIT_TOO_FEW_INPUTS, app, make_console
+from divergent.cli.application import app, exit_code, make_console
 from divergent.cli.llm_options import ModelGroup
 from divergent.cli.option_groups import with_option_groups
 from divergent.cli.outputs import OutputGroup
 from divergent.cli.search_groups import SearchGroup
 from divergent.cli.search_options import IMPLEMENTATIONS_HELP, SearchFlags, run_search
+from divergent.records import ExitReason
 
 
 @app.command()
@@ -43,7 +44,7 @@ def check(
     mark("command parsed")
 
     from divergent.cli.application import input_errors, stderr_console
-    from divergent.cli.outputs import keep_report, write_html_report, write_text_file
+    from divergent.cli.outputs import command_identity, keep_report, write_html_report, write_text_file
     from divergent.report.json import report_json
     from divergent.search import check as run_check
 
@@ -78,7 +79,7 @@ def check(
     if outputs.quiet and not outputs.prints_json:
         from divergent.report.text import plain_report
 
-        if report.divergent:
+        if report.divergent or report.too_few_inputs or report.exit_reason is ExitReason.INTERRUPTED:
             print(plain_report(report, extras))
     elif not outputs.prints_json:
         from divergent.report.text import render_report
@@ -97,9 +98,10 @@ def check(
 
             write_html_report(check_page(document, test=test), outputs.html, notices())
         if outputs.store or outputs.db is not None:
-            keep_report("check", document, outputs.db, notices(), test=test)
+            command = command_identity("check", implementations, flags) | {"shrink": shrink, "brute_force": brute_force}
+            keep_report("check", document, outputs.db, notices(), test=test, command=command)
     mark("report written")
-    raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_TOO_FEW_INPUTS if report.too_few_inputs else EXIT_SAME)
+    raise typer.Exit(exit_code(report))
 
 
 def brute_force_implementation(impls: list, llm: Any, spec: str | None) -> Any:

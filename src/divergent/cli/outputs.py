@@ -92,14 +92,36 @@ def write_html_report(page: Any, path: Path, console: Console) -> None:
     console.print(f"HTML report written to {path}", highlight=False, soft_wrap=True)
 
 
-def keep_report(kind: str, document: dict[str, Any], db: Path | None, console: Console, *, test: str | None = None) -> str:
-    """Store a check or cluster report; says how to show it again; returns the run id."""
-    from divergent.report.stored import save_report
+def keep_report(kind: str, document: dict[str, Any], db: Path | None, console: Console, *, test: str | None = None,
+                command: dict[str, Any] | None = None) -> str:
+    """Store a check or cluster report (a run interrupted by Ctrl-C as "interrupted"; the same
+    ``command`` run again completes that run); says how to show it again; returns the run id."""
+    from divergent.report.stored import interrupted_run, save_report
     from divergent.store import Store
 
+    status = "interrupted" if document.get("exit_reason") == "interrupted" else "finished"
     with Store(db) as store:
-        run = save_report(store, kind, document, test=test)
+        resumed = interrupted_run(store, kind, command) if command is not None else None
+        run = save_report(store, kind, document, test=test, status=status, command=command)
         where = f" --db {db}" if db is not None else ""
-    console.print(f"report stored as run {run.short_id}: divergent report {run.short_id}{where} --html FILE",
-                  highlight=False, soft_wrap=True)
+    how = f"report stored as run {run.short_id}" + (" (interrupted: the same command resumes it)"
+                                                    if status == "interrupted" else "")
+    if resumed is not None:
+        how += f" (resumes the interrupted run {resumed.short_id})"
+    console.print(f"{how}: divergent report {run.short_id}{where} --html FILE", highlight=False, soft_wrap=True)
     return run.id
+
+
+def command_identity(command: str, implementations: list[str], flags: Any) -> dict[str, Any]:
+    """What a searching command ran, as plain JSON (the programs as given, from which directory,
+    and every option but the output's): a stored run interrupted with the same identity is resumed."""
+    import dataclasses
+    import os
+
+    options: dict[str, Any] = {}
+    for group in dataclasses.fields(flags):
+        if group.name == "outputs":
+            continue
+        for name, value in dataclasses.asdict(getattr(flags, group.name)).items():
+            options[f"{group.name}.{name}"] = value if isinstance(value, bool | int | float | type(None)) else str(value)
+    return {"command": command, "directory": os.getcwd(), "implementations": list(implementations), "options": options}

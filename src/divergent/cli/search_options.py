@@ -86,10 +86,12 @@ class SearchRun:
     result: Any
 
 
-def run_search(implementations: list[str], flags: SearchFlags, run: Callable[..., Any]) -> SearchRun:
+def run_search(implementations: list[str], flags: SearchFlags, run: Callable[..., Any], *,
+               load: Callable[..., Any] | None = None) -> SearchRun:
     """Choose the programs' kind, build the options for it and load the programs (once), and call
     ``run(programs, options)`` (check or cluster) with a live progress display; input errors exit 2
-    the contract's way."""
+    the contract's way. ``load(kind, specs, options)``: how the programs load (default: all or
+    none, a bad spec an input error; ``cluster`` keeps going past samples that do not load)."""
     from divergent.trace import mark
 
     mark("search modules imported")
@@ -98,7 +100,7 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
     with input_errors(flags.outputs.prints_json):
         kind = flags.kind_of(implementations)
         options = flags.options_for(kind)
-        programs = kind.load(implementations, options)
+        programs = kind.load(implementations, options) if load is None else load(kind, implementations, options)
         mark("programs loaded")
         progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
         options = options.with_(progress=progress)

@@ -49,13 +49,13 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from divergent.clustering.behaviour import Clustering
-from divergent.errors import InvalidArgument
+from divergent.clustering.behaviour import Clustering, clustering_of
+from divergent.errors import InvalidArgument, LoadError
 from divergent.llm.chat import ChatModel, Usage
 from divergent.probegen.session import ProbeGenSession
 from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, TreeStrategy, max_calls
 from divergent.programs import PythonFunction
-from divergent.records import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind, Verdict
+from divergent.records import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
 from divergent.search import (
@@ -298,24 +298,11 @@ def _run(
         if probe.reason.startswith("failed"):
             search.journal.note(f"semantic clustering stopped after {step + 1} probe(s): {probe.reason}")
             break
-    partition.classes = tuple(sorted(partition.classes, key=lambda members: (-len(members), members[0])))
     if len(partition.classes) == count:
         exit_reason = ExitReason.FOUND
-    report = search.report(
-        verdict=Verdict.DIVERGENT if len(partition.classes) > 1 else Verdict.NO_DIFFERENCE_FOUND,
-        counterexample=None,
-        partition=partition,
-        exit_reason=exit_reason,
-    )
-    return SemanticClustering(
-        report=report,
-        classes=partition.classes,
-        splits=tuple(partition.splits),
-        filtered_out=tuple(partition.filtered_out),
-        probes=tuple(steps),
-        usage=Usage(),
-        model=chat.model,
-    )
+    return clustering_of(search, partition, exit_reason, record=SemanticClustering,  # type: ignore[return-value]
+                         filtered_out=tuple(partition.filtered_out), probes=tuple(steps), usage=Usage(),
+                         model=chat.model)
 
 
 def _probe(
@@ -478,7 +465,7 @@ def _with_test_harness(impl: PythonFunction, reference: ReferenceTests) -> Pytho
 
 
 def run_reference_tests(
-    implementations: Sequence[PythonFunction],
+    implementations: Sequence[Any],
     reference: ReferenceTests,
     *,
     limits: Limits = Limits(),
@@ -486,7 +473,36 @@ def run_reference_tests(
 ) -> TestResults:
     """Run every test on every implementation in the sandbox (one worker per implementation).
 
-    A test passes when it runs to its end; an exception, a timeout or a crash fails it."""
+    A test passes when it runs to its end; an exception, a timeout or a crash fails it. An
+    implementation that does not load (an :class:`~divergent.clustering.behaviour.Unloadable`, or
+    one the sandbox cannot start) fails every test, and the others' tests run without it."""
+    from divergent.clustering.behaviour import LOAD_ATTEMPTS, Unloadable
+
+    entries = list(implementations)
+    failures = [f"does not load: {entry.error}" if isinstance(entry, Unloadable) else "" for entry in entries]
+    passed = [0] * len(entries)
+    for _ in range(LOAD_ATTEMPTS):
+        runnable = [position for position, entry in enumerate(entries) if not failures[position]]
+        if not runnable:
+            break
+        try:
+            ran, first = _tests_of([entries[position] for position in runnable], reference, limits, isolation)
+        except LoadError as error:
+            failed = {entries[position].label: position for position in runnable}
+            if not any(label in failed for label in error.programs):
+                raise
+            for label in error.programs:
+                if label in failed:
+                    failures[failed[label]] = f"does not load in the sandbox: {error}"
+            continue
+        for position, count, failure in zip(runnable, ran, first, strict=True):
+            passed[position], failures[position] = count, failure
+        break
+    return TestResults(total=len(reference.tests), passed=tuple(passed), first_failure=tuple(failures))
+
+
+def _tests_of(implementations: Sequence[PythonFunction], reference: ReferenceTests, limits: Limits,
+              isolation: str | None) -> tuple[list[int], list[str]]:
     harnessed = [_with_test_harness(impl, reference) for impl in implementations]
     inputs = [Input(args=(index,), how_generated="tests") for index in range(len(reference.tests))]
     with WorkerPool(harnessed, limits=limits, isolation=isolation, compare_mutation=False) as pool:
@@ -500,7 +516,7 @@ def run_reference_tests(
                 passed[member] += 1
             elif not failures[member]:
                 failures[member] = f"{_short(reference.tests[index])}: {outcome.describe()}"
-    return TestResults(total=len(reference.tests), passed=tuple(passed), first_failure=tuple(failures))
+    return passed, failures
 
 
 def _short(text: str, limit: int = 80) -> str:

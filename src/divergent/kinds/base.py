@@ -63,6 +63,10 @@ class ProgramKind(abc.ABC):
     presentation: ClassVar[Presentation]
     #: whether ProbeGen's semantic clustering (a model probing pairs, the spurious filter) applies
     semantic_clustering: ClassVar[bool] = False
+    #: the default floor of judged inputs behind "no difference" (``--min-inputs``; docs/cli.md says
+    #: why): 100 independent inputs miss a difference that one input in 33 shows less than one
+    #: time in 20
+    min_inputs: ClassVar[int] = 100
 
     # -- choosing the kind ------------------------------------------------------------------------
 
@@ -220,8 +224,10 @@ class Subjects:
     @property
     def input_floor(self) -> int:
         """A search that judged fewer valid inputs than this found too few to say "no difference"
-        (``Verdict.TOO_FEW_INPUTS``); 0: no floor."""
-        return 0
+        (``Verdict.TOO_FEW_INPUTS``; :mod:`divergent.search.verdict`): ``--min-inputs``, else the
+        kind's own floor; 0: no floor."""
+        floor = self.options.min_inputs
+        return self.kind.min_inputs if floor is None else floor
 
     def inferred_inputs(self) -> Mapping[str, Any] | None:
         """What was inferred about the inputs, for the report (``--json``: ``inferred_inputs``)."""

@@ -475,10 +475,6 @@ class TextSubjects(Subjects):
             return reason
         return self.validator.reason(item) if self.validator is not None else ""
 
-    @property
-    def input_floor(self) -> int:
-        return self.options.programs.min_inputs
-
     def inferred_inputs(self) -> dict[str, object] | None:
         """The input format used (``--json``: ``inferred_inputs.input_format``) and what the
         validator taught the engines beyond it (``inferred_inputs.learnt``)."""

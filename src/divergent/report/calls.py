@@ -29,6 +29,7 @@ from divergent.report.text import (
     print_reproducing_test,
     proof_text,
     render_splits,
+    too_few_headline,
     verdict_text,
 )
 from divergent.values import encode, json_safe, printable, render
@@ -90,6 +91,9 @@ def _plain(report: Report) -> str:
             f"({report.inputs} inputs also run, {report.seconds:.1f} s)"
         )
         lines.extend(f"  {limit}" for limit in report.proof.limits)
+    elif report.counterexample is None and report.too_few_inputs:
+        lines.append(f"{too_few_headline(report)} among {len(report.implementations)} implementations "
+                     f"({report.executions} executions, {report.seconds:.1f} s, stopped: {report.exit_reason.value})")
     elif report.counterexample is None:
         relevant = " relevant" if report.filtered_out else ""
         lines.append(
@@ -142,6 +146,13 @@ def _render(report: Report, console: Console, test: str | None) -> None:
                 border_style="green",
             )
         )
+    elif report.counterexample is None and report.too_few_inputs:
+        headline = too_few_headline(report)
+        console.print(Panel(Text.assemble(
+            (headline[:1].upper() + headline[1:], "bold yellow"),
+            f" among {len(report.implementations)} implementations: {report.executions:,} executions in "
+            f"{report.seconds:.1f} s (stopped: {report.exit_reason.value}).",
+        ), border_style="yellow"))
     elif report.counterexample is None:
         console.print(
             Panel(

@@ -68,6 +68,12 @@ def report_json(report: Report, function_name: str = "f", *, extras: ReportExtra
         counterexample = presentation.counterexample_json(report.counterexample, labels, extras)
     return {
         "verdict": report.verdict.value,
+        # why the verdict: what backs it, or what kept the search from judging enough inputs
+        "reason": report.reason,
+        # what backs it: difference, proof, space, exhausted, inputs, or none (too-few-inputs)
+        "evidence": report.evidence,
+        # the floor of judged inputs behind "no difference" (--min-inputs)
+        "min_inputs": report.min_inputs,
         # the kind of programs compared ("python-function", "stdin-program", ...)
         "kind": report.kind,
         "counterexample": counterexample,

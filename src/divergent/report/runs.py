@@ -22,7 +22,7 @@ from rich.text import Text
 from divergent.records import AnyInput, Counterexample, Outcome, OutcomeKind, Report, TextInput
 from divergent.report.presentation import ReportExtras
 from divergent.report.terminal import escaping
-from divergent.report.text import describe_classes, engines_table, print_reproducing_test
+from divergent.report.text import describe_classes, engines_table, print_reproducing_test, too_few_headline
 from divergent.text_comparison import OutputComparison
 from divergent.values import printable
 
@@ -172,7 +172,10 @@ def input_lines(item: TextInput, input_file: str | None) -> list[str]:
 def plain_program_report(report: Report, *, input_file: str | None = None, reproduce: Sequence[str] = ()) -> str:
     cx = report.counterexample
     lines = []
-    if cx is None:
+    if cx is None and report.too_few_inputs:
+        lines.append(f"{too_few_headline(report)} among {len(report.implementations)} programs ({report.executions} "
+                     f"runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})")
+    elif cx is None:
         lines.append(
             f"no difference found among {len(report.implementations)} programs ({report.inputs} inputs, "
             f"{report.executions} runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})"
@@ -215,12 +218,11 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
                            reproduce: Sequence[str], test: str | None) -> None:
     cx = report.counterexample
     if cx is None and report.too_few_inputs:
-        rejected = f"; {report.rejected:,} rejected as invalid" if report.rejected else ""
+        headline = too_few_headline(report)
         console.print(Panel(Text.assemble(
-            ("Too few inputs to tell", "bold yellow"),
-            f": no difference among {len(report.implementations)} programs, but only {report.inputs:,} valid "
-            f"input(s) were judged{rejected} ({report.executions:,} runs in {report.seconds:.1f} s, stopped: "
-            f"{report.exit_reason.value}). Give examples, a generator, --input-format or more --budget.",
+            (headline[:1].upper() + headline[1:], "bold yellow"),
+            f"; no difference among {len(report.implementations)} programs in {report.executions:,} runs, "
+            f"{report.seconds:.1f} s (stopped: {report.exit_reason.value}).",
         ), border_style="yellow"))
     elif cx is None:
         console.print(Panel(Text.assemble(

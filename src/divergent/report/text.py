@@ -50,6 +50,19 @@ def filtered_out_lines(report: Report) -> list[str]:
     return lines
 
 
+def too_few_counts(report: Report) -> str:
+    """``3 valid input(s) judged, fewer than 100 (--min-inputs); 12 rejected as invalid``."""
+    rejected = f"; {report.rejected:,} rejected as invalid" if report.rejected else ""
+    return f"{report.inputs:,} valid input(s) judged, fewer than {report.min_inputs} (--min-inputs){rejected}"
+
+
+def too_few_headline(report: Report) -> str:
+    """The headline of a ``too-few-inputs`` verdict, the same on the terminal, under ``--quiet`` and
+    in the HTML banner: ``too few inputs to tell: the budget ended before the first input (0 valid
+    input(s) judged, fewer than 100 (--min-inputs))``."""
+    return f"too few inputs to tell: {report.reason or 'no reason given'} ({too_few_counts(report)})"
+
+
 def describe_classes(report: Report) -> list[str]:
     return [" = ".join(report.implementations[i] for i in members) for members in report.classes]
 

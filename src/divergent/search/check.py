@@ -19,7 +19,6 @@ from divergent.records import (
     Outcome,
     Report,
     Split,
-    Verdict,
 )
 from divergent.search.loop import RESERVE_SECONDS, Search
 from divergent.search.partition import Partition
@@ -30,6 +29,7 @@ from divergent.search.splitting import (
     note_unconfirmed,
     refine_partition,
 )
+from divergent.search.verdict import judge, report_of
 
 
 def check(
@@ -49,9 +49,20 @@ def check(
     """
     search = prepare(implementations, options, **changes)
     try:
-        return run_check(search, shrink=shrink)
+        report = run_check(search, shrink=shrink)
     finally:
+        close_search(search)
+    return report
+
+
+def close_search(search: Search) -> None:
+    """Close the search's processes, even when Ctrl-C comes while they are closed (the report made
+    before it stands; a second close ends what the first left)."""
+    try:
         search.close()
+    except KeyboardInterrupt:
+        with contextlib.suppress(Exception, KeyboardInterrupt):
+            search.close()
 
 
 def run_check(search: Search, *, shrink: bool = True) -> Report:
@@ -122,37 +133,17 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             # just the first split.
             search.journal.phase("refining classes")
             stopped = refine_partition(search, partition, deadline=search.deadline, pending=leftover)
-            if stopped is ExitReason.BUDGET_SECONDS and len(partition.classes) < count:
+            if stopped is ExitReason.INTERRUPTED:
+                exit_reason = stopped
+            elif stopped is ExitReason.BUDGET_SECONDS and len(partition.classes) < count:
                 search.journal.note(
                     "refining the behaviour classes was cut short by the budget: some classes may hold "
                     "implementations that differ"
                 )
-    if counterexample is not None:
-        result = Verdict.DIVERGENT
-    elif exit_reason is ExitReason.PROVEN:
-        result = Verdict.PROVEN_EQUIVALENT
-    elif search.inputs_run < search.subjects.input_floor and exit_reason is ExitReason.EXHAUSTED \
-            and search.rejected <= search.inputs_run:
-        # Every engine ran out of new inputs, and not for want of valid ones: the input space is
-        # that small (n in [1, 25]), and the search saw all of it that the engines can make.
-        result = Verdict.NO_DIFFERENCE_FOUND
-        search.journal.note(f"the engines ran out of new inputs after {search.inputs_run} valid input(s), fewer "
-                            f"than {search.subjects.input_floor} (--min-inputs): the inputs they can make are that few")
-    elif search.inputs_run < search.subjects.input_floor and (space := search.space_seen()) is not None:
-        # An engine knows every valid input (the validator's bounds found, each value run): a
-        # small input space judged whole, however many inputs the validator rejected on the way.
-        result = Verdict.NO_DIFFERENCE_FOUND
-        search.journal.note(f"every valid input was judged: {space} ({search.inputs_run} valid input(s) in all, "
-                            f"fewer than {search.subjects.input_floor} (--min-inputs), but there are no more)")
-    elif search.inputs_run < search.subjects.input_floor:
-        # A thin search is not evidence of equivalence: say how thin (the headline says it too).
-        result = Verdict.TOO_FEW_INPUTS
-        rejected = f"; {search.rejected:,} rejected as invalid" if search.rejected else ""
-        search.journal.note(f"too few inputs to tell: {search.inputs_run} valid input(s) judged, fewer than "
-                            f"{search.subjects.input_floor} (--min-inputs){rejected}")
-    else:
-        result = Verdict.NO_DIFFERENCE_FOUND
-    return search.report(verdict=result, counterexample=counterexample, partition=partition, exit_reason=exit_reason)
+    ruling = judge(search, exit_reason, confirmed=counterexample is not None)
+    if ruling.basis in ("space", "exhausted"):
+        search.journal.note(ruling.reason)  # why so few inputs back "no difference"
+    return report_of(search, ruling=ruling, counterexample=counterexample, partition=partition, exit_reason=exit_reason)
 
 
 #: shrinking gets at most this share of the budget, and at least this many seconds when the
@@ -239,7 +230,8 @@ def _judged_shrunk(
 
 
 def assert_equivalent(*functions: ImplementationSpec, budget: float = 5.0, **changes: Any) -> Report:
-    """For test suites: raise AssertionError showing the shrunk counterexample if any is found.
+    """For test suites: raise AssertionError showing the shrunk counterexample if any is found, or
+    saying why too few inputs were judged to tell (``min_inputs=`` lowers the floor).
 
     ``changes`` are :class:`SearchOptions` fields, as for :func:`check` (``engines``, ``seeds``,
     ``require``, ``policy``, ...).
@@ -247,9 +239,12 @@ def assert_equivalent(*functions: ImplementationSpec, budget: float = 5.0, **cha
     if len(functions) == 1 and isinstance(functions[0], list | tuple):
         functions = tuple(functions[0])
     report = check(list(functions), budget=Budget(seconds=budget), **changes)
-    if report.divergent:
+    if report.exit_reason is ExitReason.INTERRUPTED:
+        raise KeyboardInterrupt
+    if report.divergent or report.too_few_inputs:
         from divergent.report.text import plain_report
 
+        # too few inputs is no pass: a test must not pass on evidence the search did not gather
         raise AssertionError(plain_report(report))
     return report
 

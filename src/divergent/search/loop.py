@@ -36,15 +36,12 @@ from divergent.options import Progress
 from divergent.records import (
     AnyInput,
     Budget,
-    Counterexample,
     ExitReason,
     Observation,
     Outcome,
     OutcomeKind,
     Proof,
-    Report,
     TimelinePoint,
-    Verdict,
 )
 from divergent.sandbox.isolation import GUARANTEES, Isolation
 from divergent.sandbox.limits import Limits
@@ -52,8 +49,7 @@ from divergent.sandbox.runner import Runner
 from divergent.search.confirmation import Confirmer
 from divergent.search.escalation import AdaptiveLimit, Escalated, Escalator, Pending
 from divergent.search.fresh import Prestarted, SpareRunners
-from divergent.search.notes import Journal, model_engine_notes, stuck_note, unsettled_notes
-from divergent.search.partition import Partition
+from divergent.search.notes import Journal
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
 from divergent.trace import mark
 
@@ -100,7 +96,7 @@ class Search:
         prestarted = runner if runner is not None else Prestarted(subjects.open_runner)
         #: fresh runners for confirmation and re-runs, the first starting beside the main one
         self.spares = SpareRunners(subjects.open_runner, start_now=spares_now)
-        self._created = time.monotonic()
+        self.created = time.monotonic()
         self._all_spares = False
         self._firsts_rng = random.Random(f"{options.seed}:firsts")
         constants = Constants.harvest(program.source for program in self.implementations)
@@ -170,6 +166,9 @@ class Search:
         self.failed_preconditions = 0
         #: inputs where only timeouts set implementations apart (see Comparison.timeouts)
         self.inconclusive = 0
+        #: per implementation, the inputs judged on which its outcome was inconclusive (it ran past the
+        #: limit where others answered, not yet re-run longer): it was not told apart from others on them
+        self.unjudged_by: list[int] = [0] * len(self.implementations)
         #: the engines' counts after every round, thinned (Report.timeline)
         self.timeline: list[TimelinePoint] = []
         # Runs whose limit is fixed when their runner starts (a judge's time limit) are not given
@@ -278,7 +277,7 @@ class Search:
         observations of the batch before its own (and :meth:`settle` those of the one in flight)."""
         observations: list[tuple[str, Observation]] = self._settled
         self._settled = []
-        if not self._all_spares and time.monotonic() - self._created > SECOND_SPARE_AFTER:
+        if not self._all_spares and time.monotonic() - self.created > SECOND_SPARE_AFTER:
             self._all_spares = True
             self.spares.keep()
         for result in self.escalator.results():
@@ -389,6 +388,8 @@ class Search:
                     self._pend(engine.name, observation)
                 elif len(observation.classes) > 1 and not observation.divergent:
                     self._note_inconclusive(observation, self.subjects.time_limit)
+            for index in observation.inconclusive:
+                self.unjudged_by[index] += 1
             batch_observations.append(observation)
             observations.append((engine.name, observation))
         if owed and self.out_of_budget() is None:
@@ -449,6 +450,8 @@ class Search:
             self.confirmer.unstable += 1
         if observation.inconclusive and len(observation.classes) > 1 and not observation.divergent:
             self._note_inconclusive(observation, result.limit)
+        for index in set(result.pending.observation.inconclusive) - set(observation.inconclusive):
+            self.unjudged_by[index] -= 1  # settled by the longer re-run
         observations.append((result.pending.engine, observation))
         for engine in self.engines:
             with contextlib.suppress(Exception):
@@ -491,6 +494,21 @@ class Search:
             rule = "hang counts a hang" if self.subjects.adaptive_limits else "differ counts such a timeout"
             self.journal.note(f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a "
                               f"slow implementation is not a different one; --timeouts {rule} as a difference)")
+
+    def undecided(self, classes: Sequence[Sequence[int]]) -> dict[int, str]:
+        """The members of a class of several that were judged on fewer inputs than the floor (at
+        most as many as the others of their class) because they ran past the limit where the others
+        answered: never told apart from the others, so never counted as one of them (with why)."""
+        floor = max(1, self.subjects.input_floor)
+        found = {}
+        for members in classes:
+            judged = {i: self.inputs_run - self.unjudged_by[i] for i in members}
+            most = max(judged.values())
+            for i in members if len(members) > 1 else ():
+                if self.unjudged_by[i] and judged[i] < min(floor, most):
+                    found[i] = (f"ran past the limit on {self.unjudged_by[i]:,} input(s) where others answered, "
+                                f"judged on {judged[i]:,}: never told apart from its class")
+        return found
 
     def space_seen(self) -> str | None:
         """What small input space the search has run whole (an engine knows every valid input,
@@ -538,47 +556,6 @@ class Search:
     def shrink_steps(self) -> tuple[AnyInput, ...]:
         """The inputs the last successful :meth:`shrink` moved through (Counterexample.shrink_steps)."""
         return self.confirmer.shrink_steps
-
-    def report(
-        self, *, verdict: Verdict, counterexample: Counterexample | None, partition: Partition,
-        exit_reason: ExitReason,
-    ) -> Report:
-        return Report(
-            verdict=verdict,
-            implementations=tuple(impl.label for impl in self.implementations),
-            counterexample=counterexample,
-            classes=partition.classes,
-            splits=tuple(partition.splits),
-            seconds=round(self.elapsed, 3),
-            executions=self.executions,
-            inputs=self.inputs_run,
-            engines=self.portfolio.stats(),
-            exit_reason=exit_reason,
-            isolation=self.runner.level.value,
-            policy=self.comparison.describe(),
-            seed=self.seed,
-            # (inputs still being re-run say nothing once a difference is reported)
-            notes=self.journal.notes
-            + (unsettled_notes(self.escalator.waiting(), self.implementations, self.call_limit.current) if verdict is not Verdict.DIVERGENT else ())
-            + model_engine_notes(self.engines, self.portfolio.stats())
-            + (stuck_note(time.monotonic() - self.last_novel, time.monotonic() - self._created,
-                          self.inputs_run - self.inputs_at_last_novel, self.portfolio.stats())
-               if verdict is Verdict.NO_DIFFERENCE_FOUND else ())
-            + tuple(self.subjects.report_notes(self.runner)),
-            nondeterministic=tuple(partition.nondeterministic),
-            filtered_out=tuple(partition.filtered_out),
-            llm=self.llm_usage(), inferred_inputs=self.subjects.inferred_inputs(),
-            timeline=(*self.timeline, TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats())),
-            rejected=self.rejected,
-            proof=self.proof if verdict is Verdict.PROVEN_EQUIVALENT else None,
-            kind=self.kind.name,
-        )
-
-    def llm_usage(self) -> dict[str, Any] | None:
-        """The model's name and what its calls cost in this run (None without a model)."""
-        if self.llm is None:
-            return None
-        return {"model": self.llm.model, **self.llm.usage().as_dict()}
 
     def close(self) -> None:
         mark("closing")

@@ -350,6 +350,19 @@ class Store:
         """Mark the run "running" again (its saved units stay)."""
         return self._set_status(run_id, "running")
 
+    def set_parameters(self, run_id: str, parameters: Mapping[str, Any]) -> RunRecord:
+        """Replace a run's parameters (a resumed report run: what it found is part of them)."""
+        text = canonical_json(parameters)
+        with self._write() as connection:
+            changed = connection.execute(
+                "UPDATE runs SET parameters = ?, updated = ? WHERE id = ?", (text, _now(), run_id)
+            ).rowcount
+        if not changed:
+            raise InvalidArgument(f"no run {run_id!r} in {self.path}")
+        record = self._fetch_run(run_id)
+        assert record is not None
+        return record
+
     # ---------------------------------------------------------------------------------------
     # Units
 
