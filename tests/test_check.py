@@ -245,9 +245,16 @@ def test_cli_json_contract_on_the_bundled_example() -> None:
 
 def test_cli_exit_codes() -> None:
     same = cli("check", "examples/old.py", "examples/old.py", "-f", "normalize", "--budget", "1",
-               "--engines", "seeds", "--json")
+               "--engines", "seeds", "--json", "--min-inputs", "1")
     assert same.returncode == 0, same.stderr
     assert json.loads(same.stdout)["verdict"] == "no-difference-found"
+    # the one seed input is no evidence under the default floor: too few inputs, exit 4, and why
+    thin = cli("check", "examples/old.py", "examples/old.py", "-f", "normalize", "--budget", "1",
+               "--engines", "seeds", "--json")
+    assert thin.returncode == 4, thin.stderr
+    data = json.loads(thin.stdout)
+    assert (data["verdict"], data["evidence"], data["min_inputs"]) == ("too-few-inputs", "none", 100)
+    assert data["reason"].startswith("the engines ran out of new inputs (seeds exhausted: all 1 seed inputs used")
     missing = cli("check", "examples/old.py", "examples/nope.py", "-f", "normalize")
     assert missing.returncode == 2
     assert missing.stderr.startswith("divergent: error:") and len(missing.stderr.strip().splitlines()) == 1

@@ -441,6 +441,9 @@ class Report:
     reason: str = ""
     #: the floor of judged inputs the verdict was held to (``--min-inputs``)
     min_inputs: int = 0
+    #: the inputs that back the verdict: those run (``inputs``) but those whose difference the
+    #: warm mode showed and the reference mode never settled (-1: as many as ``inputs``)
+    judged: int = -1
     #: what backs the verdict: "difference", "proof", "space", "exhausted", "inputs", or "none"
     evidence: str = ""
 
@@ -455,3 +458,8 @@ class Report:
     @property
     def too_few_inputs(self) -> bool:
         return self.verdict is Verdict.TOO_FEW_INPUTS
+
+    @property
+    def judged_inputs(self) -> int:
+        """The inputs that back the verdict (:attr:`judged`, or :attr:`inputs` when not told)."""
+        return self.inputs if self.judged < 0 else self.judged

@@ -108,7 +108,7 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
             options = flags.model.connect(options)
             result = run(list(programs), options)
             if options.llm is not None:
-                result = with_note(result, model_data_note(options.llm))
+                result = with_note(result, model_data_note(options.llm, report_in(result)))
             return SearchRun(kind=kind, programs=programs, options=options, result=result)
         finally:
             stop_progress()
@@ -116,16 +116,59 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
                 options.llm.close()
 
 
-def model_data_note(llm: LLMClient) -> str:
-    """What the report says when a model took part: what left the machine, and for where."""
+def model_data_note(llm: LLMClient, report: Any = None) -> str:
+    """What the report says when a model took part: what left the machine, and for where, as far
+    as it is known (a refused connection sent nothing; a request that got no answer may have
+    reached the endpoint)."""
     from divergent.llm.chat import Usage
+    from divergent.search.verdict import endpoint_failure
 
     endpoint = llm.settings.base_url or "the OpenAI API"
-    if llm.usage() == Usage():
+    usage = llm.usage()
+    if usage.calls:
+        return (f"with --model, the programs' source, inputs and outputs (return values, exceptions, printed "
+                f"text) were sent to {endpoint}, and the answers stored in the response cache")
+    failure_text = _model_failure_text(report) if report is not None else ""
+    if usage.cached_calls and not usage.retries and not failure_text:
+        return f"with --model, every answer came from the response cache: nothing was sent to {endpoint}"
+    if usage == Usage() and not _model_asked(report):
         # the search ended before the model's engine made its first call (the others found the answer)
         return f"with --model, the search ended before the model was asked anything: nothing was sent to {endpoint}"
-    return (f"with --model, the programs' source, inputs and outputs (return values, exceptions, printed "
-            f"text) were sent to {endpoint}, and the answers stored in the response cache")
+    failure = endpoint_failure(failure_text) if failure_text else "it did not answer within the budget"
+    if "refused the connection" in failure or "does not resolve" in failure:
+        return f"with --model, nothing was sent to {endpoint}: {failure}"
+    return (f"with --model, no answer came from {endpoint} ({failure}): requests carrying the programs' source, "
+            f"inputs and outputs may have reached it")
+
+
+def _model_asked(report: Any) -> bool:
+    """Whether the model was asked anything in the run (an engine driving it started, or the filter
+    judged a difference), answered or not."""
+    from divergent.engines.registry import NEEDS_MODEL
+
+    if report is None:
+        return False
+    return (any(stats.name in NEEDS_MODEL for stats in report.engines)
+            or any(note.startswith("filter:") for note in report.notes)
+            or any(split.filter is not None for split in report.splits))
+
+
+def _model_failure_text(report: Any) -> str:
+    """The first words a report has on why the model failed (a model engine's stop, the filter's note)."""
+    from divergent.engines.registry import NEEDS_MODEL
+
+    for stats in report.engines:
+        if stats.name in NEEDS_MODEL and stats.stopped.startswith("failed"):
+            return stats.stopped
+    return next((note for note in report.notes if note.startswith(("filter:", "engine llm", "semantic clustering"))),
+                "")
+
+
+def report_in(result: Any) -> Any:
+    """The Report in what a searching command's ``run`` returned (a Report, a Clustering, a tuple)."""
+    if isinstance(result, tuple) and result:
+        return report_in(result[0])
+    return getattr(result, "report", result)
 
 
 def with_note(result: Any, note: str) -> Any:

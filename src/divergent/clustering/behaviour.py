@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from divergent.errors import LoadError
+from divergent.errors import BudgetSpent, LoadError
 from divergent.kinds.base import ProgramKind
 from divergent.kinds.registry import choose_kind
 from divergent.records import ExitReason, Outcome, OutcomeKind, Report, Split, Verdict
@@ -33,6 +33,7 @@ from divergent.search import (
 )
 from divergent.search.check import close_search
 from divergent.search.verdict import judge_partition, report_of
+from divergent.search.verdict import undecided as never_told_apart
 
 #: samples the sandbox cannot load are set aside and the rest started again, at most this many times
 LOAD_ATTEMPTS = 4
@@ -157,6 +158,11 @@ def cluster_loaded(entries: Sequence[Any], start: Callable[[list[Any]], Search])
             break
         try:
             search = start(list(loaded.values()))
+        except BudgetSpent as error:
+            if not isinstance(error.report, Report):
+                raise
+            return _with_unloadable(Clustering(report=error.report, classes=error.report.classes, splits=()), entries,
+                                    list(loaded), unloadable)
         except LoadError as error:
             position_of = {entry.label: position for position, entry in loaded.items()}
             failed = [position_of[label] for label in error.programs if label in position_of]
@@ -183,7 +189,7 @@ def clustering_of(search: Search, partition: Partition, exit_reason: ExitReason,
     """The clustering a search's partition earned: implementations never told apart set apart,
     the classes sorted, the verdict by the rule (``record``: a :class:`Clustering` subclass, with
     its ``fields``)."""
-    undecided = search.undecided(partition.classes)
+    undecided = never_told_apart(search, partition.classes)
     classes = [tuple(i for i in members if i not in undecided) for members in partition.classes]
     classes = [members for members in classes if members] + [(i,) for i in sorted(undecided)]
     # the set-apart last: they were never told apart, so they never make the largest class

@@ -96,6 +96,13 @@ class ProgramKind(abc.ABC):
     def open_runner(self, programs: Sequence[Program], options: SearchOptions) -> Runner:
         """A started runner of ``programs`` under ``options`` (what a reproducing test needs)."""
 
+    def reference(self, programs: Sequence[Program]) -> tuple[Program, ...]:
+        """The programs as the reference mode runs them: a fresh process per run, the mode the
+        printed ``reproduce`` commands and the reproducing test use. A difference counts only once
+        it holds there (a warm mode may find it: :mod:`divergent.search.confirmation`). Default: the
+        programs as they are (their runner already is the reference mode)."""
+        return tuple(programs)
+
     @abc.abstractmethod
     def input_of(self, item: object) -> AnyInput:
         """An input of this kind from what a caller gave (an input, or a plainer form of one)."""
@@ -192,9 +199,20 @@ class Subjects:
         """The seconds a run may take (the fixed limit when :attr:`adaptive_limits` is False)."""
         return self.options.limits.timeout
 
-    def open_runner(self, timeout_factor: float = 1.0) -> Runner:
-        """A started runner of the programs (``timeout_factor`` times the usual limits)."""
-        return self.kind.open_runner(self.programs, self.scaled_options(timeout_factor))
+    def open_runner(self, timeout_factor: float = 1.0, *, reference: bool = False) -> Runner:
+        """A started runner of the programs (``timeout_factor`` times the usual limits; ``reference``:
+        in the reference mode, :meth:`ProgramKind.reference`)."""
+        return self.kind.open_runner(self.runnable(reference), self.scaled_options(timeout_factor))
+
+    def runnable(self, reference: bool = False) -> tuple[Program, ...]:
+        """The programs as the search runs them, or as the reference mode does."""
+        return self.kind.reference(self.programs) if reference else self.programs
+
+    @property
+    def warm(self) -> bool:
+        """Whether the search's runner runs the programs otherwise than the reference mode (a warm
+        interpreter or JVM): then a difference it sees must hold in the reference mode to count."""
+        return self.runnable(reference=True) != self.programs
 
     def scaled_options(self, timeout_factor: float) -> SearchOptions:
         if timeout_factor == 1.0:

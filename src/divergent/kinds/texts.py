@@ -428,9 +428,10 @@ class TextSubjects(Subjects):
     def time_limit(self) -> float:
         return self.limits.time_limit
 
-    def open_runner(self, timeout_factor: float = 1.0) -> Runner:
+    def open_runner(self, timeout_factor: float = 1.0, *, reference: bool = False) -> Runner:
         limits = self.limits if timeout_factor == 1.0 else self.limits.scaled(timeout_factor)
-        return self.text_kind.start_runner(self.programs, limits=limits, level=self.level, checker=self.checker)
+        return self.text_kind.start_runner(self.runnable(reference), limits=limits, level=self.level,
+                                           checker=self.checker)
 
     def gather_seeds(self) -> None:
         seeds, notes = valid_seeds(text_seeds(self.options), self.validator)

@@ -85,6 +85,9 @@ def report_json(report: Report, function_name: str = "f", *, extras: ReportExtra
         "seconds": report.seconds,
         "executions": report.executions,
         "inputs": report.inputs,
+        # the inputs that back the verdict: all but those whose difference only a warm mode showed
+        # and the reference mode (a fresh process per run) never settled
+        "judged": report.judged_inputs,
         # inputs never run: a precondition or the validator rejected them
         "rejected": report.rejected,
         "exit_reason": report.exit_reason.value,

@@ -53,7 +53,9 @@ def filtered_out_lines(report: Report) -> list[str]:
 def too_few_counts(report: Report) -> str:
     """``3 valid input(s) judged, fewer than 100 (--min-inputs); 12 rejected as invalid``."""
     rejected = f"; {report.rejected:,} rejected as invalid" if report.rejected else ""
-    return f"{report.inputs:,} valid input(s) judged, fewer than {report.min_inputs} (--min-inputs){rejected}"
+    unsettled = report.inputs - report.judged_inputs
+    more = f" ({unsettled:,} more run warm or never settled, not counted)" if unsettled > 0 else ""
+    return f"{report.judged_inputs:,} valid input(s) judged{more}, fewer than {report.min_inputs} (--min-inputs){rejected}"
 
 
 def too_few_headline(report: Report) -> str:

@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
+from divergent.errors import BudgetSpent
 from divergent.kinds.registry import choose_kind
 from divergent.options import ImplementationSpec, SearchOptions
 from divergent.records import (
@@ -47,7 +48,12 @@ def check(
     llm, spec, spurious_filter, engine_settings, probegen). Raises LoadError, SignatureMismatch,
     MissingSeeds or InvalidArgument for bad input; a program that misbehaves is an outcome.
     """
-    search = prepare(implementations, options, **changes)
+    try:
+        search = prepare(implementations, options, **changes)
+    except BudgetSpent as error:
+        if isinstance(error.report, Report):
+            return error.report  # nothing ran: too few inputs, and why
+        raise
     try:
         report = run_check(search, shrink=shrink)
     finally:
@@ -79,11 +85,15 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
                 exit_reason = observations
                 break
             for position, (engine_name, observation) in enumerate(observations):
-                if not observation.divergent or partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
+                if not observation.divergent:
                     continue
-                if shrink and search.spurious_filter is None and not _is_hang(observation):
+                if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
+                    search.discounted += 1  # a difference nobody settled backs no verdict
+                    continue
+                if shrink and search.spurious_filter is None and not _is_hang(observation) and not search.running_warm:
                     # Shrunk first, then confirmed: one fresh runner for the reported input, and a
-                    # second only when the smaller one does not hold.
+                    # second only when the smaller one does not hold. (A warm runner's difference is
+                    # confirmed first: shrinking one the reference mode refutes wastes the budget.)
                     established = _shrunk_then_confirmed(search, partition, observation)
                     if established is None:
                         continue
@@ -267,7 +277,7 @@ def outcomes_on(
     chosen = SearchOptions.of(options, **changes)
     kind = choose_kind(implementations, chosen)
     programs = kind.load(implementations, chosen)
-    runner = kind.open_runner(programs, chosen)
+    runner = kind.open_runner(kind.reference(programs), chosen)  # the reference mode: a fresh process per run
     try:
         outcomes = runner.run([kind.input_of(item)])[0]
     finally:

@@ -21,6 +21,7 @@ shrinking (a phase the budget cut short says so in the notes).
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import time
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.portfolio import RESTART_PARENTS, TURN_SECONDS, requested_classes, start_portfolio
 from divergent.engines.settings import ModelAccess
+from divergent.errors import BudgetSpent
 from divergent.kinds.base import Subjects
 from divergent.options import Progress
 from divergent.records import (
@@ -46,7 +48,7 @@ from divergent.records import (
 from divergent.sandbox.isolation import GUARANTEES, Isolation
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner
-from divergent.search.confirmation import Confirmer
+from divergent.search.confirmation import REFERENCE_AFTER, WARM_ONLY, Confirmer
 from divergent.search.escalation import AdaptiveLimit, Escalated, Escalator, Pending
 from divergent.search.fresh import Prestarted, SpareRunners
 from divergent.search.notes import Journal
@@ -63,6 +65,9 @@ RESERVE_SECONDS = 0.3
 #: seconds before the end of the budget at which a search that found nothing stops: the report, the
 #: clean-up (killing the workers) and the interpreter's exit take about this long
 EXIT_RESERVE_SECONDS = 0.1
+#: ... and this much more per program (each sandboxed process is killed and its cgroup and files
+#: removed: about 10 ms on a loaded machine, 2 s for 200 functions)
+CLOSE_SECONDS_PER_PROGRAM = 0.01
 #: about how many points of the engines' history a report keeps (between this and twice this)
 TIMELINE_POINTS = 150
 #: seconds of searching after which a second spare runner is kept ready (a quick answer needs one)
@@ -95,7 +100,7 @@ class Search:
         self.journal = Journal(subjects.notes, progress=options.progress, snapshot=self._progress_now)
         prestarted = runner if runner is not None else Prestarted(subjects.open_runner)
         #: fresh runners for confirmation and re-runs, the first starting beside the main one
-        self.spares = SpareRunners(subjects.open_runner, start_now=spares_now)
+        self.spares = SpareRunners(functools.partial(subjects.open_runner, reference=True), start_now=spares_now)
         self.created = time.monotonic()
         self._all_spares = False
         self._firsts_rng = random.Random(f"{options.seed}:firsts")
@@ -105,7 +110,7 @@ class Search:
         # default portfolio's are imported when their first turn comes.
         classes = requested_classes(self.engine_names, self.kind.engine_class) if options.engines_requested else {}
         try:
-            raw_runner = prestarted.get()
+            raw_runner = prestarted.get(None if self.deadline is None else self.remaining())
         except BaseException:
             prestarted.discard()
             self.spares.close()
@@ -160,6 +165,17 @@ class Search:
         self.last_novel = time.monotonic()
         self.inputs_at_last_novel = 0
         self.inputs_run = 0
+        #: inputs run that do not back a verdict: differences the warm mode showed that the reference
+        #: mode never settled, and every input the warm mode judged once it proved unfaithful
+        self.discounted = 0
+        #: differences the warm mode showed and a fresh process did not (a warm mode that keeps
+        #: showing them is left for the reference mode)
+        self.warm_only = 0
+        #: whether the main runner runs the programs otherwise than the reference mode (until it is
+        #: replaced); None: it proved unfaithful and the budget left no time to replace it
+        self.running_warm: bool | None = self.subjects.warm
+        #: executions of runners the search no longer uses (its warm runner, once it left it)
+        self._executions_before = 0
         #: the keys of the inputs run (small ones: a small input space run whole is told by them)
         self.ran: set[str] = set()
         #: inputs that failed a precondition (the validator counts its own rejections: :attr:`rejected`)
@@ -177,11 +193,11 @@ class Search:
             self.limits, adaptive=self.comparison.timeouts is not TimeoutRule.DIFFER and self.subjects.adaptive_limits
         )
         self.escalator = Escalator(
-            limits=self.limits, comparison=self.comparison, fresh_runner=self.spares.take, deadline=self.deadline,
+            limits=self.limits, comparison=self.comparison, fresh_runner=self._fresh, deadline=self.deadline,
             reserve=RESERVE_SECONDS,
         )
         self.confirmer = Confirmer(
-            subjects=self.subjects, limits=self.limits, fresh_runner=self.spares.take, runner=self.runner,
+            subjects=self.subjects, limits=self.limits, fresh_runner=self._fresh, runner=self.runner,
             acceptable=self.acceptable, admit=self.admit, journal=self.journal,
         )
         #: inputs of an engine's turn that the slice did not leave time for, run at its next turn
@@ -230,7 +246,13 @@ class Search:
 
     @property
     def executions(self) -> int:
-        return self.runner.executions
+        return self._executions_before + self.runner.executions
+
+    @property
+    def judged(self) -> int:
+        """The inputs that back a verdict (:attr:`discounted` ones aside; none once the warm mode proved
+        unfaithful and the budget left no time for the reference mode)."""
+        return 0 if self.running_warm is None else max(0, self.inputs_run - self.discounted)
 
     @property
     def deadline(self) -> float | None:
@@ -238,7 +260,13 @@ class Search:
         before the budget itself, left for the report and the clean-up."""
         if self.budget.seconds is None:
             return None
-        return self.started + max(self.budget.seconds - EXIT_RESERVE_SECONDS, 0.5 * self.budget.seconds)
+        reserve = EXIT_RESERVE_SECONDS + CLOSE_SECONDS_PER_PROGRAM * len(self.implementations)
+        return self.started + max(self.budget.seconds - reserve, 0.5 * self.budget.seconds)
+
+    def _fresh(self) -> Runner:
+        """A fresh runner in the reference mode, waited for no longer than the budget (BudgetSpent)."""
+        remaining = self.remaining()
+        return self.spares.take(None if remaining == float("inf") else remaining)
 
     def remaining(self) -> float:
         """Seconds left in the budget (infinite without a time budget)."""
@@ -495,32 +523,6 @@ class Search:
             self.journal.note(f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a "
                               f"slow implementation is not a different one; --timeouts {rule} as a difference)")
 
-    def undecided(self, classes: Sequence[Sequence[int]]) -> dict[int, str]:
-        """The members of a class of several that were judged on fewer inputs than the floor (at
-        most as many as the others of their class) because they ran past the limit where the others
-        answered: never told apart from the others, so never counted as one of them (with why)."""
-        floor = max(1, self.subjects.input_floor)
-        found = {}
-        for members in classes:
-            judged = {i: self.inputs_run - self.unjudged_by[i] for i in members}
-            most = max(judged.values())
-            for i in members if len(members) > 1 else ():
-                if self.unjudged_by[i] and judged[i] < min(floor, most):
-                    found[i] = (f"ran past the limit on {self.unjudged_by[i]:,} input(s) where others answered, "
-                                f"judged on {judged[i]:,}: never told apart from its class")
-        return found
-
-    def space_seen(self) -> str | None:
-        """What small input space the search has run whole (an engine knows every valid input,
-        and each ran), if it has."""
-        for engine in self.engines:
-            space = None
-            with contextlib.suppress(Exception):
-                space = engine.valid_space()
-            if space is not None and all(item.key in self.ran for item in space[1]):
-                return space[0]
-        return None
-
     def _look_for_proof(self) -> None:
         """Stop with the symbolic engine's proof of equivalence, once it has one (and nothing the
         search saw contradicts it: a difference ends the search first; an input still being re-run,
@@ -543,9 +545,36 @@ class Search:
     # -- confirmation and shrinking -----------------------------------------------------------
 
     def confirm(self, observation: Observation) -> tuple[Observation | None, str]:
-        """Re-run a divergent input on fresh workers; None (with why) if it does not hold
-        (:meth:`Confirmer.confirm`)."""
-        return self.confirmer.confirm(observation)
+        """Re-run a divergent input in the reference mode; None (with why) if it does not hold
+        (:meth:`Confirmer.confirm`). A warm runner that keeps showing differences the reference
+        mode does not is replaced by a runner in the reference mode."""
+        confirmed, why = self.confirmer.confirm(observation)
+        if why.startswith(WARM_ONLY):
+            self.warm_only += 1
+            if self.warm_only == REFERENCE_AFTER and self.subjects.warm:
+                self._to_reference_mode()
+        elif confirmed is None:
+            self.discounted += 1  # no verdict on it either way
+        return confirmed, why
+
+    def _to_reference_mode(self) -> None:
+        """Go on with a runner in the reference mode: what the warm one judged no longer counts."""
+        self.settle()
+        self.discounted = self.inputs_run
+        try:
+            fresh = self._fresh()
+        except BudgetSpent:
+            self.running_warm = None  # no time left to go on in the reference mode: nothing more counts
+            return
+        warm = self.runner.swap(fresh)  # type: ignore[attr-defined]
+        self.pipeline.runner = fresh
+        self._executions_before += warm.executions
+        with contextlib.suppress(Exception):
+            warm.close()
+        self.running_warm = False
+        self.journal.note(f"the warm mode showed {self.warm_only} difference(s) that a fresh process per run does not: "
+                          "the search went on in the reference mode (a fresh process per run, slower); only the "
+                          "inputs judged there back the verdict")
 
     def shrink(self, observation: Observation, seconds: float, *, confirm: bool = True) -> Observation:
         """A simpler input with the same classes and the same kind of difference

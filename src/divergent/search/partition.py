@@ -42,3 +42,5 @@ class Partition:
     failed_confirmations: int = 0
     #: confirmed differences the spurious-counterexample filter judged irrelevant
     filtered_out: list[Counterexample] = field(default_factory=list)
+    #: why the filter's model is not asked any more (it failed, or did not answer within the budget)
+    filter_down: str = ""

@@ -3,7 +3,9 @@ after its first find), with the spurious-counterexample filter's say on every sp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from divergent.records import Counterexample, ExitReason, FilterDecision, FilterVerdict, Observation, Split
 from divergent.search.loop import Search
@@ -14,6 +16,7 @@ MAX_FAILED_CONFIRMATIONS = 20
 #: each difference the spurious-counterexample filter judges costs a model call; past this many
 #: judged irrelevant in one run, later differences are taken unjudged (kept, never dropped)
 MAX_FILTERED_OUT = 20
+Result = TypeVar("Result")
 
 
 def refine_partition(
@@ -40,6 +43,7 @@ def refine_partition(
                 if len(refine(partition.classes, observation, search.comparison)) == len(partition.classes):
                     continue
                 if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
+                    search.discounted += 1  # a difference nobody settled backs no verdict
                     continue
                 confirmed, why = search.confirm(observation)
                 if confirmed is None:
@@ -76,8 +80,21 @@ def assess_relevance(search: Search, partition: Partition, engine_name: str, obs
             differences=FilterDecision.UNJUDGED,
             model=spurious_filter.model,
         )
+    if partition.filter_down:
+        return FilterVerdict(relevant=True, rationale=f"not judged: {partition.filter_down}",
+                             differences=FilterDecision.UNJUDGED, model=spurious_filter.model)
     search.journal.phase("judging")
-    verdict = spurious_filter.assess(search.implementations, observation.input, observation.outcomes)
+    # The model is asked on a thread of its own and waited for at most half of what is left of the
+    # budget: a slow or dead endpoint leaves the difference unjudged (kept), never the budget spent.
+    remaining = search.remaining()
+    verdict = within(remaining / 2 if remaining != float("inf") else None,
+                     lambda: spurious_filter.assess(search.implementations, observation.input, observation.outcomes))
+    if verdict is None:
+        partition.filter_down = "the filter's model did not answer within the budget"
+        verdict = FilterVerdict(relevant=True, rationale=f"not judged: {partition.filter_down}",
+                                differences=FilterDecision.UNJUDGED, model=spurious_filter.model)
+    elif verdict.differences is FilterDecision.UNJUDGED:
+        partition.filter_down = verdict.rationale.removeprefix("not judged: ")
     if verdict.differences is FilterDecision.UNJUDGED and not search.journal.noted("filter:"):
         search.journal.note(f"filter: {verdict.rationale}; differences are kept unjudged")
     if not verdict.relevant:
@@ -97,6 +114,30 @@ def assess_relevance(search: Search, partition: Partition, engine_name: str, obs
                 f"filter: {MAX_FILTERED_OUT} differences judged irrelevant; later ones are kept unjudged"
             )
     return verdict
+
+
+def within(seconds: float | None, work: Callable[[], Result]) -> Result | None:
+    """``work()`` on a thread of its own, waited for at most ``seconds`` (None: as long as it takes);
+    None when it has not ended by then (it goes on, its answer dropped). What it raises is raised."""
+    box: list[Any] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box.append((True, work()))
+        except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
+            box.append((False, error))
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="divergent-within", daemon=True).start()
+    done.wait(None if seconds is None else max(0.0, seconds))
+    if not box:
+        return None
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value
 
 
 def note_unconfirmed(search: Search, partition: Partition, observation: Observation, why: str) -> None:

@@ -19,6 +19,7 @@ exits 130 all the same).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Sequence
@@ -90,15 +91,15 @@ def rule(evidence: Evidence) -> Ruling:
     if inputs >= floor:
         return Ruling(Verdict.NO_DIFFERENCE_FOUND, f"{inputs:,} input(s) judged (the floor is {floor}: --min-inputs)",
                       "inputs")
-    if evidence.space is not None:
-        return Ruling(Verdict.NO_DIFFERENCE_FOUND,
-                      f"every valid input was judged: {evidence.space} ({inputs} in all, fewer than {floor} "
-                      f"(--min-inputs), but there are no more)", "space")
     dry = _ran_dry(evidence)
     if dry is not None:
         return Ruling(Verdict.NO_DIFFERENCE_FOUND,
                       f"the engines ran out of new inputs after {inputs} valid input(s), fewer than {floor} "
                       f"(--min-inputs): the inputs they can make are that few ({dry})", "exhausted")
+    if evidence.space is not None:
+        return Ruling(Verdict.NO_DIFFERENCE_FOUND,
+                      f"every valid input was judged: {evidence.space} ({inputs} in all, fewer than {floor} "
+                      f"(--min-inputs), but there are no more)", "space")
     return Ruling(Verdict.TOO_FEW_INPUTS, shortfall(evidence), "none")
 
 
@@ -137,7 +138,8 @@ def shortfall(evidence: Evidence) -> str:
             return "the budget ended before the first input" + with_model
         return "the budget ended too soon: raise --budget" + with_model
     stopped = [f"{stats.name} {stats.stopped}" for stats in evidence.engines if stats.stopped]
-    return "the engines stopped early" + (f" ({'; '.join(stopped)})" if stopped else "") + with_model
+    what = "ran out of new inputs" if evidence.exit_reason is ExitReason.EXHAUSTED else "stopped early"
+    return f"the engines {what}" + (f" ({'; '.join(stopped)})" if stopped else "") + with_model
 
 
 def _engines_reason(engines: Sequence[EngineStats], model: str) -> str:
@@ -167,7 +169,8 @@ _ENDPOINT_FAILURES = (
     (re.compile(r"refused|Errno 111", re.IGNORECASE), "the model endpoint refused the connection"),
     (re.compile(r"name or service not known|nodename nor servname|name resolution|getaddrinfo|Errno -[23]",
                 re.IGNORECASE), "the model endpoint's host name does not resolve"),
-    (re.compile(r"no answer within|timed? ?out|deadline", re.IGNORECASE), "the model endpoint did not answer in time"),
+    (re.compile(r"no answer within|did not answer|timed? ?out|deadline", re.IGNORECASE),
+     "the model endpoint did not answer in time"),
     (re.compile(r"API key|HTTP 401|HTTP 403", re.IGNORECASE), "the model endpoint refused the API key"),
     (re.compile(r"cannot connect|unreachable|connection", re.IGNORECASE), "the model endpoint could not be reached"),
 )
@@ -194,13 +197,44 @@ def judge(search: Search, exit_reason: ExitReason, *, confirmed: bool = False) -
     """The verdict a search earned when it stopped for ``exit_reason`` (``confirmed``: it holds a
     difference confirmed in the reference mode)."""
     floor = search.subjects.input_floor
+    judged = search.judged
     return rule(Evidence(
-        inputs=search.inputs_run, floor=floor, exit_reason=exit_reason, confirmed=confirmed,
+        inputs=judged, floor=floor, exit_reason=exit_reason, confirmed=confirmed,
         proof=search.proof if exit_reason is ExitReason.PROVEN else None,
-        space=search.space_seen() if search.inputs_run < floor else None, rejected=search.rejected,
+        space=space_seen(search) if judged < floor else None, rejected=search.rejected,
         implementations=len(search.implementations), engines=search.portfolio.stats(),
         budget_seconds=search.budget.seconds,
     ))
+
+
+def space_seen(search: Search) -> str | None:
+    """What small input space the search has run whole (an engine knows every valid input, and
+    each ran), if it has."""
+    for engine in search.engines:
+        space = None
+        with contextlib.suppress(Exception):
+            space = engine.valid_space()
+        if space is not None and all(item.key in search.ran for item in space[1]):
+            return space[0]
+    return None
+
+
+def undecided(search: Search, classes: Sequence[Sequence[int]]) -> dict[int, str]:
+    """The members of a class of several that were judged on fewer inputs than the floor (and than
+    another of their class) because they ran past the limit where the others answered: never told
+    apart from the others, so never counted as one of them (with why)."""
+    floor = max(1, search.subjects.input_floor)
+    found = {}
+    for members in classes:
+        if len(members) < 2:
+            continue
+        judged = {i: search.inputs_run - search.unjudged_by[i] for i in members}
+        most = max(judged.values())
+        for i in members:
+            if search.unjudged_by[i] and judged[i] < min(floor, most):
+                found[i] = (f"ran past the limit on {search.unjudged_by[i]:,} input(s) where others answered, "
+                            f"judged on {judged[i]:,}")
+    return found
 
 
 def judge_partition(search: Search, exit_reason: ExitReason, classes: Sequence[Sequence[int]]) -> Ruling:
@@ -252,7 +286,8 @@ def report_of(search: Search, *, ruling: Ruling, counterexample: Counterexample 
         verdict=verdict, reason=ruling.reason, evidence=ruling.basis, min_inputs=search.subjects.input_floor,
         implementations=tuple(impl.label for impl in search.implementations), counterexample=counterexample,
         classes=partition.classes, splits=tuple(partition.splits), seconds=round(search.elapsed, 3),
-        executions=search.executions, inputs=search.inputs_run, engines=stats, exit_reason=exit_reason,
+        executions=search.executions, inputs=search.inputs_run, judged=search.judged, engines=stats,
+        exit_reason=exit_reason,
         isolation=search.runner.level.value, policy=search.comparison.describe(), seed=search.seed, notes=notes,
         nondeterministic=tuple(partition.nondeterministic), filtered_out=tuple(partition.filtered_out),
         llm=None if llm is None else {"model": llm.model, **llm.usage().as_dict()},
