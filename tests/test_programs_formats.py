@@ -126,9 +126,9 @@ def test_a_search_with_too_few_valid_inputs_says_so_and_exits_4(programs_dir, bu
     assert (data["evidence"], data["min_inputs"]) == ("none", 100000)
     text = runner.invoke(app, ["check", *common])
     assert text.exit_code == 4
-    headline = " ".join(text.stdout.split())
-    assert headline.startswith("╭") and "│ Too few inputs to tell: " in headline and "rejected as invalid: give" in headline
-    assert "fewer than 100000" in headline.replace("│", "").replace("  ", " ")
+    headline = " ".join(text.stdout.replace("│", " ").split())  # the panel's lines joined
+    assert headline.startswith("╭") and " Too few inputs to tell: " in headline and "rejected as invalid: give" in headline
+    assert "fewer than 100000 (--min-inputs)" in headline
     assert "; no difference among 2 programs in" in headline
     assert "No difference found" not in headline
     enough = runner.invoke(app, ["check", *common[:-6], "--min-inputs", "1", "--json",
