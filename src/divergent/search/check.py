@@ -156,10 +156,13 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
     return report_of(search, ruling=ruling, counterexample=counterexample, partition=partition, exit_reason=exit_reason)
 
 
-#: shrinking gets at most this share of the budget, and at least this many seconds when the
-#: budget has them left
-_SHRINK_SHARE = 0.25
+#: shrinking may take what is left of the budget (so a search that ends before its budget gives the
+#: same counterexample however fast the machine is); with more than two implementations, at most
+#: this share of it (refining the classes needs the rest), and at least this many seconds
+_SHRINK_SHARE = 0.5
 _SHRINK_MINIMUM = 1.0
+#: seconds of shrinking without a time budget (``--executions`` only)
+_SHRINK_UNBUDGETED = 5.0
 
 
 def _is_hang(observation: Observation) -> bool:
@@ -168,9 +171,14 @@ def _is_hang(observation: Observation) -> bool:
 
 
 def _shrink_seconds(search: Search) -> float:
-    """Seconds for shrinking: a share of the budget, within what it has left (0: none left, noted)."""
-    budget_seconds = search.budget.seconds
-    seconds = min(max(_SHRINK_MINIMUM, _SHRINK_SHARE * (budget_seconds or 20.0)), search.remaining() - RESERVE_SECONDS)
+    """Seconds for shrinking: what the budget has left, or a share of it (0: none left, noted)."""
+    left = search.remaining() - RESERVE_SECONDS
+    if search.budget.seconds is None:
+        seconds = _SHRINK_UNBUDGETED
+    elif len(search.implementations) > 2:
+        seconds = min(max(_SHRINK_MINIMUM, _SHRINK_SHARE * left), left)
+    else:
+        seconds = left
     if seconds <= 0.05:
         search.journal.note("not shrunk: the budget left no time (the counterexample is as found)")
         return 0.0

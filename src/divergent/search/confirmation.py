@@ -137,7 +137,8 @@ class Confirmer:
                    and OutcomeKind.TIMEOUT not in (before.kind, rerun[i].kind) for rerun in reruns)
         ]
 
-    def shrink(self, observation: Observation, seconds: float, *, limit: float, confirm: bool = True) -> Observation:
+    def shrink(self, observation: Observation, seconds: float, *, limit: float, confirm: bool = True,
+               cut: str = "by the budget") -> Observation:
         """A simpler input with the same classes and the same kind of difference, confirmed (unless
         ``confirm`` is False: then as the search's workers saw it); the original if none is found
         (a note says so when the time ran out first). ``limit``: the least per-call limit.
@@ -180,7 +181,7 @@ class Confirmer:
         self.shrink_steps = ()
         mark("shrunk")
         if time.monotonic() >= deadline:
-            self.journal.note("shrinking was cut short by the budget: the counterexample may not be the simplest")
+            self.journal.note(f"shrinking was cut short {cut}: the counterexample may not be the simplest")
         if smaller.key == observation.input.key:
             return observation
         seen = self.comparison.observe(smaller, kept[smaller.key])

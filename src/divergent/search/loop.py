@@ -579,7 +579,9 @@ class Search:
     def shrink(self, observation: Observation, seconds: float, *, confirm: bool = True) -> Observation:
         """A simpler input with the same classes and the same kind of difference
         (:meth:`Confirmer.shrink`), run under the search's current per-call limit at least."""
-        return self.confirmer.shrink(observation, seconds, limit=self.call_limit.current, confirm=confirm)
+        ends_budget = seconds >= self.remaining() - RESERVE_SECONDS - 0.05
+        return self.confirmer.shrink(observation, seconds, limit=self.call_limit.current, confirm=confirm,
+                                     cut="by the budget" if ends_budget else "at its share of the budget")
 
     @property
     def shrink_steps(self) -> tuple[AnyInput, ...]:
