@@ -34,6 +34,8 @@ ImplementationSpec = str | Program | Callable[..., Any]
 #: a seed: a file of calls, an :class:`~divergent.records.Input`, or a tuple of arguments (for whole
 #: programs: a file holding one input, or a :class:`~divergent.records.TextInput`)
 SeedSpec = str | Path | AnyInput | tuple
+#: the floor of judged inputs behind "no difference" that every kind has today (docs/cli.md says why)
+DEFAULT_MIN_INPUTS = 100
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from divergent.comparison import Comparison
 from divergent.engines.base import Engine, TextServices
 from divergent.engines.registry import NEEDS_MODEL, parse_engine_list
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.options import SearchOptions
+from divergent.options import DEFAULT_MIN_INPUTS, SearchOptions
 from divergent.programs import Program, Signature
 from divergent.records import AnyInput, Counterexample, Report
 from divergent.report.presentation import Presentation, ReportExtras
@@ -66,7 +66,7 @@ class ProgramKind(abc.ABC):
     #: the default floor of judged inputs behind "no difference" (``--min-inputs``; docs/cli.md says
     #: why): 100 independent inputs miss a difference that one input in 33 shows less than one
     #: time in 20
-    min_inputs: ClassVar[int] = 100
+    min_inputs: ClassVar[int] = DEFAULT_MIN_INPUTS
 
     # -- choosing the kind ------------------------------------------------------------------------
 
