@@ -87,7 +87,7 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             for position, (engine_name, observation) in enumerate(observations):
                 if not observation.divergent:
                     continue
-                if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
+                if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS or search.out_of_budget() is not None:
                     search.discounted += 1  # a difference nobody settled backs no verdict
                     continue
                 if shrink and search.spurious_filter is None and not _is_hang(observation) and not search.running_warm:
@@ -180,7 +180,7 @@ def _shrink_seconds(search: Search) -> float:
     else:
         seconds = left
     if seconds <= 0.05:
-        search.journal.note("not shrunk: the budget left no time (the counterexample is as found)")
+        search.journal.note("not shrunk: the budget left no time (the counterexample is as found)", once=True)
         return 0.0
     return seconds
 

@@ -19,6 +19,8 @@ from divergent.trace import mark
 #: interpreter or JVM, or a worker after earlier calls) showed a difference a fresh process per run
 #: does not, twice alike (a note, never a difference)
 WARM_ONLY = "seen only in the warm mode"
+#: how a confirmation the budget left no time for begins its "why"
+NO_TIME = "the budget ended before the reference mode could run it"
 #: after this many such differences, a search whose runner is warm goes on in the reference mode
 REFERENCE_AFTER = 2
 #: re-runs of a divergent input on workers of their own once some program of the search behaved
@@ -102,7 +104,7 @@ class Confirmer:
         try:
             return self._confirmed(observation, timeout)
         except BudgetSpent:
-            return None, "the budget ended before the reference mode could run it (raise --budget)"
+            return None, f"{NO_TIME} (raise --budget)"
 
     def _confirmed(self, observation: Observation, timeout: float) -> tuple[Observation | None, str]:
         outcomes = self.run_fresh(observation.input, timeout=timeout)

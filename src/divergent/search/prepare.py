@@ -74,11 +74,14 @@ MANY_AT_ONCE = 8
 def spent(error: BudgetSpent, kind: Any, programs: Sequence[Program], options: SearchOptions) -> BudgetSpent:
     """``error`` with the report of the search that never ran (``too-few-inputs``, its reason)."""
     from divergent.records import ExitReason
-    from divergent.search.verdict import unjudged_report
+    from divergent.search.verdict import MANY_IMPLEMENTATIONS, unjudged_report
 
     floor = kind.min_inputs if options.min_inputs is None else options.min_inputs
     started = options.started if options.started is not None else time.monotonic()
-    error.report = unjudged_report(tuple(program.label for program in programs), str(error).splitlines()[0],
+    reason = str(error).splitlines()[0]
+    if len(programs) >= MANY_IMPLEMENTATIONS:
+        reason = f"{len(programs)} implementations: raise --budget ({reason.removesuffix(': raise --budget')})"
+    error.report = unjudged_report(tuple(program.label for program in programs), reason,
                                    kind=kind.name, floor=floor, seconds=time.monotonic() - started,
                                    exit_reason=ExitReason.BUDGET_SECONDS)
     return error

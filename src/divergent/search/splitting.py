@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from divergent.records import Counterexample, ExitReason, FilterDecision, FilterVerdict, Observation, Split
+from divergent.search.confirmation import NO_TIME
 from divergent.search.loop import Search
 from divergent.search.partition import Partition, refine
 
@@ -141,6 +142,11 @@ def within(seconds: float | None, work: Callable[[], Result]) -> Result | None:
 
 
 def note_unconfirmed(search: Search, partition: Partition, observation: Observation, why: str) -> None:
+    if why.startswith(NO_TIME):
+        # not a difference that failed to hold: one nobody could settle (the verdict discounts it)
+        search.journal.note(f"a difference seen on {observation.input.call(search.implementations[0].display_name, max_length=60)} "
+                            f"was not settled: {why}", once=True)
+        return
     partition.failed_confirmations += 1
     if why.startswith("not deterministic"):
         partition.nondeterministic.append(observation.input)

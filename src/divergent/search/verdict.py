@@ -42,7 +42,7 @@ MANY_IMPLEMENTATIONS = 20
 class Evidence:
     """What a search judged, as the verdict's rule reads it."""
 
-    #: valid inputs run on every implementation and compared
+    #: valid inputs run on every implementation and compared, and settled (see ``run``)
     inputs: int
     #: the fewest judged inputs that back "no difference" (0: no floor)
     floor: int
@@ -62,6 +62,9 @@ class Evidence:
     engines: Sequence[EngineStats] = ()
     #: the budget's seconds (None: none)
     budget_seconds: float | None = None
+    #: the inputs run, settled or not (-1: as many as ``inputs``): a difference the warm mode showed
+    #: that the reference mode never confirmed or refuted backs no verdict
+    run: int = -1
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,10 @@ def shortfall(evidence: Evidence) -> str:
     if evidence.exit_reason is ExitReason.BUDGET_SECONDS:
         if count >= MANY_IMPLEMENTATIONS:
             return f"{count} implementations: raise --budget" + with_model
+        unsettled = evidence.run - inputs
+        if inputs == 0 and unsettled > 0:
+            return (f"the budget ended before the reference mode settled the {unsettled} input(s) run: raise --budget"
+                    + with_model)
         if inputs == 0:
             return "the budget ended before the first input" + with_model
         return "the budget ended too soon: raise --budget" + with_model
@@ -203,7 +210,7 @@ def judge(search: Search, exit_reason: ExitReason, *, confirmed: bool = False) -
         proof=search.proof if exit_reason is ExitReason.PROVEN else None,
         space=space_seen(search) if judged < floor else None, rejected=search.rejected,
         implementations=len(search.implementations), engines=search.portfolio.stats(),
-        budget_seconds=search.budget.seconds,
+        budget_seconds=search.budget.seconds, run=search.inputs_run,
     ))
 
 
