@@ -112,9 +112,14 @@ def keep_report(kind: str, document: dict[str, Any], db: Path | None, console: C
     return run.id
 
 
+#: options a resumed run may change: how long it searches ("raise --budget" and run it again)
+_RESUMED_WITH_ANOTHER = {("search", "budget"), ("search", "executions")}
+
+
 def command_identity(command: str, implementations: list[str], flags: Any) -> dict[str, Any]:
     """What a searching command ran, as plain JSON (the programs as given, from which directory,
-    and every option but the output's): a stored run interrupted with the same identity is resumed."""
+    and every option but the output's and the budget's): a stored run interrupted with the same
+    identity is resumed."""
     import dataclasses
     import os
 
@@ -123,5 +128,7 @@ def command_identity(command: str, implementations: list[str], flags: Any) -> di
         if group.name == "outputs":
             continue
         for name, value in dataclasses.asdict(getattr(flags, group.name)).items():
+            if (group.name, name) in _RESUMED_WITH_ANOTHER:
+                continue
             options[f"{group.name}.{name}"] = value if isinstance(value, bool | int | float | type(None)) else str(value)
     return {"command": command, "directory": os.getcwd(), "implementations": list(implementations), "options": options}

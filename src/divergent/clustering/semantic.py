@@ -52,7 +52,7 @@ from typing import Any
 from divergent.clustering.behaviour import Clustering, clustering_of
 from divergent.errors import InvalidArgument, LoadError
 from divergent.llm.chat import ChatModel, Usage
-from divergent.probegen.session import ProbeGenSession
+from divergent.probegen.session import ProbeGenResult, ProbeGenSession
 from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, TreeStrategy, max_calls
 from divergent.programs import PythonFunction
 from divergent.records import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind
@@ -66,6 +66,7 @@ from divergent.search import (
     prepare,
     refine_partition,
 )
+from divergent.search.splitting import within
 from divergent.spurious import SpuriousFilter
 
 __all__ = [
@@ -277,7 +278,11 @@ def _run(
     partition = Partition(classes=(tuple(range(count)),))
     exit_reason = ExitReason.EXHAUSTED
     if cheap_phase:
-        exit_reason = refine_partition(search, partition)
+        # the budget bounds the whole clustering: with probes to come, the cheap phase gets half
+        deadline = search.deadline
+        if probes and deadline is not None:
+            deadline = time.monotonic() + (deadline - time.monotonic()) / 2
+        exit_reason = refine_partition(search, partition, deadline=deadline)
     rng = random.Random(f"{search.seed}:semantic-cluster")
     picked: set[tuple[int, int]] = set()
     steps: list[PairProbe] = []
@@ -289,6 +294,10 @@ def _run(
             search.journal.note(f"semantic clustering: every pair was probed after {step} probes")
             break
         picked.add(pair)
+        if search.out_of_budget() is not None:
+            search.journal.note(f"semantic clustering: the budget ended after {step} probe(s)")
+            exit_reason = ExitReason.BUDGET_SECONDS
+            break
         try:
             probe = _probe(search, partition, chat, pair, step, spec=spec, strategy=strategy, k=k, d=d, store=store)
         except KeyboardInterrupt:
@@ -354,10 +363,16 @@ def _probe(
     )
     try:
         search.journal.phase(f"probe {step + 1}")
-        result = session.search(strategy=strategy, k=k, d=d)
+        # a slow or dead model holds the probe, never the budget: past it, the probe is given up
+        remaining = search.remaining()
+        result = within(None if remaining == float("inf") else max(0.0, remaining),
+                        lambda: session.search(strategy=strategy, k=k, d=d))
         run_id = session.run_id
     finally:
         session.close()
+    if result is None:
+        result = ProbeGenResult(found=None, calls=session.calls, usage=session.usage,
+                                reason="stopped: the budget ended while the model was asked")
     observations = [search.comparison.observe(item, outcomes) for item, outcomes in ran.values()]
     _split(search, partition, observations)
     return PairProbe(

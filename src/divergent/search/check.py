@@ -84,10 +84,12 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             if isinstance(observations, ExitReason):
                 exit_reason = observations
                 break
+            warm = search.running_warm
             for position, (engine_name, observation) in enumerate(observations):
                 if not observation.divergent:
                     continue
-                if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS or search.out_of_budget() is not None:
+                if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS or search.out_of_budget() is not None \
+                        or search.running_warm != warm:  # (the warm mode's, once the search left it)
                     search.discounted += 1  # a difference nobody settled backs no verdict
                     continue
                 if shrink and search.spurious_filter is None and not _is_hang(observation) and not search.running_warm:

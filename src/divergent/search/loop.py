@@ -560,6 +560,8 @@ class Search:
     def _to_reference_mode(self) -> None:
         """Go on with a runner in the reference mode: what the warm one judged no longer counts."""
         self.settle()
+        # what the warm runner saw and nobody looked at yet is the warm mode's: never confirmed now
+        self._settled = [(name, seen) for name, seen in self._settled if not seen.divergent]
         self.discounted = self.inputs_run
         try:
             fresh = self._fresh()
