@@ -59,7 +59,7 @@ def check(
     outputs = flags.outputs
     with input_errors(outputs.prints_json):
         outputs.check_paths(("--emit-test", emit_test))
-    ran = run_search(implementations, flags, run)
+    ran = run_search(implementations, flags, run, minimum=2)
     kind, report, programs = ran.kind, ran.result, compared or list(ran.programs)
     mark("search done")
     extras = kind.extras(report, programs, ran.options)

@@ -22,6 +22,7 @@ from divergent.cli.option_groups import OptionGroup
 from divergent.cli.outputs import OutputGroup
 from divergent.cli.program_group import ProgramGroup
 from divergent.cli.search_groups import ComparisonGroup, LimitsGroup, SearchGroup
+from divergent.errors import InvalidArgument
 
 if TYPE_CHECKING:
     from divergent.llm.client import LLMClient
@@ -87,11 +88,13 @@ class SearchRun:
 
 
 def run_search(implementations: list[str], flags: SearchFlags, run: Callable[..., Any], *,
-               load: Callable[..., Any] | None = None) -> SearchRun:
+               load: Callable[..., Any] | None = None, minimum: int = 1) -> SearchRun:
     """Choose the programs' kind, build the options for it and load the programs (once), and call
     ``run(programs, options)`` (check or cluster) with a live progress display; input errors exit 2
     the contract's way. ``load(kind, specs, options)``: how the programs load (default: all or
-    none, a bad spec an input error; ``cluster`` keeps going past samples that do not load)."""
+    none, a bad spec an input error; ``cluster`` keeps going past samples that do not load);
+    ``minimum``: the fewest programs the command compares (fewer is an input error, told before the
+    model's client is set up)."""
     from divergent.trace import mark
 
     mark("search modules imported")
@@ -101,6 +104,8 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
         kind = flags.kind_of(implementations)
         options = flags.options_for(kind)
         programs = kind.load(implementations, options) if load is None else load(kind, implementations, options)
+        if len(programs) < minimum:
+            raise InvalidArgument(f"need at least {minimum} {kind.noun}s to compare, got {len(programs)}")
         mark("programs loaded")
         progress, stop_progress = live_progress(stderr_console(quiet), not quiet)
         options = options.with_(progress=progress)

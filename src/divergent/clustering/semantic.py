@@ -50,12 +50,12 @@ from pathlib import Path
 from typing import Any
 
 from divergent.clustering.behaviour import Clustering, clustering_of
-from divergent.errors import InvalidArgument, LoadError
+from divergent.errors import BudgetSpent, InvalidArgument, LoadError
 from divergent.llm.chat import ChatModel, Usage
 from divergent.probegen.session import ProbeGenResult, ProbeGenSession
 from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, TreeStrategy, max_calls
 from divergent.programs import PythonFunction
-from divergent.records import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind
+from divergent.records import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind, Report
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
 from divergent.search import (
@@ -246,7 +246,12 @@ def semantic_cluster(
         options = options.with_(engines=cheap or ("seeds",), spurious_filter=spurious_filter, llm=chat, spec=spec)
         cheap_phase = bool(cheap)
     usage_before = chat.usage()
-    search = prepare(implementations, options, minimum=2)
+    try:
+        search = prepare(implementations, options, minimum=2)
+    except BudgetSpent as error:
+        if not isinstance(error.report, Report):
+            raise
+        return SemanticClustering(report=error.report, classes=error.report.classes, splits=(), model=chat.model)
     try:
         clustering = _run(search, chat, cheap_phase, probes=probes, spec=spec, strategy=strategy, k=k, d=d,
                           store=store)

@@ -249,7 +249,9 @@ def judge_partition(search: Search, exit_reason: ExitReason, classes: Sequence[S
     every other is all there is to tell; else the classes may lump implementations nobody told
     apart unless enough inputs (or a proof, or the whole input space) back them, as for ``check``."""
     count = len(search.implementations)
-    if count > 1 and len(classes) == count:
+    if count == 1:
+        return Ruling(Verdict.NO_DIFFERENCE_FOUND, "one implementation: nothing to tell apart", "space")
+    if len(classes) == count:
         return Ruling(Verdict.DIVERGENT, "every implementation was told apart from every other (each split confirmed)",
                       "difference")
     ruling = judge(search, exit_reason)
