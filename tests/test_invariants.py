@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from divergent.records import Input, TextInput
@@ -47,7 +47,8 @@ DEAD = "http://127.0.0.1:9/v1"
 ALLOWANCE = 0.5
 #: what a loaded CI machine adds on top (the figures on a machine to itself: benchmarks/verdicts.py)
 LOAD_SLACK = 1.5
-EXAMPLES = 36
+#: examples drawn (besides the explicit ones): about two minutes on a loaded 2-core machine
+EXAMPLES = 30
 
 
 @dataclass(frozen=True)
@@ -78,17 +79,18 @@ class Run:
 @st.composite
 def runs(draw: st.DrawFn) -> Run:
     kind = draw(st.sampled_from(["function", "script"]))
-    count = draw(st.one_of(st.integers(1, 4), st.sampled_from([12, 40, 300])))
+    count = draw(st.one_of(st.integers(2, 4), st.integers(2, 4), st.sampled_from([1, 12, 40, 300])))
     differing = draw(st.one_of(st.none(), st.integers(0, count - 1)))
     dead_model = kind == "function" and draw(st.booleans())
     engine_sets = (["seeds", "seeds,mutation", "mutation,hypothesis", "symbolic", *(["llm"] if dead_model else [])]
                    if kind == "function" else ["seeds", "seeds,mutation", "mutation,grammar"])
     budget = draw(st.floats(0.05, 3.0)).__round__(2)
+    interrupted = draw(st.sampled_from([False, False, False, True]))
     return Run(
         kind=kind, command=draw(st.sampled_from(["check", "check", "cluster"])), count=count, differing=differing,
         rare=draw(st.booleans()), budget=budget, engines=draw(st.one_of(st.none(), st.sampled_from(engine_sets))),
         seeds=draw(st.booleans()), dead_model=dead_model,
-        interrupt_after=draw(st.one_of(st.none(), st.none(), st.floats(0.05, budget + 0.5))),
+        interrupt_after=draw(st.floats(0.05, budget + 0.5)) if interrupted else None,
     )
 
 
@@ -145,6 +147,16 @@ def floor_of(run: Run) -> float:
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 @given(run=runs())
+# the cases the issue names, besides what Hypothesis draws
+@example(run=Run("function", "check", 2, 1, False, 3.0, None, False, False, None))  # differs at 3: found
+@example(run=Run("script", "check", 3, 0, False, 3.0, None, True, False, None))
+@example(run=Run("function", "check", 3, None, True, 3.0, "seeds,mutation", True, False, None))  # enough inputs
+@example(run=Run("function", "check", 300, 17, False, 3.0, None, True, False, None))  # 300: raise --budget
+@example(run=Run("function", "cluster", 300, 17, False, 2.0, None, False, False, None))
+@example(run=Run("function", "check", 2, 1, False, 3.0, None, False, True, None))  # a dead endpoint
+@example(run=Run("function", "check", 2, 1, False, 3.0, "llm", False, True, None))
+@example(run=Run("function", "check", 2, None, True, 3.0, None, True, False, 1.2))  # Ctrl-C mid-search
+@example(run=Run("script", "cluster", 4, 2, False, 3.0, None, True, False, 1.5))
 def test_every_verdict_is_earned_and_every_budget_holds(run: Run) -> None:
     floor_seconds = floor_of(run)
     with tempfile.TemporaryDirectory(prefix="divergent-invariant-") as scratch:
