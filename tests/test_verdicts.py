@@ -326,3 +326,32 @@ def test_the_same_seed_gives_the_same_shrunk_counterexample(tmp_path: Path) -> N
         assert data["seconds"] < 29 and not any("cut short" in note for note in data["notes"])
         found.append(data["counterexample"]["stdin"])
     assert found[0] == found[1] and found[0].split("\n")[1] in ("2147483648", "-2147483649")
+
+
+SUM = "#include <iostream>\nint main() { long long a, b; std::cin >> a >> b; std::cout << a + b << \"\\n\"; }\n"
+SUM_INT = "#include <iostream>\nint main() { long long a, b; std::cin >> a >> b; int s = (int)(a + b); " \
+          "std::cout << s << \"\\n\"; }\n"
+
+
+def test_cluster_on_a_cold_build_cache_never_picks_on_what_it_did_not_judge(tmp_path: Path) -> None:
+    need_tool("g++")
+    sources = [write(tmp_path, f"s{i}.cpp", SUM if i < 3 else SUM_INT) for i in range(4)]
+    validator = write(tmp_path, "valid.py", "a, b = map(int, input().split())\nassert abs(a) <= 10**12 >= abs(b)\n")
+    sample = write(tmp_path, "sample1.txt", "1 2\n")
+    done, _ = divergent_cli("cluster", *sources, "--stdin", "--seeds", sample, "--validator", validator, "--budget",
+                            "4", "--build-cache", str(tmp_path / "cold"), "--json", cwd=tmp_path)
+    assert done.returncode in (0, 4), done.stdout + done.stderr
+    data = json.loads(done.stdout)
+    if done.returncode == 4:  # the builds or the search took the budget: no pick, and why
+        assert data["pick"] is None and data["reason"]
+    else:  # enough judged: the overflowing one is not in the pick's class
+        assert data["pick"] in sources[:3] and [sources[3]] in [c["members"] for c in data["classes"]]
+
+
+def test_the_benchmarks_execution_judges_abstain_on_too_few_inputs() -> None:
+    from divergent.bench.equibench.verdicts import ExecutionVerdict, from_report
+    from divergent.search.verdict import unjudged_report
+
+    thin = from_report(unjudged_report(("a", "b"), "the budget ended before the first input", floor=100), 1.0)
+    assert thin.verdict is ExecutionVerdict.TOO_FEW_INPUTS and thin.prediction is None
+    assert "the budget ended before the first input" in thin.reason

@@ -51,7 +51,7 @@ from divergent.sandbox.runner import Runner
 from divergent.search.confirmation import REFERENCE_AFTER, WARM_ONLY, Confirmer
 from divergent.search.escalation import AdaptiveLimit, Escalated, Escalator, Pending
 from divergent.search.fresh import Prestarted, SpareRunners
-from divergent.search.notes import Journal
+from divergent.search.notes import Journal, inconclusive_note
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
 from divergent.trace import mark
 
@@ -515,13 +515,7 @@ class Search:
     def _note_inconclusive(self, observation: Observation, limit: float) -> None:
         self.inconclusive += 1
         if self.inconclusive == 1:
-            slow = ", ".join(self.implementations[i].label for i in observation.inconclusive)
-            call = observation.input.call(self.implementations[0].display_name, max_length=60)
-            # (a limit fixed when the runner starts, a judge's, is never escalated: there only
-            # --timeouts differ counts it)
-            rule = "hang counts a hang" if self.subjects.adaptive_limits else "differ counts such a timeout"
-            self.journal.note(f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a "
-                              f"slow implementation is not a different one; --timeouts {rule} as a difference)")
+            self.journal.note(inconclusive_note(self.implementations, observation, limit, self.subjects.adaptive_limits))
 
     def _look_for_proof(self) -> None:
         """Stop with the symbolic engine's proof of equivalence, once it has one (and nothing the
