@@ -167,9 +167,9 @@ def test_a_check_stopped_by_the_pair_s_deadline_gives_no_verdict() -> None:
         with pytest.raises(OverBudget):  # 2,000 calls of 20 ms do not fit in 1.5 s
             find_difference(task.ground_truth, same, task, executions=2000, seed=1, limits=Limits(timeout=1.0),
                             workers=workers, deadline=time.monotonic() + 1.5)
-        # with time enough for its executions, the same check answers (200 executions: 100 inputs,
+        # with time enough for its executions, the same check answers (400 executions: over 100 inputs,
         # the floor of judged inputs behind "no difference"; 20 are too few to say)
-        quick = find_difference(task.ground_truth, same, task, executions=200, seed=1, limits=Limits(timeout=1.0),
+        quick = find_difference(task.ground_truth, same, task, executions=400, seed=1, limits=Limits(timeout=1.0),
                                 workers=workers, deadline=time.monotonic() + 30)
         assert not quick.found and not quick.error
         thin = find_difference(task.ground_truth, same, task, executions=20, seed=1, limits=Limits(timeout=1.0),

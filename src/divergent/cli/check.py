@@ -59,7 +59,8 @@ def check(
     outputs = flags.outputs
     with input_errors(outputs.prints_json):
         outputs.check_paths(("--emit-test", emit_test))
-    ran = run_search(implementations, flags, run, minimum=2)
+    # (--brute-force adds the model's reference: one implementation is enough then)
+    ran = run_search(implementations, flags, run, minimum=1 if brute_force else 2)
     kind, report, programs = ran.kind, ran.result, compared or list(ran.programs)
     mark("search done")
     extras = kind.extras(report, programs, ran.options)

@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from divergent.records import Counterexample, Input, Outcome, OutcomeKind, Report
+from divergent.records import Counterexample, ExitReason, Input, Outcome, OutcomeKind, Report
 from divergent.report.json import filter_json, outcomes_json
 from divergent.report.presentation import ReportExtras
 from divergent.report.terminal import escaping
@@ -97,7 +97,7 @@ def _plain(report: Report) -> str:
     elif report.counterexample is None:
         relevant = " relevant" if report.filtered_out else ""
         lines.append(
-            f"no{relevant} difference found among {len(report.implementations)} implementations "
+            f"{'interrupted: ' if report.exit_reason is ExitReason.INTERRUPTED else ''}no{relevant} difference found among {len(report.implementations)} implementations "
             f"({report.inputs} inputs, {report.executions} executions, {report.seconds:.1f} s, "
             f"stopped: {report.exit_reason.value})"
         )

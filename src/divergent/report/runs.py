@@ -19,7 +19,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from divergent.records import AnyInput, Counterexample, Outcome, OutcomeKind, Report, TextInput
+from divergent.records import AnyInput, Counterexample, ExitReason, Outcome, OutcomeKind, Report, TextInput
 from divergent.report.presentation import ReportExtras
 from divergent.report.terminal import escaping
 from divergent.report.text import describe_classes, engines_table, print_reproducing_test, too_few_headline
@@ -177,7 +177,7 @@ def plain_program_report(report: Report, *, input_file: str | None = None, repro
                      f"runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})")
     elif cx is None:
         lines.append(
-            f"no difference found among {len(report.implementations)} programs ({report.inputs} inputs, "
+            f"{'interrupted: ' if report.exit_reason is ExitReason.INTERRUPTED else ''}no difference found among {len(report.implementations)} programs ({report.inputs} inputs, "
             f"{report.executions} runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})"
         )
     else:

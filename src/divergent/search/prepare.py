@@ -4,14 +4,17 @@ runner while the seeds are read."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from divergent.errors import BudgetSpent, InvalidArgument
+from divergent.errors import BudgetSpent, DivergentError, InvalidArgument
 from divergent.kinds.registry import choose_kind
 from divergent.options import ImplementationSpec, SearchOptions
 from divergent.programs import Program
+from divergent.sandbox.isolation import GUARANTEES, Isolation, choose_level
 from divergent.sandbox.runner import Runner
 from divergent.search.fresh import Prestarted
 from divergent.search.loop import Search
@@ -81,7 +84,14 @@ def spent(error: BudgetSpent, kind: Any, programs: Sequence[Program], options: S
     reason = str(error).splitlines()[0]
     if len(programs) >= MANY_IMPLEMENTATIONS:
         reason = f"{len(programs)} implementations: raise --budget ({reason.removesuffix(': raise --budget')})"
-    error.report = unjudged_report(tuple(program.label for program in programs), reason,
-                                   kind=kind.name, floor=floor, seconds=time.monotonic() - started,
-                                   exit_reason=ExitReason.BUDGET_SECONDS)
+    notes: tuple[str, ...] = ()
+    isolation = ""
+    with contextlib.suppress(DivergentError):
+        level = choose_level(options.isolation)
+        isolation = level.value
+        if level is not Isolation.BUBBLEWRAP:  # what the runs would have had, as a search says it
+            notes = (f"sandbox: {level.value} only — {GUARANTEES[level]}",)
+    error.report = replace(unjudged_report(tuple(program.label for program in programs), reason,
+                                           kind=kind.name, floor=floor, seconds=time.monotonic() - started,
+                                           exit_reason=ExitReason.BUDGET_SECONDS, notes=notes), isolation=isolation)
     return error

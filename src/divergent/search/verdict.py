@@ -60,8 +60,6 @@ class Evidence:
     implementations: int = 2
     #: every engine's counts and why it stopped
     engines: Sequence[EngineStats] = ()
-    #: the budget's seconds (None: none)
-    budget_seconds: float | None = None
     #: the inputs run, settled or not (-1: as many as ``inputs``): a difference the warm mode showed
     #: that the reference mode never confirmed or refuted backs no verdict
     run: int = -1
@@ -153,8 +151,8 @@ def _engines_reason(engines: Sequence[EngineStats], model: str) -> str:
     """Why engines that all stopped without an input did: the model's failure when only model
     engines ran, else the shortest reason of the engines that make inputs of their own (the
     others' are longer forms of it), else the seeds' ("no seed inputs")."""
-    if model and all(stats.name in NEEDS_MODEL for stats in engines):
-        return model
+    if all(stats.name in NEEDS_MODEL for stats in engines):
+        return model or "; ".join(f"the {stats.name} engine stopped: {_stopped_why(stats.stopped)}" for stats in engines)
     reasons = [_stopped_why(stats.stopped) for stats in engines if stats.name != "seeds" and stats.name not in NEEDS_MODEL]
     reasons = [reason for reason in reasons if reason]
     if reasons:
@@ -209,8 +207,7 @@ def judge(search: Search, exit_reason: ExitReason, *, confirmed: bool = False) -
         inputs=judged, floor=floor, exit_reason=exit_reason, confirmed=confirmed,
         proof=search.proof if exit_reason is ExitReason.PROVEN else None,
         space=space_seen(search) if judged < floor else None, rejected=search.rejected,
-        implementations=len(search.implementations), engines=search.portfolio.stats(),
-        budget_seconds=search.budget.seconds, run=search.inputs_run,
+        implementations=len(search.implementations), engines=search.portfolio.stats(), run=search.inputs_run,
     ))
 
 
