@@ -30,6 +30,7 @@ from divergent.report.text import (
     proof_text,
     render_splits,
     too_few_headline,
+    too_few_panel,
     verdict_text,
 )
 from divergent.values import encode, json_safe, printable, render
@@ -147,12 +148,9 @@ def _render(report: Report, console: Console, test: str | None) -> None:
             )
         )
     elif report.counterexample is None and report.too_few_inputs:
-        headline = too_few_headline(report)
-        console.print(Panel(Text.assemble(
-            (headline[:1].upper() + headline[1:], "bold yellow"),
-            f" among {len(report.implementations)} implementations: {report.executions:,} executions in "
-            f"{report.seconds:.1f} s (stopped: {report.exit_reason.value}).",
-        ), border_style="yellow"))
+        console.print(too_few_panel(report, f" among {len(report.implementations)} implementations: "
+                                            f"{report.executions:,} executions in {report.seconds:.1f} s (stopped: "
+                                            f"{report.exit_reason.value})."))
     elif report.counterexample is None:
         console.print(
             Panel(

@@ -22,7 +22,13 @@ from rich.text import Text
 from divergent.records import AnyInput, Counterexample, ExitReason, Outcome, OutcomeKind, Report, TextInput
 from divergent.report.presentation import ReportExtras
 from divergent.report.terminal import escaping
-from divergent.report.text import describe_classes, engines_table, print_reproducing_test, too_few_headline
+from divergent.report.text import (
+    describe_classes,
+    engines_table,
+    print_reproducing_test,
+    too_few_headline,
+    too_few_panel,
+)
 from divergent.text_comparison import OutputComparison
 from divergent.values import printable
 
@@ -218,12 +224,9 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
                            reproduce: Sequence[str], test: str | None) -> None:
     cx = report.counterexample
     if cx is None and report.too_few_inputs:
-        headline = too_few_headline(report)
-        console.print(Panel(Text.assemble(
-            (headline[:1].upper() + headline[1:], "bold yellow"),
-            f"; no difference among {len(report.implementations)} programs in {report.executions:,} runs, "
-            f"{report.seconds:.1f} s (stopped: {report.exit_reason.value}).",
-        ), border_style="yellow"))
+        console.print(too_few_panel(report, f"; no difference among {len(report.implementations)} programs in "
+                                            f"{report.executions:,} runs, {report.seconds:.1f} s (stopped: "
+                                            f"{report.exit_reason.value})."))
     elif cx is None:
         console.print(Panel(Text.assemble(
             ("No difference found", "bold green"),

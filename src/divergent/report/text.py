@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
@@ -63,6 +64,13 @@ def too_few_headline(report: Report) -> str:
     in the HTML banner: ``too few inputs to tell: the budget ended before the first input (0 valid
     input(s) judged, fewer than 100 (--min-inputs))``."""
     return f"too few inputs to tell: {report.reason or 'no reason given'} ({too_few_counts(report)})"
+
+
+def too_few_panel(report: Report, among: str) -> Panel:
+    """The terminal's panel of a ``too-few-inputs`` verdict: its headline, then ``among`` (what was
+    compared and what it cost)."""
+    headline = too_few_headline(report)
+    return Panel(Text.assemble((headline[:1].upper() + headline[1:], "bold yellow"), among), border_style="yellow")
 
 
 def describe_classes(report: Report) -> list[str]:
