@@ -360,9 +360,12 @@ def _compile(program: StdinProgram, entry: Path, level: Isolation, extra: list[S
         (result,) = launcher.run([Job(files=files, keep=True)], deadline=deadline)
         if result is None:
             raise BudgetSpent(f"the budget ended while {program.label} was built: raise --budget", programs=(program.label,))
+        if result.kind is OutcomeKind.TIMEOUT and deadline is not None and seconds < build.seconds:
+            # cut by the budget, not by the build's own limit: no verdict about the program
+            raise BudgetSpent(f"the budget ended while {program.label} was built: raise --budget",
+                              programs=(program.label,))
         if result.kind is not OutcomeKind.OK:
             raise LoadError(_compile_error(program, result.kind, result.stderr or result.stdout, result.detail,
-                                           budget=deadline is not None and seconds < build.seconds,
                                            command=_build_command(program, compiler)))
         run_dir = Path(output) / "run"
         if program.language is Language.JAVA:
@@ -374,13 +377,10 @@ def _compile(program: StdinProgram, entry: Path, level: Isolation, extra: list[S
         shutil.rmtree(output, ignore_errors=True)
 
 
-def _compile_error(program: StdinProgram, kind: OutcomeKind, messages: str, detail: str, *, budget: bool = False,
-                   command: str = "") -> str:
+def _compile_error(program: StdinProgram, kind: OutcomeKind, messages: str, detail: str, *, command: str = "") -> str:
     """The text of a build that failed: a first line that says it (with the compiler's first error),
     then the compiler's output as it printed it (its first lines, indented) and the command that
     rebuilds it by hand."""
-    if kind is OutcomeKind.TIMEOUT and budget:
-        return f"{program.label}: the build did not finish within what was left of the budget (raise --budget)"
     if kind is OutcomeKind.TIMEOUT:
         return f"{program.label}: the build took too long ({detail}); raise BuildOptions.seconds if it is real"
     if kind is OutcomeKind.MEMORY_LIMIT:
