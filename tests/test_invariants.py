@@ -50,7 +50,7 @@ ALLOWANCE = 0.5
 #: 2 cores) makes that seconds (the figures on a machine to itself: benchmarks/verdicts.py)
 LOAD_SLACK = 3.0
 #: examples drawn (besides the explicit ones): about two minutes on a loaded 2-core machine
-EXAMPLES = 30
+EXAMPLES = 50
 
 
 @dataclass(frozen=True)
