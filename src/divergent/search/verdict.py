@@ -105,9 +105,9 @@ def rule(evidence: Evidence) -> Ruling:
 
 
 def _ran_dry(evidence: Evidence) -> str | None:
-    """How an engine that draws from the input space itself (not from a list of seeds) ran out of
-    new inputs, when every engine stopped that way or had nothing to add, and no more inputs were
-    rejected than judged (a space that small was seen whole); None otherwise."""
+    """How an engine that draws from the input space itself (not from a list: seeds, a generator, a
+    model) ran out of new inputs, when every engine stopped (``exhausted``) and no more inputs were
+    rejected than judged: the space it draws from was seen whole; None otherwise."""
     if evidence.exit_reason is not ExitReason.EXHAUSTED or evidence.inputs == 0 or evidence.rejected > evidence.inputs:
         return None
     for stats in evidence.engines:
