@@ -56,7 +56,7 @@ FAST_SAMPLES = {
 
 
 def test_a_pair_past_its_budget_is_skipped_counted_stored_and_not_retried(tmp_path: Path) -> None:
-    settings = GeneratorSettings(count=3, seed=3, k_max=2, check_executions=100, timeout=2.0, pair_budget=0.5)
+    settings = GeneratorSettings(count=3, seed=3, k_max=2, check_executions=200, timeout=2.0, pair_budget=0.5)
     parameters = generation_parameters("slow", None, 5, None, settings)
     reason = "over the per-pair budget (0.5 s)"
     with Store(tmp_path / "runs.db") as store:
@@ -84,7 +84,8 @@ def test_without_a_budget_the_slow_tasks_make_pairs_and_the_budget_is_an_option(
 
 
 def test_an_interrupted_generation_resumes_to_the_same_pairs(tmp_path: Path) -> None:
-    settings = GeneratorSettings(count=3, seed=5, k_max=1, check_executions=60, timeout=1.0)
+    # (200 executions: 100 inputs, the floor of judged inputs behind "no difference")
+    settings = GeneratorSettings(count=3, seed=5, k_max=1, check_executions=200, timeout=1.0)
     parameters = generation_parameters("fast", None, 5, None, settings)
     with Store(tmp_path / "whole.db") as store:
         whole = generate_pairs(store, list(FAST), FAST_SAMPLES, settings, parameters, tmp_path / "whole.jsonl")
@@ -166,9 +167,13 @@ def test_a_check_stopped_by_the_pair_s_deadline_gives_no_verdict() -> None:
         with pytest.raises(OverBudget):  # 2,000 calls of 20 ms do not fit in 1.5 s
             find_difference(task.ground_truth, same, task, executions=2000, seed=1, limits=Limits(timeout=1.0),
                             workers=workers, deadline=time.monotonic() + 1.5)
-        # with time enough for its executions, the same check answers
-        quick = find_difference(task.ground_truth, same, task, executions=20, seed=1, limits=Limits(timeout=1.0),
-                                workers=workers, deadline=time.monotonic() + 20)
+        # with time enough for its executions, the same check answers (400 executions: over 100 inputs,
+        # the floor of judged inputs behind "no difference"; 20 are too few to say)
+        quick = find_difference(task.ground_truth, same, task, executions=400, seed=1, limits=Limits(timeout=1.0),
+                                workers=workers, deadline=time.monotonic() + 30)
         assert not quick.found and not quick.error
+        thin = find_difference(task.ground_truth, same, task, executions=20, seed=1, limits=Limits(timeout=1.0),
+                               workers=workers, deadline=time.monotonic() + 20)
+        assert not thin.found and thin.error.startswith("too few inputs to tell: --executions ended the search")
     finally:
         workers.close()

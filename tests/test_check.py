@@ -244,10 +244,17 @@ def test_cli_json_contract_on_the_bundled_example() -> None:
 
 
 def test_cli_exit_codes() -> None:
-    same = cli("check", "examples/old.py", "examples/old.py", "-f", "normalize", "--budget", "1",
-               "--engines", "seeds", "--json")
+    same = cli("check", "examples/old.py", "examples/old.py", "-f", "normalize", "--budget", "5",
+               "--engines", "seeds", "--json", "--min-inputs", "1")
     assert same.returncode == 0, same.stderr
     assert json.loads(same.stdout)["verdict"] == "no-difference-found"
+    # the one seed input is no evidence under the default floor: too few inputs, exit 4, and why
+    thin = cli("check", "examples/old.py", "examples/old.py", "-f", "normalize", "--budget", "5",
+               "--engines", "seeds", "--json")
+    assert thin.returncode == 4, thin.stderr
+    data = json.loads(thin.stdout)
+    assert (data["verdict"], data["evidence"], data["min_inputs"]) == ("too-few-inputs", "none", 100)
+    assert data["reason"].startswith("the engines ran out of new inputs (seeds exhausted: all 1 seed inputs used")
     missing = cli("check", "examples/old.py", "examples/nope.py", "-f", "normalize")
     assert missing.returncode == 2
     assert missing.stderr.startswith("divergent: error:") and len(missing.stderr.strip().splitlines()) == 1
@@ -396,7 +403,7 @@ def test_cli_json_writes_nondeterministic_inputs_as_calls_of_the_function(tmp_pa
     source = "import os\ndef scramble(x: int) -> int:\n    return x + int.from_bytes(os.urandom(4), 'big')\n"
     a = write(tmp_path, "a.py", source)
     b = write(tmp_path, "b.py", source)
-    result = cli("check", a, b, "--function", "scramble", "--budget", "2", "--engines", "seeds,mutation", "--json")
+    result = cli("check", a, b, "--function", "scramble", "--budget", "5", "--engines", "seeds,mutation", "--json")
     data = json.loads(result.stdout)
     assert data["verdict"] != "divergent" and data["nondeterministic"], data["notes"]
     assert all(call.startswith("scramble(") for call in data["nondeterministic"])

@@ -268,11 +268,14 @@ def test_engines_respect_every_kind_of_parameter(engine_type: type[Engine], coun
     assert any("e" in p.kwargs for p in proposals)
 
 
-def test_seed_engine_proposes_conforming_seeds_in_order_then_stops() -> None:
-    seeds = [Input(args=(3,)), Input(args=(True,)), Input(args=("x",)), Input(args=(5,)), Input(args=(3,))]
+def test_seed_engine_proposes_the_given_seeds_that_bind_in_order_then_stops() -> None:
+    # the given seeds are the task's own inputs: an annotation (int, where a seed is True or "x") is
+    # no reason to drop them; a seed that cannot be called (two arguments for one parameter) is
+    seeds = [Input(args=(3,)), Input(args=(True,)), Input(args=("x",)), Input(args=(1, 2)), Input(args=(5,)),
+             Input(args=(3,))]
     engine = SeedEngine(make_context([param("x", int)], seeds=seeds))
     assert [p.args for p in engine.propose(1)] == [(3,)]
-    assert [p.args for p in engine.propose(10)] == [(5,)]
+    assert [p.args for p in engine.propose(10)] == [(True,), ("x",), (5,)]
     with pytest.raises(EngineCannotProceed) as stopped:
         engine.propose(10)
     assert stopped.value.reason == "exhausted"

@@ -400,9 +400,10 @@ def test_a_model_that_never_writes_code_stops_only_its_engine(
                      "--base-url", server.base_url, "--llm-config", str(fast_config), "--no-filter",
                      "--budget", "20", "--json", cwd=tmp_path)
         assert len(server.chat_requests) == 3  # the first level only
-    assert result.returncode == 0, result.stderr
+    # no input at all: too few inputs to tell, and the headline says why (the model's engine)
+    assert result.returncode == 4, result.stderr
     data = json.loads(result.stdout)
-    assert data["exit_reason"] == "exhausted"
+    assert data["exit_reason"] == "exhausted" and "answered without code" in data["reason"]
     assert "answered without code" in data["engines"][0]["stopped"]
     assert any("engine llm stopped" in note for note in data["notes"])
 
@@ -434,7 +435,8 @@ def test_the_model_note_says_nothing_was_sent_when_the_model_was_never_asked(llm
         assert model_data_note(never_asked).endswith("nothing was sent to http://127.0.0.1:9/v1")
         with pytest.raises(LLMError):
             never_asked.complete([{"role": "user", "content": "hello"}])
-        assert "were sent to http://127.0.0.1:9/v1" in model_data_note(never_asked)
+        # asked, never answered: nothing says it was sent (a refused connection sent nothing)
+        assert "were sent to" not in model_data_note(never_asked)
 
 
 def test_a_dead_endpoint_stops_the_llm_engine_with_a_clear_note(
@@ -443,10 +445,14 @@ def test_a_dead_endpoint_stops_the_llm_engine_with_a_clear_note(
     result = cli("check", "a.py", "b.py", "--function", "same_word", "--engines", "llm", "--model", "scripted",
                  "--base-url", "http://127.0.0.1:9/v1", "--llm-config", str(fast_config), "--no-filter",
                  "--budget", "20", "--json", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
+    # the model's engine alone judged nothing: too few inputs to tell, because of the endpoint
+    assert result.returncode == 4, result.stderr
     data = json.loads(result.stdout)
+    assert data["reason"] == "the model endpoint refused the connection"
     note = next(n for n in data["notes"] if n.startswith("engine llm stopped"))
     assert "failed" in note and "127.0.0.1:9" in note
+    assert "with --model, nothing was sent to http://127.0.0.1:9/v1: the model endpoint refused the connection" \
+        in data["notes"]
 
 
 def test_without_a_model_the_default_engines_stay_offline(pair: tuple[Path, Path], tmp_path: Path, llm_home) -> None:

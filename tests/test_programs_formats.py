@@ -124,11 +124,14 @@ def test_a_search_with_too_few_valid_inputs_says_so_and_exits_4(programs_dir, bu
     assert result.exit_code == 4, result.output
     data = json.loads(result.stdout)
     assert data["verdict"] == "too-few-inputs" and data["counterexample"] is None
-    assert any(note.startswith("too few inputs to tell: ") and "(--min-inputs)" in note for note in data["notes"])
+    assert data["reason"].endswith("rejected as invalid: give examples, a generator or --input-format")
+    assert (data["evidence"], data["min_inputs"]) == ("none", 100000)
     text = runner.invoke(app, ["check", *common])
     assert text.exit_code == 4
-    headline = " ".join(text.stdout.split())
-    assert "Too few inputs to tell: no difference among 2 programs, but only" in headline
+    headline = " ".join(text.stdout.replace("│", " ").split())  # the panel's lines joined
+    assert headline.startswith("╭") and " Too few inputs to tell: " in headline and "rejected as invalid: give" in headline
+    assert "fewer than 100000 (--min-inputs)" in headline
+    assert "; no difference among 2 programs in" in headline
     assert "No difference found" not in headline
     enough = runner.invoke(app, ["check", *common[:-6], "--min-inputs", "1", "--json",
                                  "--build-cache", build_cache, "--time-limit", "1"])

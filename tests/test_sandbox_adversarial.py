@@ -226,7 +226,7 @@ def test_no_level_runs_untrusted_code_as_root_unless_asked_and_rlimits_says_it_i
     (tmp_path / "a.py").write_text(REFERENCE)
     (tmp_path / "b.py").write_text(REFERENCE)
     result = divergent("check", "a.py", "b.py", "--isolation", "rlimits", "--budget", "1", "--json", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode in (0, 4), result.stderr  # (4: a loaded machine judged too few inputs in 1 s)
     assert any("NOT A SANDBOX" in note for note in json.loads(result.stdout)["notes"])
 
 
@@ -587,7 +587,7 @@ def test_the_store_is_private_and_a_model_run_says_what_it_sent(tmp_path: Path, 
         result = divergent("check", "a.py", "b.py", "--engines", "llm", "--model", "scripted", "--base-url",
                            server.base_url, "--llm-config", str(config), "--no-filter", "--budget", "10", "--json",
                            cwd=tmp_path, env={"DIVERGENT_HOME": str(llm_home)})
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 4, result.stderr  # the model wrote no code: no input judged
     notes = json.loads(result.stdout)["notes"]
     assert any("were sent to" in note and server.base_url in note for note in notes), notes
     files = [path for path in llm_home.iterdir() if path.name.startswith("divergent.sqlite3")]
@@ -673,7 +673,8 @@ def test_a_forged_symbolic_account_is_never_a_proof(where: str, forger_first: bo
     files = ["hostile.py", "honest.py"] if forger_first else ["honest.py", "hostile.py"]
     result = divergent("check", *files, "-f", "f", "--engines", "seeds,symbolic", "--budget", "8", "--json",
                        cwd=tmp_path)
-    assert result.returncode in (0, 1), (result.returncode, result.stderr[-2000:])
+    # (4: too few inputs within the budget; never a proof, see below)
+    assert result.returncode in (0, 1, 4), (result.returncode, result.stderr[-2000:])
     data = json.loads(result.stdout)
     assert data["verdict"] != "proven-equivalent" and data["proof"] is None, data
     assert data["exit_reason"] != "proven"
@@ -931,9 +932,11 @@ def test_a_build_never_outlives_the_budget_and_leaves_nothing_in_the_cache(tmp_p
     result = _whole("bomb.cpp", "ok.py", "--stdin", "--example", "sample.txt", "--budget", "4", "--build-cache",
                     str(cache), cwd=tmp_path)
     elapsed = time.monotonic() - started
-    assert result.returncode == 2, result.stderr
+    # the budget ended while the program was built: nothing judged, too few inputs to tell (exit 4), why
+    assert result.returncode == 4, result.stderr
     assert elapsed < 4 + 5, elapsed
-    assert result.stderr.decode().count("\n") == 1 and b"bomb.cpp" in result.stderr and b"budget" in result.stderr
+    headline = b" ".join(result.stdout.replace("│".encode(), b" ").split())
+    assert b"Too few inputs to tell: the budget ended while bomb.cpp was built: raise --budget" in headline
     key = builds.build_key(load_program(str(tmp_path / "bomb.cpp"), build=BuildOptions(cache_dir=str(cache))))
     assert not (cache / key).exists()
     assert not [path for path in cache.glob(f".{key}*")]  # no half-published staging either

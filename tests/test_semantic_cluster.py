@@ -84,6 +84,8 @@ def implementations(*names: str):
 
 def run(impls, client, **options):
     options.setdefault("engines", "llm")  # no cheap phase: the probes do the splitting
+    # a probe's few inputs back these classes (the floor of judged inputs has its own tests)
+    options.setdefault("min_inputs", 0)
     options.setdefault("k", 1)
     options.setdefault("d", 1)
     return semantic_cluster(impls, client, store=False, budget=10.0, **options)
@@ -269,6 +271,7 @@ def test_cli_semantic_clustering_with_a_model_and_reference_tests(openai_server,
     result = cluster_cli(
         *samples, "--function", "f", "--model", "scripted", "--base-url", openai_server.base_url,
         "--engines", "llm", "--probes", "2", "-K", "1", "-D", "1", "--tests", str(tests), "--json",
+        "--min-inputs", "0",  # a probe's few inputs back these classes
     )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
@@ -285,6 +288,7 @@ def test_cli_semantic_clustering_with_a_model_and_reference_tests(openai_server,
     text = cluster_cli(
         *samples, "--function", "f", "--model", "scripted", "--base-url", openai_server.base_url,
         "--engines", "llm", "--probes", "2", "-K", "1", "-D", "1", "--tests", str(tests), "--replay",
+        "--min-inputs", "0",
     )
     assert text.returncode == 0, text.stderr
     assert len(openai_server.chat_requests) == asked
@@ -298,10 +302,16 @@ def test_cli_without_a_model_keeps_the_plain_clustering_and_scores_tests(llm_hom
     tests.write_text(TESTS)
     samples = write_samples(tmp_path, "identity", "abs_builtin", "abs_branch")
     result = cluster_cli(*samples, "--function", "f", "--engines", "seeds", "--seeds", str(write_seeds(tmp_path)),
-                         "--tests", str(tests), "--json", "--budget", "3")
+                         "--tests", str(tests), "--json", "--budget", "3", "--min-inputs", "2")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert [c["size"] for c in data["classes"]] == [2, 1]
+    # the same seeds under the default floor: too few inputs to pick (exit 4), the classes kept
+    thin = cluster_cli(*samples, "--function", "f", "--engines", "seeds", "--seeds", str(write_seeds(tmp_path)),
+                       "--tests", str(tests), "--json", "--budget", "3")
+    assert thin.returncode == 4, thin.stderr
+    thin_data = json.loads(thin.stdout)
+    assert thin_data["pick"] is None and thin_data["pass_at_1"] is None and thin_data["verdict"] == "too-few-inputs"
     assert "probes" not in data and data["llm"] is None
     assert data["pass_at_1"] == 1.0
 

@@ -207,7 +207,7 @@ def test_only_irrelevant_differences_mean_no_relevant_difference(
     pair: list[str], client: LLMClient, openai_server: ScriptedOpenAI
 ) -> None:
     openai_server.responder = by_input
-    report = run(pair, client, [("Straße", 2), ("ß", 1)])
+    report = run(pair, client, [("Straße", 2), ("ß", 1)], min_inputs=2)  # the two seeds are all it judges
     assert report.verdict is Verdict.NO_DIFFERENCE_FOUND and report.counterexample is None
     assert [cx.input.args for cx in report.filtered_out] == [("Straße", 2), ("ß", 1)]
     assert plain_report(report).startswith("no relevant difference found")

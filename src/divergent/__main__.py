@@ -8,6 +8,15 @@ import sys
 
 
 def main() -> None:
+    try:
+        _main()
+    except KeyboardInterrupt:
+        # Ctrl-C before the command line's own handling (imports, the early start): exit 130 too
+        print("divergent: interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
+def _main() -> None:
     from divergent.trace import mark
 
     mark("program started")

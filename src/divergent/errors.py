@@ -6,7 +6,9 @@
     ├── InvalidArgument             a wrong option or value passed by the caller (CLI exit code 2)
     ├── LoadError                   an implementation cannot be loaded: missing file, syntax error,
     │   │                           missing or ambiguous function, bad git revision
-    │   └── SignatureMismatch       implementations whose signatures cannot be called alike
+    │   ├── SignatureMismatch       implementations whose signatures cannot be called alike
+    │   └── BudgetSpent             the budget ended before the programs were built or their workers
+    │                               started: no verdict about them (``too-few-inputs``, never exit 2)
     ├── MissingSeeds                unannotated parameters and no seed inputs: nothing to generate from
     ├── MissingExtra                an optional dependency is not installed (the message says what to install)
     ├── SandboxUnavailable          the sandbox itself cannot start (never a verdict about a program)
@@ -47,6 +49,17 @@ class LoadError(DivergentError):
 
 class SignatureMismatch(LoadError):
     """Implementations whose signatures cannot be called with the same arguments."""
+
+
+class BudgetSpent(LoadError):
+    """The budget ended before the programs could run at all (a build, the sandboxed workers still
+    starting): nothing was judged, which the verdict says (``too-few-inputs``); not a fault of the
+    programs nor of the caller's input. ``report``: the report of the search that never ran, once
+    the search's preparation knows it (``divergent.records.Report``)."""
+
+    def __init__(self, *args: object, programs: tuple[str, ...] = ()) -> None:
+        super().__init__(*args, programs=programs)
+        self.report: object = None
 
 
 class MissingSeeds(DivergentError):

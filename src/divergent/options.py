@@ -34,6 +34,8 @@ ImplementationSpec = str | Program | Callable[..., Any]
 #: a seed: a file of calls, an :class:`~divergent.records.Input`, or a tuple of arguments (for whole
 #: programs: a file holding one input, or a :class:`~divergent.records.TextInput`)
 SeedSpec = str | Path | AnyInput | tuple
+#: the floor of judged inputs behind "no difference" that every kind has today (docs/cli.md says why)
+DEFAULT_MIN_INPUTS = 100
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,10 @@ class SearchOptions:
     #: whole programs (stdin to stdout): examples, validator, generator, checker, output mode,
     #: limits, build flags (its fields are also accepted as keywords: ``stdin=True``, ``examples=``)
     programs: ProgramOptions = field(default_factory=ProgramOptions)
+    #: the fewest judged inputs that back "no difference" (verdict ``too-few-inputs`` below it, unless a
+    #: proof or the whole input space backs it: :mod:`divergent.search.verdict`); None: the kind's own
+    #: floor (:attr:`divergent.kinds.base.ProgramKind.min_inputs`); 0: none
+    min_inputs: int | None = None
     #: when the budget's seconds began (``time.monotonic()``), for one search; None: when the search
     #: starts. The CLI passes its own start, so start-up counts against ``--budget``
     started: float | None = None
@@ -108,6 +114,8 @@ class SearchOptions:
             object.__setattr__(self, "input_regexes", (self.input_regexes,))
         elif isinstance(self.input_regexes, dict):
             object.__setattr__(self, "input_regexes", tuple(f"{k}={v}" for k, v in self.input_regexes.items()))
+        if self.min_inputs is not None and (isinstance(self.min_inputs, bool) or self.min_inputs < 0):
+            raise InvalidArgument(f"min_inputs={self.min_inputs!r} must be a number at least 0")
         seeds: Any = self.seeds
         if seeds is None:
             object.__setattr__(self, "seeds", ())

@@ -318,8 +318,8 @@ class Verdict(enum.StrEnum):
     #: the symbolic engine explored every path of the implementations without a difference, for
     #: types and operations it models exactly (see :class:`Proof` for what was proven)
     PROVEN_EQUIVALENT = "proven-equivalent"
-    #: no difference, but the search judged fewer valid inputs than its floor (whole programs:
-    #: ``--min-inputs``, 100): too few to say the programs agree
+    #: no difference, but the search judged fewer valid inputs than its floor (``--min-inputs``)
+    #: and neither a proof nor the whole input space backs it: too few to say the programs agree
     TOO_FEW_INPUTS = "too-few-inputs"
     #: every valid input of a finite space was listed, run on every implementation and judged, and
     #: none differed (``Report.space`` says which space and how many)
@@ -460,6 +460,16 @@ class Report:
     kind: str = "python-function"
     #: with the verdict ``equivalent-on-all-inputs``: the finite space judged whole
     space: SpaceJudged | None = None
+    #: why the verdict, in words (:mod:`divergent.search.verdict`): what backs it, or for
+    #: ``too-few-inputs`` what kept the search from judging enough inputs
+    reason: str = ""
+    #: the floor of judged inputs the verdict was held to (``--min-inputs``)
+    min_inputs: int = 0
+    #: the inputs that back the verdict: those run (``inputs``) but those whose difference the
+    #: warm mode showed and the reference mode never settled (-1: as many as ``inputs``)
+    judged: int = -1
+    #: what backs the verdict: "difference", "proof", "space", "exhausted", "inputs", or "none"
+    evidence: str = ""
 
     @property
     def divergent(self) -> bool:
@@ -477,3 +487,8 @@ class Report:
     @property
     def too_few_inputs(self) -> bool:
         return self.verdict is Verdict.TOO_FEW_INPUTS
+
+    @property
+    def judged_inputs(self) -> int:
+        """The inputs that back the verdict (:attr:`judged`, or :attr:`inputs` when not told)."""
+        return self.inputs if self.judged < 0 else self.judged

@@ -36,6 +36,8 @@ EQUIVALENT = "equivalent"
 INEQUIVALENT = "inequivalent"
 #: the execution judge's third answer (no prediction; it lowers the coverage)
 NOT_EXECUTABLE = "not executable"
+#: the execution judge's fourth: it ran, but on too few inputs to say "no difference" (no prediction)
+TOO_FEW = "too few inputs"
 #: rows shown in the long tables (misjudged items, witnesses); the rest are in --json
 MAX_ROWS = 200
 
@@ -58,7 +60,8 @@ def predicted_label(item: Item) -> str | None:
     if prediction is not None:
         return label(bool(prediction))
     execution = item.get("execution") or {}
-    return NOT_EXECUTABLE if execution.get("verdict") == "not-executable" else None
+    verdict = execution.get("verdict")
+    return NOT_EXECUTABLE if verdict == "not-executable" else TOO_FEW if verdict == "too-few-inputs" else None
 
 
 def judgements_of(items: Sequence[Item], group: Callable[[Item], str], judge: str = "") -> list[ScoredAnswer]:
@@ -117,13 +120,15 @@ def execution_blocks(items: Sequence[Item], group: Callable[[Item], str], column
         verdicts = Counter(item["execution"].get("verdict") for item in mine)
         false_witnesses = sum(1 for item in mine if item["execution"].get("verdict") == "inequivalent" and item["truth"])
         by_execution = sum(1 for item in mine if item.get("decided_by") == "execution")
+        unanswered = verdicts.get("not-executable", 0) + verdicts.get("too-few-inputs", 0)
         rows.append((name, len(mine), verdicts.get("inequivalent", 0), verdicts.get("no-difference-found", 0),
-                     verdicts.get("not-executable", 0), 1 - verdicts.get("not-executable", 0) / len(mine),
+                     verdicts.get("not-executable", 0), verdicts.get("too-few-inputs", 0), 1 - unanswered / len(mine),
                      false_witnesses, by_execution))
     blocks: list[Block] = [Table.of(
-        [column, "pairs", "witness (NO)", "no difference found (YES)", "not executable", "coverage",
+        [column, "pairs", "witness (NO)", "no difference found (YES)", "not executable", "too few inputs", "coverage",
          "witnesses on equivalent pairs", "decided by execution"], rows,
-        caption="coverage: the share of pairs the execution judge could run (the others get no prediction from it)")]
+        caption="coverage: the share of pairs the execution judge answered (the others get no prediction from it: "
+                "it could not run them, or ran them on too few inputs to say)")]
     reasons = Counter(_reason(item["execution"].get("reason", "")) for item in executed
                       if item["execution"].get("verdict") == "not-executable")
     if reasons:

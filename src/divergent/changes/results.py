@@ -25,6 +25,8 @@ class Outcome:
     SAME = "same"
     #: proven equivalent by the symbolic engine
     PROVEN = "proven-same"
+    #: equivalent on every valid input of a small space, each run and judged
+    ALL_INPUTS = "same-on-all-inputs"
     #: the search judged too few inputs to tell
     TOO_FEW_INPUTS = "too-few-inputs"
     #: the search could not run (the code does not load, an internal error)
@@ -44,6 +46,7 @@ _FROM_VERDICT = {
     "divergent": Outcome.CHANGED,
     "no-difference-found": Outcome.SAME,
     "proven-equivalent": Outcome.PROVEN,
+    "equivalent-on-all-inputs": Outcome.ALL_INPUTS,
     "too-few-inputs": Outcome.TOO_FEW_INPUTS,
     "error": Outcome.ERROR,
 }
@@ -125,7 +128,7 @@ class DiffResult:
         return 4 if any(r.status in Outcome.UNJUDGED for r in self.results) else 0
 
     def summary(self) -> str:
-        parts = [f"{self.count(Outcome.CHANGED)} changed", f"{self.count(Outcome.SAME, Outcome.PROVEN)} same"]
+        parts = [f"{self.count(Outcome.CHANGED)} changed", f"{self.count(Outcome.SAME, Outcome.PROVEN, Outcome.ALL_INPUTS)} same"]
         for status in (Outcome.TOO_FEW_INPUTS, Outcome.ERROR, Outcome.SKIPPED, Outcome.NOT_RUN, Outcome.ADDED,
                        Outcome.REMOVED):
             if self.count(status):
@@ -144,11 +147,11 @@ class DiffResult:
             "new": {"name": plan.new.name, "commit": plan.new.commit},
             "exit_code": self.exit_code,
             "summary": {
-                "checked": self.count(Outcome.CHANGED, Outcome.SAME, Outcome.PROVEN, Outcome.TOO_FEW_INPUTS,
-                                      Outcome.ERROR),
+                "checked": self.count(Outcome.CHANGED, Outcome.SAME, Outcome.PROVEN, Outcome.ALL_INPUTS,
+                                      Outcome.TOO_FEW_INPUTS, Outcome.ERROR),
                 **{status: self.count(status) for status in (
-                    Outcome.CHANGED, Outcome.SAME, Outcome.PROVEN, Outcome.TOO_FEW_INPUTS, Outcome.ERROR,
-                    Outcome.SKIPPED, Outcome.NOT_RUN, Outcome.ADDED, Outcome.REMOVED)},
+                    Outcome.CHANGED, Outcome.SAME, Outcome.PROVEN, Outcome.ALL_INPUTS, Outcome.TOO_FEW_INPUTS,
+                    Outcome.ERROR, Outcome.SKIPPED, Outcome.NOT_RUN, Outcome.ADDED, Outcome.REMOVED)},
                 "untouched": plan.unchanged, "tests_not_compared": plan.tests,
                 "symbols_changed": plan.symbols_changed,
             },

@@ -277,6 +277,21 @@ EXIT_TOO_FEW_INPUTS = 4
 #: Ctrl-C, as shells report it
 EXIT_INTERRUPTED = 130
 
+
+def exit_code(report: Any, *, clustering: bool = False) -> int:
+    """The exit code of a search's report (docs/cli.md, "Exit codes"): 130 interrupted (whatever
+    was found before), 1 a difference confirmed in the reference mode (``check``; a ``clustering``'s
+    classes, however many, exit 0), 4 too few inputs to tell, 0 no difference (enough inputs, a
+    proof or the whole input space)."""
+    from divergent.records import ExitReason, Verdict
+
+    if report.exit_reason is ExitReason.INTERRUPTED:
+        return EXIT_INTERRUPTED
+    if report.verdict is Verdict.DIVERGENT:
+        return EXIT_SAME if clustering else EXIT_DIVERGENT
+    return EXIT_TOO_FEW_INPUTS if report.verdict is Verdict.TOO_FEW_INPUTS else EXIT_SAME
+
+
 #: whether the running command prints JSON (then an internal error is a JSON object too)
 _json_output = False
 

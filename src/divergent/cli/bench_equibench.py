@@ -180,7 +180,7 @@ def render_equibench(console: Console, summary: Any, as_json: Path | None, html:
     table = Table(title=title)
     columns = ["category", "pairs", "accuracy", "eq", "ineq", "coverage", "unparseable", "paper best"]
     if judge != "llm":
-        columns[-1:-1] = ["witnesses", "no diff", "not exec"]
+        columns[-1:-1] = ["witnesses", "no diff", "not exec", "too few"]
     for column in columns:
         table.add_column(column, justify="left" if column == "category" else "right")
     for row in (*summary.categories, summary.overall):
@@ -189,7 +189,7 @@ def render_equibench(console: Console, summary: Any, as_json: Path | None, html:
                  f"{row.unparseable}/{row.samples}" if row.samples else "-"]
         if judge != "llm":
             cells += [str(row.execution.get("inequivalent", 0)), str(row.execution.get("no-difference-found", 0)),
-                      str(row.execution.get("not-executable", 0))]
+                      str(row.execution.get("not-executable", 0)), str(row.execution.get("too-few-inputs", 0))]
         cells.append(PAPER_BEST.get(row.category, "-"))
         table.add_row(*cells, style="bold" if row.category == "overall" else None)
     console.print(fitted(table))

@@ -131,7 +131,7 @@ def render_selfconsistency(console: Console, summary: Any, as_json: Path | None,
 
     table = Table(title=f"self-consistency run {summary.run.short_id} ({summary.run.status}): pass@1 %")
     for column in ("model", "T", "tasks", "with tests", "pick", "random sample", "gain", "better/worse/same",
-                   "tied", "one class", "mean classes", "failed"):
+                   "tied", "one class", "mean classes", "thin picks", "failed"):
         table.add_column(column, justify="left" if column == "model" else "right")
     for s in summary.models:
         gain = (s.pass_at_1 - s.baseline_pass_at_1) if s.pass_at_1 is not None and s.baseline_pass_at_1 is not None \
@@ -140,11 +140,13 @@ def render_selfconsistency(console: Console, summary: Any, as_json: Path | None,
             s.model, f"{s.temperature:g}" if s.temperature is not None else "-", str(s.tasks), str(s.scored),
             _percent(s.pass_at_1), _percent(s.baseline_pass_at_1),
             "-" if gain is None else f"{100 * gain:+.1f}", f"{s.better}/{s.worse}/{s.same}", str(s.tied),
-            str(s.one_class), "-" if s.mean_classes is None else f"{s.mean_classes:.2f}", str(s.failed),
+            str(s.one_class), "-" if s.mean_classes is None else f"{s.mean_classes:.2f}", str(s.thin), str(s.failed),
         )
     console.print(fitted(table, heading_columns=2))
     console.print("[dim]pick: the pass rate of the largest class's samples (of all tied classes' on a tie); random "
-                  "sample: the pass rate of all samples; both averaged over the tasks with tests[/dim]")
+                  "sample: the pass rate of all samples; both averaged over the tasks with tests; thin picks: "
+                  "tasks whose classes were judged on fewer inputs than the floor (--min-inputs' default), so "
+                  "they may lump samples nobody told apart[/dim]")
     if summary.errors:
         console.print(f"[yellow]{len(summary.errors)} task(s) could not be clustered (see --json)[/yellow]")
     write_outputs(summary_json(summary), as_json, html, selfconsistency_page, quiet=quiet,

@@ -7,12 +7,13 @@ from typing import Annotated, Any
 
 import typer
 
-from divergent.cli.application import EXIT_DIVERGENT, EXIT_SAME, EXIT_TOO_FEW_INPUTS, app, make_console
+from divergent.cli.application import app, exit_code, make_console
 from divergent.cli.llm_options import ModelGroup
 from divergent.cli.option_groups import with_option_groups
 from divergent.cli.outputs import OutputGroup
 from divergent.cli.search_groups import SearchGroup
 from divergent.cli.search_options import IMPLEMENTATIONS_HELP, SearchFlags, run_search
+from divergent.records import ExitReason
 
 
 @app.command()
@@ -43,7 +44,7 @@ def check(
 
     from divergent.cli.application import input_errors
     from divergent.cli.config import settings_origins
-    from divergent.cli.outputs import Delivery, keep_report, verbose_lines
+    from divergent.cli.outputs import Delivery, command_identity, keep_report, verbose_lines
     from divergent.report.json import report_json
     from divergent.search import check as run_check
 
@@ -58,7 +59,8 @@ def check(
     outputs = flags.outputs
     with input_errors(outputs.prints_json):
         outputs.check_paths(("--emit-test", emit_test))
-    ran = run_search(implementations, flags, run)
+    # (--brute-force adds the model's reference: one implementation is enough then)
+    ran = run_search(implementations, flags, run, minimum=1 if brute_force else 2)
     kind, report, programs = ran.kind, ran.result, compared or list(ran.programs)
     mark("search done")
     extras = kind.extras(report, programs, ran.options)
@@ -76,7 +78,7 @@ def check(
             test = kind.reproduction(report.counterexample, programs, ran.options, test_dir=test_dir)
     outputs.write_json(document, delivery)
     if outputs.quiet and not outputs.prints_json:
-        if report.divergent:
+        if report.divergent or report.too_few_inputs or report.exit_reason is ExitReason.INTERRUPTED:
             delivery.to_stdout(lambda: print(_plain_result(report, extras)))
     elif not outputs.prints_json:
         from divergent.report.text import render_report
@@ -96,10 +98,11 @@ def check(
 
         delivery.html(check_page(document, test=test), outputs.html)
     if outputs.store or outputs.db is not None:
-        keep_report("check", document, outputs.db, delivery, test=test)
+        command = command_identity("check", implementations, flags) | {"shrink": shrink, "brute_force": brute_force}
+        keep_report("check", document, outputs.db, delivery, test=test, command=command)
     delivery.finish(lambda: _plain_result(report, extras))
     mark("report written")
-    raise typer.Exit(EXIT_DIVERGENT if report.divergent else EXIT_TOO_FEW_INPUTS if report.too_few_inputs else EXIT_SAME)
+    raise typer.Exit(exit_code(report))
 
 
 def _plain_result(report: Any, extras: Any) -> str:

@@ -309,21 +309,51 @@ def _drop_stdout() -> None:
 
 
 def keep_report(kind: str, document: dict[str, Any], db: Path | None, delivery: Delivery, *,
-                test: str | None = None) -> str | None:
-    """Store a check or cluster report; says how to show it again (even with ``--quiet``: it was
-    asked for); returns the run id (None when the store could not take it)."""
-    from divergent.report.stored import save_report
+                test: str | None = None, command: dict[str, Any] | None = None) -> str | None:
+    """Store a check or cluster report (a run interrupted by Ctrl-C as "interrupted"; the same
+    ``command`` run again completes that run); says how to show it again (even with ``--quiet``:
+    it was asked for); returns the run id (None when the store could not take it)."""
+    from divergent.report.stored import interrupted_run, save_report
     from divergent.store import Store
 
-    kept: list[str] = []
+    status = "interrupted" if document.get("exit_reason") == "interrupted" else "finished"
+    kept: list[tuple[Any, Any]] = []
 
     def store() -> None:
         with Store(db) as opened:
-            kept.append(save_report(opened, kind, document, test=test).short_id)
+            resumed = interrupted_run(opened, kind, command) if command is not None else None
+            kept.append((save_report(opened, kind, document, test=test, status=status, command=command), resumed))
 
     if not delivery.attempt("keep the report in the store", store):
         return None
+    run, resumed = kept[0]
     where = f" --db {db}" if db is not None else ""
+    how = f"report stored as run {run.short_id}" + (" (interrupted: the same command resumes it)"
+                                                    if status == "interrupted" else "")
+    if resumed is not None:
+        how += f" (resumes the interrupted run {resumed.short_id})"
     with contextlib.suppress(OSError):
-        print(f"report stored as run {kept[0]}: divergent report {kept[0]}{where}", file=sys.stderr)
-    return kept[0]
+        print(f"{how}: divergent report {run.short_id}{where}", file=sys.stderr)
+    return run.short_id
+
+
+#: options a resumed run may change: how long it searches ("raise --budget" and run it again)
+_RESUMED_WITH_ANOTHER = {("search", "budget"), ("search", "executions")}
+
+
+def command_identity(command: str, implementations: list[str], flags: Any) -> dict[str, Any]:
+    """What a searching command ran, as plain JSON (the programs as given, from which directory,
+    and every option but the output's and the budget's): a stored run interrupted with the same
+    identity is resumed."""
+    import dataclasses
+    import os
+
+    options: dict[str, Any] = {}
+    for group in dataclasses.fields(flags):
+        if group.name == "outputs":
+            continue
+        for name, value in dataclasses.asdict(getattr(flags, group.name)).items():
+            if (group.name, name) in _RESUMED_WITH_ANOTHER:
+                continue
+            options[f"{group.name}.{name}"] = value if isinstance(value, bool | int | float | type(None)) else str(value)
+    return {"command": command, "directory": os.getcwd(), "implementations": list(implementations), "options": options}

@@ -83,10 +83,6 @@ class ProgramGroup(OptionGroup):
         "--statement", metavar="FILE",
         help="The problem statement (text, Markdown or HTML): its input section and constraints shape the "
         "inputs.")] = None
-    min_inputs: Annotated[int, typer.Option(
-        "--min-inputs", metavar="N", min=0,
-        help="Fewer valid inputs judged than this: verdict too-few-inputs (exit 4), not 'no difference'.")] = (
-        _PROGRAMS.min_inputs)
     # older spellings, hidden; each keeps the meaning it had
     example: Annotated[list[str] | None, typer.Option("--example", **_HIDDEN)] = None
     inputs: Annotated[str | None, typer.Option("--inputs", **_HIDDEN)] = None
@@ -125,7 +121,6 @@ class ProgramGroup(OptionGroup):
             javacflags=_added(_BUILD.javacflags, self.javacflags, "--javacflags"),
             std=self.std, build_cache=self.build_cache, fresh_interpreter=self.fresh_interpreter,
             with_files=tuple(self.with_file or ()), input_format=self.input_format, statement=self.statement,
-            min_inputs=self.min_inputs,
         )
 
 

@@ -50,10 +50,14 @@ class SearchGroup(OptionGroup):
         help="Comma-separated, or all: seeds, mutation, llm and randsearch (with --model) for every kind; "
         "hypothesis and symbolic for Python functions; generator for whole programs and commands "
         "(with --generator).")] = None
+    min_inputs: Annotated[int | None, typer.Option(
+        "--min-inputs", metavar="N", min=0,
+        help="The fewest judged inputs that back 'no difference' (default 100 for every kind; 0: no floor): "
+        "fewer, and the verdict is too-few-inputs (exit 4), unless the whole input space was judged.")] = None
 
     def apply(self, options: Any, flags: Any) -> Any:
         return options.with_(budget=Budget(seconds=self.budget, executions=self.executions), seed=self.seed,
-                             seeds=tuple(self.seeds or ()), engines=self.engines)
+                             seeds=tuple(self.seeds or ()), engines=self.engines, min_inputs=self.min_inputs)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from divergent.cli.option_groups import OptionGroup
 from divergent.cli.outputs import OutputGroup
 from divergent.cli.program_group import ProgramGroup
 from divergent.cli.search_groups import ComparisonGroup, LimitsGroup, SearchGroup
+from divergent.errors import InvalidArgument
 
 if TYPE_CHECKING:
     from divergent.llm.client import LLMClient
@@ -92,10 +93,14 @@ class SearchRun:
     result: Any
 
 
-def run_search(implementations: list[str], flags: SearchFlags, run: Callable[..., Any]) -> SearchRun:
+def run_search(implementations: list[str], flags: SearchFlags, run: Callable[..., Any], *,
+               load: Callable[..., Any] | None = None, minimum: int = 1) -> SearchRun:
     """Choose the programs' kind, build the options for it and load the programs (once), and call
     ``run(programs, options)`` (check or cluster) with a live progress display; input errors exit 2
-    the contract's way."""
+    the contract's way. ``load(kind, specs, options)``: how the programs load (default: all or
+    none, a bad spec an input error; ``cluster`` keeps going past samples that do not load);
+    ``minimum``: the fewest programs the command compares (fewer is an input error, told before the
+    model's client is set up)."""
     from divergent.trace import mark
 
     mark("search modules imported")
@@ -104,7 +109,9 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
     with input_errors(flags.outputs.prints_json):
         kind = flags.kind_of(implementations)
         options = flags.options_for(kind)
-        programs = kind.load(implementations, options)
+        programs = kind.load(implementations, options) if load is None else load(kind, implementations, options)
+        if len(programs) < minimum:
+            raise InvalidArgument(f"need at least {minimum} {kind.noun}s to compare, got {len(programs)}")
         mark("programs loaded")
         # (no console at all when quiet: a --json run never loads rich)
         if flags.outputs.verbose:
@@ -116,7 +123,7 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
             options = flags.model.connect(options)
             result = run(list(programs), options)
             if options.llm is not None:
-                result = with_note(result, model_data_note(options.llm))
+                result = with_note(result, model_data_note(options.llm, report_in(result)))
             return SearchRun(kind=kind, programs=programs, options=options, result=result)
         finally:
             stop_progress()
@@ -124,16 +131,59 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
                 options.llm.close()
 
 
-def model_data_note(llm: LLMClient) -> str:
-    """What the report says when a model took part: what left the machine, and for where."""
+def model_data_note(llm: LLMClient, report: Any = None) -> str:
+    """What the report says when a model took part: what left the machine, and for where, as far
+    as it is known (a refused connection sent nothing; a request that got no answer may have
+    reached the endpoint)."""
     from divergent.llm.chat import Usage
+    from divergent.search.verdict import endpoint_failure
 
     endpoint = llm.settings.base_url or "the OpenAI API"
-    if llm.usage() == Usage():
+    usage = llm.usage()
+    if usage.calls:
+        return (f"with --model, the programs' source, inputs and outputs (return values, exceptions, printed "
+                f"text) were sent to {endpoint}, and the answers stored in the response cache")
+    failure_text = _model_failure_text(report) if report is not None else ""
+    if usage.cached_calls and not usage.retries and not failure_text:
+        return f"with --model, every answer came from the response cache: nothing was sent to {endpoint}"
+    if usage == Usage() and not _model_asked(report):
         # the search ended before the model's engine made its first call (the others found the answer)
         return f"with --model, the search ended before the model was asked anything: nothing was sent to {endpoint}"
-    return (f"with --model, the programs' source, inputs and outputs (return values, exceptions, printed "
-            f"text) were sent to {endpoint}, and the answers stored in the response cache")
+    failure = endpoint_failure(failure_text) if failure_text else "it did not answer within the budget"
+    if "refused the connection" in failure or "does not resolve" in failure:
+        return f"with --model, nothing was sent to {endpoint}: {failure}"
+    return (f"with --model, no answer came from {endpoint} ({failure}): requests carrying the programs' source, "
+            f"inputs and outputs may have reached it")
+
+
+def _model_asked(report: Any) -> bool:
+    """Whether the model was asked anything in the run (an engine driving it started, or the filter
+    judged a difference), answered or not."""
+    from divergent.engines.registry import NEEDS_MODEL
+
+    if report is None:
+        return False
+    return (any(stats.name in NEEDS_MODEL for stats in report.engines)
+            or any(note.startswith("filter:") for note in report.notes)
+            or any(split.filter is not None for split in report.splits))
+
+
+def _model_failure_text(report: Any) -> str:
+    """The first words a report has on why the model failed (a model engine's stop, the filter's note)."""
+    from divergent.engines.registry import NEEDS_MODEL
+
+    for stats in report.engines:
+        if stats.name in NEEDS_MODEL and stats.stopped.startswith("failed"):
+            return stats.stopped
+    return next((note for note in report.notes if note.startswith(("filter:", "engine llm", "semantic clustering"))),
+                "")
+
+
+def report_in(result: Any) -> Any:
+    """The Report in what a searching command's ``run`` returned (a Report, a Clustering, a tuple)."""
+    if isinstance(result, tuple) and result:
+        return report_in(result[0])
+    return getattr(result, "report", result)
 
 
 def with_note(result: Any, note: str) -> Any:

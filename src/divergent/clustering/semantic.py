@@ -49,13 +49,13 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from divergent.clustering.behaviour import Clustering
-from divergent.errors import InvalidArgument
+from divergent.clustering.behaviour import Clustering, clustering_of
+from divergent.errors import BudgetSpent, InvalidArgument, LoadError
 from divergent.llm.chat import ChatModel, Usage
-from divergent.probegen.session import ProbeGenSession
+from divergent.probegen.session import ProbeGenResult, ProbeGenSession
 from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY, TreeStrategy, max_calls
 from divergent.programs import PythonFunction
-from divergent.records import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind, Verdict
+from divergent.records import Counterexample, ExitReason, Input, Observation, Outcome, OutcomeKind, Report
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.pool import WorkerPool
 from divergent.search import (
@@ -66,6 +66,7 @@ from divergent.search import (
     prepare,
     refine_partition,
 )
+from divergent.search.splitting import within
 from divergent.spurious import SpuriousFilter
 
 __all__ = [
@@ -245,7 +246,12 @@ def semantic_cluster(
         options = options.with_(engines=cheap or ("seeds",), spurious_filter=spurious_filter, llm=chat, spec=spec)
         cheap_phase = bool(cheap)
     usage_before = chat.usage()
-    search = prepare(implementations, options, minimum=2)
+    try:
+        search = prepare(implementations, options, minimum=2)
+    except BudgetSpent as error:
+        if not isinstance(error.report, Report):
+            raise
+        return SemanticClustering(report=error.report, classes=error.report.classes, splits=(), model=chat.model)
     try:
         clustering = _run(search, chat, cheap_phase, probes=probes, spec=spec, strategy=strategy, k=k, d=d,
                           store=store)
@@ -277,7 +283,11 @@ def _run(
     partition = Partition(classes=(tuple(range(count)),))
     exit_reason = ExitReason.EXHAUSTED
     if cheap_phase:
-        exit_reason = refine_partition(search, partition)
+        # the budget bounds the whole clustering: with probes to come, the cheap phase gets half
+        deadline = search.deadline
+        if probes and deadline is not None:
+            deadline = time.monotonic() + (deadline - time.monotonic()) / 2
+        exit_reason = refine_partition(search, partition, deadline=deadline)
     rng = random.Random(f"{search.seed}:semantic-cluster")
     picked: set[tuple[int, int]] = set()
     steps: list[PairProbe] = []
@@ -289,6 +299,10 @@ def _run(
             search.journal.note(f"semantic clustering: every pair was probed after {step} probes")
             break
         picked.add(pair)
+        if search.out_of_budget() is not None:
+            search.journal.note(f"semantic clustering: the budget ended after {step} probe(s)")
+            exit_reason = ExitReason.BUDGET_SECONDS
+            break
         try:
             probe = _probe(search, partition, chat, pair, step, spec=spec, strategy=strategy, k=k, d=d, store=store)
         except KeyboardInterrupt:
@@ -298,24 +312,11 @@ def _run(
         if probe.reason.startswith("failed"):
             search.journal.note(f"semantic clustering stopped after {step + 1} probe(s): {probe.reason}")
             break
-    partition.classes = tuple(sorted(partition.classes, key=lambda members: (-len(members), members[0])))
     if len(partition.classes) == count:
         exit_reason = ExitReason.FOUND
-    report = search.report(
-        verdict=Verdict.DIVERGENT if len(partition.classes) > 1 else Verdict.NO_DIFFERENCE_FOUND,
-        counterexample=None,
-        partition=partition,
-        exit_reason=exit_reason,
-    )
-    return SemanticClustering(
-        report=report,
-        classes=partition.classes,
-        splits=tuple(partition.splits),
-        filtered_out=tuple(partition.filtered_out),
-        probes=tuple(steps),
-        usage=Usage(),
-        model=chat.model,
-    )
+    return clustering_of(search, partition, exit_reason, record=SemanticClustering,  # type: ignore[return-value]
+                         filtered_out=tuple(partition.filtered_out), probes=tuple(steps), usage=Usage(),
+                         model=chat.model)
 
 
 def _probe(
@@ -367,10 +368,16 @@ def _probe(
     )
     try:
         search.journal.phase(f"probe {step + 1}")
-        result = session.search(strategy=strategy, k=k, d=d)
+        # a slow or dead model holds the probe, never the budget: past it, the probe is given up
+        remaining = search.remaining()
+        result = within(None if remaining == float("inf") else max(0.0, remaining),
+                        lambda: session.search(strategy=strategy, k=k, d=d))
         run_id = session.run_id
     finally:
         session.close()
+    if result is None:
+        result = ProbeGenResult(found=None, calls=session.calls, usage=session.usage,
+                                reason="stopped: the budget ended while the model was asked")
     observations = [search.comparison.observe(item, outcomes) for item, outcomes in ran.values()]
     _split(search, partition, observations)
     return PairProbe(
@@ -478,7 +485,7 @@ def _with_test_harness(impl: PythonFunction, reference: ReferenceTests) -> Pytho
 
 
 def run_reference_tests(
-    implementations: Sequence[PythonFunction],
+    implementations: Sequence[Any],
     reference: ReferenceTests,
     *,
     limits: Limits = Limits(),
@@ -486,7 +493,36 @@ def run_reference_tests(
 ) -> TestResults:
     """Run every test on every implementation in the sandbox (one worker per implementation).
 
-    A test passes when it runs to its end; an exception, a timeout or a crash fails it."""
+    A test passes when it runs to its end; an exception, a timeout or a crash fails it. An
+    implementation that does not load (an :class:`~divergent.clustering.behaviour.Unloadable`, or
+    one the sandbox cannot start) fails every test, and the others' tests run without it."""
+    from divergent.clustering.behaviour import LOAD_ATTEMPTS, Unloadable
+
+    entries = list(implementations)
+    failures = [f"does not load: {entry.error}" if isinstance(entry, Unloadable) else "" for entry in entries]
+    passed = [0] * len(entries)
+    for _ in range(LOAD_ATTEMPTS):
+        runnable = [position for position, entry in enumerate(entries) if not failures[position]]
+        if not runnable:
+            break
+        try:
+            ran, first = _tests_of([entries[position] for position in runnable], reference, limits, isolation)
+        except LoadError as error:
+            failed = {entries[position].label: position for position in runnable}
+            if not any(label in failed for label in error.programs):
+                raise
+            for label in error.programs:
+                if label in failed:
+                    failures[failed[label]] = f"does not load in the sandbox: {error}"
+            continue
+        for position, count, failure in zip(runnable, ran, first, strict=True):
+            passed[position], failures[position] = count, failure
+        break
+    return TestResults(total=len(reference.tests), passed=tuple(passed), first_failure=tuple(failures))
+
+
+def _tests_of(implementations: Sequence[PythonFunction], reference: ReferenceTests, limits: Limits,
+              isolation: str | None) -> tuple[list[int], list[str]]:
     harnessed = [_with_test_harness(impl, reference) for impl in implementations]
     inputs = [Input(args=(index,), how_generated="tests") for index in range(len(reference.tests))]
     with WorkerPool(harnessed, limits=limits, isolation=isolation, compare_mutation=False) as pool:
@@ -500,7 +536,7 @@ def run_reference_tests(
                 passed[member] += 1
             elif not failures[member]:
                 failures[member] = f"{_short(reference.tests[index])}: {outcome.describe()}"
-    return TestResults(total=len(reference.tests), passed=tuple(passed), first_failure=tuple(failures))
+    return passed, failures
 
 
 def _short(text: str, limit: int = 80) -> str:

@@ -52,7 +52,7 @@ from divergent.records import Input, Observation
 __all__ = ["LLMProbeEngine"]
 
 #: how long close() waits for the search thread before closing its workers from outside
-_CLOSE_WAIT = 5.0
+_CLOSE_WAIT = 0.2
 
 
 class LLMProbeEngine(Engine):

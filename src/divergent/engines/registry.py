@@ -20,6 +20,11 @@ NEEDS_MODEL: frozenset[str] = frozenset({"llm", "randsearch"})
 #: RandSearch is REFUTE's baseline and overlaps ProbeGen; by default a run's model calls are ProbeGen's
 OPT_IN: frozenset[str] = frozenset({"randsearch"})
 
+#: engines that draw from the input space itself (not from a list: seeds, a generator, a model): one
+#: that runs out of new inputs has made every input it can, which a verdict may count as the space
+#: judged whole (``divergent.search.verdict``)
+ENUMERATING: frozenset[str] = frozenset({"mutation", "grammar", "hypothesis"})
+
 
 def parse_engine_list(text: str | None) -> tuple[str, ...]:
     """``"seeds,mutation"`` → ("seeds", "mutation"); None or "" → the default engines (all but the

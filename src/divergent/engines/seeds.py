@@ -103,7 +103,8 @@ def _infer_one_kind(kind: type, values: list[Any]) -> Any:
 
 
 class SeedEngine(Engine):
-    """Proposes the seed inputs that meet the preconditions, in order, each once."""
+    """Proposes the seed inputs that meet the preconditions, in order, each once (a given seed need
+    only bind to the signature: the annotations are no precondition on the task's own inputs)."""
 
     name = "seeds"
     checks_preconditions = True
@@ -165,14 +166,18 @@ class SeedEngine(Engine):
                         self._seen.add(call.key)
                         batch.append(call)
                 break
+            given = self._next < len(self.context.seeds)
             seed = seeds[self._next]
             self._next += 1
             if seed.key in self._seen:
                 continue
             self._seen.add(seed.key)
-            if not preconditions.conforms(seed, self.context.signature) or not satisfies_requirement(
-                self.context, seed
-            ):
+            # A given seed is an input of the task whatever the annotations say (a test passing a
+            # tuple where one implementation annotates list): it must only bind. Shaped calls keep
+            # to the annotations.
+            fits = (preconditions.bind_arguments(seed, self.context.signature) is not None if given
+                    else preconditions.conforms(seed, self.context.signature))
+            if not fits or not satisfies_requirement(self.context, seed):
                 self._rejected += 1
                 continue
             batch.append(

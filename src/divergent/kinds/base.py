@@ -24,7 +24,7 @@ from divergent.comparison import Comparison
 from divergent.engines.base import Engine, TextServices
 from divergent.engines.registry import NEEDS_MODEL, parse_engine_list
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.options import SearchOptions
+from divergent.options import DEFAULT_MIN_INPUTS, SearchOptions
 from divergent.programs import Program, Signature
 from divergent.records import AnyInput, Counterexample, Report
 from divergent.report.presentation import Presentation, ReportExtras
@@ -63,6 +63,10 @@ class ProgramKind(abc.ABC):
     presentation: ClassVar[Presentation]
     #: whether ProbeGen's semantic clustering (a model probing pairs, the spurious filter) applies
     semantic_clustering: ClassVar[bool] = False
+    #: the default floor of judged inputs behind "no difference" (``--min-inputs``; docs/cli.md says
+    #: why): 100 independent inputs miss a difference that one input in 33 shows less than one
+    #: time in 20
+    min_inputs: ClassVar[int] = DEFAULT_MIN_INPUTS
 
     # -- choosing the kind ------------------------------------------------------------------------
 
@@ -91,6 +95,13 @@ class ProgramKind(abc.ABC):
     @abc.abstractmethod
     def open_runner(self, programs: Sequence[Program], options: SearchOptions) -> Runner:
         """A started runner of ``programs`` under ``options`` (what a reproducing test needs)."""
+
+    def reference(self, programs: Sequence[Program]) -> tuple[Program, ...]:
+        """The programs as the reference mode runs them: a fresh process per run, the mode the
+        printed ``reproduce`` commands and the reproducing test use. A difference counts only once
+        it holds there (a warm mode may find it: :mod:`divergent.search.confirmation`). Default: the
+        programs as they are (their runner already is the reference mode)."""
+        return tuple(programs)
 
     @abc.abstractmethod
     def input_of(self, item: object) -> AnyInput:
@@ -188,9 +199,20 @@ class Subjects:
         """The seconds a run may take (the fixed limit when :attr:`adaptive_limits` is False)."""
         return self.options.limits.timeout
 
-    def open_runner(self, timeout_factor: float = 1.0) -> Runner:
-        """A started runner of the programs (``timeout_factor`` times the usual limits)."""
-        return self.kind.open_runner(self.programs, self.scaled_options(timeout_factor))
+    def open_runner(self, timeout_factor: float = 1.0, *, reference: bool = False) -> Runner:
+        """A started runner of the programs (``timeout_factor`` times the usual limits; ``reference``:
+        in the reference mode, :meth:`ProgramKind.reference`)."""
+        return self.kind.open_runner(self.runnable(reference), self.scaled_options(timeout_factor))
+
+    def runnable(self, reference: bool = False) -> tuple[Program, ...]:
+        """The programs as the search runs them, or as the reference mode does."""
+        return self.kind.reference(self.programs) if reference else self.programs
+
+    @property
+    def warm(self) -> bool:
+        """Whether the search's runner runs the programs otherwise than the reference mode (a warm
+        interpreter or JVM): then a difference it sees must hold in the reference mode to count."""
+        return self.runnable(reference=True) != self.programs
 
     def scaled_options(self, timeout_factor: float) -> SearchOptions:
         if timeout_factor == 1.0:
@@ -226,8 +248,10 @@ class Subjects:
     @property
     def input_floor(self) -> int:
         """A search that judged fewer valid inputs than this found too few to say "no difference"
-        (``Verdict.TOO_FEW_INPUTS``); 0: no floor."""
-        return 0
+        (``Verdict.TOO_FEW_INPUTS``; :mod:`divergent.search.verdict`): ``--min-inputs``, else the
+        kind's own floor; 0: no floor."""
+        floor = self.options.min_inputs
+        return self.kind.min_inputs if floor is None else floor
 
     def inferred_inputs(self) -> Mapping[str, Any] | None:
         """What was inferred about the inputs, for the report (``--json``: ``inferred_inputs``)."""

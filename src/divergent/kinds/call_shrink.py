@@ -16,6 +16,9 @@ from typing import Any
 from divergent.records import Input
 from divergent.values import canonical_key
 
+#: a number shrinks toward a threshold below it by removing 1/4, 1/8, ... up to 1/2**this of it
+_THRESHOLD_STEPS = 8
+
 
 def complexity(value: Any) -> tuple[int, int]:
     """How complicated a value looks to a reader: (size, magnitude). Smaller is simpler; every
@@ -59,9 +62,16 @@ def simpler_values(value: Any) -> Iterator[Any]:
         yield 0
         if value < 0:
             yield -value
-        for candidate in (value // 2, value - 1 if value > 0 else value + 1, 1 if value > 0 else -1):
+        sign = 1 if value > 0 else -1
+        for candidate in (sign * (abs(value) // 2), value - sign, sign):
             if abs(candidate) < abs(value):
                 yield candidate
+        # binary steps: toward zero (a value just past a threshold far below is reached in one
+        # step), and toward a threshold just below (each step at least halves what is above it)
+        for shift in range(2, abs(value).bit_length()):
+            yield sign * (abs(value) >> shift)
+        for shift in range(2, min(abs(value).bit_length(), _THRESHOLD_STEPS + 1)):
+            yield value - sign * (abs(value) >> shift)
         digits = len(str(abs(value)))
         if digits > 2:
             yield int(str(value)[: digits // 2 + (value < 0)])

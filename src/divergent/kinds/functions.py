@@ -10,6 +10,7 @@ sandboxed worker (:class:`~divergent.sandbox.pool.WorkerPool`), which takes a pe
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from divergent.kinds.base import ProgramKind, Subjects, records_of
 from divergent.kinds.call_shrink import shrink as shrink_call
 from divergent.options import SearchOptions, SeedSpec
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
-from divergent.preconditions import conforms, make_requirement
+from divergent.preconditions import bind_arguments, conforms, make_requirement
 from divergent.programs import Program, PythonFunction, Signature, with_distinct_labels
 from divergent.records import AnyInput, Counterexample, Input
 from divergent.report.calls import CALLS
@@ -138,11 +139,16 @@ class FunctionSubjects(Subjects):
         self.notes.extend([*notes, *structure.notes()])
 
     def acceptable(self, item: AnyInput) -> bool:
-        """The annotations (typeguard) and the user's requirement."""
+        """The annotations (typeguard) and the user's requirement; a given seed need only bind."""
         assert isinstance(item, Input)
-        if not conforms(item, self.signature):
-            return False
-        return self.requirement is None or self.requirement(item)
+        fits = bind_arguments(item, self.signature) is not None if item.key in self.given else conforms(
+            item, self.signature)
+        return fits and (self.requirement is None or self.requirement(item))
+
+    @functools.cached_property
+    def given(self) -> frozenset[str]:
+        """The keys of the given seeds (the task's own inputs)."""
+        return frozenset(seed.key for seed in self.seeds)
 
 
 def function_seeds(
@@ -165,14 +171,21 @@ def function_seeds(
         found.extend(load.seeds_from_docstring(function))
         found.extend(load.seeds_from_asserts(function.source, function.entry_point))
     unique: dict[str, Input] = {}
-    dropped = 0
+    dropped = unannotated = 0
     for item in found:
-        if not conforms(item, signature):
+        if bind_arguments(item, signature) is None:
             dropped += 1
             continue
+        if item.key not in unique and not conforms(item, signature):
+            unannotated += 1
         unique.setdefault(item.key, item)
     if dropped:
-        notes.append(f"{dropped} seed input(s) did not fit the signature {signature} and were dropped")
+        notes.append(f"{dropped} seed input(s) cannot be called with the signature {signature} and were dropped")
+    if unannotated:
+        # the task's own inputs: an implementation's annotation (list where the tests pass a tuple)
+        # is no reason to drop them
+        notes.append(f"{unannotated} seed input(s) do not fit the annotations of {signature}; run all the same "
+                     "(the annotations are no precondition on the given inputs)")
     return list(unique.values()), notes
 
 

@@ -79,9 +79,6 @@ class ProgramOptions:
     #: the problem statement (a file, text or HTML): its input section and constraints shape the
     #: inputs when no format is given
     statement: str | None = None
-    #: a search that judged fewer valid inputs than this says so (verdict ``too-few-inputs``)
-    #: instead of "no difference found"
-    min_inputs: int = 100
 
     def __post_init__(self) -> None:
         examples: Any = self.examples
@@ -104,8 +101,6 @@ class ProgramOptions:
             object.__setattr__(self, "input_format", str(self.input_format))
         if isinstance(self.statement, Path):
             object.__setattr__(self, "statement", str(self.statement))
-        if self.min_inputs < 0:
-            raise InvalidArgument(f"min_inputs={self.min_inputs!r} must be at least 0")
         for name in ("inputs_dir", "generator", "validator", "checker", "build_cache"):
             value = getattr(self, name)
             if value is not None:

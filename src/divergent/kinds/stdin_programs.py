@@ -14,16 +14,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 
 from divergent.errors import DivergentError, InvalidArgument
 from divergent.kinds.base import records_of
 from divergent.kinds.texts import TextKind
 from divergent.load.whole_programs import load_program, names_whole_program
 from divergent.options import SearchOptions
-from divergent.programs import Program, PythonFunction, StdinProgram, with_distinct_labels
+from divergent.programs import Language, Program, PythonFunction, StdinProgram, with_distinct_labels
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.launch import ProgramLimits
 from divergent.sandbox.runner import Runner
+
+#: the languages whose programs the search runs warm (a fork of a warm interpreter, a warm JVM)
+_WARM = (Language.PYTHON, Language.JAVA)
 
 
 class StdinPrograms(TextKind):
@@ -55,6 +59,16 @@ class StdinPrograms(TextKind):
             else:
                 raise InvalidArgument(f"implementation {spec!r}: expected a path, exec:PATH or a StdinProgram")
         return tuple(with_distinct_labels(programs))
+
+    def reference(self, programs: Sequence[Program]) -> tuple[Program, ...]:
+        """Python scripts in a fresh interpreter per run, Java programs in a JVM of their own per
+        run (``--fresh-interpreter``): the way ``reproduce`` runs them."""
+        return tuple(
+            replace(program, build=replace(program.build, fresh_interpreter=True))
+            if isinstance(program, StdinProgram) and program.language in _WARM and not program.build.fresh_interpreter
+            else program
+            for program in programs
+        )
 
     def prepare(self, programs: Sequence[Program], helpers: Sequence[StdinProgram], *, level: Isolation,
                 limits: ProgramLimits, deadline: float | None = None) -> None:

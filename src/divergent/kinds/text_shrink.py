@@ -82,7 +82,9 @@ def _smaller_tokens(token: str) -> list[str]:
         digits = len(str(abs(value)))
         if digits > 2:
             out.append(int(str(value)[: digits // 2 + (value < 0)]))
+        # toward zero in binary steps (a value near a threshold far below is reached in one step),
         # toward a threshold in big steps, and to fewer significant digits (readable numbers)
+        out.extend(value >> shift if value > 0 else -((-value) >> shift) for shift in range(2, abs(value).bit_length()))
         out.extend(value - (value >> shift) for shift in range(1, 9) if abs(value) >> shift)
         out.extend(value - step if value > 0 else value + step for step in range(2, 9) if abs(value) > step)
         out.extend(int(str(value)[: k + (value < 0)] + "0" * (digits - k)) for k in range(1, digits))

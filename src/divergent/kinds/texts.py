@@ -433,9 +433,10 @@ class TextSubjects(Subjects):
     def time_limit(self) -> float:
         return self.limits.time_limit
 
-    def open_runner(self, timeout_factor: float = 1.0) -> Runner:
+    def open_runner(self, timeout_factor: float = 1.0, *, reference: bool = False) -> Runner:
         limits = self.limits if timeout_factor == 1.0 else self.limits.scaled(timeout_factor)
-        return self.text_kind.start_runner(self.programs, limits=limits, level=self.level, checker=self.checker)
+        return self.text_kind.start_runner(self.runnable(reference), limits=limits, level=self.level,
+                                           checker=self.checker)
 
     def gather_seeds(self) -> None:
         seeds, notes = valid_seeds(text_seeds(self.options), self.validator)
@@ -502,10 +503,6 @@ class TextSubjects(Subjects):
         if self.format_check is not None and (reason := self.format_check.reason(item)):
             return reason
         return self.validator.reason(item) if self.validator is not None else ""
-
-    @property
-    def input_floor(self) -> int:
-        return self.options.programs.min_inputs
 
     def inferred_inputs(self) -> dict[str, object] | None:
         """The input format used (``--json``: ``inferred_inputs.input_format``) and what the

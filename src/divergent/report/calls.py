@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from divergent.records import Counterexample, Input, Outcome, OutcomeKind, Report
+from divergent.records import Counterexample, ExitReason, Input, Outcome, OutcomeKind, Report
 from divergent.report.json import filter_json, outcomes_json
 from divergent.report.presentation import ReportExtras
 from divergent.report.text import (
@@ -23,6 +23,8 @@ from divergent.report.text import (
     print_reproducing_test,
     proof_text,
     render_splits,
+    too_few_headline,
+    too_few_panel,
     verdict_text,
 )
 from divergent.values import encode, json_safe, printable, render
@@ -87,14 +89,18 @@ def _plain(report: Report) -> str:
             f"({report.inputs:,} inputs also run, {report.seconds:.1f} s)"
         )
         lines.extend(f"  {limit}" for limit in report.proof.limits)
+    elif report.counterexample is None and report.too_few_inputs:
+        lines.append(f"{too_few_headline(report)} among {len(report.implementations)} implementations "
+                     f"({report.executions:,} executions, {report.seconds:.1f} s, stopped: {report.exit_reason.value})")
     elif report.counterexample is None and report.space is not None:
-        lines.append(f"equivalent on all {report.space.inputs} valid inputs: {len(report.implementations)} "
-                     f"implementations, {report.space.description} ({report.executions} executions, "
+        lines.append(f"equivalent on all {report.space.inputs:,} valid inputs: {len(report.implementations)} "
+                     f"implementations, {report.space.description} ({report.executions:,} executions, "
                      f"{report.seconds:.1f} s)")
     elif report.counterexample is None:
         relevant = " relevant" if report.filtered_out else ""
+        interrupted = "interrupted: " if report.exit_reason is ExitReason.INTERRUPTED else ""
         lines.append(
-            f"no{relevant} difference found among {len(report.implementations)} implementations "
+            f"{interrupted}no{relevant} difference found among {len(report.implementations)} implementations "
             f"({report.inputs:,} inputs, {report.executions:,} executions, {report.seconds:.1f} s, "
             f"stopped: {report.exit_reason.value})"
         )
@@ -148,6 +154,10 @@ def _render(report: Report, console: Console, test: str | None) -> None:
                 border_style="green",
             )
         )
+    elif report.counterexample is None and report.too_few_inputs:
+        console.print(too_few_panel(report, f" among {len(report.implementations)} implementations: "
+                                            f"{report.executions:,} executions in {report.seconds:.1f} s (stopped: "
+                                            f"{report.exit_reason.value})."))
     elif report.counterexample is None and report.space is not None:
         console.print(Panel(Text.assemble(
             (f"Equivalent on all {report.space.inputs:,} valid inputs", "bold green"),

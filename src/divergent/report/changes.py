@@ -17,7 +17,7 @@ Document = Mapping[str, Any]
 
 #: how each status reads in the table
 _VERDICTS = {
-    "changed": "CHANGED", "same": "same", "proven-same": "proven same", "too-few-inputs": "too few inputs",
+    "changed": "CHANGED", "same": "same", "proven-same": "proven same", "same-on-all-inputs": "same on all inputs", "too-few-inputs": "too few inputs",
     "error": "error", "skipped": "skipped", "not-run": "not run", "added": "added", "removed": "removed",
 }
 
@@ -43,7 +43,7 @@ def diff_rows(document: Document) -> list[tuple[str, str, str, str]]:
 def diff_headline(document: Document) -> str:
     summary = document.get("summary", {})
     old, new = document["old"]["name"], document["new"]["name"]
-    parts = [f"{summary.get('changed', 0)} changed", f"{summary.get('same', 0) + summary.get('proven-same', 0)} same"]
+    parts = [f"{summary.get('changed', 0)} changed", f"{summary.get('same', 0) + summary.get('proven-same', 0) + summary.get('same-on-all-inputs', 0)} same"]
     for status in ("too-few-inputs", "error", "skipped", "not-run", "added", "removed"):
         if summary.get(status):
             parts.append(f"{summary[status]} {_VERDICTS[status]}")
@@ -58,7 +58,7 @@ def render_diff_table(document: Document, console: Any) -> None:
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    styles = {"CHANGED": "bold red", "same": "green", "proven same": "green"}
+    styles = {"CHANGED": "bold red", "same": "green", "proven same": "green", "same on all inputs": "green"}
     table = RichTable(expand=False, show_lines=False, pad_edge=False)
     table.add_column("function", overflow="fold", ratio=3)
     table.add_column("verdict", no_wrap=True)

@@ -73,6 +73,12 @@ def report_json(report: Report, function_name: str = "f", *, extras: ReportExtra
         counterexample = presentation.counterexample_json(report.counterexample, labels, extras)
     return {
         "verdict": report.verdict.value,
+        # why the verdict: what backs it, or what kept the search from judging enough inputs
+        "reason": report.reason,
+        # what backs it: difference, proof, whole-space, space, exhausted, inputs, or none (too-few-inputs)
+        "evidence": report.evidence,
+        # the floor of judged inputs behind "no difference" (--min-inputs)
+        "min_inputs": report.min_inputs,
         # the kind of programs compared ("python-function", "stdin-program", ...)
         "kind": report.kind,
         "counterexample": counterexample,
@@ -84,6 +90,9 @@ def report_json(report: Report, function_name: str = "f", *, extras: ReportExtra
         "seconds": report.seconds,
         "executions": report.executions,
         "inputs": report.inputs,
+        # the inputs that back the verdict: all but those whose difference only a warm mode showed
+        # and the reference mode (a fresh process per run) never settled
+        "judged": report.judged_inputs,
         # inputs never run: a precondition or the validator rejected them
         "rejected": report.rejected,
         "exit_reason": report.exit_reason.value,

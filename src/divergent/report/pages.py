@@ -135,6 +135,8 @@ def check_banner(document: Document) -> Banner:
         if verdict == "no-difference-found" and document.get("filtered_out"):
             headline = "No relevant difference found"
         detail = f"among {len(implementations)} implementations · {size} (stopped: {document.get('exit_reason')})"
+        if verdict == "too-few-inputs" and document.get("reason"):
+            detail = f"{document['reason']} · {detail}"  # why, as the terminal's headline says it
     return Banner(headline=headline, detail=detail, tone=tone)  # type: ignore[arg-type]
 
 

@@ -14,9 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from divergent import paths
-from divergent.records import AnyInput, Counterexample, Outcome, OutcomeKind, Report, TextInput
+from divergent.records import AnyInput, Counterexample, ExitReason, Outcome, OutcomeKind, Report, TextInput
 from divergent.report.presentation import ReportExtras
-from divergent.report.text import describe_classes, engines_table, found_text, print_reproducing_test
+from divergent.report.text import (
+    describe_classes,
+    engines_table,
+    found_text,
+    print_reproducing_test,
+    too_few_headline,
+    too_few_panel,
+)
 from divergent.text_comparison import OutputComparison
 from divergent.values import printable
 
@@ -172,12 +179,16 @@ def input_lines(item: TextInput, input_file: str | None) -> list[str]:
 def plain_program_report(report: Report, *, input_file: str | None = None, reproduce: Sequence[str] = ()) -> str:
     cx = report.counterexample
     lines = []
-    if cx is None and report.space is not None:
-        lines.append(f"equivalent on all {report.space.inputs} valid inputs: {len(report.implementations)} programs, "
-                     f"{report.space.description} ({report.executions} runs, {report.seconds:.1f} s)")
+    if cx is None and report.too_few_inputs:
+        lines.append(f"{too_few_headline(report)} among {len(report.implementations)} programs ({report.executions:,} "
+                     f"runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})")
+    elif cx is None and report.space is not None:
+        lines.append(f"equivalent on all {report.space.inputs:,} valid inputs: {len(report.implementations)} programs, "
+                     f"{report.space.description} ({report.executions:,} runs, {report.seconds:.1f} s)")
     elif cx is None:
+        interrupted = "interrupted: " if report.exit_reason is ExitReason.INTERRUPTED else ""
         lines.append(
-            f"no difference found among {len(report.implementations)} programs ({report.inputs:,} inputs, "
+            f"{interrupted}no difference found among {len(report.implementations)} programs ({report.inputs:,} inputs, "
             f"{report.executions:,} runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})"
         )
     else:
@@ -236,13 +247,9 @@ def _render_program_report(report: Report, console: Console, *, input_file: str 
 
     cx = report.counterexample
     if cx is None and report.too_few_inputs:
-        rejected = f"; {report.rejected:,} rejected as invalid" if report.rejected else ""
-        console.print(Panel(Text.assemble(
-            ("Too few inputs to tell", "bold yellow"),
-            f": no difference among {len(report.implementations)} programs, but only {report.inputs:,} valid "
-            f"input(s) were judged{rejected} ({report.executions:,} runs in {report.seconds:.1f} s, stopped: "
-            f"{report.exit_reason.value}). Give examples, a generator, --input-format or more --budget.",
-        ), border_style="yellow"))
+        console.print(too_few_panel(report, f"; no difference among {len(report.implementations)} programs in "
+                                            f"{report.executions:,} runs, {report.seconds:.1f} s (stopped: "
+                                            f"{report.exit_reason.value})."))
     elif cx is None and report.space is not None:
         console.print(Panel(Text.assemble(
             (f"Equivalent on all {report.space.inputs:,} valid inputs", "bold green"),

@@ -29,8 +29,12 @@ class StoredReport:
     test: str | None = None
 
 
-def save_report(store: Store, kind: str, document: Mapping[str, Any], *, test: str | None = None) -> RunRecord:
-    """Keep a report as a finished run; returns the run (its ``id`` names it to ``divergent report``)."""
+def save_report(store: Store, kind: str, document: Mapping[str, Any], *, test: str | None = None,
+                status: str = "finished", command: Mapping[str, Any] | None = None) -> RunRecord:
+    """Keep a report as a run in ``status`` ("finished", or "interrupted" after Ctrl-C: its partial
+    report); returns the run (its ``id`` names it to ``divergent report``). ``command`` says what
+    ran (the programs and the options): a run interrupted with the same command is resumed, its
+    record completed with this report instead of a new one made."""
     if kind not in REPORT_KINDS:
         raise InvalidArgument(f"cannot store a {kind!r} report; kinds: {', '.join(REPORT_KINDS)}")
     counterexample = document.get("counterexample") or {}
@@ -41,10 +45,25 @@ def save_report(store: Store, kind: str, document: Mapping[str, Any], *, test: s
         "classes": len(document.get("classes") or []),
         "seed": document.get("seed"),
     }
-    run = store.create_run(kind, parameters)
+    interrupted = interrupted_run(store, kind, command) if command is not None else None
+    if command is not None:
+        parameters["command"] = dict(command)
+    if interrupted is not None:
+        run = store.set_parameters(store.resume_run(interrupted.id).id, parameters)
+    else:
+        run = store.create_run(kind, parameters)
     store.save_unit(run.id, REPORT_UNIT, {"document": dict(document), "test": test},
                     float(document.get("seconds") or 0.0))
-    return store.finish_run(run.id, "finished")
+    return store.finish_run(run.id, status)
+
+
+def interrupted_run(store: Store, kind: str, command: Mapping[str, Any]) -> RunRecord | None:
+    """The latest run of ``kind`` interrupted while running ``command``, if there is one."""
+    wanted = dict(command)
+    for run in store.list_runs(kind):  # (newest first)
+        if run.status == "interrupted" and run.parameters.get("command") == wanted:
+            return run
+    return None
 
 
 def load_report(store: Store, run: RunRecord) -> StoredReport:

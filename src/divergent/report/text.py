@@ -14,6 +14,7 @@ from divergent.report.presentation import ReportExtras, presentation_of
 
 if TYPE_CHECKING:  # rich is imported where a report is drawn: a --json run never loads it
     from rich.console import Console
+    from rich.panel import Panel
     from rich.table import Table
 
 
@@ -48,6 +49,31 @@ def filtered_out_lines(report: Report) -> list[str]:
         rationale = cx.filter.rationale if cx.filter is not None else ""
         lines.append(f"{cx.input.call(cx.function_name, max_length=80)}  ({shown})  — {rationale}")
     return lines
+
+
+def too_few_counts(report: Report) -> str:
+    """``3 valid input(s) judged, fewer than 100 (--min-inputs); 12 rejected as invalid``."""
+    rejected = f"; {report.rejected:,} rejected as invalid" if report.rejected else ""
+    unsettled = report.inputs - report.judged_inputs
+    more = f" ({unsettled:,} more run warm or never settled, not counted)" if unsettled > 0 else ""
+    return f"{report.judged_inputs:,} valid input(s) judged{more}, fewer than {report.min_inputs} (--min-inputs){rejected}"
+
+
+def too_few_headline(report: Report) -> str:
+    """The headline of a ``too-few-inputs`` verdict, the same on the terminal, under ``--quiet`` and
+    in the HTML banner: ``too few inputs to tell: the budget ended before the first input (0 valid
+    input(s) judged, fewer than 100 (--min-inputs))``."""
+    return f"too few inputs to tell: {report.reason or 'no reason given'} ({too_few_counts(report)})"
+
+
+def too_few_panel(report: Report, among: str) -> Panel:
+    """The terminal's panel of a ``too-few-inputs`` verdict: its headline, then ``among`` (what was
+    compared and what it cost)."""
+    from rich.panel import Panel
+    from rich.text import Text
+
+    headline = too_few_headline(report)
+    return Panel(Text.assemble((headline[:1].upper() + headline[1:], "bold yellow"), among), border_style="yellow")
 
 
 def describe_classes(report: Report) -> list[str]:

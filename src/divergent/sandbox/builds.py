@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from divergent import paths
-from divergent.errors import LoadError, SandboxUnavailable
+from divergent.errors import BudgetSpent, LoadError, SandboxUnavailable
 from divergent.load.whole_programs import java_main_class
 from divergent.programs import BuildOptions, Language, Program, StdinProgram
 from divergent.records import OutcomeKind
@@ -333,7 +333,7 @@ def _compile(program: StdinProgram, entry: Path, level: Isolation, extra: list[S
     if deadline is not None:
         seconds = min(seconds, deadline - time.monotonic() - _BUILD_RESERVE)
         if seconds < _SHORTEST_BUILD:
-            raise LoadError(f"{program.label}: no time left to build it within the budget (raise --budget)")
+            raise BudgetSpent(f"the budget ended while {program.label} was built: raise --budget", programs=(program.label,))
     limits = ProgramLimits(
         time_limit=seconds, wall_factor=1.0, memory_mb=build.memory_mb, stack_mb=64,
         output_bytes=1 << 20, file_bytes=_MAX_ARTIFACT_BYTES, processes=256, stderr_bytes=32 * 1024,
@@ -359,10 +359,13 @@ def _compile(program: StdinProgram, entry: Path, level: Isolation, extra: list[S
         files = (main_file(program, source_name), *_without(extra, source_name))
         (result,) = launcher.run([Job(files=files, keep=True)], deadline=deadline)
         if result is None:
-            raise LoadError(f"{program.label}: no time left to build it within the budget (raise --budget)")
+            raise BudgetSpent(f"the budget ended while {program.label} was built: raise --budget", programs=(program.label,))
+        if result.kind is OutcomeKind.TIMEOUT and deadline is not None and seconds < build.seconds:
+            # cut by the budget, not by the build's own limit: no verdict about the program
+            raise BudgetSpent(f"the budget ended while {program.label} was built: raise --budget",
+                              programs=(program.label,))
         if result.kind is not OutcomeKind.OK:
             raise LoadError(_compile_error(program, result.kind, result.stderr or result.stdout, result.detail,
-                                           budget=deadline is not None and seconds < build.seconds,
                                            command=_build_command(program, compiler)))
         run_dir = Path(output) / "run"
         if program.language is Language.JAVA:
@@ -374,13 +377,10 @@ def _compile(program: StdinProgram, entry: Path, level: Isolation, extra: list[S
         shutil.rmtree(output, ignore_errors=True)
 
 
-def _compile_error(program: StdinProgram, kind: OutcomeKind, messages: str, detail: str, *, budget: bool = False,
-                   command: str = "") -> str:
+def _compile_error(program: StdinProgram, kind: OutcomeKind, messages: str, detail: str, *, command: str = "") -> str:
     """The text of a build that failed: a first line that says it (with the compiler's first error),
     then the compiler's output as it printed it (its first lines, indented) and the command that
     rebuilds it by hand."""
-    if kind is OutcomeKind.TIMEOUT and budget:
-        return f"{program.label}: the build did not finish within what was left of the budget (raise --budget)"
     if kind is OutcomeKind.TIMEOUT:
         return f"{program.label}: the build took too long ({detail}); raise BuildOptions.seconds if it is real"
     if kind is OutcomeKind.MEMORY_LIMIT:
@@ -404,11 +404,17 @@ def _compile_error(program: StdinProgram, kind: OutcomeKind, messages: str, deta
 def build_failures(failures: Sequence[tuple[Program, LoadError]]) -> LoadError:
     """One error for the programs that did not build: a first line naming them, then each one's own
     message (for a compile error, the compiler's output)."""
+    spent = [error for _, error in failures if isinstance(error, BudgetSpent)]
+    if spent:
+        return spent[0]  # the budget ended, whatever else failed: no verdict about the programs
     if len(failures) == 1:
-        return failures[0][1]
+        program, error = failures[0]
+        error.programs = error.programs or (program.label,)
+        return error
     labels = ", ".join(program.label for program, _ in failures)
     return LoadError(f"{len(failures)} programs do not build: {labels}\n"
-                     + "\n".join(str(error) for _, error in failures))
+                     + "\n".join(str(error) for _, error in failures),
+                     programs=tuple(program.label for program, _ in failures))
 
 
 def _complete(entry: Path) -> bool:

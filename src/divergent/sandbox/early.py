@@ -25,6 +25,9 @@ _SEARCHING = ("check", "cluster")
 _CHANGES_WORKERS = ("--timeout", "--memory", "--isolation", "--stdin", "--help", "-h")
 #: more implementations than this: only the search's own workers are started early, no spares
 _FEW = 4
+#: more implementations than this: none started early (starting them holds the main thread, before
+#: the budget is even read; the search starts them itself, within its budget)
+_MANY = 16
 
 
 def python_files(argv: Sequence[str]) -> list[str]:
@@ -43,7 +46,7 @@ def python_files(argv: Sequence[str]) -> list[str]:
         if not path.endswith(".py") or not os.path.isfile(path):
             return []
         files.append(os.path.abspath(path))
-    return files if len(files) >= 2 else []
+    return files if 2 <= len(files) <= _MANY else []
 
 
 def readable_paths(file: str) -> list[str]:

@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
+from divergent.errors import BudgetSpent
 from divergent.kinds.registry import choose_kind
 from divergent.options import ImplementationSpec, SearchOptions
 from divergent.records import (
@@ -19,12 +20,10 @@ from divergent.records import (
     Outcome,
     Report,
     Split,
-    Verdict,
 )
 from divergent.search.loop import RESERVE_SECONDS, Search
 from divergent.search.partition import Partition
 from divergent.search.prepare import prepare
-from divergent.search.spaces import space_judged
 from divergent.search.splitting import (
     MAX_FAILED_CONFIRMATIONS,
     MAX_SET_APART,
@@ -33,6 +32,7 @@ from divergent.search.splitting import (
     refine_partition,
     set_apart,
 )
+from divergent.search.verdict import judge, report_of
 
 
 def check(
@@ -50,11 +50,27 @@ def check(
     llm, spec, spurious_filter, engine_settings, probegen). Raises LoadError, SignatureMismatch,
     MissingSeeds or InvalidArgument for bad input; a program that misbehaves is an outcome.
     """
-    search = prepare(implementations, options, **changes)
     try:
-        return run_check(search, shrink=shrink)
+        search = prepare(implementations, options, **changes)
+    except BudgetSpent as error:
+        if isinstance(error.report, Report):
+            return error.report  # nothing ran: too few inputs, and why
+        raise
+    try:
+        report = run_check(search, shrink=shrink)
     finally:
+        close_search(search)
+    return report
+
+
+def close_search(search: Search) -> None:
+    """Close the search's processes, even when Ctrl-C comes while they are closed (the report made
+    before it stands; a second close ends what the first left)."""
+    try:
         search.close()
+    except KeyboardInterrupt:
+        with contextlib.suppress(Exception, KeyboardInterrupt):
+            search.close()
 
 
 def run_check(search: Search, *, shrink: bool = True) -> Report:
@@ -70,14 +86,20 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             if isinstance(observations, ExitReason):
                 exit_reason = observations
                 break
+            warm = search.running_warm
             for position, (engine_name, observation) in enumerate(observations):
-                if not observation.divergent or partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
+                if not observation.divergent:
+                    continue
+                if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS or search.out_of_budget() is not None \
+                        or search.running_warm != warm:  # (the warm mode's, once the search left it)
+                    search.discounted += 1  # a difference nobody settled backs no verdict
                     continue
                 if set_apart(search, partition, engine_name, observation):
                     continue  # outside what a claim may rest on: reported apart; the search goes on
-                if shrink and search.spurious_filter is None and not _is_hang(observation):
+                if shrink and search.spurious_filter is None and not _is_hang(observation) and not search.running_warm:
                     # Shrunk first, then confirmed: one fresh runner for the reported input, and a
-                    # second only when the smaller one does not hold.
+                    # second only when the smaller one does not hold. (A warm runner's difference is
+                    # confirmed first: shrinking one the reference mode refutes wastes the budget.)
                     established = _shrunk_then_confirmed(search, partition, observation)
                     if established is None:
                         continue
@@ -127,52 +149,28 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             # just the first split.
             search.journal.phase("refining classes")
             stopped = refine_partition(search, partition, deadline=search.deadline, pending=leftover)
-            if stopped is ExitReason.BUDGET_SECONDS and len(partition.classes) < count:
+            if stopped is ExitReason.INTERRUPTED:
+                exit_reason = stopped
+            elif stopped is ExitReason.BUDGET_SECONDS and len(partition.classes) < count:
                 search.journal.note(
                     "refining the behaviour classes was cut short by the budget: some classes may hold "
                     "implementations that differ"
                 )
     if partition.set_apart > MAX_SET_APART:
         search.journal.note(f"{partition.set_apart} difference(s) outside the examples' shape in all, set apart")
-    space = None
-    if counterexample is not None:
-        result = Verdict.DIVERGENT
-    elif exit_reason is ExitReason.PROVEN:
-        result = Verdict.PROVEN_EQUIVALENT
-    elif exit_reason is not ExitReason.INTERRUPTED and (space := space_judged(search)) is not None:
-        # Every valid input of a finite space with sure edges ran and was judged: no floor applies.
-        result = Verdict.EQUIVALENT_ON_ALL_INPUTS
-        search.journal.note(f"equivalent on all {space.inputs} valid input(s): {space.description} (each ran on "
-                            f"every program and was judged; {space.listed} listed, validity judged by {space.judge})")
-    elif search.inputs_run < search.subjects.input_floor and exit_reason is ExitReason.EXHAUSTED \
-            and search.rejected <= search.inputs_run:
-        # Every engine ran out of new inputs, and not for want of valid ones: the input space is
-        # that small (n in [1, 25]), and the search saw all of it that the engines can make.
-        result = Verdict.NO_DIFFERENCE_FOUND
-        search.journal.note(f"the engines ran out of new inputs after {search.inputs_run} valid input(s), fewer "
-                            f"than {search.subjects.input_floor} (--min-inputs): the inputs they can make are that few")
-    elif search.inputs_run < search.subjects.input_floor and (space := search.space_seen()) is not None:
-        # An engine knows every valid input (the validator's bounds found, each value run): a
-        # small input space judged whole, however many inputs the validator rejected on the way.
-        result = Verdict.NO_DIFFERENCE_FOUND
-        search.journal.note(f"every valid input was judged: {space} ({search.inputs_run} valid input(s) in all, "
-                            f"fewer than {search.subjects.input_floor} (--min-inputs), but there are no more)")
-    elif search.inputs_run < search.subjects.input_floor:
-        # A thin search is not evidence of equivalence: say how thin (the headline says it too).
-        result = Verdict.TOO_FEW_INPUTS
-        rejected = f"; {search.rejected:,} rejected as invalid" if search.rejected else ""
-        search.journal.note(f"too few inputs to tell: {search.inputs_run} valid input(s) judged, fewer than "
-                            f"{search.subjects.input_floor} (--min-inputs){rejected}")
-    else:
-        result = Verdict.NO_DIFFERENCE_FOUND
-    return search.report(verdict=result, counterexample=counterexample, partition=partition, exit_reason=exit_reason,
-                         space=space)
+    ruling = judge(search, exit_reason, confirmed=counterexample is not None)
+    if ruling.basis in ("whole-space", "space", "exhausted"):
+        search.journal.note(ruling.reason)  # why so few inputs back "no difference", or what was judged whole
+    return report_of(search, ruling=ruling, counterexample=counterexample, partition=partition, exit_reason=exit_reason)
 
 
-#: shrinking gets at most this share of the budget, and at least this many seconds when the
-#: budget has them left
-_SHRINK_SHARE = 0.25
+#: shrinking may take what is left of the budget (so a search that ends before its budget gives the
+#: same counterexample however fast the machine is); with more than two implementations, at most
+#: this share of it (refining the classes needs the rest), and at least this many seconds
+_SHRINK_SHARE = 0.5
 _SHRINK_MINIMUM = 1.0
+#: seconds of shrinking without a time budget (``--executions`` only)
+_SHRINK_UNBUDGETED = 5.0
 
 
 def _is_hang(observation: Observation) -> bool:
@@ -181,11 +179,16 @@ def _is_hang(observation: Observation) -> bool:
 
 
 def _shrink_seconds(search: Search) -> float:
-    """Seconds for shrinking: a share of the budget, within what it has left (0: none left, noted)."""
-    budget_seconds = search.budget.seconds
-    seconds = min(max(_SHRINK_MINIMUM, _SHRINK_SHARE * (budget_seconds or 20.0)), search.remaining() - RESERVE_SECONDS)
+    """Seconds for shrinking: what the budget has left, or a share of it (0: none left, noted)."""
+    left = search.remaining() - RESERVE_SECONDS
+    if search.budget.seconds is None:
+        seconds = _SHRINK_UNBUDGETED
+    elif len(search.implementations) > 2:
+        seconds = min(max(_SHRINK_MINIMUM, _SHRINK_SHARE * left), left)
+    else:
+        seconds = left
     if seconds <= 0.05:
-        search.journal.note("not shrunk: the budget left no time (the counterexample is as found)")
+        search.journal.note("not shrunk: the budget left no time (the counterexample is as found)", once=True)
         return 0.0
     return seconds
 
@@ -253,7 +256,8 @@ def _judged_shrunk(
 
 
 def assert_equivalent(*functions: ImplementationSpec, budget: float = 5.0, **changes: Any) -> Report:
-    """For test suites: raise AssertionError showing the shrunk counterexample if any is found.
+    """For test suites: raise AssertionError showing the shrunk counterexample if any is found, or
+    saying why too few inputs were judged to tell (``min_inputs=`` lowers the floor).
 
     ``changes`` are :class:`SearchOptions` fields, as for :func:`check` (``engines``, ``seeds``,
     ``require``, ``policy``, ...).
@@ -261,9 +265,12 @@ def assert_equivalent(*functions: ImplementationSpec, budget: float = 5.0, **cha
     if len(functions) == 1 and isinstance(functions[0], list | tuple):
         functions = tuple(functions[0])
     report = check(list(functions), budget=Budget(seconds=budget), **changes)
-    if report.divergent:
+    if report.exit_reason is ExitReason.INTERRUPTED:
+        raise KeyboardInterrupt
+    if report.divergent or report.too_few_inputs:
         from divergent.report.text import plain_report
 
+        # too few inputs is no pass: a test must not pass on evidence the search did not gather
         raise AssertionError(plain_report(report))
     return report
 
@@ -286,7 +293,7 @@ def outcomes_on(
     chosen = SearchOptions.of(options, **changes)
     kind = choose_kind(implementations, chosen)
     programs = kind.load(implementations, chosen)
-    runner = kind.open_runner(programs, chosen)
+    runner = kind.open_runner(kind.reference(programs), chosen)  # the reference mode: a fresh process per run
     try:
         outcomes = runner.run([kind.input_of(item)])[0]
     finally:

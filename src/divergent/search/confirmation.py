@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
+from divergent.errors import BudgetSpent
 from divergent.kinds.base import Subjects
 from divergent.records import AnyInput, Observation, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
@@ -14,6 +15,14 @@ from divergent.search.escalation import Escalated
 from divergent.search.notes import Journal
 from divergent.trace import mark
 
+#: how a confirmation that the reference mode refutes begins its "why": the warm mode (a warm
+#: interpreter or JVM, or a worker after earlier calls) showed a difference a fresh process per run
+#: does not, twice alike (a note, never a difference)
+WARM_ONLY = "seen only in the warm mode"
+#: how a confirmation the budget left no time for begins its "why"
+NO_TIME = "the budget ended before the reference mode could run it"
+#: after this many such differences, a search whose runner is warm goes on in the reference mode
+REFERENCE_AFTER = 2
 #: re-runs of a divergent input on workers of their own once some program of the search behaved
 #: differently on a re-run (one otherwise): a program that returns one of two values at random repeats
 #: a pair of outcomes on one re-run one time in four, so its difference with a copy of itself would be
@@ -58,7 +67,7 @@ class Confirmer:
         than the usual is sent with the batch, or, for runners whose limit is fixed when they start
         (a judge's), given to a runner started with it."""
         if not self.subjects.adaptive_limits and timeout is not None and timeout > self.limits.timeout:
-            fresh = self.subjects.open_runner(timeout / self.limits.timeout)
+            fresh = self.subjects.open_runner(timeout / self.limits.timeout, reference=True)
         else:
             fresh = self._fresh_runner()
         try:
@@ -69,9 +78,15 @@ class Confirmer:
         return outcomes
 
     def confirm(self, observation: Observation) -> tuple[Observation | None, str]:
-        """Re-run a divergent input on fresh workers (up to :data:`UNSTABLE_RERUNS` times, each on
-        workers of its own, once a program of the search was seen to be nondeterministic); None (with
-        why) if it does not hold.
+        """Re-run a divergent input in the reference mode (a fresh process per run: the mode the
+        printed ``reproduce`` commands and the reproducing test use), up to :data:`UNSTABLE_RERUNS`
+        times, each on workers of its own, once a program of the search was seen to be
+        nondeterministic; None (with why) if it does not hold there.
+
+        A program whose outcome there differs from the search's is run there once more: the same
+        outcome twice is the reference mode's answer (a difference seen only warm, :data:`WARM_ONLY`,
+        when the programs agree there; the reference mode's difference when they do not), two
+        outcomes is nondeterminism.
 
         An input the escalation lane re-ran on fresh workers is confirmed already. When a timeout
         takes part in the difference (``--timeouts differ``), the re-run gives three times the
@@ -86,18 +101,33 @@ class Confirmer:
         timeout = self.limits.timeout * (3.0 if timed_out else 1.0)
         # Each re-run on workers of its own: a second call in the same process could differ by the
         # state the first left (a cache, a mutated default), which is no nondeterminism.
+        try:
+            return self._confirmed(observation, timeout)
+        except BudgetSpent:
+            return None, f"{NO_TIME} (raise --budget)"
+
+    def _confirmed(self, observation: Observation, timeout: float) -> tuple[Observation | None, str]:
         outcomes = self.run_fresh(observation.input, timeout=timeout)
         reruns = [outcomes]
         while self.unstable and len(reruns) < UNSTABLE_RERUNS and not self._unstable(observation.outcomes, reruns):
             reruns.append(self.run_fresh(observation.input, timeout=timeout))
-        unstable = self._unstable(observation.outcomes, reruns)
-        if unstable:
-            self.unstable += 1
-            return None, f"not deterministic: {', '.join(unstable)} behaved differently on a re-run"
+        moved = self._unstable(observation.outcomes, reruns)
+        if moved:
+            if len(reruns) == 1:
+                reruns.append(self.run_fresh(observation.input, timeout=timeout))
+            unstable = self._unstable(reruns[0], reruns[1:])
+            if unstable:
+                self.unstable += 1
+                return None, f"not deterministic: {', '.join(unstable)} behaved differently on a re-run"
+            if not self.comparison.observe(observation.input, outcomes).divergent:
+                where = ("a warm interpreter or JVM" if self.subjects.warm else
+                         "a worker after earlier calls (state they left: a cache, a mutated global or default)")
+                return None, (f"{WARM_ONLY}: {', '.join(moved)} behaved otherwise in {where} than in a fresh process "
+                              f"per run, the mode `reproduce` uses, where the programs agree")
         confirmed = self.comparison.observe(observation.input, outcomes)
         mark("confirmed")
         if not confirmed.divergent:
-            return None, "the difference did not hold on fresh workers (a slow call or leftover state)"
+            return None, "the difference did not hold in a fresh process (a slow call or leftover state)"
         return confirmed, ""
 
     def _unstable(self, first: Sequence[Outcome], reruns: Sequence[Sequence[Outcome]]) -> list[str]:
@@ -109,7 +139,8 @@ class Confirmer:
                    and OutcomeKind.TIMEOUT not in (before.kind, rerun[i].kind) for rerun in reruns)
         ]
 
-    def shrink(self, observation: Observation, seconds: float, *, limit: float, confirm: bool = True) -> Observation:
+    def shrink(self, observation: Observation, seconds: float, *, limit: float, confirm: bool = True,
+               cut: str = "by the budget") -> Observation:
         """A simpler input with the same classes and the same kind of difference, confirmed (unless
         ``confirm`` is False: then as the search's workers saw it); the original if none is found
         (a note says so when the time ran out first). ``limit``: the least per-call limit.
@@ -152,7 +183,7 @@ class Confirmer:
         self.shrink_steps = ()
         mark("shrunk")
         if time.monotonic() >= deadline:
-            self.journal.note("shrinking was cut short by the budget: the counterexample may not be the simplest")
+            self.journal.note(f"shrinking was cut short {cut}: the counterexample may not be the simplest")
         if smaller.key == observation.input.key:
             return observation
         seen = self.comparison.observe(smaller, kept[smaller.key])

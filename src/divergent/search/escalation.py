@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from divergent.comparison import Comparison, TimeoutRule
+from divergent.errors import BudgetSpent
 from divergent.records import Observation, Outcome, OutcomeKind
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner
@@ -251,12 +252,15 @@ class Escalator:
         if limit < 2 * self.limits.first_timeout:
             return None  # no time left to say more than the first run did
         item = pending.observation.input
-        if one_sided:
-            runner = self._fresh_runner()  # fresh: what it shows is confirmed as it is shown
-        else:
-            if self._slow_runner is None:
-                self._slow_runner = self._fresh_runner()
-            runner = self._slow_runner
+        try:
+            if one_sided:
+                runner = self._fresh_runner()  # fresh: what it shows is confirmed as it is shown
+            else:
+                if self._slow_runner is None:
+                    self._slow_runner = self._fresh_runner()
+                runner = self._slow_runner
+        except BudgetSpent:
+            return None  # no fresh runner before the end of the budget: nothing settled
         with self._lock:
             self._running = runner
             stopping = self._stopping

@@ -18,6 +18,7 @@ import contextlib
 import threading
 from collections.abc import Callable
 
+from divergent.errors import BudgetSpent
 from divergent.sandbox.runner import Runner
 from divergent.search.pipeline import RunnerView
 
@@ -72,9 +73,12 @@ class Prestarted:
     def ready(self) -> bool:
         return self._ready.is_set()
 
-    def get(self) -> Runner:
-        """The started runner (waits for it); once only. Closing it lets the starting thread end."""
-        self._ready.wait()
+    def get(self, timeout: float | None = None) -> Runner:
+        """The started runner (waits for it, at most ``timeout`` seconds: then BudgetSpent, and the
+        runner is closed once it has started); once only. Closing it lets the starting thread end."""
+        if not self._ready.wait(None if timeout is None else max(0.0, timeout)):
+            self.discard()
+            raise BudgetSpent("the budget ended while the programs' sandboxed workers were starting: raise --budget")
         if self._error is not None:
             raise self._error
         with self._lock:
@@ -131,9 +135,10 @@ class SpareRunners:
                 return  # the next one starts when this one is ready (see take and _started)
             self._spares.append(Prestarted(self._start, on_ready=self.prepare))
 
-    def take(self) -> Runner:
-        """A fresh runner (a ready spare, else the one starting, else one started now); the next
-        spare starts at once once :meth:`keep` was called (before, the first spare is not replaced)."""
+    def take(self, timeout: float | None = None) -> Runner:
+        """A fresh runner (a ready spare, else the one starting, else one started now), waited for
+        at most ``timeout`` seconds (then BudgetSpent); the next spare starts at once once
+        :meth:`keep` was called (before, the first spare is not replaced)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the spare runners are closed")
@@ -147,7 +152,7 @@ class SpareRunners:
             spare = Prestarted(self._start)
         if self._wanted > 1:
             self.prepare()
-        return spare.get()
+        return spare.get(timeout)
 
     def close(self) -> None:
         with self._lock:

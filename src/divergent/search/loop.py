@@ -21,6 +21,7 @@ shrinking (a phase the budget cut short says so in the notes).
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import time
 from collections.abc import Sequence
@@ -31,37 +32,33 @@ from divergent.engines.base import Engine, EngineContext
 from divergent.engines.constants import Constants
 from divergent.engines.portfolio import RESTART_PARENTS, TURN_SECONDS, requested_classes, start_portfolio
 from divergent.engines.settings import ModelAccess
+from divergent.errors import BudgetSpent
 from divergent.kinds.base import Subjects
 from divergent.llm.chat import bounded
 from divergent.options import Progress
 from divergent.records import (
     AnyInput,
     Budget,
-    Counterexample,
     ExitReason,
     Observation,
     Outcome,
     OutcomeKind,
     Proof,
-    Report,
     TimelinePoint,
-    Verdict,
 )
 from divergent.sandbox.isolation import GUARANTEES, Isolation
 from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner
-from divergent.search.confirmation import Confirmer
+from divergent.search.confirmation import REFERENCE_AFTER, WARM_ONLY, Confirmer
 from divergent.search.escalation import AdaptiveLimit, Escalated, Escalator, Pending
 from divergent.search.fresh import Prestarted, SpareRunners
-from divergent.search.notes import Journal, model_engine_notes, stuck_note, unsettled_notes
-from divergent.search.partition import Partition
+from divergent.search.notes import Journal, inconclusive_note
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
-from divergent.search.spaces import space_judged, space_seen
+from divergent.search.spaces import space_judged
 from divergent.trace import mark
 
 if TYPE_CHECKING:
     from divergent.llm.chat import ChatModel
-    from divergent.records import SpaceJudged
 
 #: a batch may run this many times its turn's target before the rest waits for the engine's next turn
 _SLICE_SLACK = 3.0
@@ -70,6 +67,9 @@ RESERVE_SECONDS = 0.3
 #: seconds before the end of the budget at which a search that found nothing stops: the report, the
 #: clean-up (killing the workers) and the interpreter's exit take about this long
 EXIT_RESERVE_SECONDS = 0.1
+#: ... and this much more per program (each sandboxed process is killed and its cgroup and files
+#: removed: about 10 ms on a loaded machine, 2 s for 200 functions)
+CLOSE_SECONDS_PER_PROGRAM = 0.01
 #: about how many points of the engines' history a report keeps (between this and twice this)
 TIMELINE_POINTS = 150
 #: seconds of searching after which a second spare runner is kept ready (a quick answer needs one)
@@ -102,8 +102,8 @@ class Search:
         self.journal = Journal(subjects.notes, progress=options.progress, snapshot=self._progress_now)
         prestarted = runner if runner is not None else Prestarted(subjects.open_runner)
         #: fresh runners for confirmation and re-runs, the first starting beside the main one
-        self.spares = SpareRunners(subjects.open_runner, start_now=spares_now)
-        self._created = time.monotonic()
+        self.spares = SpareRunners(functools.partial(subjects.open_runner, reference=True), start_now=spares_now)
+        self.created = time.monotonic()
         self._all_spares = False
         self._firsts_rng = random.Random(f"{options.seed}:firsts")
         constants = Constants.harvest(program.source for program in self.implementations)
@@ -112,7 +112,7 @@ class Search:
         # default portfolio's are imported when their first turn comes.
         classes = requested_classes(self.engine_names, self.kind.engine_class) if options.engines_requested else {}
         try:
-            raw_runner = prestarted.get()
+            raw_runner = prestarted.get(None if self.deadline is None else self.remaining())
         except BaseException:
             prestarted.discard()
             self.spares.close()
@@ -172,12 +172,26 @@ class Search:
         self.last_novel = time.monotonic()
         self.inputs_at_last_novel = 0
         self.inputs_run = 0
+        #: inputs run that do not back a verdict: differences the warm mode showed that the reference
+        #: mode never settled, and every input the warm mode judged once it proved unfaithful
+        self.discounted = 0
+        #: differences the warm mode showed and a fresh process did not (a warm mode that keeps
+        #: showing them is left for the reference mode)
+        self.warm_only = 0
+        #: whether the main runner runs the programs otherwise than the reference mode (until it is
+        #: replaced); None: it proved unfaithful and the budget left no time to replace it
+        self.running_warm: bool | None = self.subjects.warm
+        #: executions of runners the search no longer uses (its warm runner, once it left it)
+        self._executions_before = 0
         #: the keys of the inputs run (small ones: a small input space run whole is told by them)
         self.ran: set[str] = set()
         #: inputs that failed a precondition (the validator counts its own rejections: :attr:`rejected`)
         self.failed_preconditions = 0
         #: inputs where only timeouts set implementations apart (see Comparison.timeouts)
         self.inconclusive = 0
+        #: per implementation, the inputs judged on which its outcome was inconclusive (it ran past the
+        #: limit where others answered, not yet re-run longer): it was not told apart from others on them
+        self.unjudged_by: list[int] = [0] * len(self.implementations)
         #: the engines' counts after every round, thinned (Report.timeline)
         self.timeline: list[TimelinePoint] = []
         # Runs whose limit is fixed when their runner starts (a judge's time limit) are not given
@@ -186,11 +200,11 @@ class Search:
             self.limits, adaptive=self.comparison.timeouts is not TimeoutRule.DIFFER and self.subjects.adaptive_limits
         )
         self.escalator = Escalator(
-            limits=self.limits, comparison=self.comparison, fresh_runner=self.spares.take, deadline=self.deadline,
+            limits=self.limits, comparison=self.comparison, fresh_runner=self._fresh, deadline=self.deadline,
             reserve=RESERVE_SECONDS,
         )
         self.confirmer = Confirmer(
-            subjects=self.subjects, limits=self.limits, fresh_runner=self.spares.take, runner=self.runner,
+            subjects=self.subjects, limits=self.limits, fresh_runner=self._fresh, runner=self.runner,
             acceptable=self.acceptable, admit=self.admit, journal=self.journal,
         )
         #: inputs of an engine's turn that the slice did not leave time for, run at its next turn
@@ -239,7 +253,13 @@ class Search:
 
     @property
     def executions(self) -> int:
-        return self.runner.executions
+        return self._executions_before + self.runner.executions
+
+    @property
+    def judged(self) -> int:
+        """The inputs that back a verdict (:attr:`discounted` ones aside; none once the warm mode proved
+        unfaithful and the budget left no time for the reference mode)."""
+        return 0 if self.running_warm is None else max(0, self.inputs_run - self.discounted)
 
     @property
     def deadline(self) -> float | None:
@@ -247,7 +267,13 @@ class Search:
         before the budget itself, left for the report and the clean-up."""
         if self.budget.seconds is None:
             return None
-        return self.started + max(self.budget.seconds - EXIT_RESERVE_SECONDS, 0.5 * self.budget.seconds)
+        reserve = EXIT_RESERVE_SECONDS + CLOSE_SECONDS_PER_PROGRAM * len(self.implementations)
+        return self.started + max(self.budget.seconds - reserve, 0.5 * self.budget.seconds)
+
+    def _fresh(self) -> Runner:
+        """A fresh runner in the reference mode, waited for no longer than the budget (BudgetSpent)."""
+        remaining = self.remaining()
+        return self.spares.take(None if remaining == float("inf") else remaining)
 
     def remaining(self) -> float:
         """Seconds left in the budget (infinite without a time budget)."""
@@ -286,7 +312,7 @@ class Search:
         observations of the batch before its own (and :meth:`settle` those of the one in flight)."""
         observations: list[tuple[str, Observation]] = self._settled
         self._settled = []
-        if not self._all_spares and time.monotonic() - self._created > SECOND_SPARE_AFTER:
+        if not self._all_spares and time.monotonic() - self.created > SECOND_SPARE_AFTER:
             self._all_spares = True
             self.spares.keep()
         for result in self.escalator.results():
@@ -397,6 +423,8 @@ class Search:
                     self._pend(engine.name, observation)
                 elif len(observation.classes) > 1 and not observation.divergent:
                     self._note_inconclusive(observation, self.subjects.time_limit)
+            for index in observation.inconclusive:
+                self.unjudged_by[index] += 1
             batch_observations.append(observation)
             observations.append((engine.name, observation))
         if owed and self.out_of_budget() is None:
@@ -457,6 +485,8 @@ class Search:
             self.confirmer.unstable += 1
         if observation.inconclusive and len(observation.classes) > 1 and not observation.divergent:
             self._note_inconclusive(observation, result.limit)
+        for index in set(result.pending.observation.inconclusive) - set(observation.inconclusive):
+            self.unjudged_by[index] -= 1  # settled by the longer re-run
         observations.append((result.pending.engine, observation))
         for engine in self.engines:
             with contextlib.suppress(Exception):
@@ -494,17 +524,7 @@ class Search:
     def _note_inconclusive(self, observation: Observation, limit: float) -> None:
         self.inconclusive += 1
         if self.inconclusive == 1:
-            slow = ", ".join(self.implementations[i].label for i in observation.inconclusive)
-            call = observation.input.call(self.implementations[0].display_name, max_length=60)
-            # (a limit fixed when the runner starts, a judge's, is never escalated: there only
-            # --timeouts differ counts it)
-            rule = "hang counts a hang" if self.subjects.adaptive_limits else "differ counts such a timeout"
-            self.journal.note(f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a "
-                              f"slow implementation is not a different one; --timeouts {rule} as a difference)")
-
-    def space_seen(self) -> str | None:
-        """What small input space the search has run whole (``divergent.search.spaces``), if it has."""
-        return space_seen(self)
+            self.journal.note(inconclusive_note(self.implementations, observation, limit, self.subjects.adaptive_limits))
 
     def _look_for_proof(self) -> None:
         """Stop with the symbolic engine's proof of equivalence, once it has one (and nothing the
@@ -528,61 +548,50 @@ class Search:
     # -- confirmation and shrinking -----------------------------------------------------------
 
     def confirm(self, observation: Observation) -> tuple[Observation | None, str]:
-        """Re-run a divergent input on fresh workers; None (with why) if it does not hold
-        (:meth:`Confirmer.confirm`)."""
-        return self.confirmer.confirm(observation)
+        """Re-run a divergent input in the reference mode; None (with why) if it does not hold
+        (:meth:`Confirmer.confirm`). A warm runner that keeps showing differences the reference
+        mode does not is replaced by a runner in the reference mode."""
+        confirmed, why = self.confirmer.confirm(observation)
+        if why.startswith(WARM_ONLY):
+            self.warm_only += 1
+            if self.warm_only == REFERENCE_AFTER and self.subjects.warm:
+                self._to_reference_mode()
+        elif confirmed is None:
+            self.discounted += 1  # no verdict on it either way
+        return confirmed, why
+
+    def _to_reference_mode(self) -> None:
+        """Go on with a runner in the reference mode: what the warm one judged no longer counts."""
+        self.settle()
+        # what the warm runner saw and nobody looked at yet is the warm mode's: never confirmed now
+        self._settled = [(name, seen) for name, seen in self._settled if not seen.divergent]
+        self.discounted = self.inputs_run
+        try:
+            fresh = self._fresh()
+        except BudgetSpent:
+            self.running_warm = None  # no time left to go on in the reference mode: nothing more counts
+            return
+        warm = self.runner.swap(fresh)  # type: ignore[attr-defined]
+        self.pipeline.runner = fresh
+        self._executions_before += warm.executions
+        with contextlib.suppress(Exception):
+            warm.close()
+        self.running_warm = False
+        self.journal.note(f"the warm mode showed {self.warm_only} difference(s) that a fresh process per run does not: "
+                          "the search went on in the reference mode (a fresh process per run, slower); only the "
+                          "inputs judged there back the verdict")
 
     def shrink(self, observation: Observation, seconds: float, *, confirm: bool = True) -> Observation:
         """A simpler input with the same classes and the same kind of difference
         (:meth:`Confirmer.shrink`), run under the search's current per-call limit at least."""
-        return self.confirmer.shrink(observation, seconds, limit=self.call_limit.current, confirm=confirm)
+        ends_budget = seconds >= self.remaining() - RESERVE_SECONDS - 0.05
+        return self.confirmer.shrink(observation, seconds, limit=self.call_limit.current, confirm=confirm,
+                                     cut="by the budget" if ends_budget else "at its share of the budget")
 
     @property
     def shrink_steps(self) -> tuple[AnyInput, ...]:
         """The inputs the last successful :meth:`shrink` moved through (Counterexample.shrink_steps)."""
         return self.confirmer.shrink_steps
-
-    def report(
-        self, *, verdict: Verdict, counterexample: Counterexample | None, partition: Partition,
-        exit_reason: ExitReason, space: SpaceJudged | None = None,
-    ) -> Report:
-        return Report(
-            verdict=verdict,
-            implementations=tuple(impl.label for impl in self.implementations),
-            counterexample=counterexample,
-            classes=partition.classes,
-            splits=tuple(partition.splits),
-            seconds=round(self.elapsed, 3),
-            executions=self.executions,
-            inputs=self.inputs_run,
-            engines=self.portfolio.stats(),
-            exit_reason=exit_reason,
-            isolation=self.runner.level.value,
-            policy=self.comparison.describe(),
-            seed=self.seed,
-            # (inputs still being re-run say nothing once a difference is reported)
-            notes=self.journal.notes
-            + (unsettled_notes(self.escalator.waiting(), self.implementations, self.call_limit.current) if verdict is not Verdict.DIVERGENT else ())
-            + model_engine_notes(self.engines, self.portfolio.stats())
-            + (stuck_note(time.monotonic() - self.last_novel, time.monotonic() - self._created,
-                          self.inputs_run - self.inputs_at_last_novel, self.portfolio.stats())
-               if verdict is Verdict.NO_DIFFERENCE_FOUND else ())
-            + tuple(self.subjects.report_notes(self.runner)),
-            nondeterministic=tuple(partition.nondeterministic),
-            filtered_out=tuple(partition.filtered_out),
-            llm=self.llm_usage(), inferred_inputs=self.subjects.inferred_inputs(),
-            timeline=(*self.timeline, TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats())),
-            rejected=self.rejected,
-            proof=self.proof if verdict is Verdict.PROVEN_EQUIVALENT else None,
-            kind=self.kind.name,
-            space=space if verdict is Verdict.EQUIVALENT_ON_ALL_INPUTS else None,
-        )
-
-    def llm_usage(self) -> dict[str, Any] | None:
-        """The model's name and what its calls cost in this run (None without a model)."""
-        if self.llm is None:
-            return None
-        return {"model": self.llm.model, **self.llm.usage().as_dict()}
 
     def close(self) -> None:
         mark("closing")

@@ -11,7 +11,7 @@ from divergent.engines.base import Engine
 from divergent.engines.registry import NEEDS_MODEL
 from divergent.options import Progress
 from divergent.programs import Program
-from divergent.records import EngineStats, OutcomeKind
+from divergent.records import EngineStats, Observation, OutcomeKind
 from divergent.search.escalation import Pending
 
 
@@ -62,6 +62,17 @@ def unsettled_notes(waiting: Sequence[Pending], programs: Sequence[Program], lim
         "the budget left no time to re-run it with the escalated limit (a larger --budget may tell a hang "
         "from a slow call)",
     )
+
+
+def inconclusive_note(programs: Sequence[Program], observation: Observation, limit: float, adaptive: bool) -> str:
+    """The note on the first input where only timeouts set the programs apart."""
+    slow = ", ".join(programs[i].label for i in observation.inconclusive)
+    call = observation.input.call(programs[0].display_name, max_length=60)
+    # (a limit fixed when the runner starts, a judge's, is never escalated: there only --timeouts
+    # differ counts it)
+    rule = "hang counts a hang" if adaptive else "differ counts such a timeout"
+    return (f"inconclusive: {slow} ran past {limit:g} s on {call} where others finished (a slow implementation "
+            f"is not a different one; --timeouts {rule} as a difference)")
 
 
 def model_engine_notes(engines: Sequence[Engine], stats: Sequence[EngineStats]) -> tuple[str, ...]:

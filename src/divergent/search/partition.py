@@ -44,3 +44,5 @@ class Partition:
     filtered_out: list[Counterexample] = field(default_factory=list)
     #: differences on inputs a claim may not rest on (``Subjects.claimable``), set apart
     set_apart: int = 0
+    #: why the filter's model is not asked any more (it failed, or did not answer within the budget)
+    filter_down: str = ""

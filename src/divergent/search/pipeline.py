@@ -110,6 +110,12 @@ class ExclusiveRunner(RunnerView):
         super().__init__(runner)
         self._settle = settle
 
+    def swap(self, runner: Runner) -> Runner:
+        """Run on ``runner`` from now on (the batch in flight settled first); the runner it replaces."""
+        self._settle()
+        old, self._runner = self._runner, runner
+        return old
+
     def run(self, inputs: Sequence[AnyInput], *, deadline: float | None = None,
             timeout: float | None = None) -> list[tuple[Outcome, ...] | None]:
         self._settle()

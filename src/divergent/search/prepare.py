@@ -4,14 +4,17 @@ runner while the seeds are read."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from divergent.errors import InvalidArgument
+from divergent.errors import BudgetSpent, DivergentError, InvalidArgument
 from divergent.kinds.registry import choose_kind
 from divergent.options import ImplementationSpec, SearchOptions
 from divergent.programs import Program
+from divergent.sandbox.isolation import GUARANTEES, Isolation, choose_level
 from divergent.sandbox.runner import Runner
 from divergent.search.fresh import Prestarted
 from divergent.search.loop import Search
@@ -44,16 +47,51 @@ def prepare(
     programs = kind.load(implementations, options)
     if len(programs) < minimum:
         raise InvalidArgument(f"need at least {minimum} {kind.noun}s to compare, got {len(programs)}")
-    subjects = kind.set_up(programs, options)
+    try:
+        subjects = kind.set_up(programs, options)
+    except BudgetSpent as error:
+        raise spent(error, kind, programs, options) from None
     mark("set up")
     # The runner starts (and loads the programs) while the seeds are read and checked; the engines'
-    # libraries are imported only when an engine's first turn comes.
+    # libraries are imported only when an engine's first turn comes. With many programs no spare
+    # runner starts beside the main one (it would take the core the main one starts on).
     runner = Prestarted(main_runner if main_runner is not None else subjects.open_runner)
     try:
         subjects.gather_seeds()
         mark("seeds gathered")
-        return Search(subjects, runner=runner, spares_now=main_runner is None)
+        return Search(subjects, runner=runner, spares_now=main_runner is None and len(programs) <= MANY_AT_ONCE)
+    except BudgetSpent as error:
+        runner.discard()
+        subjects.close()
+        raise spent(error, kind, programs, options) from None
     except BaseException:
         runner.discard()
         subjects.close()
         raise
+
+
+#: from this many programs on, a search starts its fresh runners only when it needs one
+MANY_AT_ONCE = 8
+
+
+def spent(error: BudgetSpent, kind: Any, programs: Sequence[Program], options: SearchOptions) -> BudgetSpent:
+    """``error`` with the report of the search that never ran (``too-few-inputs``, its reason)."""
+    from divergent.records import ExitReason
+    from divergent.search.verdict import MANY_IMPLEMENTATIONS, unjudged_report
+
+    floor = kind.min_inputs if options.min_inputs is None else options.min_inputs
+    started = options.started if options.started is not None else time.monotonic()
+    reason = str(error).splitlines()[0]
+    if len(programs) >= MANY_IMPLEMENTATIONS:
+        reason = f"{len(programs)} implementations: raise --budget ({reason.removesuffix(': raise --budget')})"
+    notes: tuple[str, ...] = ()
+    isolation = ""
+    with contextlib.suppress(DivergentError):
+        level = choose_level(options.isolation)
+        isolation = level.value
+        if level is not Isolation.BUBBLEWRAP:  # what the runs would have had, as a search says it
+            notes = (f"sandbox: {level.value} only — {GUARANTEES[level]}",)
+    error.report = replace(unjudged_report(tuple(program.label for program in programs), reason,
+                                           kind=kind.name, floor=floor, seconds=time.monotonic() - started,
+                                           exit_reason=ExitReason.BUDGET_SECONDS, notes=notes), isolation=isolation)
+    return error

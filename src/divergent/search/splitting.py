@@ -3,9 +3,12 @@ after its first find), with the spurious-counterexample filter's say on every sp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from divergent.records import Counterexample, ExitReason, FilterDecision, FilterVerdict, Observation, Split
+from divergent.search.confirmation import NO_TIME
 from divergent.search.loop import Search
 from divergent.search.partition import Partition, refine
 
@@ -14,6 +17,7 @@ MAX_FAILED_CONFIRMATIONS = 20
 #: each difference the spurious-counterexample filter judges costs a model call; past this many
 #: judged irrelevant in one run, later differences are taken unjudged (kept, never dropped)
 MAX_FILTERED_OUT = 20
+Result = TypeVar("Result")
 
 
 def refine_partition(
@@ -39,7 +43,10 @@ def refine_partition(
             for engine_name, observation in observations:
                 if len(refine(partition.classes, observation, search.comparison)) == len(partition.classes):
                     continue
-                if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS or set_apart(search, partition, engine_name, observation):
+                if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
+                    search.discounted += 1  # a difference nobody settled backs no verdict
+                    continue
+                if set_apart(search, partition, engine_name, observation):
                     continue
                 confirmed, why = search.confirm(observation)
                 if confirmed is None:
@@ -76,8 +83,21 @@ def assess_relevance(search: Search, partition: Partition, engine_name: str, obs
             differences=FilterDecision.UNJUDGED,
             model=spurious_filter.model,
         )
+    if partition.filter_down:
+        return FilterVerdict(relevant=True, rationale=f"not judged: {partition.filter_down}",
+                             differences=FilterDecision.UNJUDGED, model=spurious_filter.model)
     search.journal.phase("judging")
-    verdict = spurious_filter.assess(search.implementations, observation.input, observation.outcomes)
+    # The model is asked on a thread of its own and waited for at most half of what is left of the
+    # budget: a slow or dead endpoint leaves the difference unjudged (kept), never the budget spent.
+    remaining = search.remaining()
+    verdict = within(remaining / 2 if remaining != float("inf") else None,
+                     lambda: spurious_filter.assess(search.implementations, observation.input, observation.outcomes))
+    if verdict is None:
+        partition.filter_down = "the filter's model did not answer within the budget"
+        verdict = FilterVerdict(relevant=True, rationale=f"not judged: {partition.filter_down}",
+                                differences=FilterDecision.UNJUDGED, model=spurious_filter.model)
+    elif verdict.differences is FilterDecision.UNJUDGED:
+        partition.filter_down = verdict.rationale.removeprefix("not judged: ")
     if verdict.differences is FilterDecision.UNJUDGED and not search.journal.noted("filter:"):
         search.journal.note(f"filter: {verdict.rationale}; differences are kept unjudged")
     if not verdict.relevant:
@@ -120,9 +140,36 @@ def set_apart(search: Search, partition: Partition, engine_name: str, observatio
             filter=FilterVerdict(relevant=False, rationale=f"outside the examples' shape: {reason}",
                                  differences=FilterDecision.IRRELEVANT)))
     return True
+def within(seconds: float | None, work: Callable[[], Result]) -> Result | None:
+    """``work()`` on a thread of its own, waited for at most ``seconds`` (None: as long as it takes);
+    None when it has not ended by then (it goes on, its answer dropped). What it raises is raised."""
+    box: list[Any] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box.append((True, work()))
+        except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
+            box.append((False, error))
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="divergent-within", daemon=True).start()
+    done.wait(None if seconds is None else max(0.0, seconds))
+    if not box:
+        return None
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value
 
 
 def note_unconfirmed(search: Search, partition: Partition, observation: Observation, why: str) -> None:
+    if why.startswith(NO_TIME):
+        # not a difference that failed to hold: one nobody could settle (the verdict discounts it)
+        search.journal.note(f"a difference seen on {observation.input.call(search.implementations[0].display_name, max_length=60)} "
+                            f"was not settled: {why}", once=True)
+        return
     partition.failed_confirmations += 1
     if why.startswith("not deterministic"):
         partition.nondeterministic.append(observation.input)

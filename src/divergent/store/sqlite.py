@@ -336,9 +336,13 @@ class Store:
 
     def _set_status(self, run_id: str, status: str) -> RunRecord:
         self._check_status(status)
+        return self._update_run(run_id, "status", status)
+
+    def _update_run(self, run_id: str, column: str, value: str) -> RunRecord:
+        """Set one column of a run (``status`` or ``parameters``, named by this class only)."""
         with self._write() as connection:
             changed = connection.execute(
-                "UPDATE runs SET status = ?, updated = ? WHERE id = ?", (status, _now(), run_id)
+                f"UPDATE runs SET {column} = ?, updated = ? WHERE id = ?", (value, _now(), run_id)
             ).rowcount
         if not changed:
             raise InvalidArgument(f"no run {run_id!r} in {self.path}")
@@ -353,6 +357,10 @@ class Store:
     def resume_run(self, run_id: str) -> RunRecord:
         """Mark the run "running" again (its saved units stay)."""
         return self._set_status(run_id, "running")
+
+    def set_parameters(self, run_id: str, parameters: Mapping[str, Any]) -> RunRecord:
+        """Replace a run's parameters (a resumed report run: what it found is part of them)."""
+        return self._update_run(run_id, "parameters", canonical_json(parameters))
 
     # ---------------------------------------------------------------------------------------
     # Units

@@ -30,7 +30,7 @@ from divergent.bench.binary import Confusion
 from divergent.bench.cetbench.pairs import CetPair, read_pairs
 from divergent.bench.common import Item, ItemProgress, RunPlan, results_envelope, run_plan, stored_results
 from divergent.bench.equibench.run import JudgeKind
-from divergent.bench.equibench.verdicts import ExecutionResult, ExecutionVerdict, not_executable
+from divergent.bench.equibench.verdicts import ExecutionResult, ExecutionVerdict, from_report, not_executable
 from divergent.errors import DivergentError, InvalidArgument, LLMError, SignatureMismatch
 from divergent.executors.base import Executor, ThreadExecutor
 from divergent.llm.chat import ChatModel, Usage
@@ -134,14 +134,9 @@ def execute_cet_pair(pair: CetPair, budget: float, seed: int, isolation: str | N
         return not_executable(f"the functions cannot be called alike: {error}")
     except DivergentError as error:
         return not_executable(f"{type(error).__name__}: {error}")
-    seconds = time.monotonic() - started
-    if report.divergent and report.counterexample is not None:
-        cx = report.counterexample
-        return ExecutionResult(ExecutionVerdict.INEQUIVALENT, reason=f"found by {cx.engine}",
-                               witness={"input": cx.call, "outputs": [o.describe() for o in cx.outcomes]},
-                               inputs=report.inputs, seconds=seconds)
-    return ExecutionResult(ExecutionVerdict.NO_DIFFERENCE, reason=f"{report.inputs} inputs, {report.exit_reason.value}",
-                           inputs=report.inputs, seconds=seconds)
+    cx = report.counterexample
+    witness = None if cx is None else {"input": cx.call, "outputs": [o.describe() for o in cx.outcomes]}
+    return from_report(report, time.monotonic() - started, witness)
 
 
 def _solve(pair: CetPair, original: bool, config: CetConfig, chat: ChatModel | None,

@@ -286,6 +286,9 @@ def find_difference(
         raise OverBudget  # stopped by the pair's deadline: "no difference found" would mean nothing
     if report.error:
         return Difference(False, error=report.error, executions=report.executions)
+    if report.too_few_inputs:
+        # "no difference" on too few inputs would label the versions equivalent on no evidence
+        return Difference(False, error=f"too few inputs to tell: {report.reason}", executions=report.executions)
     if not report.divergent or report.counterexample is None:
         return Difference(False, executions=report.executions)
     counterexample = report.counterexample

@@ -20,9 +20,13 @@ from divergent.bench.equibench.verdicts import (
     ExecutionResult,
     ExecutionSettings,
     ExecutionVerdict,
+    from_report,
     not_executable,
 )
 from divergent.errors import DivergentError, LoadError
+from divergent.options import DEFAULT_MIN_INPUTS as DEFAULT_FLOOR
+from divergent.records import ExitReason, Verdict
+from divergent.search.verdict import Evidence, rule
 
 __all__ = ["compare_on_inputs", "search_difference"]
 
@@ -92,9 +96,12 @@ def compare_on_inputs(
                 break
     finally:
         runner.close()
-    return ExecutionResult(ExecutionVerdict.NO_DIFFERENCE,
-                           reason=f"{ran} input(s) of {what} ({normal} ran to a normal end on both), no difference",
-                           inputs=ran, seconds=time.monotonic() - started)
+    # the verdict's one rule: the harness's inputs are its whole input space when every one ran
+    ruling = rule(Evidence(inputs=ran, floor=min(len(inputs), DEFAULT_FLOOR), rejected=0,
+                           exit_reason=ExitReason.EXHAUSTED if ran == len(inputs) else ExitReason.BUDGET_SECONDS))
+    verdict = ExecutionVerdict.TOO_FEW_INPUTS if ruling.verdict is Verdict.TOO_FEW_INPUTS else ExecutionVerdict.NO_DIFFERENCE
+    return ExecutionResult(verdict, reason=f"{ran} of {len(inputs)} input(s) of {what} ({normal} ran to a normal end "
+                           f"on both), no difference; {ruling.reason}", inputs=ran, seconds=time.monotonic() - started)
 
 
 def search_difference(
@@ -123,14 +130,8 @@ def search_difference(
     except DivergentError as error:
         return not_executable(f"{type(error).__name__}: {' '.join(str(error).split())[:300]}")
     seconds = time.monotonic() - started
-    if report.divergent and report.counterexample is not None:
-        counterexample = report.counterexample
-        return ExecutionResult(
-            ExecutionVerdict.INEQUIVALENT, reason=f"found by {counterexample.engine}",
-            witness={"input": getattr(counterexample.input, "text", str(counterexample.input)),
-                     "outputs": [_describe(o) for o in counterexample.outcomes]},
-            inputs=report.inputs, seconds=seconds,
-        )
-    return ExecutionResult(ExecutionVerdict.NO_DIFFERENCE,
-                           reason=f"{report.inputs} input(s), {report.exit_reason.value}",
-                           inputs=report.inputs, seconds=seconds, notes=tuple(report.notes[:5]))
+    counterexample = report.counterexample
+    witness = None if counterexample is None else {
+        "input": getattr(counterexample.input, "text", str(counterexample.input)),
+        "outputs": [_describe(o) for o in counterexample.outcomes]}
+    return from_report(report, seconds, witness)

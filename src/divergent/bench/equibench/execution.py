@@ -6,10 +6,13 @@ Three answers, never a guess:
   category's definition (the input, and what each program did);
 * **no difference found** within the budget: evidence for equivalence, not a proof;
 * **not executable** here, with the reason (CUDA needs a GPU and a launch harness; an assembly
-  snippet that calls out; a program that does not build).
+  snippet that calls out; a program that does not build);
+* **too few inputs**: it ran, but judged fewer inputs than the verdict's floor (the one rule of
+  :mod:`divergent.search.verdict`, as ``divergent check`` holds it), so it says nothing.
 
-For accuracy, inequivalent counts as NO and no-difference as YES; not-executable pairs get no
-prediction and lower the coverage (:func:`divergent.bench.equibench.run.summarize` reports both).
+For accuracy, inequivalent counts as NO and no-difference as YES; not-executable and too-few-inputs
+pairs get no prediction and lower the coverage (:func:`divergent.bench.equibench.run.summarize`
+reports both).
 
 Per category (each in its own module, which alone talks to the whole-program machinery):
 

@@ -7,13 +7,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["ExecutionResult", "ExecutionSettings", "ExecutionVerdict", "not_executable"]
+__all__ = ["ExecutionResult", "ExecutionSettings", "ExecutionVerdict", "from_report", "not_executable"]
 
 
 class ExecutionVerdict(StrEnum):
     INEQUIVALENT = "inequivalent"
     NO_DIFFERENCE = "no-difference-found"
     NOT_EXECUTABLE = "not-executable"
+    #: ran, but judged too few inputs for "no difference" (``divergent.search.verdict``): no prediction
+    TOO_FEW_INPUTS = "too-few-inputs"
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,8 @@ class ExecutionResult:
 
     @property
     def prediction(self) -> bool | None:
-        """YES (True) for no difference found, NO (False) for a witness, None when not executable."""
+        """YES (True) for no difference found, NO (False) for a witness, None when not executable or
+        judged on too few inputs."""
         if self.verdict is ExecutionVerdict.INEQUIVALENT:
             return False
         if self.verdict is ExecutionVerdict.NO_DIFFERENCE:
@@ -80,3 +83,15 @@ class ExecutionResult:
 
 def not_executable(reason: str) -> ExecutionResult:
     return ExecutionResult(ExecutionVerdict.NOT_EXECUTABLE, reason=reason)
+
+
+def from_report(report: Any, seconds: float, witness: dict[str, Any] | None = None) -> ExecutionResult:
+    """The execution judge's answer from a ``divergent.check`` report, by the verdict's one rule: a
+    witness (``witness``, when the report has a counterexample), no difference found (enough inputs,
+    a proof or the whole input space), or too few inputs to tell (no prediction)."""
+    if report.divergent and witness is not None:
+        return ExecutionResult(ExecutionVerdict.INEQUIVALENT, reason=f"found by {report.counterexample.engine}",
+                               witness=witness, inputs=report.inputs, seconds=seconds)
+    verdict = ExecutionVerdict.TOO_FEW_INPUTS if report.too_few_inputs else ExecutionVerdict.NO_DIFFERENCE
+    return ExecutionResult(verdict, reason=f"{report.inputs} input(s), {report.exit_reason.value}: {report.reason}",
+                           inputs=report.inputs, seconds=seconds, notes=tuple(report.notes[:5]))

@@ -44,17 +44,18 @@ def selfconsistency_page(document: Mapping[str, Any]) -> Page:
                               "averaged)")
     table = Table.of(
         ["model", "tasks", "with tests", "pick", "random sample", "gain", "better", "worse", "same", "tied",
-         "one class", "mean classes", "failed"],
+         "one class", "mean classes", "thin picks", "failed"],
         [(_spec(e), e["tasks"], e["scored"], _share(e.get("pass_at_1")), _share(e.get("baseline_pass_at_1")),
           _share(e.get("gain")), e["better"], e["worse"], e["same"], e["tied"], e["one_class"],
-          _share(e.get("mean_classes")), e["failed"]) for e in models])
+          _share(e.get("mean_classes")), e.get("thin", 0), e["failed"]) for e in models])
     sections = [Section("pass@1", (chart, table), id="pass-at-1")]
 
     moved = [item for item in items if item.get("pass_at_1") is not None and item.get("baseline_pass_at_1") is not None
              and abs(item["pass_at_1"] - item["baseline_pass_at_1"]) > 1e-12]
     if moved:
         name = (lambda item: item["task_id"]) if len(models) == 1 else (lambda item: item["key"])
-        rows = [(name(item), item["samples"], " ".join(str(len(group)) for group in item["classes"]),
+        rows = [(name(item) + (" (thin pick)" if item.get("thin") else ""), item["samples"],
+                 " ".join(str(len(group)) for group in item["classes"]),
                  _share(item["pass_at_1"]), _share(item["baseline_pass_at_1"]),
                  _splits(item))
                 for item in sorted(moved, key=lambda item: item["pass_at_1"] - item["baseline_pass_at_1"])]

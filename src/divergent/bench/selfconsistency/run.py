@@ -168,6 +168,8 @@ class ModelScore:
     mean_classes: float | None
     #: tasks whose clustering could not run (stored as errors)
     failed: int
+    #: tasks whose pick was made on fewer judged inputs than the floor (``thin``)
+    thin: int = 0
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,7 @@ def summarize(store: Store, run: RunRecord) -> SelfConsistencySummary:
             one_class=sum(len(u.get("classes") or []) == 1 for u in group),
             mean_classes=statistics.fmean(len(u.get("classes") or []) for u in group) if group else None,
             failed=failed.pop(format_model_spec(model, temperature), 0),
+            thin=sum(bool(u.get("thin")) for u in group),
         ))
     return SelfConsistencySummary(run=run, models=tuple(models), units=units, errors=errors)
 
@@ -232,7 +235,7 @@ def summary_json(summary: SelfConsistencySummary) -> dict[str, Any]:
          "gain": _number(s.pass_at_1 - s.baseline_pass_at_1)
          if s.pass_at_1 is not None and s.baseline_pass_at_1 is not None else None,
          "better": s.better, "worse": s.worse, "same": s.same, "tied": s.tied, "one_class": s.one_class,
-         "mean_classes": _number(s.mean_classes), "failed": s.failed}
+         "mean_classes": _number(s.mean_classes), "failed": s.failed, "thin": s.thin}
         for s in summary.models
     ]
     items: list[dict[str, Any]] = [{"key": key, **unit} for key, unit in sorted(summary.units.items())]

@@ -11,18 +11,22 @@ samples (pass@1 of taking one at random).
 
 Samples are untrusted: they are parsed here and run only in the sandbox. A sample that does not
 parse, lacks the entry point, or fails while its module loads in the sandbox (an import error,
-top-level code that raises or hangs) cannot be called: such samples form one class of their own
-(they all behave alike, as the incoherence study counts them: programs that never work), fail every
-test, and the others are clustered without them.
+top-level code that raises or hangs) cannot be called: each is a class of its own, named with its
+error, never the pick while another sample runs; it fails every test, and the others are clustered
+without it (:func:`divergent.clustering.cluster`, the same as ``divergent cluster``). A sample that
+ran past the limit on every input where the others of its class answered was never told apart
+from them: it stands apart too (``undecided``). A pick made on fewer judged inputs than the
+verdict's floor is kept, and marked ``thin``: its classes may lump samples nobody told apart.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from divergent.clustering import cluster
+from divergent.clustering.behaviour import Unloadable
 from divergent.clustering.semantic import (
     TestResults,
     parse_reference_tests,
@@ -31,8 +35,9 @@ from divergent.clustering.semantic import (
 )
 from divergent.datasets import Candidate, Task
 from divergent.engines.registry import ENGINES, NEEDS_MODEL
-from divergent.errors import DivergentError, InvalidArgument, LoadError, SignatureMismatch
+from divergent.errors import DivergentError, InvalidArgument, SignatureMismatch
 from divergent.incoherence.jobs import JobPayload
+from divergent.load import common_signature
 from divergent.options import SearchOptions
 from divergent.programs import PythonFunction, Signature
 from divergent.records import ExitReason
@@ -42,9 +47,6 @@ __all__ = ["ClusterSettings", "SampleClusterer", "cluster_samples"]
 
 #: splitting inputs kept per unit (their calls, for a reader who asks why two classes differ)
 KEPT_SPLITS = 5
-#: a sample that does not load is set aside and the rest tried again, at most this many times
-LOAD_ATTEMPTS = 4
-Result = TypeVar("Result")
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,10 @@ class SampleClusterer:
 
 def cluster_samples(task: Task, candidates: Sequence[Candidate], settings: ClusterSettings) -> dict[str, Any]:
     """Cluster ``candidates`` (one model's samples of ``task``), pick the largest class, run the
-    task's tests on every sample; the unit's plain JSON (classes as positions in ``candidates``)."""
+    task's tests on every sample; the unit's plain JSON (classes as positions in ``candidates``).
+
+    A pick made on fewer judged inputs than the floor (the verdict's rule) is kept, and marked:
+    ``search.verdict`` is then ``too-few-inputs`` and ``thin`` is true."""
     limits = Limits(timeout=settings.timeout)
     notes: list[str] = []
     loaded: dict[int, PythonFunction] = {}
@@ -106,65 +111,72 @@ def cluster_samples(task: Task, candidates: Sequence[Candidate], settings: Clust
             loaded[position] = candidate.implementation(task)
         except DivergentError as error:
             unloadable[position] = str(error)
-
-    classes: list[tuple[int, ...]] = []
-    search: dict[str, Any] | None = None
-    if len(loaded) >= 2:
-        signature = task.signature()
-        first = next(iter(loaded.values()))
-        options = SearchOptions(
-            budget=settings.budget, engines=settings.engines, seed=settings.seed, limits=limits,
-            isolation=settings.isolation,
-            seeds=tuple(task.seed_inputs(signature if signature is not None else first.signature)),
-        )
-        try:
-            clustering = _setting_aside(loaded, unloadable, notes, lambda impls: cluster(impls, options))
-        except SignatureMismatch as error:
-            if signature is None:
-                raise
-            _to_the_task_interface(loaded, unloadable, signature, notes, error)
-            clustering = _setting_aside(loaded, unloadable, notes, lambda impls: cluster(impls, options))
-        if clustering is not None and clustering.report.exit_reason is ExitReason.INTERRUPTED:
-            # The search keeps what it had at Ctrl-C; a unit must not: the run resumes this task.
-            raise KeyboardInterrupt
-        if clustering is not None:
-            members = list(loaded)
-            classes = [tuple(members[i] for i in group) for group in clustering.classes]
-            report = clustering.report
-            search = {"inputs": report.inputs, "executions": report.executions, "seconds": round(report.seconds, 3),
-                      "exit_reason": report.exit_reason.value, "splits": len(clustering.splits),
-                      "isolation": report.isolation}
-            notes.extend(report.notes)
-            name = task.entry_point
-            notes.extend(f"split by {split.input.call(name, max_length=200)}"
-                         for split in clustering.splits[:KEPT_SPLITS])
-    if len(loaded) == 1 or (len(loaded) >= 2 and not classes):
-        classes = [tuple(loaded)] if loaded else []
-    if unloadable:
-        classes.append(tuple(sorted(unloadable)))
-    classes.sort(key=lambda group: (-len(group), group[0]))
-
-    tests = _tests(task, candidates, loaded, unloadable, limits, settings.isolation, notes)
-    tied = [group for group in classes if len(group) == len(classes[0])] if classes else []
+    signature = task.signature()
+    first = next(iter(loaded.values()), None)
+    # the task's own inputs (its tests' calls) are seeds whatever the samples annotate: a test that
+    # passes a tuple where a sample annotates list is still an input of the task
+    options = SearchOptions(
+        budget=settings.budget, engines=settings.engines, seed=settings.seed, limits=limits,
+        isolation=settings.isolation,
+        seeds=tuple(task.seed_inputs(signature if signature is not None or first is None else first.signature)),
+    )
+    try:
+        common_signature(list(loaded.values())) if len(loaded) >= 2 else None
+    except SignatureMismatch as error:
+        if signature is None:
+            raise
+        _to_the_task_interface(loaded, unloadable, signature, notes, error)
+    entries = _entries(candidates, loaded, unloadable)
+    clustering = cluster(entries, options)
+    if clustering.report.exit_reason is ExitReason.INTERRUPTED:
+        # The search keeps what it had at Ctrl-C; a unit must not: the run resumes this task.
+        raise KeyboardInterrupt
+    unloadable.update(clustering.unloadable)
+    classes = [tuple(group) for group in clustering.classes]
+    report = clustering.report
+    search = None
+    if report.inputs or report.executions:
+        search = {"inputs": report.inputs, "executions": report.executions, "seconds": round(report.seconds, 3),
+                  "exit_reason": report.exit_reason.value, "splits": len(clustering.splits),
+                  "isolation": report.isolation, "verdict": report.verdict.value, "reason": report.reason,
+                  "judged": report.judged_inputs, "min_inputs": report.min_inputs}
+    notes.extend(note for note in report.notes if "does not load" not in note)
+    name = task.entry_point
+    notes.extend(f"split by {split.input.call(name, max_length=200)}" for split in clustering.splits[:KEPT_SPLITS])
+    tests = _tests(task, candidates, entries, limits, settings.isolation, notes)
+    tied = clustering.tied_classes if classes else ()
+    thin = len(loaded) >= 2 and report.too_few_inputs
     return {
         "samples": len(candidates),
         "indices": [candidate.index for candidate in candidates],
         "classes": [list(group) for group in classes],
-        "pick": classes[0][0] if classes else None,
+        "pick": clustering.largest[0] if classes else None,
         "tied": len(tied) > 1,
+        # the pick was made on fewer judged inputs than the floor: the classes may lump samples
+        # nobody told apart
+        "thin": thin,
         "unloadable": {str(position): _short(why) for position, why in sorted(unloadable.items())},
+        "undecided": {str(position): why for position, why in sorted(clustering.undecided.items())},
         "tests": None if tests is None else {"total": tests.total, "passed": list(tests.passed),
                                              "first_failure": [_short(text) for text in tests.first_failure]},
-        "pass_at_1": self_consistency_pass_at_1(classes, tests) if tests is not None and classes else None,
+        "pass_at_1": self_consistency_pass_at_1(tied, tests) if tests is not None and classes else None,
         "baseline_pass_at_1": tests.pass_rate if tests is not None and candidates else None,
         "search": search,
         "notes": notes,
     }
 
 
-def _tests(task: Task, candidates: Sequence[Candidate], loaded: dict[int, PythonFunction], unloadable: dict[int, str],
-           limits: Limits, isolation: str | None, notes: list[str]) -> TestResults | None:
-    """Every sample's results on the task's tests (None when the task has none)."""
+def _entries(candidates: Sequence[Candidate], loaded: dict[int, PythonFunction],
+             unloadable: dict[int, str]) -> list[PythonFunction | Unloadable]:
+    """Every sample in its place: loaded, or what kept it from loading."""
+    return [loaded[position] if position in loaded else Unloadable(label=candidate.label, error=unloadable[position])
+            for position, candidate in enumerate(candidates)]
+
+
+def _tests(task: Task, candidates: Sequence[Candidate], entries: Sequence[Any], limits: Limits,
+           isolation: str | None, notes: list[str]) -> TestResults | None:
+    """Every sample's results on the task's tests (None when the task has none); a sample that does
+    not load fails them all."""
     if not task.seeds_text.strip():
         notes.append("the task has no tests: no pass@1")
         return None
@@ -173,17 +185,7 @@ def _tests(task: Task, candidates: Sequence[Candidate], loaded: dict[int, Python
     except InvalidArgument as error:
         notes.append(f"the task's tests cannot be read: {error}")
         return None
-    passed = [0] * len(candidates)
-    failures = ["does not load"] * len(candidates)
-    if loaded:
-        results = _setting_aside(
-            loaded, unloadable, notes,
-            lambda impls: run_reference_tests(impls, reference, limits=limits, isolation=isolation))
-        for number, position in enumerate(loaded):
-            if results is not None:
-                passed[position] = results.passed[number]
-                failures[position] = results.first_failure[number]
-    return TestResults(total=len(reference.tests), passed=tuple(passed), first_failure=tuple(failures))
+    return run_reference_tests(entries, reference, limits=limits, isolation=isolation or None)
 
 
 def _to_the_task_interface(loaded: dict[int, PythonFunction], unloadable: dict[int, str], declared: Signature,
@@ -197,27 +199,6 @@ def _to_the_task_interface(loaded: dict[int, PythonFunction], unloadable: dict[i
         else:
             unloadable[position] = f"takes {impl.signature}, not the task's {declared}"
             del loaded[position]
-
-
-def _setting_aside(loaded: dict[int, PythonFunction], unloadable: dict[int, str], notes: list[str],
-                   work: Callable[[list[PythonFunction]], Result]) -> Result | None:
-    """``work`` on the loaded samples; those the sandbox cannot load are moved to ``unloadable`` and
-    the rest tried again. None when fewer than one (for the tests) or two samples are left."""
-    for _ in range(LOAD_ATTEMPTS):
-        if not loaded:
-            return None
-        try:
-            return work(list(loaded.values()))
-        except LoadError as error:
-            position_of = {impl.label: position for position, impl in loaded.items()}
-            failed = [position_of[label] for label in error.programs if label in position_of]
-            if not failed:
-                raise
-            for position in failed:
-                unloadable[position] = f"does not load in the sandbox: {error}"
-                del loaded[position]
-            notes.append(f"{len(failed)} sample(s) do not load in the sandbox; set aside")
-    return None
 
 
 def _short(text: str, limit: int = 200) -> str:
