@@ -231,11 +231,11 @@ def test_a_changed_signature_is_skipped_unless_the_new_parameters_have_defaults(
     code, document = _diff("--", "pkg/util.py")
     records = _by_name(document)
     assert records["pkg/util.py:double"]["status"] == "same"
-    assert records["pkg/util.py:double"]["reason"] == ("compared on the parameters both take; times left to "
+    assert records["pkg/util.py:double"]["note"] == ("compared on the parameters both take; times left to "
                                                        "their defaults")
     skipped = records["pkg/util.py:untouched"]
     assert skipped["status"] == "skipped" and skipped["verdict"] is None
-    assert skipped["reason"] == "signature changed: (n: int) → (n: int, k: int); k has no default"
+    assert skipped["note"] == skipped["reason"] == "signature changed: (n: int) → (n: int, k: int); k has no default"
     assert code == 4  # nothing changed, one function could not be judged
 
 

@@ -90,12 +90,14 @@ class FunctionResult:
         return f"{cx.get('call', '')} → {' ≠ '.join(values)}"
 
     def record(self) -> dict[str, Any]:
-        """The JSON record: the function and why it is in the diff, then ``check --json``'s fields."""
+        """The JSON record: the function, why it is in the diff and the diff's ``note`` (how it was
+        compared, or why it was not), then ``check --json``'s fields (whose ``reason`` is the verdict's,
+        where a search ran)."""
         function = self.function
         record: dict[str, Any] = {
             "function": function.name, "module": function.module, "qualname": function.qualname,
             "file": function.path, "line": function.line, "status": self.status, "why": function.why,
-            "reason": self.reason, "seconds": round(self.seconds, 3),
+            "note": self.reason, "reason": self.reason, "seconds": round(self.seconds, 3),
             "old": function.old.label if function.old else None, "new": function.new.label if function.new else None,
         }
         record.update(self.document or {"verdict": None, "counterexample": None})

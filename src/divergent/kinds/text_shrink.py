@@ -3,8 +3,9 @@
 The input is read into its structure (:mod:`divergent.engines.text_structure`); every candidate
 is one step simpler and keeps the counts true: a repeated part (the numbers after a count, the
 records, the test cases after ``t``) loses an element, its first or second half, or all but one;
-a number moves toward zero (0, 1, half, minus one, fewer digits); a word loses a character or
-turns its characters into ``a``. Candidates run in batches; the simplest one that still splits the
+a number moves toward zero (0, 1, half, minus one, fewer digits), or an earlier number toward zero
+and a later one by as much the other way (their sum kept); a word loses a character or turns its
+characters into ``a``. Candidates run in batches; the simplest one that still splits the
 programs the same way (and that the validator accepts: the search's ``still_divergent`` checks both)
 becomes the current input, until no candidate does or the time is up. Lines are never dropped
 whole: a shorter input that breaks the format would show a difference on an invalid input.
@@ -29,16 +30,18 @@ from divergent.records import TextInput
 
 #: candidates of each kind per step at most (big inputs shrink by halves first)
 _PER_KIND = 24
+#: the first numbers of an input whose pairs trade value (their sum kept)
+_PAIRS = 12
 
 
-def text_complexity(tree: Block, text: str) -> tuple[int, int, int]:
-    """Elements and tokens, then characters, then the magnitude of the numbers: smaller is simpler."""
-    magnitude = 0
-    for holder, index in token_slots(tree):
-        token = holder[index]
-        if is_integer(token):
-            magnitude += min(abs(int(token)), 10**30) * 2 + token.startswith("-")
-    return size(tree), len(text), magnitude
+def text_complexity(tree: Block, text: str) -> tuple[int, int, int, tuple[int, ...]]:
+    """Elements and tokens, then characters, then the magnitude of the numbers, then the numbers in
+    order (the earlier ones smaller: of two inputs alike but for where a sum's parts sit, the one
+    whose first number is smallest): smaller is simpler. The last makes the simplest input of a
+    difference one input, whichever input the search happened to find first."""
+    numbers = [min(abs(int(token)), 10**30) * 2 + token.startswith("-")
+               for holder, index in token_slots(tree) if is_integer(token := holder[index])]
+    return size(tree), len(text), sum(numbers), tuple(numbers)
 
 
 def _variants(tree: Block) -> Iterator[Block]:
@@ -64,12 +67,34 @@ def _variants(tree: Block) -> Iterator[Block]:
             copy_holder, copy_index = list(token_slots(copy))[position]
             copy_holder[copy_index] = smaller
             yield copy
+    yield from _redistributed(tree)
     for number, rep in enumerate(list(reps(tree))):
         if rep.characters and any(c != "a" for c in rep.items):
             copy = clone(tree)
             target = list(reps(copy))[number]
             target.items[:] = ["a"] * len(target.items)
             yield copy
+
+
+def _redistributed(tree: Block) -> Iterator[Block]:
+    """Trees whose numbers have the same sum, an earlier one moved toward zero and a later one by as
+    much the other way (Hypothesis' shrinker does the same to pairs of integers): a difference that
+    needs the sum (an overflow of ``a + b``) reaches one simplest input whichever pair it began from."""
+    slots = [(position, int(holder[index])) for position, (holder, index) in enumerate(list(token_slots(tree))[:_PAIRS])
+             if is_integer(holder[index])]
+    for first, (position, value) in enumerate(slots):
+        if value == 0:
+            continue
+        toward = (1 if value > 0 else -1, value // 2 if value > 0 else -((-value) // 2), 0)
+        for later, other in slots[first + 1 :]:
+            for target in dict.fromkeys(toward):
+                copy = clone(tree)
+                copy_slots = list(token_slots(copy))
+                holder, index = copy_slots[position]
+                holder[index] = str(target)
+                holder, index = copy_slots[later]
+                holder[index] = str(other + value - target)
+                yield copy
 
 
 def _smaller_tokens(token: str) -> list[str]:

@@ -25,7 +25,7 @@ _VERDICTS = {
 def _counterexample(record: Mapping[str, Any]) -> str:
     cx = record.get("counterexample")
     if not cx:
-        return str(record.get("reason") or "")
+        return str(record.get("note") or record.get("reason") or "")
     values = [str(outcome.get("value", "")) for outcome in cx.get("outcomes", ())]
     return f"{cx.get('call', '')} → {' ≠ '.join(values)}"
 
@@ -103,7 +103,9 @@ def _function_section(record: Mapping[str, Any], index: int, tests: Sequence[str
     if record.get("old"):
         facts.append(("old", str(record["old"])))
         facts.append(("new", str(record["new"])))
-    if record.get("reason"):
+    if record.get("note"):
+        facts.append(("note", str(record["note"])))
+    if record.get("reason") and record.get("reason") != record.get("note"):
         facts.append(("reason", str(record["reason"])))
     if record.get("seconds"):
         facts.append(("time", duration_text(float(record["seconds"]))))
