@@ -437,6 +437,8 @@ def test_the_model_note_says_nothing_was_sent_when_the_model_was_never_asked(llm
             never_asked.complete([{"role": "user", "content": "hello"}])
         # asked, never answered: nothing says it was sent (a refused connection sent nothing)
         assert "were sent to" not in model_data_note(never_asked)
+        assert never_asked.requests_out == 0
+        assert "nothing was sent to http://127.0.0.1:9/v1" in model_data_note(never_asked)
 
 
 def test_a_dead_endpoint_stops_the_llm_engine_with_a_clear_note(

@@ -123,6 +123,7 @@ def run_search(implementations: list[str], flags: SearchFlags, run: Callable[...
             options = flags.model.connect(options)
             result = run(list(programs), options)
             if options.llm is not None:
+                options.llm.close()  # (first: no request leaves after the note says what left)
                 result = with_note(result, model_data_note(options.llm, report_in(result)))
             return SearchRun(kind=kind, programs=programs, options=options, result=result)
         finally:
@@ -146,11 +147,11 @@ def model_data_note(llm: LLMClient, report: Any = None) -> str:
     failure_text = _model_failure_text(report) if report is not None else ""
     if usage.cached_calls and not usage.retries and not failure_text:
         return f"with --model, every answer came from the response cache: nothing was sent to {endpoint}"
-    if usage == Usage() and not _model_asked(report):
-        # the search ended before the model's engine made its first call (the others found the answer)
+    if usage == Usage() and (not _model_asked(report) or not getattr(llm, "requests_out", 1)) and not failure_text:
+        # the search ended before the model's engine made its first request (the others found the answer)
         return f"with --model, the search ended before the model was asked anything: nothing was sent to {endpoint}"
     failure = endpoint_failure(failure_text) if failure_text else "it did not answer within the budget"
-    if "refused the connection" in failure or "does not resolve" in failure:
+    if "refused the connection" in failure or "does not resolve" in failure or not getattr(llm, "requests_out", 1):
         return f"with --model, nothing was sent to {endpoint}: {failure}"
     return (f"with --model, no answer came from {endpoint} ({failure}): requests carrying the programs' source, "
             f"inputs and outputs may have reached it")

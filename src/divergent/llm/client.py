@@ -122,6 +122,10 @@ class LLMClient:
         self._endpoint: Endpoint | None = None
         self._api_key: str | None = None
         self._usage = Usage()
+        #: requests handed to the endpoint, and those its host refused or that never found it (they
+        #: carried nothing away): what the report may say left the machine
+        self._posted = 0
+        self._refused = 0
         self._random = random.Random()
         self._closed = False
         self._price_known = price_for(settings.model, settings.prices) is not None
@@ -143,6 +147,13 @@ class LLMClient:
     def price_known(self) -> bool:
         """Whether costs are real figures (False: no price is known for the model, costs are 0)."""
         return self._price_known
+
+    @property
+    def requests_out(self) -> int:
+        """Requests that may have reached the endpoint: handed to it, and not refused by its host
+        nor lost for want of one (a refused connection carries nothing away)."""
+        with self._lock:
+            return self._posted - self._refused
 
     def usage(self) -> Usage:
         with self._lock:
@@ -379,6 +390,8 @@ class LLMClient:
     ) -> Completion:
         """One request within ``seconds`` (``cut``: the caller's deadline set them); raises
         :class:`_Failure` saying whether another attempt may help."""
+        with self._lock:
+            self._posted += 1
         try:
             body = endpoint.post(request, seconds)
             answer = boundary.answer_from_body(body)
@@ -390,6 +403,8 @@ class LLMClient:
         except StatusAnswer as answer_status:
             raise self._status_failure(answer_status) from None
         except Refused as refusal:
+            with self._lock:
+                self._refused += 1
             raise _Failure(f"refused: {refusal}", LLMUnavailable, retry=False) from None
         except boundary.TooLarge as error:
             raise _Failure(f"answer refused: {error}", LLMError, retry=False) from None
@@ -439,6 +454,9 @@ class LLMClient:
             cause = _root_cause(error)
             why = boundary.clean_text(self._redact(str(cause)))[:200]
             # nobody listens, or no such host: another try in a second will not change that
+            if isinstance(cause, ConnectionRefusedError | socket.gaierror):
+                with self._lock:
+                    self._refused += 1  # no connection was made: nothing left the machine
             if isinstance(cause, ConnectionRefusedError):
                 return _Failure(f"cannot connect: connection refused ({why})", LLMUnavailable, retry=False)
             if isinstance(cause, socket.gaierror):
