@@ -41,14 +41,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from divergent.engines.base import EngineContext
+from divergent.engines.base import TextContext
+from divergent.engines.text_lessons import Lessons
 from divergent.engines.text_mutation import TextMutationEngine
 from divergent.engines.text_structure import render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.infer import infer_format
 from divergent.formats.instances import Misfit, generate
 from divergent.formats.model import InputFormat
-from divergent.programs import Signature
 from divergent.records import TextInput
 from validators import standalone_validator
 
@@ -117,6 +117,7 @@ class _Services:
 
     def __init__(self, fmt: InputFormat | None) -> None:
         self.input_format = fmt
+        self.lessons = Lessons()
 
     def admit(self, items: list) -> list[bool]:
         return [True] * len(items)
@@ -145,9 +146,9 @@ def drawn(fmt: InputFormat, count: int, seed: int) -> list[str]:
 def mutated(problem: Problem, fmt: InputFormat | None, count: int, seed: int) -> list[str]:
     if not problem.samples:
         return []
-    context = EngineContext(implementations=(), signature=Signature(()),  # type: ignore[arg-type]
-                            seeds=tuple(TextInput(text) for text in problem.samples), constants=None,
-                            services=_Services(fmt), seed=seed)
+    context = TextContext(implementations=(),  # type: ignore[arg-type]
+                          seeds=tuple(TextInput(text) for text in problem.samples), constants=None,
+                          services=_Services(fmt), seed=seed)
     engine = TextMutationEngine(context)
     texts: list[str] = []
     for _ in range(50):

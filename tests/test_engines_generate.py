@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from divergent.engines.base import Engine, EngineContext
+from divergent.engines.base import CallContext, Engine
 from divergent.engines.constants import Constants
 from divergent.engines.hypothesis import HypothesisEngine, storage_outside_working_directory
 from divergent.engines.mutation import MutationEngine
@@ -68,10 +68,10 @@ def make_context(
     source: str = SOURCE,
     seed: int = 0,
     require: Callable[[Input], bool] | None = None,
-) -> EngineContext:
+) -> CallContext:
     signature = Signature(parameters=tuple(parameters))
     implementation = PythonFunction(label="a.py:f", entry_point="f", source=source, signature=signature)
-    return EngineContext(
+    return CallContext(
         implementations=(implementation,),
         signature=signature,
         seeds=tuple(seeds),

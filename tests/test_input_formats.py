@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from divergent.engines.base import EngineContext
+from divergent.engines.base import TextContext
 from divergent.engines.text_feedback import MIN_TRIES, Rejections
 from divergent.engines.text_grammar import GrammarEngine
 from divergent.engines.text_lessons import LearntOrder, LearntRange, Lessons, Word
@@ -27,7 +27,6 @@ from divergent.formats.reading import program_format
 from divergent.formats.statement_text import constraints
 from divergent.formats.statements import statement_format
 from divergent.formats.syntax import parse_format
-from divergent.programs import Signature
 from divergent.records import TextInput
 
 TEST_CASES = """\
@@ -205,6 +204,7 @@ class _Services:
     def __init__(self, input_format, rejects=lambda text: ""):
         self.input_format = input_format
         self._rejects = rejects
+        self.lessons = Lessons()
 
     def admit(self, items):
         return [not self._rejects(item.text) for item in items]
@@ -217,8 +217,8 @@ class _Services:
 
 
 def _context(services, seeds=()):
-    return EngineContext(implementations=(), signature=Signature(()), seeds=tuple(seeds), constants=None,  # type: ignore[arg-type]
-                         services=services)
+    return TextContext(implementations=(), seeds=tuple(seeds), constants=None,  # type: ignore[arg-type]
+                       services=services)
 
 
 def test_mutation_within_a_stated_format_never_breaks_a_stated_bound():

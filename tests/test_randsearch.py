@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from divergent.engines.base import EngineContext
+from divergent.engines.base import CallContext
 from divergent.engines.constants import Constants
 from divergent.engines.randsearch import (
     BRUTE_FORCE_ORIGIN,
@@ -137,7 +137,7 @@ def test_the_same_seed_gives_the_same_inputs(client, openai_server):
     impls = pair()
 
     def first_inputs(seed: int) -> list:
-        context = EngineContext(
+        context = CallContext(
             implementations=tuple(impls), signature=impls[0].signature, seeds=(), constants=Constants(),
             seed=seed, limits=Limits(timeout=0.25), seconds=10.0, model=ModelAccess(chat=client),
         )
@@ -156,7 +156,7 @@ def test_the_same_seed_gives_the_same_inputs(client, openai_server):
 
 def test_without_a_model_the_engine_cannot_start():
     impls = pair()
-    context = EngineContext(
+    context = CallContext(
         implementations=tuple(impls), signature=impls[0].signature, seeds=(), constants=Constants(),
     )
     with pytest.raises(EngineCannotProceed, match="needs a language model"):

@@ -16,7 +16,7 @@ from random import Random
 import pytest
 
 import divergent
-from divergent.engines.base import EngineContext
+from divergent.engines.base import CallContext
 from divergent.engines.constants import Constants
 from divergent.engines.mutation import MutationEngine
 from divergent.engines.seeds import SeedEngine
@@ -196,11 +196,11 @@ def test_literal_strings_follow_the_use() -> None:
 # -- the banks and the engines ---------------------------------------------------------------------
 
 
-def context_for(name: str, seeds: tuple[Input, ...] = ()) -> EngineContext:
+def context_for(name: str, seeds: tuple[Input, ...] = ()) -> CallContext:
     function = PythonFunction(label=f"m.py:{name}", entry_point=name, source=MODULE,
                               signature=load_signature(name))
     structure = mine_structure([function], function.signature)
-    return EngineContext(
+    return CallContext(
         implementations=(function,), signature=function.signature, seeds=seeds,
         constants=Constants.harvest([MODULE]), shaped=ShapedInputs(structure, seed=1),
     )

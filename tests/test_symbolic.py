@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from divergent.engines import symbolic as symbolic_module
-from divergent.engines.base import EngineContext
+from divergent.engines.base import CallContext
 from divergent.engines.constants import Constants
 from divergent.engines.settings import EngineSettings
 from divergent.engines.symbolic import SymbolicEngine
@@ -58,7 +58,7 @@ def write_impl(tmp_path: Path, name: str, source: str, signature: Signature = X_
 def make_engine(
     *implementations: PythonFunction, seconds: float, signature: Signature = X_INT, settings: EngineSettings | None = None
 ) -> SymbolicEngine:
-    context = EngineContext(
+    context = CallContext(
         implementations=implementations,
         signature=signature,
         seeds=(),

@@ -6,9 +6,10 @@ import random
 
 import pytest
 
-from divergent.engines.base import EngineContext
+from divergent.engines.base import TextContext
 from divergent.engines.constants import Constants, program_literals
 from divergent.engines.text_feedback import Rejections
+from divergent.engines.text_lessons import Lessons
 from divergent.engines.text_mutation import (
     TextMutationEngine,
     boundary_numbers,
@@ -20,7 +21,7 @@ from divergent.engines.text_structure import counts, parse, render
 from divergent.formats.instances import read
 from divergent.formats.syntax import parse_format
 from divergent.kinds.text_shrink import shrink_text
-from divergent.programs import Language, Signature, StdinProgram
+from divergent.programs import Language, StdinProgram
 from divergent.records import TextInput
 
 EXAMPLES = [
@@ -56,6 +57,7 @@ class _Services:
     def __init__(self, messages=(), input_format=None):
         self.messages = list(messages)
         self.input_format = input_format
+        self.lessons = Lessons()
 
     def admit(self, items):
         return [True] * len(items)
@@ -69,8 +71,8 @@ class _Services:
 
 def engine(seeds, messages=(), source="const int MAXN = 200005;") -> TextMutationEngine:
     program = StdinProgram(label="p.cpp", source=source, language=Language.CPP)
-    context = EngineContext(implementations=(program,), signature=Signature(), seeds=tuple(TextInput(s) for s in seeds),
-                            constants=Constants(), seed=3, services=_Services(messages))  # type: ignore[arg-type]
+    context = TextContext(implementations=(program,), seeds=tuple(TextInput(s) for s in seeds),
+                          constants=Constants(), seed=3, services=_Services(messages))  # type: ignore[arg-type]
     return TextMutationEngine(context)
 
 

@@ -261,7 +261,7 @@ def semantic_cluster(
     results = None
     if reference is not None:
         results = run_reference_tests(
-            search.implementations, reference, limits=search.limits, isolation=search.runner.level.value
+            search.implementations, reference, limits=search.options.limits, isolation=search.runner.level.value
         )
     report = replace(clustering.report, llm={"model": chat.model, **usage.as_dict()})
     return replace(clustering, report=report, usage=usage, tests=results)
@@ -288,7 +288,7 @@ def _run(
         if probes and deadline is not None:
             deadline = time.monotonic() + (deadline - time.monotonic()) / 2
         exit_reason = refine_partition(search, partition, deadline=deadline)
-    rng = random.Random(f"{search.seed}:semantic-cluster")
+    rng = random.Random(f"{search.options.seed}:semantic-cluster")
     picked: set[tuple[int, int]] = set()
     steps: list[PairProbe] = []
     for step in range(probes):
@@ -347,22 +347,22 @@ def _probe(
                 continue
             ran.setdefault(item.key, (item, outcomes))
             projected.append((outcomes[first], outcomes[second]))
-        search.inputs_run += sum(outcomes is not None for outcomes in results)
+        search.tally.inputs_run += sum(outcomes is not None for outcomes in results)
         return projected
 
     spurious_filter = search.spurious_filter
     session = ProbeGenSession(
         pair_impls,
         chat=chat,
-        signature=search.signature,
+        signature=search.subjects.signature,
         comparison=search.comparison,
         spec=spec,
         requirement=search.subjects.requirement,
         accept=spurious_filter.accept(pair_impls) if spurious_filter is not None else None,
         executor=run_on_all,
-        limits=search.limits,
+        limits=search.options.limits,
         isolation=search.runner.level.value,
-        seed=search.seed + step,
+        seed=search.options.seed + step,
         store=store,
         run_parameters={"purpose": "semantic-cluster", "step": step, "pair": list(pair)},
     )

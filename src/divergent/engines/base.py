@@ -74,18 +74,20 @@ class TextServices(Protocol):
 
 @dataclass(frozen=True)
 class EngineContext:
-    """Everything an engine may know about the search it takes part in."""
+    """What every engine may know about the search it takes part in, whatever the kind of program.
+
+    A kind's engines get the kind's own context, a subclass adding what they need:
+    :class:`CallContext` (the engines of calls: the signature, the precondition, the shaped values)
+    or :class:`TextContext` (the engines of texts: :class:`TextServices`). The kind builds it
+    (``Subjects.engine_context``); an engine reads what its kind's context has and never asks which
+    context it holds."""
 
     implementations: tuple[Program, ...]
-    #: the signature all implementations share (annotations merged: an annotated one wins)
-    signature: Signature
     #: seed inputs (from files, doctests, asserts, --seeds; for whole programs: examples, test files)
     seeds: tuple[AnyInput, ...]
     constants: Constants
     #: the run's random seed: an engine derives all its randomness from it
     seed: int = 0
-    #: the precondition on inputs (annotations are checked separately by the search loop)
-    require: Callable[[Input], bool] | None = None
     #: sandbox limits and isolation, for engines that start their own sandboxed process
     limits: Limits | None = None
     isolation: str | None = None
@@ -96,25 +98,40 @@ class EngineContext:
     #: the language model and what goes with it, for the engines that need one (None: no model)
     model: ModelAccess | None = None
     settings: EngineSettings = field(default_factory=EngineSettings)
-    #: what programs reading a text offer their engines (the validator, the generator, a runner);
-    #: None for other kinds
-    services: TextServices | None = None
-    #: values shaped like the code expects, per parameter (regexes, formats, literals, keys it
-    #: uses: :mod:`divergent.structure`); None when nothing was mined
-    shaped: ShapedInputs | None = None
     #: how many times the scheduler restarted this engine (0: its first instance); a restarted engine
     #: draws from a fresh random stream (:meth:`rng`) and may start another schedule (sizes)
     restart: int = 0
-
-    @property
-    def text_seeds(self) -> tuple[TextInput, ...]:
-        """The seeds, for the engines of texts (whose kinds' seeds are texts)."""
-        return self.seeds  # type: ignore[return-value]
 
     def rng(self, salt: str) -> random.Random:
         """A random generator private to one engine, reproducible from the run's seed (and the
         engine's restart: a restarted engine gets a stream of its own)."""
         return random.Random(f"{self.seed}:{salt}" if not self.restart else f"{self.seed}:{salt}:restart {self.restart}")
+
+
+@dataclass(frozen=True)
+class CallContext(EngineContext):
+    """The context of the engines of calls (inputs that are Python values)."""
+
+    #: the signature all implementations share (annotations merged: an annotated one wins)
+    signature: Signature = field(default_factory=Signature)
+    #: the precondition on inputs (annotations are checked separately by the search loop)
+    require: Callable[[Input], bool] | None = None
+    #: values shaped like the code expects, per parameter (regexes, formats, literals, keys it
+    #: uses: :mod:`divergent.structure`); None when nothing was mined
+    shaped: ShapedInputs | None = None
+
+
+@dataclass(frozen=True)
+class TextContext(EngineContext):
+    """The context of the engines of texts (a program's stdin)."""
+
+    #: what programs reading a text offer their engines (the validator, the generator, a runner)
+    services: TextServices = field(kw_only=True)
+
+    @property
+    def text_seeds(self) -> tuple[TextInput, ...]:
+        """The seeds, as texts (the seeds of a kind whose input is a text)."""
+        return self.seeds  # type: ignore[return-value]
 
 
 class Engine(abc.ABC):

@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 from divergent import preconditions
 from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS, UNION_ORIGINS
-from divergent.engines.base import Engine, EngineContext
+from divergent.engines.base import CallContext, Engine
 from divergent.engines.constants import Constants
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
 from divergent.engines.shaped_calls import inferred_annotation
@@ -237,7 +237,7 @@ class HypothesisEngine(Engine):
     checks_preconditions = True
     restartable = True
 
-    def __init__(self, context: EngineContext) -> None:
+    def __init__(self, context: CallContext) -> None:
         super().__init__(context)
         self._rounds = 0
         self._fruitless_rounds = 0

@@ -18,7 +18,7 @@ from typing import Any
 
 from divergent import preconditions
 from divergent.comparison import behaviour_fingerprint
-from divergent.engines.base import Engine, EngineContext
+from divergent.engines.base import CallContext, Engine
 from divergent.engines.mutators import TABLE6_OPERATORS, Mutator
 from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
 from divergent.engines.settings import MutationOperators
@@ -54,7 +54,7 @@ class MutationEngine(Engine):
     checks_preconditions = True
     restartable = True
 
-    def __init__(self, context: EngineContext) -> None:
+    def __init__(self, context: CallContext) -> None:
         super().__init__(context)
         self._rng = context.rng("mutation")
         #: how often each operator ran, as "family:operator" (e.g. "str:insert-char")

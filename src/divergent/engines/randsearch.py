@@ -34,7 +34,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from divergent.engines.base import Engine, EngineContext
+from divergent.engines.base import CallContext, Engine, EngineContext
 from divergent.errors import EngineCannotProceed, InvalidArgument, LLMError, LoadError, StopReason
 from divergent.llm.chat import ChatModel, Message
 from divergent.llm.extract import extract_code
@@ -402,7 +402,7 @@ class _GeneratorFailed(Exception):
         super().__init__(f"the generator the model wrote fails in the sandbox ({writes} tries): {verdict}")
 
 
-def _preconditions(context: EngineContext) -> Callable[[Input], bool]:
+def _preconditions(context: CallContext) -> Callable[[Input], bool]:
     """The annotations (typeguard) and the user's requirement: what the search loop would check."""
     from divergent.preconditions import conforms
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from divergent import preconditions
-from divergent.engines.base import Engine, EngineContext
+from divergent.engines.base import CallContext, Engine
 from divergent.errors import EngineCannotProceed
 from divergent.programs import ParameterKind, Signature
 from divergent.records import AnyInput, Input
@@ -29,7 +29,7 @@ _MAX_UNION_MEMBERS = 4
 _SCALARS = (bool, int, float, complex, str, bytes, bytearray, type(None))
 
 
-def satisfies_requirement(context: EngineContext, input: Input) -> bool:
+def satisfies_requirement(context: CallContext, input: Input) -> bool:
     """The context's user precondition holds for ``input`` (a predicate that raises does not hold)."""
     if context.require is None:
         return True
@@ -109,7 +109,7 @@ class SeedEngine(Engine):
     name = "seeds"
     checks_preconditions = True
 
-    def __init__(self, context: EngineContext) -> None:
+    def __init__(self, context: CallContext) -> None:
         super().__init__(context)
         self._next = 0
         self._seen: set[str] = set()

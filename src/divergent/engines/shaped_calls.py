@@ -18,7 +18,7 @@ from random import Random
 from typing import Any
 
 from divergent import preconditions
-from divergent.engines.base import EngineContext
+from divergent.engines.base import CallContext
 from divergent.engines.shapes import CannotGenerate, minimal_value
 from divergent.grammars.words import with_word
 from divergent.programs import Parameter, ParameterKind, Signature
@@ -71,7 +71,7 @@ def coupled_dict(text: str, rng: Random) -> dict[str, Any]:
     return {word: rng.choice(pool) for word in words}
 
 
-def _base_call(context: EngineContext, shaped: ShapedInputs) -> Input | None:
+def _base_call(context: CallContext, shaped: ShapedInputs) -> Input | None:
     """A call of the simplest values: each required parameter's first shaped value, or the minimal
     value of its annotation; None when some required parameter has neither."""
     args: list[Any] = []
@@ -106,7 +106,7 @@ def _compatible(current: Any, value: Any) -> bool:
 _ABSENT = object()
 
 
-def shaped_calls(context: EngineContext, seeds: Sequence[Input], limit: int = 64, how: str = "seeds") -> list[Input]:
+def shaped_calls(context: CallContext, seeds: Sequence[Input], limit: int = 64, how: str = "seeds") -> list[Input]:
     """Up to ``limit`` calls: ``seeds`` (or one call of simplest values) with one parameter replaced
     by a shaped value, the parameters' banks taken in turns; each meets the preconditions."""
     shaped = context.shaped

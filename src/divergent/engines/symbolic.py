@@ -25,7 +25,7 @@ import importlib.util
 from collections import deque
 from collections.abc import Callable
 
-from divergent.engines.base import Engine, EngineContext
+from divergent.engines.base import CallContext, Engine
 from divergent.engines.proofs import proof_limits, proof_problem
 from divergent.errors import DivergentError, EngineCannotProceed, StopReason
 from divergent.preconditions import conforms
@@ -47,7 +47,7 @@ class SymbolicEngine(Engine):
     checks_preconditions = True
     background = True
 
-    def __init__(self, context: EngineContext) -> None:
+    def __init__(self, context: CallContext) -> None:
         super().__init__(context)
         self._process: SymbolicProcess | None = None
         self._ready: deque[Input] = deque()
@@ -240,7 +240,7 @@ class SymbolicEngine(Engine):
         return self._stop
 
 
-def _preconditions(context: EngineContext) -> Callable[[Input], bool]:
+def _preconditions(context: CallContext) -> Callable[[Input], bool]:
     """The checks every proposed input must pass: the annotations and the user's requirement."""
     signature, require = context.signature, context.require
 

@@ -10,7 +10,7 @@ only inputs seen before, stops.
 
 from __future__ import annotations
 
-from divergent.engines.base import Engine, EngineContext
+from divergent.engines.base import Engine, TextContext
 from divergent.errors import EngineCannotProceed
 from divergent.records import AnyInput, TextInput
 from divergent.sandbox.launch import Job
@@ -30,11 +30,9 @@ class GeneratorEngine(Engine):
     #: the user's generator knows the problem: it is owed four times the time of another engine
     share = 4.0
 
-    def __init__(self, context: EngineContext) -> None:
+    def __init__(self, context: TextContext) -> None:
         super().__init__(context)
         services = context.services
-        if services is None:
-            raise EngineCannotProceed("unsupported", "the generator program is for whole programs (--stdin)")
         if services.generator is None:
             raise EngineCannotProceed("unsupported", "no generator program: pass --generator PROG")
         self.service = services.generator

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from divergent.comparison import behaviour_fingerprint
-from divergent.engines.base import Engine, EngineContext
+from divergent.engines.base import Engine, TextContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_mending import mend_permutations
 from divergent.engines.text_operators import steered
@@ -44,11 +44,9 @@ class GrammarEngine(Engine):
 
     name = "grammar"
 
-    def __init__(self, context: EngineContext) -> None:
+    def __init__(self, context: TextContext) -> None:
         super().__init__(context)
         services = context.services
-        if services is None:
-            raise EngineCannotProceed("unsupported", "the grammar engine is for programs reading a text")
         if services.input_format is None:
             raise EngineCannotProceed("unsupported", "no input format (give an example, a statement or --input-format)")
         self.format = services.input_format
@@ -58,7 +56,7 @@ class GrammarEngine(Engine):
         self._seen: set[str] = set()
         self._behaviours: set[str] = set()
         #: the validator's lessons (shared with mutation) steer every draw
-        self.feedback = Rejections(getattr(services, "lessons", None))
+        self.feedback = Rejections(services.lessons)
 
     def propose(self, n: int) -> list[AnyInput]:
         self.feedback.settle(self._services)

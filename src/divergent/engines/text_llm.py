@@ -20,10 +20,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from divergent.engines.base import EngineContext
+from divergent.engines.base import TextContext
 from divergent.engines.llm_probes import LLMProbeEngine
 from divergent.engines.randsearch import GENERATOR_FUNCTION, RandSearchEngine
-from divergent.errors import EngineCannotProceed
 from divergent.llm.chat import Completion, Message, Usage
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
@@ -61,9 +60,8 @@ def render_run(outcome: Outcome) -> str:
 class TextProbeGenSession(ProbeGenSession):
     """ProbeGen's tree search over whole programs: the model yields input texts."""
 
-    def __init__(self, context: EngineContext, **settings: object) -> None:
+    def __init__(self, context: TextContext, **settings: object) -> None:
         services = context.services
-        assert services is not None
         self.support = services
         self._runner = services.open_runner()
         super().__init__(
@@ -177,10 +175,7 @@ def text_feedback(generated: GeneratedInputs, probes: list[ProbeResult], rejecte
 class TextProbeEngine(LLMProbeEngine):
     """ProbeGen for whole programs, in a background thread (see :mod:`divergent.engines.llm_probes`)."""
 
-    def __init__(self, context: EngineContext) -> None:
-        if context.services is None:
-            raise EngineCannotProceed("unsupported", "this is ProbeGen for whole programs")
-        super().__init__(context)
+    context: TextContext
 
     def _open_session(self, accept: Callable[[Observation], bool] | None) -> TextProbeGenSession:
         context = self.context
@@ -199,9 +194,7 @@ class TextRandSearchEngine(RandSearchEngine):
 
     repair_template = "randsearch_text_repair"
 
-    def __init__(self, context: EngineContext) -> None:
-        if context.services is None:
-            raise EngineCannotProceed("unsupported", "this is RandSearch for whole programs")
+    def __init__(self, context: TextContext) -> None:
         super().__init__(context)
         self.support = context.services
         # The validator judges in _run: what reaches the queue is valid.

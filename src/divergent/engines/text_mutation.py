@@ -39,7 +39,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 
 from divergent.comparison import behaviour_fingerprint
-from divergent.engines.base import Engine, EngineContext
+from divergent.engines.base import Engine, TextContext
 from divergent.engines.constants import program_literals
 from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_lessons import FixedSpace
@@ -116,11 +116,9 @@ class TextMutationEngine(Engine):
 
     name = "mutation"
 
-    def __init__(self, context: EngineContext) -> None:
+    def __init__(self, context: TextContext) -> None:
         super().__init__(context)
         services = context.services
-        if services is None:
-            raise EngineCannotProceed("unsupported", "text mutation is for whole programs")
         self._rng = context.rng("text-mutation")
         #: the input format (given or inferred), or None: trees are then guessed from each input
         self._format: InputFormat | None = services.input_format
@@ -149,7 +147,7 @@ class TextMutationEngine(Engine):
         self._numbers = boundary_numbers(sorted(self._local))
         alphabet = sorted({c for seed in seeds for c in seed.text if not c.isspace()}) or list("ab")
         #: what the validator said about the children, by the operators that made them
-        self.feedback = Rejections(getattr(services, "lessons", None))
+        self.feedback = Rejections(services.lessons)
         self._mutator = TreeMutator(self._rng, numbers=lambda: self._numbers,
                                     named=lambda: sorted(self._learned | self._local), alphabet=alphabet,
                                     feedback=self.feedback, size_cap=lambda: self.size_cap,
@@ -357,8 +355,6 @@ class TextMutationEngine(Engine):
 
     def _learn_from_validator(self) -> None:
         services = self.context.services
-        if services is None:
-            return
         self.feedback.settle(services)
         # a rejected child is no parent (its children would be rejected for what it broke)
         kept = [entry for entry in self._recent if not services.rejection_reason(entry[0])]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from divergent.engines.base import Engine, EngineContext
+from divergent.engines.base import Engine, TextContext
 from divergent.errors import EngineCannotProceed
 from divergent.records import AnyInput, TextInput
 
@@ -22,10 +22,8 @@ class TextSeedEngine(Engine):
 
     name = "seeds"
 
-    def __init__(self, context: EngineContext) -> None:
+    def __init__(self, context: TextContext) -> None:
         super().__init__(context)
-        if context.services is None:
-            raise EngineCannotProceed("unsupported", "the text seed engine is for whole programs")
         self._seeds = list(context.text_seeds)
         space = context.services.space
         self._space = space
@@ -48,7 +46,7 @@ class TextSeedEngine(Engine):
     def whole_space(self) -> tuple[str, Sequence[AnyInput], int, str] | None:
         """The listed space's valid inputs, once every one of them was judged valid or not."""
         services = self.context.services
-        if self._space is None or services is None or self._next < len(self._seeds):
+        if self._space is None or self._next < len(self._seeds):
             return None
         what, items, judge = self._space
         verdicts = [services.verdict_of(item) for item in items]

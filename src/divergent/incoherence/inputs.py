@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from divergent.datasets import Task
-from divergent.engines.base import EngineContext
+from divergent.engines.base import CallContext
 from divergent.engines.constants import Constants
 from divergent.engines.mutation import MutationEngine
 from divergent.engines.mutators import TABLE6_OPERATORS, Mutator
@@ -103,7 +103,7 @@ def generate_inputs(
         except EngineCannotProceed as stop:
             note = f"input generation stopped early: {stop}"
         return TaskInputs(inputs=tuple(drawn), generated=len(drawn), note=note)
-    context = EngineContext(
+    context = CallContext(
         implementations=(reference,),
         signature=signature,
         seeds=tuple(seeds),

@@ -18,21 +18,17 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from divergent.comparison import Comparison
-from divergent.engines.base import Engine, TextServices
+from divergent.engines.base import Engine, EngineContext
 from divergent.engines.registry import NEEDS_MODEL, parse_engine_list
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.options import DEFAULT_MIN_INPUTS, SearchOptions
-from divergent.programs import Program, Signature
+from divergent.programs import Program
 from divergent.records import AnyInput, Counterexample, Report
 from divergent.report.presentation import Presentation, ReportExtras
 from divergent.sandbox.runner import Runner
-
-if TYPE_CHECKING:
-    from divergent.records import Input
-    from divergent.structure.inputs import ShapedInputs
 
 RecordT = TypeVar("RecordT")
 
@@ -168,9 +164,7 @@ class Subjects:
     adaptive_limits: ClassVar[bool] = True
 
     def __init__(self, kind: ProgramKind, programs: Sequence[Program], options: SearchOptions, *,
-                 comparison: Comparison, signature: Signature = Signature(),
-                 requirement: Callable[[Input], bool] | None = None, services: TextServices | None = None,
-                 notes: Sequence[str] = ()) -> None:
+                 comparison: Comparison, notes: Sequence[str] = ()) -> None:
         if not programs:
             raise InvalidArgument("nothing to compare")
         self.kind = kind
@@ -178,21 +172,12 @@ class Subjects:
         self.options = options
         #: how outcomes are compared (the options' comparison, or the one the kind builds from them)
         self.comparison = comparison
-        #: the parameters every program takes (what engines that build Python values read)
-        self.signature = signature
-        #: the user's precondition on inputs (engines that build Python values respect it)
-        self.requirement = requirement
-        #: what engines of whole programs use (the validator, the generator, a runner); None for others
-        self.services = services
         #: the engines the search starts
         self.engine_names = kind.engine_names(options)
         #: the seed inputs (:meth:`gather_seeds` reads them)
         self.seeds: tuple[AnyInput, ...] = ()
         #: what the report must say about the set-up (seeds dropped, ...)
         self.notes: list[str] = list(notes)
-        #: values shaped like the code expects, per parameter (a kind that mines its programs'
-        #: structure sets them: :mod:`divergent.structure`); None otherwise
-        self.shaped: ShapedInputs | None = None
 
     @property
     def time_limit(self) -> float:
@@ -253,9 +238,15 @@ class Subjects:
         floor = self.options.min_inputs
         return self.kind.min_inputs if floor is None else floor
 
+    def engine_context(self, **shared: Any) -> EngineContext:
+        """The context the kind's engines get: what every engine may know (``shared``: the
+        fields of :class:`~divergent.engines.base.EngineContext`) and what the kind's own engines
+        need (a subclass of it)."""
+        return EngineContext(**shared)
+
     def inferred_inputs(self) -> Mapping[str, Any] | None:
         """What was inferred about the inputs, for the report (``--json``: ``inferred_inputs``)."""
-        return self.shaped.summary() if self.shaped is not None else None
+        return None
 
     def close(self) -> None:
         """End the helpers' processes."""

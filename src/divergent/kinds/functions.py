@@ -11,20 +11,19 @@ sandboxed worker (:class:`~divergent.sandbox.pool.WorkerPool`), which takes a pe
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from divergent import load
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument
-from divergent.kinds.base import ProgramKind, Subjects, records_of
-from divergent.kinds.call_shrink import shrink as shrink_call
+from divergent.kinds.base import Subjects, records_of
+from divergent.kinds.calls import CallKind, CallSubjects, requirement_predicate
 from divergent.options import SearchOptions, SeedSpec
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
-from divergent.preconditions import bind_arguments, conforms, make_requirement
+from divergent.preconditions import bind_arguments, conforms
 from divergent.programs import Program, PythonFunction, Signature, with_distinct_labels
 from divergent.records import AnyInput, Counterexample, Input
-from divergent.report.calls import CALLS
 from divergent.report.reproduce import call_reproduction
 from divergent.sandbox.pool import WorkerPool
 from divergent.sandbox.runner import Runner
@@ -43,11 +42,10 @@ FUNCTION_ENGINES: dict[str, str] = {
 }
 
 
-class PythonFunctions(ProgramKind):
+class PythonFunctions(CallKind):
     name = "python-function"
     noun = "Python function"
     engines = FUNCTION_ENGINES
-    presentation = CALLS
     semantic_clustering = True
 
     def claims(self, spec: object) -> bool:
@@ -83,21 +81,6 @@ class PythonFunctions(ProgramKind):
         return WorkerPool(_functions(programs), limits=options.limits, isolation=options.isolation,
                           compare_mutation=options.comparison.record_arguments)
 
-    def input_of(self, item: object) -> AnyInput:
-        if isinstance(item, Input):
-            return item
-        if isinstance(item, tuple | list):
-            return Input(args=tuple(item))
-        raise InvalidArgument(f"input {item!r}: a function's input is an Input or a tuple of arguments")
-
-    def shrink(
-        self, item: AnyInput, *, still_divergent: Callable[[Sequence[AnyInput]], list[bool]],
-        acceptable: Callable[[AnyInput], bool], seconds: float, on_step: Callable[[AnyInput], None],
-    ) -> AnyInput:
-        assert isinstance(item, Input)
-        return shrink_call(item, still_divergent=still_divergent, acceptable=acceptable, seconds=seconds,
-                           on_step=on_step)
-
     def reproduction(self, cx: Counterexample, programs: Sequence[Program], options: SearchOptions, *,
                      test_dir: Path) -> str:
         functions = _functions(programs)
@@ -121,7 +104,7 @@ def _policy(comparison: Comparison) -> EqualityPolicy:
     return comparison if isinstance(comparison, EqualityPolicy) else DEFAULT_POLICY
 
 
-class FunctionSubjects(Subjects):
+class FunctionSubjects(CallSubjects):
     """Python functions under test: their common signature, the annotations and the user's
     precondition as preconditions, seeds from the caller, doctests and assert lines."""
 
@@ -141,9 +124,9 @@ class FunctionSubjects(Subjects):
     def acceptable(self, item: AnyInput) -> bool:
         """The annotations (typeguard) and the user's requirement; a given seed need only bind."""
         assert isinstance(item, Input)
-        fits = bind_arguments(item, self.signature) is not None if item.key in self.given else conforms(
-            item, self.signature)
-        return fits and (self.requirement is None or self.requirement(item))
+        if item.key not in self.given:
+            return super().acceptable(item)
+        return bind_arguments(item, self.signature) is not None and (self.requirement is None or self.requirement(item))
 
     @functools.cached_property
     def given(self) -> frozenset[str]:
@@ -187,25 +170,6 @@ def function_seeds(
         notes.append(f"{unannotated} seed input(s) do not fit the annotations of {signature}; run all the same "
                      "(the annotations are no precondition on the given inputs)")
     return list(unique.values()), notes
-
-
-def requirement_predicate(
-    require: str | Callable[..., bool] | None, signature: Signature
-) -> Callable[[Input], bool] | None:
-    """The user's precondition as a predicate on inputs: an expression over the parameters, or a
-    function called with the arguments (one that raises rejects the input)."""
-    if require is None:
-        return None
-    if isinstance(require, str):
-        return make_requirement(require, signature)
-
-    def predicate(item: Input) -> bool:
-        try:
-            return bool(require(*item.args, **item.kwargs))
-        except Exception:  # noqa: BLE001 - a predicate that raises rejects the input
-            return False
-
-    return predicate
 
 
 #: the kind, as :data:`divergent.kinds.registry.KINDS` names it

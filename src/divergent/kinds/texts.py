@@ -2,7 +2,7 @@
 of texts, the seeds (examples, test files), the helper programs (a validator judging inputs, a
 generator printing them, a checker judging outputs), text shrinking, the output comparison, the
 reports' runs and reproduction, and :class:`TextSubjects`, which is also what the engines of texts
-see (``EngineContext.programs``: :class:`divergent.engines.base.TextServices`).
+see (``TextContext.services``: :class:`divergent.engines.base.TextServices`).
 
 A kind of text programs subclasses :class:`TextKind` and says how its specs load, how its programs
 are prepared (built) and how a runner of them starts.
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from divergent.comparison import Comparison
+from divergent.engines.base import TextContext
 from divergent.errors import InvalidArgument, LoadError
 from divergent.kinds.base import ProgramKind, Subjects
 from divergent.kinds.text_claims import (
@@ -414,7 +415,6 @@ class TextSubjects(Subjects):
         self.validator = validator
         self.generator = generator
         self.checker = checker
-        self.services = self
         #: what an input is made of (given, or inferred when the seeds are read), or None
         self.input_format: InputFormat | None = None
         #: the given format, or without a validator the statement's, judging inputs before the validator
@@ -432,6 +432,9 @@ class TextSubjects(Subjects):
     @property
     def time_limit(self) -> float:
         return self.limits.time_limit
+
+    def engine_context(self, **shared: object) -> TextContext:
+        return TextContext(**shared, services=self)  # type: ignore[arg-type]
 
     def open_runner(self, timeout_factor: float = 1.0, *, reference: bool = False) -> Runner:
         limits = self.limits if timeout_factor == 1.0 else self.limits.scaled(timeout_factor)

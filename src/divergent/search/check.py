@@ -86,17 +86,17 @@ def run_check(search: Search, *, shrink: bool = True) -> Report:
             if isinstance(observations, ExitReason):
                 exit_reason = observations
                 break
-            warm = search.running_warm
+            warm = search.tally.running_warm
             for position, (engine_name, observation) in enumerate(observations):
                 if not observation.divergent:
                     continue
                 if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS or search.out_of_budget() is not None \
-                        or search.running_warm != warm:  # (the warm mode's, once the search left it)
-                    search.discounted += 1  # a difference nobody settled backs no verdict
+                        or search.tally.running_warm != warm:  # (the warm mode's, once the search left it)
+                    search.tally.discounted += 1  # a difference nobody settled backs no verdict
                     continue
                 if set_apart(search, partition, engine_name, observation):
                     continue  # outside what a claim may rest on: reported apart; the search goes on
-                if shrink and search.spurious_filter is None and not _is_hang(observation) and not search.running_warm:
+                if shrink and search.spurious_filter is None and not _is_hang(observation) and not search.tally.running_warm:
                     # Shrunk first, then confirmed: one fresh runner for the reported input, and a
                     # second only when the smaller one does not hold. (A warm runner's difference is
                     # confirmed first: shrinking one the reference mode refutes wastes the budget.)
@@ -181,7 +181,7 @@ def _is_hang(observation: Observation) -> bool:
 def _shrink_seconds(search: Search) -> float:
     """Seconds for shrinking: what the budget has left, or a share of it (0: none left, noted)."""
     left = search.remaining() - RESERVE_SECONDS
-    if search.budget.seconds is None:
+    if search.options.budget.seconds is None:
         seconds = _SHRINK_UNBUDGETED
     elif len(search.implementations) > 2:
         seconds = min(max(_SHRINK_MINIMUM, _SHRINK_SHARE * left), left)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 
 from divergent.errors import BudgetSpent
@@ -107,9 +108,12 @@ class SpareRunners:
     would slow the first). Thread-safe: the search's thread and its re-run lane both take runners.
     A taken runner belongs to the caller (who closes it)."""
 
-    def __init__(self, start: Callable[[], Runner], *, count: int = 2, start_now: bool = True) -> None:
+    def __init__(self, start: Callable[[], Runner], *, count: int = 2, start_now: bool = True,
+                 more_after: float | None = None) -> None:
         self._start = start
         self._count = count
+        #: :meth:`tick` calls :meth:`keep` once this many seconds have passed (None: never)
+        self._keep_at = None if more_after is None else time.monotonic() + more_after
         #: how many spares to keep starting or ready now (:meth:`keep` raises it to ``count``)
         self._wanted = min(1, count)
         self._lock = threading.Lock()
@@ -117,6 +121,12 @@ class SpareRunners:
         self._closed = False
         if start_now:
             self.prepare()
+
+    def tick(self) -> None:
+        """Keep ``count`` spares once the seconds of ``more_after`` have passed."""
+        if self._keep_at is not None and time.monotonic() >= self._keep_at:
+            self._keep_at = None
+            self.keep()
 
     def keep(self) -> None:
         """From now on keep ``count`` spares (not just the first)."""

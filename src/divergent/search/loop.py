@@ -21,44 +21,31 @@ shrinking (a phase the budget cut short says so in the notes).
 from __future__ import annotations
 
 import contextlib
-import functools
-import random
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from divergent.comparison import Comparison, TimeoutRule, behaviour_fingerprint
-from divergent.engines.base import Engine, EngineContext
+from divergent.comparison import Comparison, TimeoutRule
+from divergent.engines.base import Engine
 from divergent.engines.constants import Constants
-from divergent.engines.portfolio import RESTART_PARENTS, TURN_SECONDS, requested_classes, start_portfolio
+from divergent.engines.portfolio import TURN_SECONDS, requested_classes, start_portfolio
 from divergent.engines.settings import ModelAccess
 from divergent.errors import BudgetSpent
-from divergent.kinds.base import Subjects
+from divergent.kinds.base import ProgramKind, Subjects
 from divergent.llm.chat import bounded
-from divergent.options import Progress
-from divergent.records import (
-    AnyInput,
-    Budget,
-    ExitReason,
-    Observation,
-    Outcome,
-    OutcomeKind,
-    Proof,
-    TimelinePoint,
-)
+from divergent.options import Progress, SearchOptions
+from divergent.programs import Program
+from divergent.records import AnyInput, ExitReason, Observation, Outcome, OutcomeKind, Proof
 from divergent.sandbox.isolation import GUARANTEES, Isolation
-from divergent.sandbox.limits import Limits
 from divergent.sandbox.runner import Runner
 from divergent.search.confirmation import REFERENCE_AFTER, WARM_ONLY, Confirmer
 from divergent.search.escalation import AdaptiveLimit, Escalated, Escalator, Pending
 from divergent.search.fresh import Prestarted, SpareRunners
+from divergent.search.history import History, Tally
 from divergent.search.notes import Journal, inconclusive_note
 from divergent.search.pipeline import Batch, ExclusiveRunner, Pipeline
 from divergent.search.spaces import space_judged
 from divergent.trace import mark
-
-if TYPE_CHECKING:
-    from divergent.llm.chat import ChatModel
 
 #: a batch may run this many times its turn's target before the rest waits for the engine's next turn
 _SLICE_SLACK = 3.0
@@ -70,47 +57,36 @@ EXIT_RESERVE_SECONDS = 0.1
 #: ... and this much more per program (each sandboxed process is killed and its cgroup and files
 #: removed: about 10 ms on a loaded machine, 2 s for 200 functions)
 CLOSE_SECONDS_PER_PROGRAM = 0.01
-#: about how many points of the engines' history a report keeps (between this and twice this)
-TIMELINE_POINTS = 150
 #: seconds of searching after which a second spare runner is kept ready (a quick answer needs one)
 SECOND_SPARE_AFTER = 0.5
-#: first inputs of behaviours kept as parents for restarted engines (a uniform sample of them all)
-_FIRSTS_KEPT = 4096
-#: the keys of the first inputs run are kept, up to this many (a small input space seen whole)
-_KEEP_RAN = 10_000
 
 
 class Search:
     """The shared machinery: engines, sandbox, comparison, budget. Close it when done.
 
     Built by :func:`divergent.search.prepare` from the programs' :class:`Subjects` (which carry the
-    options); ``runner``: the main runner, started early (default: started here); ``spares_now``:
-    start a fresh runner for confirmation beside it (else when first needed). Progress and notes go
-    through :attr:`journal`."""
+    options and build the engines' context); ``runner``: the main runner, started early (default:
+    started here); ``spares_now``: start a fresh runner for confirmation beside it (else when first
+    needed). Progress and notes go through :attr:`journal`; what it has seen through
+    :attr:`history`, what it counts through :attr:`tally`."""
 
     def __init__(self, subjects: Subjects, *, runner: Prestarted | None = None, spares_now: bool = True) -> None:
         self.subjects = subjects
-        self.kind = subjects.kind
-        options = self.options = subjects.options
-        self.implementations = subjects.programs
-        self.signature = subjects.signature
-        self.engine_names = subjects.engine_names
-        self.seeds = subjects.seeds
-        self.comparison: Comparison = subjects.comparison
+        options: SearchOptions = subjects.options
+        self.options = options
         self.started = options.started if options.started is not None else time.monotonic()
         #: what the search tells as it goes: its phase (to ``options.progress``) and its notes
         self.journal = Journal(subjects.notes, progress=options.progress, snapshot=self._progress_now)
         prestarted = runner if runner is not None else Prestarted(subjects.open_runner)
         #: fresh runners for confirmation and re-runs, the first starting beside the main one
-        self.spares = SpareRunners(functools.partial(subjects.open_runner, reference=True), start_now=spares_now)
-        self.created = time.monotonic()
-        self._all_spares = False
-        self._firsts_rng = random.Random(f"{options.seed}:firsts")
-        constants = Constants.harvest(program.source for program in self.implementations)
-        self.shaped = subjects.shaped  # values shaped like the code expects (functions mine them), for the engines
+        self.spares = SpareRunners(lambda: subjects.open_runner(reference=True), start_now=spares_now,
+                                   more_after=SECOND_SPARE_AFTER)
+        self.history = History(options.seed)
+        self.tally = Tally(len(subjects.programs), running_warm=subjects.warm)
         # Engines named by the caller are imported now (a missing one is an input error); the
         # default portfolio's are imported when their first turn comes.
-        classes = requested_classes(self.engine_names, self.kind.engine_class) if options.engines_requested else {}
+        kind = subjects.kind
+        classes = requested_classes(subjects.engine_names, kind.engine_class) if options.engines_requested else {}
         try:
             raw_runner = prestarted.get(None if self.deadline is None else self.remaining())
         except BaseException:
@@ -125,15 +101,15 @@ class Search:
         #: observations of a batch settled outside a step, handed out by the next step
         self._settled: list[tuple[str, Observation]] = []
         try:
-            self._set_up(constants, classes)
+            self._set_up(classes)
         except BaseException:
             self.spares.close()
             self.pipeline.close()
             self.runner.close()
             raise
 
-    def _set_up(self, constants: Constants, classes: dict[str, type[Engine]]) -> None:
-        options = self.options
+    def _set_up(self, classes: dict[str, type[Engine]]) -> None:
+        options, subjects = self.options, self.subjects
         level = self.runner.level
         if level is not Isolation.BUBBLEWRAP:
             self.journal.note(f"sandbox: {level.value} only — {GUARANTEES[level]}")
@@ -145,66 +121,27 @@ class Search:
         if options.llm is not None:
             model = ModelAccess(chat=bounded(options.llm, self.deadline), spec=options.spec,
                                 spurious_filter=self._spurious_filter)
-        self.context = EngineContext(
-            implementations=self.implementations,
-            signature=self.signature,
-            seeds=self.seeds,
-            constants=constants.with_values(self.runner.runtime_constants),
-            seed=self.seed,
-            require=self.subjects.requirement,
-            limits=self.limits,
-            isolation=level.value,
-            seconds=self.budget.seconds,
-            comparison=self.comparison,
-            model=model,
-            settings=options.engine_settings,
-            services=self.subjects.services,
-            shaped=self.shaped,
+        constants = Constants.harvest(program.source for program in self.implementations)
+        # the kind's engines get the kind's context: what every engine may know, and their own needs
+        context = subjects.engine_context(
+            implementations=self.implementations, seeds=subjects.seeds,
+            constants=constants.with_values(self.runner.runtime_constants), seed=options.seed,
+            limits=options.limits, isolation=level.value, seconds=options.budget.seconds,
+            comparison=self.comparison, model=model, settings=options.engine_settings,
         )
-        self.portfolio = start_portfolio(self.engine_names, self.kind.engine_class, self.context,
-                                         requested=classes, note=self.journal.note, parents=self._parents)
-        self.seen: set[str] = set()
-        self.fingerprints: set[str] = set()
-        #: the first input of each behaviour (a bounded sample): parents for a restarted engine
-        self._firsts: list[Observation] = []
-        self._firsts_seen = 0
-        #: when the search last saw a behaviour new to it, and how many inputs it had run then
-        self.last_novel = time.monotonic()
-        self.inputs_at_last_novel = 0
-        self.inputs_run = 0
-        #: inputs run that do not back a verdict: differences the warm mode showed that the reference
-        #: mode never settled, and every input the warm mode judged once it proved unfaithful
-        self.discounted = 0
-        #: differences the warm mode showed and a fresh process did not (a warm mode that keeps
-        #: showing them is left for the reference mode)
-        self.warm_only = 0
-        #: whether the main runner runs the programs otherwise than the reference mode (until it is
-        #: replaced); None: it proved unfaithful and the budget left no time to replace it
-        self.running_warm: bool | None = self.subjects.warm
-        #: executions of runners the search no longer uses (its warm runner, once it left it)
-        self._executions_before = 0
-        #: the keys of the inputs run (small ones: a small input space run whole is told by them)
-        self.ran: set[str] = set()
-        #: inputs that failed a precondition (the validator counts its own rejections: :attr:`rejected`)
-        self.failed_preconditions = 0
-        #: inputs where only timeouts set implementations apart (see Comparison.timeouts)
-        self.inconclusive = 0
-        #: per implementation, the inputs judged on which its outcome was inconclusive (it ran past the
-        #: limit where others answered, not yet re-run longer): it was not told apart from others on them
-        self.unjudged_by: list[int] = [0] * len(self.implementations)
-        #: the engines' counts after every round, thinned (Report.timeline)
-        self.timeline: list[TimelinePoint] = []
+        self.portfolio = start_portfolio(subjects.engine_names, subjects.kind.engine_class, context,
+                                         requested=classes, note=self.journal.note, parents=self.history.parents)
         # Runs whose limit is fixed when their runner starts (a judge's time limit) are not given
         # smaller, adaptive limits, and their timeouts are not re-run longer.
         self.call_limit = AdaptiveLimit(
-            self.limits, adaptive=self.comparison.timeouts is not TimeoutRule.DIFFER and self.subjects.adaptive_limits
+            options.limits, adaptive=self.comparison.timeouts is not TimeoutRule.DIFFER and subjects.adaptive_limits
         )
         self.escalator = Escalator(
-            limits=self.limits, comparison=self.comparison, fresh_runner=self._fresh, deadline=self.deadline,
+            limits=options.limits, comparison=self.comparison, fresh_runner=self._fresh, deadline=self.deadline,
             reserve=RESERVE_SECONDS,
         )
         self.confirmer = Confirmer(
-            subjects=self.subjects, limits=self.limits, fresh_runner=self._fresh, runner=self.runner,
+            subjects=subjects, limits=options.limits, fresh_runner=self._fresh, runner=self.runner,
             acceptable=self.acceptable, admit=self.admit, journal=self.journal,
         )
         #: inputs of an engine's turn that the slice did not leave time for, run at its next turn
@@ -212,23 +149,19 @@ class Search:
         #: the proof of equivalence, once the symbolic engine has one
         self.proof: Proof | None = None
 
-    # -- the options, by name ---------------------------------------------------------------------
+    # -- what the subjects hold, by name ----------------------------------------------------------
 
     @property
-    def limits(self) -> Limits:
-        return self.options.limits
+    def kind(self) -> ProgramKind:
+        return self.subjects.kind
 
     @property
-    def budget(self) -> Budget:
-        return self.options.budget
+    def implementations(self) -> tuple[Program, ...]:
+        return self.subjects.programs
 
     @property
-    def seed(self) -> int:
-        return self.options.seed
-
-    @property
-    def llm(self) -> ChatModel | None:
-        return self.options.llm
+    def comparison(self) -> Comparison:
+        return self.subjects.comparison
 
     @property
     def spurious_filter(self) -> Any:
@@ -243,7 +176,7 @@ class Search:
     def rejected(self) -> int:
         """Inputs never run: a precondition or the validator rejected them (the validator's count
         includes the inputs that model engines and shrinking asked it about)."""
-        return self.failed_preconditions + self.subjects.rejected()
+        return self.tally.failed_preconditions + self.subjects.rejected()
 
     # -- budget -----------------------------------------------------------------------------------
 
@@ -253,22 +186,22 @@ class Search:
 
     @property
     def executions(self) -> int:
-        return self._executions_before + self.runner.executions
+        return self.tally.executions_before + self.runner.executions
 
     @property
     def judged(self) -> int:
-        """The inputs that back a verdict (:attr:`discounted` ones aside; none once the warm mode proved
-        unfaithful and the budget left no time for the reference mode)."""
-        return 0 if self.running_warm is None else max(0, self.inputs_run - self.discounted)
+        """The inputs that back a verdict (:attr:`Tally.judged`)."""
+        return self.tally.judged
 
     @property
     def deadline(self) -> float | None:
         """When the search's time budget ends (``time.monotonic()``), if it has one: a moment
         before the budget itself, left for the report and the clean-up."""
-        if self.budget.seconds is None:
+        seconds = self.options.budget.seconds
+        if seconds is None:
             return None
         reserve = EXIT_RESERVE_SECONDS + CLOSE_SECONDS_PER_PROGRAM * len(self.implementations)
-        return self.started + max(self.budget.seconds - reserve, 0.5 * self.budget.seconds)
+        return self.started + max(seconds - reserve, 0.5 * seconds)
 
     def _fresh(self) -> Runner:
         """A fresh runner in the reference mode, waited for no longer than the budget (BudgetSpent)."""
@@ -284,7 +217,8 @@ class Search:
         deadline = self.deadline
         if deadline is not None and time.monotonic() >= deadline:
             return ExitReason.BUDGET_SECONDS
-        if self.budget.executions is not None and self.executions >= self.budget.executions:
+        executions = self.options.budget.executions
+        if executions is not None and self.executions >= executions:
             return ExitReason.BUDGET_EXECUTIONS
         return None
 
@@ -312,9 +246,7 @@ class Search:
         observations of the batch before its own (and :meth:`settle` those of the one in flight)."""
         observations: list[tuple[str, Observation]] = self._settled
         self._settled = []
-        if not self._all_spares and time.monotonic() - self.created > SECOND_SPARE_AFTER:
-            self._all_spares = True
-            self.spares.keep()
+        self.spares.tick()
         for result in self.escalator.results():
             self._take_escalated(result, observations)
         background = self.portfolio.poll_background()
@@ -340,16 +272,9 @@ class Search:
     def _stepped(self, observations: list[tuple[str, Observation]]) -> list[tuple[str, Observation]]:
         self._look_for_proof()
         if observations:
-            self._record_timeline()
+            self.history.point(self.elapsed, self.portfolio.stats())
         self.journal.phase()
         return observations
-
-    def _record_timeline(self) -> None:
-        """One point of the engines-over-time chart; past ``2 * TIMELINE_POINTS`` every other point
-        goes, so a long run keeps an even sample of its history in bounded memory."""
-        self.timeline.append(TimelinePoint(seconds=round(self.elapsed, 3), engines=self.portfolio.stats()))
-        if len(self.timeline) > 2 * TIMELINE_POINTS:
-            self.timeline = [*self.timeline[:-1:2], self.timeline[-1]]
 
     def settle(self, observations: list[tuple[str, Observation]] | None = None) -> None:
         """Wait for the batch in flight and judge it; its observations go to ``observations``, or
@@ -360,29 +285,26 @@ class Search:
 
     def _take_owed(self, name: str) -> list[AnyInput]:
         owed = self._owed.pop(name, [])
-        for item in owed:
-            self.seen.discard(item.key)
+        self.history.forget(item.key for item in owed)
         return owed
 
     def _start_batch(self, engine: Engine, proposed: list[AnyInput]) -> None:
         checked = engine.checks_preconditions
         fresh = []
-        seen = self.seen
-        failed_before = self.failed_preconditions
+        failed = 0
         for item in proposed:
-            key = item.key
-            if key in seen:
+            if not self.history.fresh(item.key):
                 continue
-            seen.add(key)
             if not checked and not self.acceptable(item):
-                self.failed_preconditions += 1
+                failed += 1
                 continue
             fresh.append(item)
+        self.tally.failed_preconditions += failed
         judged, fresh = len(fresh), self.admit(fresh)
-        self.portfolio.rejected(engine, judged - len(fresh) + self.failed_preconditions - failed_before)
-        if self.budget.executions is not None:
-            room = max(0, (self.budget.executions - self.executions) // max(1, len(self.implementations)))
-            fresh = fresh[:room]
+        self.portfolio.rejected(engine, judged - len(fresh) + failed)
+        executions = self.options.budget.executions
+        if executions is not None:
+            fresh = fresh[:max(0, (executions - self.executions) // max(1, len(self.implementations)))]
         limit = self.call_limit.current
         deadline = time.monotonic() + max(_SLICE_SLACK * TURN_SECONDS, 4 * limit)
         if self.deadline is not None:
@@ -409,12 +331,9 @@ class Search:
                 continue
             finished.append(outcomes)
             observation = self.comparison.observe(item, outcomes)
-            fingerprint = behaviour_fingerprint(observation)
+            fingerprint, new = self.history.behaviour(observation)
             behaviours.append(fingerprint)
-            if fingerprint not in self.fingerprints:
-                self.fingerprints.add(fingerprint)
-                novel += 1
-                self._keep_first(observation)
+            novel += new
             if observation.divergent and not divergences:
                 mark(f"difference seen {engine.name}")
             divergences += observation.divergent
@@ -424,17 +343,16 @@ class Search:
                 elif len(observation.classes) > 1 and not observation.divergent:
                     self._note_inconclusive(observation, self.subjects.time_limit)
             for index in observation.inconclusive:
-                self.unjudged_by[index] += 1
+                self.tally.unjudged_by[index] += 1
             batch_observations.append(observation)
             observations.append((engine.name, observation))
         if owed and self.out_of_budget() is None:
             self._owed.setdefault(engine.name, []).extend(owed)
         else:
-            for item in owed:
-                self.seen.discard(item.key)
-        self.inputs_run += len(finished)
-        if self.inputs_run <= _KEEP_RAN:  # (past it, no space small enough to matter is left to see)
-            self.ran.update(item.key for item, outcomes in zip(batch.inputs, results, strict=True) if outcomes is not None)
+            self.history.forget(item.key for item in owed)
+        self.tally.inputs_run += len(finished)
+        self.history.ran_inputs([item.key for item, outcomes in zip(batch.inputs, results, strict=True)
+                                 if outcomes is not None], self.tally.inputs_run, novel)
         self.call_limit.record(finished)
         for other in self.engines:
             with contextlib.suppress(Exception):
@@ -450,25 +368,6 @@ class Search:
             divergences=divergences,
             behaviours=behaviours,
         )
-        if novel:
-            self.last_novel = time.monotonic()
-            self.inputs_at_last_novel = self.inputs_run
-
-    def _keep_first(self, observation: Observation) -> None:
-        """Keep the first input of a new behaviour in a bounded uniform sample (reservoir sampling)."""
-        self._firsts_seen += 1
-        if len(self._firsts) < _FIRSTS_KEPT:
-            self._firsts.append(observation)
-            return
-        slot = self._firsts_rng.randrange(self._firsts_seen)
-        if slot < _FIRSTS_KEPT:
-            self._firsts[slot] = observation
-
-    def _parents(self, restart: int) -> list[Observation]:
-        """Parents for an engine's restart number ``restart``: a random sample of the inputs that
-        first showed a behaviour, drawn afresh for each restart (reproducible for the seed)."""
-        rng = random.Random(f"{self.seed}:parents:{restart}")
-        return rng.sample(self._firsts, min(RESTART_PARENTS, len(self._firsts)))
 
     def _pend(self, engine: str, observation: Observation) -> None:
         """An input some implementation ran past the per-call limit on: re-run it at the escalated
@@ -486,7 +385,7 @@ class Search:
         if observation.inconclusive and len(observation.classes) > 1 and not observation.divergent:
             self._note_inconclusive(observation, result.limit)
         for index in set(result.pending.observation.inconclusive) - set(observation.inconclusive):
-            self.unjudged_by[index] -= 1  # settled by the longer re-run
+            self.tally.unjudged_by[index] -= 1  # settled by the longer re-run
         observations.append((result.pending.engine, observation))
         for engine in self.engines:
             with contextlib.suppress(Exception):
@@ -522,8 +421,8 @@ class Search:
         return None
 
     def _note_inconclusive(self, observation: Observation, limit: float) -> None:
-        self.inconclusive += 1
-        if self.inconclusive == 1:
+        self.tally.inconclusive += 1
+        if self.tally.inconclusive == 1:
             self.journal.note(inconclusive_note(self.implementations, observation, limit, self.subjects.adaptive_limits))
 
     def _look_for_proof(self) -> None:
@@ -542,8 +441,8 @@ class Search:
 
     def _progress_now(self, phase: str) -> Progress:
         """A snapshot for the live display (the journal's phases)."""
-        return Progress(seconds=self.elapsed, budget_seconds=self.budget.seconds, executions=self.executions,
-                        inputs=self.inputs_run, engines=self.portfolio.stats(), phase=phase)
+        return Progress(seconds=self.elapsed, budget_seconds=self.options.budget.seconds, executions=self.executions,
+                        inputs=self.tally.inputs_run, engines=self.portfolio.stats(), phase=phase)
 
     # -- confirmation and shrinking -----------------------------------------------------------
 
@@ -552,12 +451,13 @@ class Search:
         (:meth:`Confirmer.confirm`). A warm runner that keeps showing differences the reference
         mode does not is replaced by a runner in the reference mode."""
         confirmed, why = self.confirmer.confirm(observation)
+        tally = self.tally
         if why.startswith(WARM_ONLY):
-            self.warm_only += 1
-            if self.warm_only == REFERENCE_AFTER and self.subjects.warm:
+            tally.warm_only += 1
+            if tally.warm_only == REFERENCE_AFTER and self.subjects.warm:
                 self._to_reference_mode()
         elif confirmed is None:
-            self.discounted += 1  # no verdict on it either way
+            tally.discounted += 1  # no verdict on it either way
         return confirmed, why
 
     def _to_reference_mode(self) -> None:
@@ -565,19 +465,20 @@ class Search:
         self.settle()
         # what the warm runner saw and nobody looked at yet is the warm mode's: never confirmed now
         self._settled = [(name, seen) for name, seen in self._settled if not seen.divergent]
-        self.discounted = self.inputs_run
+        tally = self.tally
+        tally.discounted = tally.inputs_run
         try:
             fresh = self._fresh()
         except BudgetSpent:
-            self.running_warm = None  # no time left to go on in the reference mode: nothing more counts
+            tally.running_warm = None  # no time left to go on in the reference mode: nothing more counts
             return
         warm = self.runner.swap(fresh)  # type: ignore[attr-defined]
         self.pipeline.runner = fresh
-        self._executions_before += warm.executions
+        tally.executions_before += warm.executions
         with contextlib.suppress(Exception):
             warm.close()
-        self.running_warm = False
-        self.journal.note(f"the warm mode showed {self.warm_only} difference(s) that a fresh process per run does not: "
+        tally.running_warm = False
+        self.journal.note(f"the warm mode showed {tally.warm_only} difference(s) that a fresh process per run does not: "
                           "the search went on in the reference mode (a fresh process per run, slower); only the "
                           "inputs judged there back the verdict")
 

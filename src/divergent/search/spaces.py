@@ -31,17 +31,17 @@ def space_seen(search: Search) -> str | None:
     """What small input space the search has run whole (an engine knows every valid input, and
     each ran), if it has."""
     return next((space[0] for space in _answers(search.engines, "valid_space")
-                 if all(item.key in search.ran for item in space[1])), None)
+                 if all(item.key in search.history.ran for item in space[1])), None)
 
 
 def space_judged(search: Search) -> SpaceJudged | None:
     """The finite space an engine listed, once each of its valid inputs ran and was judged (none
     left inconclusive nor being re-run: ``Verdict.EQUIVALENT_ON_ALL_INPUTS``), else None."""
-    if search.inconclusive or search.escalator.waiting():
+    if search.tally.inconclusive or search.escalator.waiting():
         return None
     return next((SpaceJudged(description=what, inputs=len(items), listed=listed, judge=judge)
                  for what, items, listed, judge in _answers(search.engines, "whole_space")
-                 if all(item.key in search.ran for item in items)), None)
+                 if all(item.key in search.history.ran for item in items)), None)
 
 
 def _answers(engines: Sequence[Engine], hook: str) -> Iterator[Any]:

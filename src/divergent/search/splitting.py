@@ -44,7 +44,7 @@ def refine_partition(
                 if len(refine(partition.classes, observation, search.comparison)) == len(partition.classes):
                     continue
                 if partition.failed_confirmations >= MAX_FAILED_CONFIRMATIONS:
-                    search.discounted += 1  # a difference nobody settled backs no verdict
+                    search.tally.discounted += 1  # a difference nobody settled backs no verdict
                     continue
                 if set_apart(search, partition, engine_name, observation):
                     continue

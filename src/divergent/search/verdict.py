@@ -230,7 +230,7 @@ def judge(search: Search, exit_reason: ExitReason, *, confirmed: bool = False) -
         proof=search.proof if exit_reason is ExitReason.PROVEN else None,
         whole=space_judged(search) if listed else None,
         space=space_seen(search) if judged < floor else None, rejected=search.rejected,
-        implementations=len(search.implementations), engines=search.portfolio.stats(), run=search.inputs_run,
+        implementations=len(search.implementations), engines=search.portfolio.stats(), run=search.tally.inputs_run,
     ))
 
 
@@ -243,11 +243,11 @@ def undecided(search: Search, classes: Sequence[Sequence[int]]) -> dict[int, str
     for members in classes:
         if len(members) < 2:
             continue
-        judged = {i: search.inputs_run - search.unjudged_by[i] for i in members}
+        judged = {i: search.tally.inputs_run - search.tally.unjudged_by[i] for i in members}
         most = max(judged.values())
         for i in members:
-            if search.unjudged_by[i] and judged[i] < min(floor, most):
-                found[i] = (f"ran past the limit on {search.unjudged_by[i]:,} input(s) where others answered, "
+            if search.tally.unjudged_by[i] and judged[i] < min(floor, most):
+                found[i] = (f"ran past the limit on {search.tally.unjudged_by[i]:,} input(s) where others answered, "
                             f"judged on {judged[i]:,}")
     return found
 
@@ -294,22 +294,22 @@ def report_of(search: Search, *, ruling: Ruling, counterexample: Counterexample 
         + (unsettled_notes(search.escalator.waiting(), search.implementations, search.call_limit.current)
            if verdict is not Verdict.DIVERGENT else ())
         + model_engine_notes(search.engines, stats)
-        + (stuck_note(now - search.last_novel, now - search.created, search.inputs_run - search.inputs_at_last_novel,
+        + (stuck_note(now - search.history.last_novel, now - search.history.began, search.tally.inputs_run - search.history.inputs_at_last_novel,
                       stats) if verdict is Verdict.NO_DIFFERENCE_FOUND else ())
         + tuple(search.subjects.report_notes(search.runner))
     )
-    llm = search.llm
+    llm = search.options.llm
     return Report(
         verdict=verdict, reason=ruling.reason, evidence=ruling.basis, min_inputs=search.subjects.input_floor,
         implementations=tuple(impl.label for impl in search.implementations), counterexample=counterexample,
         classes=partition.classes, splits=tuple(partition.splits), seconds=round(search.elapsed, 3),
-        executions=search.executions, inputs=search.inputs_run, judged=search.judged, engines=stats,
+        executions=search.executions, inputs=search.tally.inputs_run, judged=search.judged, engines=stats,
         exit_reason=exit_reason,
-        isolation=search.runner.level.value, policy=search.comparison.describe(), seed=search.seed, notes=notes,
+        isolation=search.runner.level.value, policy=search.comparison.describe(), seed=search.options.seed, notes=notes,
         nondeterministic=tuple(partition.nondeterministic), filtered_out=tuple(partition.filtered_out),
         llm=None if llm is None else {"model": llm.model, **llm.usage().as_dict()},
         inferred_inputs=search.subjects.inferred_inputs(),
-        timeline=(*search.timeline, TimelinePoint(seconds=round(search.elapsed, 3), engines=stats)),
+        timeline=(*search.history.timeline, TimelinePoint(seconds=round(search.elapsed, 3), engines=stats)),
         rejected=search.rejected, proof=search.proof if verdict is Verdict.PROVEN_EQUIVALENT else None,
         kind=search.kind.name, space=ruling.space,
     )
