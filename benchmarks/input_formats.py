@@ -43,11 +43,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from divergent.engines.base import EngineContext
 from divergent.engines.text_mutation import TextMutationEngine
-from divergent.engines.text_structure import render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.infer import infer_format
 from divergent.formats.instances import Misfit, generate
 from divergent.formats.model import InputFormat
+from divergent.formats.text_structure import render
 from divergent.programs import Signature
 from divergent.records import TextInput
 from validators import standalone_validator

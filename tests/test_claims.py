@@ -13,7 +13,6 @@ from pathlib import Path
 
 import divergent
 from divergent.engines.text_slowness import Slowness
-from divergent.engines.text_structure import parse, render
 from divergent.formats.claims import ExampleShape, StatementCheck, statement_rules
 from divergent.formats.examples import format_from_examples
 from divergent.formats.format_blocks import block_format, index_expr
@@ -23,6 +22,7 @@ from divergent.formats.model import Expr
 from divergent.formats.spaces import hot_cells, listed
 from divergent.formats.statement_text import constraints
 from divergent.formats.syntax import parse_format
+from divergent.formats.text_structure import parse, render
 from divergent.records import Budget, Observation, Outcome, OutcomeKind, TextInput, Verdict
 
 

@@ -17,7 +17,6 @@ from divergent.engines.text_grammar import GrammarEngine
 from divergent.engines.text_lessons import LearntOrder, LearntRange, Lessons, Word
 from divergent.engines.text_mutation import TextMutationEngine
 from divergent.engines.text_patterns import LearntDigits, LearntRelations, LearntShape, shape_of
-from divergent.engines.text_structure import counts, render
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.formats.examples import format_from_examples
 from divergent.formats.infer import infer_format
@@ -27,6 +26,7 @@ from divergent.formats.reading import program_format
 from divergent.formats.statement_text import constraints
 from divergent.formats.statements import statement_format
 from divergent.formats.syntax import parse_format
+from divergent.formats.text_structure import counts, render
 from divergent.programs import Signature
 from divergent.records import TextInput
 

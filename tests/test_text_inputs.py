@@ -16,9 +16,9 @@ from divergent.engines.text_mutation import (
     source_words,
 )
 from divergent.engines.text_operators import TreeMutator
-from divergent.engines.text_structure import counts, parse, render
 from divergent.formats.instances import read
 from divergent.formats.syntax import parse_format
+from divergent.formats.text_structure import counts, parse, render
 from divergent.kinds.text_shrink import shrink_text
 from divergent.programs import Language, Signature, StdinProgram
 from divergent.records import TextInput

@@ -27,7 +27,7 @@ from divergent.engines.base import TextServices
 from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue
 from divergent.engines.text_mending import integer_values, list_ends
 from divergent.engines.text_slots import number_lists, set_values, tied_lists, unordered_lists
-from divergent.engines.text_structure import Block
+from divergent.formats.text_structure import Block
 from divergent.records import TextInput
 
 __all__ = ["MIN_TRIES", "RETRY_ONE_IN", "Rejections", "SizeLevels"]

@@ -22,9 +22,9 @@ from divergent.engines.base import Engine, EngineContext
 from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_mending import mend_permutations
 from divergent.engines.text_operators import steered
-from divergent.engines.text_structure import render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate
+from divergent.formats.text_structure import render
 from divergent.formats.values import SlotSpec
 from divergent.records import AnyInput, Observation, TextInput
 

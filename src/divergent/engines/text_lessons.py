@@ -47,8 +47,8 @@ from divergent.engines.text_patterns import (
     shape_of,
 )
 from divergent.engines.text_slowness import Slowness
-from divergent.engines.text_structure import Block, Line
 from divergent.formats.model import Kind
+from divergent.formats.text_structure import Block, Line
 from divergent.formats.values import SlotSpec
 
 __all__ = ["FixedSpace", "LearntAlphabet", "LearntOrder", "LearntRange", "Lessons", "SetValue", "Word", "ordered"]

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons
 from divergent.engines.text_slots import part_specs, slots
-from divergent.engines.text_structure import Block, Count, Line, Rep, is_integer, reps
 from divergent.formats.model import Kind
+from divergent.formats.text_structure import Block, Count, Line, Rep, is_integer, reps
 from divergent.formats.values import SlotSpec
 
 __all__ = ["integer_values", "list_ends", "mend_patterns", "mend_permutations", "strictly"]

@@ -1,6 +1,6 @@
 """Structure-aware mutation of text inputs (whole programs reading stdin).
 
-Each input in the pool is read into its structure (:mod:`divergent.engines.text_structure`):
+Each input in the pool is read into its structure (:mod:`divergent.formats.text_structure`):
 lines, tokens, and the counts that say how many things follow. A child is a parent with one to
 three mutations, each of which keeps the counts true (a count is written from the size of what it
 counts):
@@ -45,10 +45,10 @@ from divergent.engines.text_feedback import Rejections, SizeLevels
 from divergent.engines.text_lessons import FixedSpace
 from divergent.engines.text_mending import mend_patterns
 from divergent.engines.text_operators import SPECIAL, TreeMutator, put_in_order
-from divergent.engines.text_structure import Block, clone, parse, render
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate, read, unlinked_counts
 from divergent.formats.model import InputFormat
+from divergent.formats.text_structure import Block, clone, parse, render
 from divergent.records import AnyInput, Observation, TextInput
 
 __all__ = ["TextMutationEngine", "boundary_numbers", "numbers_in_text", "source_words"]

@@ -1,4 +1,4 @@
-"""The operators of text mutation, on the trees of :mod:`divergent.engines.text_structure`.
+"""The operators of text mutation, on the trees of :mod:`divergent.formats.text_structure`.
 
 Each operator changes a tree in place and returns the key of what it did (for the validator's
 feedback, :mod:`divergent.engines.text_feedback`), or None when it found nothing to change. When
@@ -24,7 +24,8 @@ from divergent.engines.text_feedback import Rejections
 from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue, Word, has_ties
 from divergent.engines.text_mending import mend_patterns, strictly
 from divergent.engines.text_slots import Slot, inline_lists, number_lists, numeric, part_specs, slots
-from divergent.engines.text_structure import (
+from divergent.formats.model import Kind
+from divergent.formats.text_structure import (
     Block,
     Line,
     Rep,
@@ -34,7 +35,6 @@ from divergent.engines.text_structure import (
     render,
     reps,
 )
-from divergent.formats.model import Kind
 from divergent.formats.values import THRESHOLDS, SlotSpec, draw_token, draw_value
 
 __all__ = ["LITERAL_SHARE", "SPECIAL", "TreeMutator", "put_in_order", "steered"]
