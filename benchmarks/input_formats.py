@@ -42,7 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from divergent.engines.base import EngineContext
-from divergent.engines.text_mutation import TextMutationEngine
+from divergent.engines.text.mutation import TextMutationEngine
 from divergent.errors import EngineCannotProceed
 from divergent.formats.infer import infer_format
 from divergent.formats.instances import Misfit, generate

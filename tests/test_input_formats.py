@@ -12,11 +12,11 @@ import textwrap
 import pytest
 
 from divergent.engines.base import EngineContext
-from divergent.engines.text_feedback import MIN_TRIES, Rejections
-from divergent.engines.text_grammar import GrammarEngine
-from divergent.engines.text_lessons import LearntOrder, LearntRange, Lessons, Word
-from divergent.engines.text_mutation import TextMutationEngine
-from divergent.engines.text_patterns import LearntDigits, LearntRelations, LearntShape, shape_of
+from divergent.engines.text.feedback import MIN_TRIES, Rejections
+from divergent.engines.text.grammar import GrammarEngine
+from divergent.engines.text.lessons import LearntOrder, LearntRange, Lessons, Word
+from divergent.engines.text.mutation import TextMutationEngine
+from divergent.engines.text.patterns import LearntDigits, LearntRelations, LearntShape, shape_of
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.formats.examples import format_from_examples
 from divergent.formats.infer import infer_format
