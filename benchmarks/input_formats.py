@@ -42,13 +42,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from divergent.engines.base import TextContext
-from divergent.engines.text_lessons import Lessons
-from divergent.engines.text_mutation import TextMutationEngine
-from divergent.engines.text_structure import render
+from divergent.engines.text.lessons import Lessons
+from divergent.engines.text.mutation import TextMutationEngine
 from divergent.errors import EngineCannotProceed
 from divergent.formats.infer import infer_format
 from divergent.formats.instances import Misfit, generate
 from divergent.formats.model import InputFormat
+from divergent.formats.text_structure import render
 from divergent.records import TextInput
 from validators import standalone_validator
 

@@ -11,7 +11,7 @@ import pytest
 # Imported once for the session: under pytest, Hypothesis' import (its modules rewritten by pytest's
 # assertion rewriting) takes seconds, which the first test with a short budget would otherwise pay
 # out of its search time.
-import divergent.engines.hypothesis  # noqa: F401
+import divergent.engines.calls.hypothesis  # noqa: F401
 from scripted_openai import ScriptedOpenAI
 
 # The recorded benchmark data (the DiffTrust artifact's layout) is found through $DIVERGENT_BENCH_DATA

@@ -80,7 +80,7 @@ LAYERS: dict[str, int] = {
     # 4: ProbeGen's tree search and the datasets
     "probegen": 4, "datasets": 4,
     # 5: the engines that drive a language model
-    "engines.llm_probes": 5, "engines.randsearch": 5, "engines.text_llm": 5,
+    "engines.calls.llm_probes": 5, "engines.calls.randsearch": 5, "engines.text.llm": 5,
     # 6: the kinds of program (what differs between them, their shrinkers among it) and the options they read
     "kinds": 6, "options": 6,
     # the names of the kinds: data only, found by anyone (a report names its kind)
@@ -199,9 +199,9 @@ KIND_CLASSES = frozenset({
 ONE_KIND_MODULES = (
     "kinds",  # every kind's module
     "load.whole_programs",  # whole programs' specs
-    "engines.proofs",  # the symbolic engine's proofs (Python functions)
-    "engines.text_seeds", "engines.text_mutation", "engines.text_grammar", "engines.text_generator",
-    "engines.text_llm",  # texts
+    "engines.calls.proofs",  # the symbolic engine's proofs (Python functions)
+    "engines.text.seeds", "engines.text.mutation", "engines.text.grammar", "engines.text.generator",
+    "engines.text.llm",  # texts
 )
 
 

@@ -12,8 +12,7 @@ import textwrap
 from pathlib import Path
 
 import divergent
-from divergent.engines.text_slowness import Slowness
-from divergent.engines.text_structure import parse, render
+from divergent.engines.text.slowness import Slowness
 from divergent.formats.claims import ExampleShape, StatementCheck, statement_rules
 from divergent.formats.examples import format_from_examples
 from divergent.formats.format_blocks import block_format, index_expr
@@ -23,6 +22,7 @@ from divergent.formats.model import Expr
 from divergent.formats.spaces import hot_cells, listed
 from divergent.formats.statement_text import constraints
 from divergent.formats.syntax import parse_format
+from divergent.formats.text_structure import parse, render
 from divergent.records import Budget, Observation, Outcome, OutcomeKind, TextInput, Verdict
 
 
@@ -390,7 +390,7 @@ def d(x: bool, y: bool, mode: Literal["r", "w"], n: int = 0) -> int:
 
 
 def test_functions_of_bools_literals_and_ranges_by_precondition_are_judged_whole(tmp_path):
-    from divergent.engines.call_spaces import call_space
+    from divergent.engines.calls.spaces import call_space
     from divergent.load.python_files import load_implementation
 
     source = tmp_path / "flags.py"
@@ -408,8 +408,8 @@ def test_functions_of_bools_literals_and_ranges_by_precondition_are_judged_whole
 
 
 def test_lists_the_statement_calls_permutations_are_mended_into_permutations():
-    from divergent.engines.text_lessons import Lessons
-    from divergent.engines.text_mending import mend_permutations
+    from divergent.engines.text.lessons import Lessons
+    from divergent.engines.text.mending import mend_permutations
     from divergent.formats.instances import read
 
     fmt = parse_format("n:int[1,10] x:int[1,n]\np:int*n\n")

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from divergent.engines.base import CallContext, Engine
+from divergent.engines.calls.hypothesis import HypothesisEngine, storage_outside_working_directory
+from divergent.engines.calls.mutation import MutationEngine
+from divergent.engines.calls.seeds import SeedEngine, infer_annotation
 from divergent.engines.constants import Constants
-from divergent.engines.hypothesis import HypothesisEngine, storage_outside_working_directory
-from divergent.engines.mutation import MutationEngine
-from divergent.engines.seeds import SeedEngine, infer_annotation
 from divergent.engines.settings import EngineSettings, MutationOperators
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.kinds.functions import PYTHON_FUNCTIONS
@@ -509,7 +509,7 @@ def test_hypothesis_storage_is_kept_out_of_the_working_directory(tmp_path: Any) 
 def test_mutation_can_be_restricted_to_table_6() -> None:
     from dataclasses import replace
 
-    from divergent.engines.mutators import TABLE6_OPERATORS
+    from divergent.engines.calls.mutators import TABLE6_OPERATORS
 
     context = make_context([param("n", int), param("s", str), param("xs", list[int])])
     context = replace(context, seeds=(Input(args=(5, "abc", [1, 2]), how_generated="seeds"),),

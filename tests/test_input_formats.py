@@ -12,12 +12,11 @@ import textwrap
 import pytest
 
 from divergent.engines.base import TextContext
-from divergent.engines.text_feedback import MIN_TRIES, Rejections
-from divergent.engines.text_grammar import GrammarEngine
-from divergent.engines.text_lessons import LearntOrder, LearntRange, Lessons, Word
-from divergent.engines.text_mutation import TextMutationEngine
-from divergent.engines.text_patterns import LearntDigits, LearntRelations, LearntShape, shape_of
-from divergent.engines.text_structure import counts, render
+from divergent.engines.text.feedback import MIN_TRIES, Rejections
+from divergent.engines.text.grammar import GrammarEngine
+from divergent.engines.text.lessons import LearntOrder, LearntRange, Lessons, Word
+from divergent.engines.text.mutation import TextMutationEngine
+from divergent.engines.text.patterns import LearntDigits, LearntRelations, LearntShape, shape_of
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.formats.examples import format_from_examples
 from divergent.formats.infer import infer_format
@@ -27,6 +26,7 @@ from divergent.formats.reading import program_format
 from divergent.formats.statement_text import constraints
 from divergent.formats.statements import statement_format
 from divergent.formats.syntax import parse_format
+from divergent.formats.text_structure import counts, render
 from divergent.records import TextInput
 
 TEST_CASES = """\

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from divergent.engines.randsearch import GENERATOR_FUNCTION
-from divergent.engines.text_llm import TEXT_GENERATOR_FUNCTION
+from divergent.engines.calls.randsearch import GENERATOR_FUNCTION
+from divergent.engines.text.llm import TEXT_GENERATOR_FUNCTION
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
 from divergent.records import Budget, TextInput, Verdict

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import divergent
-from divergent.engines.proofs import proof_problem
+from divergent.engines.calls.proofs import proof_problem
 from divergent.policy import DEFAULT_POLICY
 from divergent.programs import Parameter, PythonFunction, Signature
 from divergent.records import Budget, ExitReason, Verdict

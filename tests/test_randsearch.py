@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from divergent.engines.base import CallContext
-from divergent.engines.constants import Constants
-from divergent.engines.randsearch import (
+from divergent.engines.calls.randsearch import (
     BRUTE_FORCE_ORIGIN,
     GENERATOR_FUNCTION,
     RandSearchEngine,
     brute_force_reference,
 )
+from divergent.engines.constants import Constants
 from divergent.engines.settings import ModelAccess
 from divergent.errors import EngineCannotProceed, LLMError
 from divergent.llm.client import LLMClient

@@ -17,9 +17,9 @@ import pytest
 
 import divergent
 from divergent.engines.base import CallContext
+from divergent.engines.calls.mutation import MutationEngine
+from divergent.engines.calls.seeds import SeedEngine
 from divergent.engines.constants import Constants
-from divergent.engines.mutation import MutationEngine
-from divergent.engines.seeds import SeedEngine
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.grammars import markup, numbers, urls
 from divergent.grammars.dates import DateFields, date_strings, neighbour_formats, render
@@ -256,7 +256,7 @@ def test_mutation_tries_a_trailing_word_first_and_uses_the_banks() -> None:
 
 
 def test_hypothesis_draws_from_the_banks_and_the_regexes() -> None:
-    from divergent.engines.hypothesis import HypothesisEngine
+    from divergent.engines.calls.hypothesis import HypothesisEngine
 
     engine = HypothesisEngine(context_for("is_url"))  # unannotated, no seeds: the regex says text
     values = [c.args[0] for c in draw(engine, 300)]

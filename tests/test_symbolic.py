@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from divergent.engines import symbolic as symbolic_module
 from divergent.engines.base import CallContext
+from divergent.engines.calls import symbolic as symbolic_module
+from divergent.engines.calls.symbolic import SymbolicEngine
 from divergent.engines.constants import Constants
 from divergent.engines.settings import EngineSettings
-from divergent.engines.symbolic import SymbolicEngine
 from divergent.errors import EngineCannotProceed
 from divergent.programs import Parameter, ParameterKind, PythonFunction, Signature
 from divergent.records import Input

@@ -8,18 +8,18 @@ import pytest
 
 from divergent.engines.base import TextContext
 from divergent.engines.constants import Constants, program_literals
-from divergent.engines.text_feedback import Rejections
-from divergent.engines.text_lessons import Lessons
-from divergent.engines.text_mutation import (
+from divergent.engines.text.feedback import Rejections
+from divergent.engines.text.lessons import Lessons
+from divergent.engines.text.mutation import (
     TextMutationEngine,
     boundary_numbers,
     numbers_in_text,
     source_words,
 )
-from divergent.engines.text_operators import TreeMutator
-from divergent.engines.text_structure import counts, parse, render
+from divergent.engines.text.operators import TreeMutator
 from divergent.formats.instances import read
 from divergent.formats.syntax import parse_format
+from divergent.formats.text_structure import counts, parse, render
 from divergent.kinds.text_shrink import shrink_text
 from divergent.programs import Language, StdinProgram
 from divergent.records import TextInput

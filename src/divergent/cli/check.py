@@ -113,7 +113,7 @@ def _plain_result(report: Any, extras: Any) -> str:
 
 def brute_force_implementation(impls: list, llm: Any, spec: str | None) -> Any:
     """The model's brute-force reference, added as one more implementation (labelled LLM-written)."""
-    from divergent.engines.randsearch import brute_force_reference
+    from divergent.engines.calls.randsearch import brute_force_reference
     from divergent.errors import InvalidArgument
 
     if llm is None:

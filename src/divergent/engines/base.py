@@ -27,7 +27,7 @@ from divergent.records import AnyInput, Input, Observation, Proof, TextInput
 
 if TYPE_CHECKING:
     from divergent.engines.constants import Constants
-    from divergent.engines.text_lessons import Lessons
+    from divergent.engines.text.lessons import Lessons
     from divergent.formats.model import InputFormat
     from divergent.sandbox.limits import Limits
     from divergent.sandbox.process_runner import ProgramService

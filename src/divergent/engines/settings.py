@@ -18,7 +18,7 @@ from divergent.probegen.strategies import DEFAULT_D, DEFAULT_K, DEFAULT_STRATEGY
 if TYPE_CHECKING:
     from divergent.llm.chat import ChatModel
 
-#: the symbolic engine's analyses (``divergent.engines.symbolic``)
+#: the symbolic engine's analyses (``divergent.engines.calls.symbolic``)
 SYMBOLIC_STRATEGIES = ("auto", "paths", "diff_behavior")
 
 

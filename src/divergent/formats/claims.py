@@ -19,11 +19,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from divergent.engines.text_structure import Count, Rep
 from divergent.formats.instances import named_values, slot_names, slots
 from divergent.formats.model import InputFormat, Kind, Node
 from divergent.formats.spaces import hot_count
 from divergent.formats.statement_text import constraint_text, normalise
+from divergent.formats.text_structure import Count, Rep
 
 __all__ = ["ExampleShape", "ListRule", "StatementCheck", "statement_rules"]
 

@@ -1,5 +1,5 @@
 """An input format learnt from examples: their shape (lines, the counts that tie them together, test
-cases: :func:`divergent.engines.text_structure.parse` on each example), and each token's type and
+cases: :func:`divergent.formats.text_structure.parse` on each example), and each token's type and
 range from every value it takes across the examples.
 
 What the examples show is a guess, and the format says so: a bound seen only in examples is soft
@@ -16,10 +16,10 @@ import string
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 
-from divergent.engines.text_structure import Block, Count, Rep, parse
-from divergent.engines.text_structure import Line as TreeLine
 from divergent.formats.instances import read
 from divergent.formats.model import ANY, Expr, InputFormat, Kind, Line, Node, Repeat, Token, TokenType
+from divergent.formats.text_structure import Block, Count, Rep, parse
+from divergent.formats.text_structure import Line as TreeLine
 from divergent.formats.values import token_kind
 
 __all__ = ["format_from_examples", "observations", "typed"]

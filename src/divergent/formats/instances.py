@@ -1,5 +1,5 @@
 """Inputs shaped by an input format, as the trees the engines of texts work on
-(:mod:`divergent.engines.text_structure`): a text read against a format (:func:`read`), a new input
+(:mod:`divergent.formats.text_structure`): a text read against a format (:func:`read`), a new input
 drawn from one (:func:`generate`), and what in a text breaks a format (:func:`violation`).
 
 In the tree, a token that a format uses as a count (``n`` before ``n`` numbers, ``t`` before ``t``
@@ -14,9 +14,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 
-from divergent.engines.text_structure import Block, Count, Rep
-from divergent.engines.text_structure import Line as TreeLine
 from divergent.formats.model import Expr, InputFormat, Kind, Line, Node, Repeat, Token, TokenType
+from divergent.formats.text_structure import Block, Count, Rep
+from divergent.formats.text_structure import Line as TreeLine
 from divergent.formats.values import SlotSpec, draw_items, draw_token, draw_value, draw_word, fits, token_kind
 
 __all__ = ["Misfit", "generate", "named_values", "read", "slot_names", "slot_spec", "unlinked_counts", "violation"]

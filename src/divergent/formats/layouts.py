@@ -15,9 +15,9 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from divergent.engines.text_structure import render
 from divergent.formats.instances import Misfit, generate, named_values
 from divergent.formats.model import Expr, InputFormat, Line, Node, Repeat, Token
+from divergent.formats.text_structure import render
 
 __all__ = ["explanations", "judged_explanation", "programs_refined"]
 

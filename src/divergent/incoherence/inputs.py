@@ -5,7 +5,7 @@ The task's test inputs (from its asserts) are the seeds. Gen(d) is one input dis
 draws from it (Sec. 6.3, eqs. 9-10; Appendix B, Algorithms 1-2 and Theorems 4.2-4.3). So every
 draw starts again from a seed: one of the task's test inputs, picked uniformly, whose arguments
 each get a stack of basic type-aware mutations (Table 6, applied by
-:class:`~divergent.engines.mutators.Mutator`). A draw is never a mutant of an earlier draw.
+:class:`~divergent.engines.calls.mutators.Mutator`). A draw is never a mutant of an earlier draw.
 
 Why not mutants of mutants (EvalPlus's growing seed pool, which Gen(d) used before): then draw
 ``k`` descends from about ``ln k`` earlier draws, so the inputs drift away from the tests as ``n``
@@ -29,12 +29,10 @@ from typing import Any
 
 from divergent.datasets import Task
 from divergent.engines.base import CallContext
-from divergent.engines.constants import Constants
-from divergent.engines.mutation import MutationEngine
-from divergent.engines.mutators import TABLE6_OPERATORS, Mutator
-from divergent.engines.seeds import infer_annotation, parameter_values
-from divergent.engines.settings import EngineSettings, MutationOperators
-from divergent.engines.shapes import (
+from divergent.engines.calls.mutation import MutationEngine
+from divergent.engines.calls.mutators import TABLE6_OPERATORS, Mutator
+from divergent.engines.calls.seeds import infer_annotation, parameter_values
+from divergent.engines.calls.shapes import (
     NONE_TYPE,
     CannotGenerate,
     Shape,
@@ -43,6 +41,8 @@ from divergent.engines.shapes import (
     runtime_shape,
     shape_of,
 )
+from divergent.engines.constants import Constants
+from divergent.engines.settings import EngineSettings, MutationOperators
 from divergent.errors import EngineCannotProceed, InvalidArgument
 from divergent.preconditions import conforms
 from divergent.programs import ParameterKind, PythonFunction, Signature

@@ -33,12 +33,12 @@ from divergent.structure.inputs import ShapedInputs
 
 #: the engines of Python functions, in the portfolio's order (cheap ones first)
 FUNCTION_ENGINES: dict[str, str] = {
-    "seeds": "divergent.engines.seeds:SeedEngine",
-    "mutation": "divergent.engines.mutation:MutationEngine",
-    "hypothesis": "divergent.engines.hypothesis:HypothesisEngine",
-    "symbolic": "divergent.engines.symbolic:SymbolicEngine",
-    "llm": "divergent.engines.llm_probes:LLMProbeEngine",
-    "randsearch": "divergent.engines.randsearch:RandSearchEngine",
+    "seeds": "divergent.engines.calls.seeds:SeedEngine",
+    "mutation": "divergent.engines.calls.mutation:MutationEngine",
+    "hypothesis": "divergent.engines.calls.hypothesis:HypothesisEngine",
+    "symbolic": "divergent.engines.calls.symbolic:SymbolicEngine",
+    "llm": "divergent.engines.calls.llm_probes:LLMProbeEngine",
+    "randsearch": "divergent.engines.calls.randsearch:RandSearchEngine",
 }
 
 

@@ -1,6 +1,6 @@
 """Shrinking a text input (a whole program's stdin) while the difference persists.
 
-The input is read into its structure (:mod:`divergent.engines.text_structure`); every candidate
+The input is read into its structure (:mod:`divergent.formats.text_structure`); every candidate
 is one step simpler and keeps the counts true: a repeated part (the numbers after a count, the
 records, the test cases after ``t``) loses an element, its first or second half, or all but one;
 a number moves toward zero (0, 1, half, minus one, fewer digits), or an earlier number toward zero
@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from divergent.engines.text_structure import (
+from divergent.formats.text_structure import (
     Block,
     clone,
     is_integer,

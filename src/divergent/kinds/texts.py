@@ -44,19 +44,19 @@ from divergent.text_comparison import OutputComparison
 
 if TYPE_CHECKING:
     # (imported where used: choosing the kind of a check of functions imports this module)
-    from divergent.engines.text_lessons import Lessons
+    from divergent.engines.text.lessons import Lessons
     from divergent.formats.claims import ExampleShape
     from divergent.formats.model import InputFormat
     from divergent.sandbox.process_runner import ProgramService
 
 #: the engines of text inputs, in the portfolio's order (the others generate Python values)
 TEXT_ENGINES: dict[str, str] = {
-    "seeds": "divergent.engines.text_seeds:TextSeedEngine",
-    "mutation": "divergent.engines.text_mutation:TextMutationEngine",
-    "grammar": "divergent.engines.text_grammar:GrammarEngine",
-    "generator": "divergent.engines.text_generator:GeneratorEngine",
-    "llm": "divergent.engines.text_llm:TextProbeEngine",
-    "randsearch": "divergent.engines.text_llm:TextRandSearchEngine",
+    "seeds": "divergent.engines.text.seeds:TextSeedEngine",
+    "mutation": "divergent.engines.text.mutation:TextMutationEngine",
+    "grammar": "divergent.engines.text.grammar:GrammarEngine",
+    "generator": "divergent.engines.text.generator:GeneratorEngine",
+    "llm": "divergent.engines.text.llm:TextProbeEngine",
+    "randsearch": "divergent.engines.text.llm:TextRandSearchEngine",
 }
 #: the largest input file read as an example or test file
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -424,7 +424,7 @@ class TextSubjects(Subjects):
         self.shape: ExampleShape | None = None
         #: every input of a small space with sure edges (the seed engine proposes them all)
         self.space: tuple[str, list[TextInput], str] | None = None
-        from divergent.engines.text_lessons import Lessons
+        from divergent.engines.text.lessons import Lessons
 
         #: what the validator taught the engines of texts about the format's slots
         self.lessons: Lessons = Lessons()

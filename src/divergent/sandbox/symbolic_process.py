@@ -5,7 +5,7 @@ isolation level and limits, sends it the implementations, and from then on only 
 :meth:`~SymbolicProcess.poll` reads what the runner has written so far (a bounded amount, through
 :mod:`divergent.sandbox.frames`) and returns the diffs it reported, their arguments still in the safe
 encoding of :mod:`divergent.values`. What the runner says about itself (notes, its verdict, how far
-it got) is kept for the engine (:class:`divergent.engines.symbolic.SymbolicEngine`) to explain how it
+it got) is kept for the engine (:class:`divergent.engines.calls.symbolic.SymbolicEngine`) to explain how it
 stopped. The implementations run in the runner's own process, so its "every path explored" is read
 only when the parent vetted them (``vetted``: code that can reach nothing of that process) and the
 runner ran the vetted text.
@@ -55,7 +55,7 @@ class SymbolicProcess:
         when no sandbox can be started).
 
         ``vetted``: the parent has read the implementations' sources and found code a proof may cover
-        (:mod:`divergent.engines.provable`). The runner then runs exactly those sources (sent with
+        (:mod:`divergent.engines.calls.provable`). The runner then runs exactly those sources (sent with
         the request, under module names of its own), never the files, which could have changed since
         or have a stale ``.pyc`` beside them; and the sandbox gets none of their directories."""
         #: the runner ran the sources the parent vetted (only then may its account count as a proof)

@@ -4,7 +4,7 @@
 
 * **divergent** needs a difference confirmed in the reference mode (a fresh process per run, the
   mode the printed ``reproduce`` command uses: :mod:`divergent.search.confirmation`);
-* **proven-equivalent** needs a proof (``engines/proofs.py``);
+* **proven-equivalent** needs a proof (``engines/calls/proofs.py``);
 * **equivalent-on-all-inputs** needs every valid input of a finite space with sure edges listed,
   run on every implementation and judged (:mod:`divergent.search.spaces`); no floor applies;
 * **no-difference-found** needs at least the floor of judged inputs (``--min-inputs``, the kind's

@@ -24,7 +24,7 @@ Answers, one frame each, written whole and at once (the parent polls)::
                                                 on both sides and compared, none dropped or cut
                                                 (the programs run in this process and could write
                                                 this frame themselves: the parent reads "complete"
-                                                only for code it vetted, see engines/provable.py)
+                                                only for code it vetted, see engines/calls/provable.py)
 
 The runner ends by itself when the time is up, when CrossHair has exhausted every pair's paths or has
 nothing new to try (its coverage-guided search reached no new code for a long while: see

@@ -8,7 +8,7 @@ tried :data:`MIN_TRIES` times and rejected nearly always is a kind of input the 
 takes (10^18 in a 0/1 cell, a fourth letter in a seat row of three): the engine stops making it,
 but for one try in :data:`RETRY_ONE_IN` (a validator may reject for another reason at first).
 The values a child set in the format's slots, when one operator made it, teach the engines of texts
-what the validator takes there (:mod:`divergent.engines.text_lessons`). A child drawn whole (the
+what the validator takes there (:mod:`divergent.engines.text.lessons`). A child drawn whole (the
 grammar's) sets every slot at once: when it is rejected, the blame falls on the one value beyond
 what valid inputs held there, if only one is (``n = 3`` where valid inputs had 6 to 8, every other
 value like theirs). Its integers teach the relations between them (``m <= n``): a valid child's
@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from divergent.engines.base import TextServices
-from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue
-from divergent.engines.text_mending import integer_values, list_ends
-from divergent.engines.text_slots import number_lists, set_values, tied_lists, unordered_lists
-from divergent.engines.text_structure import Block
+from divergent.engines.text.lessons import RETRY_ONE_IN, Lessons, SetValue
+from divergent.engines.text.mending import integer_values, list_ends
+from divergent.engines.text.slots import number_lists, set_values, tied_lists, unordered_lists
+from divergent.formats.text_structure import Block
 from divergent.records import TextInput
 
 __all__ = ["MIN_TRIES", "RETRY_ONE_IN", "Rejections", "SizeLevels"]

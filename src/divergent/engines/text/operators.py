@@ -1,15 +1,15 @@
-"""The operators of text mutation, on the trees of :mod:`divergent.engines.text_structure`.
+"""The operators of text mutation, on the trees of :mod:`divergent.formats.text_structure`.
 
 Each operator changes a tree in place and returns the key of what it did (for the validator's
-feedback, :mod:`divergent.engines.text_feedback`), or None when it found nothing to change. When
+feedback, :mod:`divergent.engines.text.feedback`), or None when it found nothing to change. When
 the tree came from an input format, every slot has a spec (``Line.specs``): numbers stay within
 the stated bounds and move past the ones only seen in examples now and then, words keep their
 alphabet and a fixed length, choices stay choices, counts stay within their bounds, and the lists a
 count sizes together (``a_1..a_n`` and ``b_1..b_n``, a grid's rows) are resized together. A
 number or a count the validator is known to reject there (past a bound only the examples showed:
-:class:`divergent.engines.text_lessons.LearntRange`) is steered back toward what it accepts; a word
+:class:`divergent.engines.text.lessons.LearntRange`) is steered back toward what it accepts; a word
 that lost the one shape its slot's words take, two integers out of the relation they keep, are
-mended (:mod:`divergent.engines.text_patterns`). Now and then a character or a word of the
+mended (:mod:`divergent.engines.text.patterns`). Now and then a character or a word of the
 programs' literals is written into a word (:data:`LITERAL_SHARE`).
 """
 
@@ -20,11 +20,12 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from divergent.engines.text_feedback import Rejections
-from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons, SetValue, Word, has_ties
-from divergent.engines.text_mending import mend_patterns, strictly
-from divergent.engines.text_slots import Slot, inline_lists, number_lists, numeric, part_specs, slots
-from divergent.engines.text_structure import (
+from divergent.engines.text.feedback import Rejections
+from divergent.engines.text.lessons import RETRY_ONE_IN, Lessons, SetValue, Word, has_ties
+from divergent.engines.text.mending import mend_patterns, strictly
+from divergent.engines.text.slots import Slot, inline_lists, number_lists, numeric, part_specs, slots
+from divergent.formats.model import Kind
+from divergent.formats.text_structure import (
     Block,
     Line,
     Rep,
@@ -34,7 +35,6 @@ from divergent.engines.text_structure import (
     render,
     reps,
 )
-from divergent.formats.model import Kind
 from divergent.formats.values import THRESHOLDS, SlotSpec, draw_token, draw_value
 
 __all__ = ["LITERAL_SHARE", "SPECIAL", "TreeMutator", "put_in_order", "steered"]
@@ -52,7 +52,7 @@ _INSERT_ONE_BY_ONE = 16
 
 def put_in_order(tree: Block, lessons: Lessons, rng: random.Random) -> None:
     """Lists of a slot the validator takes in one order only put in that order (but for one try
-    in :data:`~divergent.engines.text_lessons.RETRY_ONE_IN`)."""
+    in :data:`~divergent.engines.text.lessons.RETRY_ONE_IN`)."""
     for spec, rep in number_lists(tree):
         order = lessons.order(spec.key)
         if order is None or not rng.randrange(RETRY_ONE_IN):

@@ -17,7 +17,7 @@ import re
 from collections import deque
 from collections.abc import Sequence
 
-from divergent.engines.text_structure import Block, Count, Line, Rep
+from divergent.formats.text_structure import Block, Count, Line, Rep
 from divergent.records import Observation, OutcomeKind
 
 __all__ = ["Slowness"]

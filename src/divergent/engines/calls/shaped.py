@@ -19,7 +19,7 @@ from typing import Any
 
 from divergent import preconditions
 from divergent.engines.base import CallContext
-from divergent.engines.shapes import CannotGenerate, minimal_value
+from divergent.engines.calls.shapes import CannotGenerate, minimal_value
 from divergent.grammars.words import with_word
 from divergent.programs import Parameter, ParameterKind, Signature
 from divergent.records import Input

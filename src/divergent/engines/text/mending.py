@@ -1,5 +1,5 @@
-"""Inputs of an engine of texts mended by what the validator taught (:mod:`divergent.engines.text_lessons`
-and :mod:`divergent.engines.text_patterns`): a word put back into the one shape its slot's words
+"""Inputs of an engine of texts mended by what the validator taught (:mod:`divergent.engines.text.lessons`
+and :mod:`divergent.engines.text.patterns`): a word put back into the one shape its slot's words
 take (``a:b``), two integers into the relation the validator keeps between them (``m <= n``), the
 ends of lists to the one value they take (a grid's corners), a list in strict order kept so (no
 two equal neighbours).
@@ -10,10 +10,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from divergent.engines.text_lessons import RETRY_ONE_IN, Lessons
-from divergent.engines.text_slots import part_specs, slots
-from divergent.engines.text_structure import Block, Count, Line, Rep, is_integer, reps
+from divergent.engines.text.lessons import RETRY_ONE_IN, Lessons
+from divergent.engines.text.slots import part_specs, slots
 from divergent.formats.model import Kind
+from divergent.formats.text_structure import Block, Count, Line, Rep, is_integer, reps
 from divergent.formats.values import SlotSpec
 
 __all__ = ["integer_values", "list_ends", "mend_patterns", "mend_permutations", "strictly"]

@@ -10,7 +10,7 @@ safe encoding of :mod:`divergent.values`; the engine rebuilds them with
 engine's inputs. The search loop runs them
 in its own workers and judges them: CrossHair's word is a candidate, never a verdict. The one
 exception, "every path explored without a difference" (:meth:`~SymbolicEngine.proof`), is taken
-only when the parent vetted the sources before the runner started (:mod:`divergent.engines.provable`:
+only when the parent vetted the sources before the runner started (:mod:`divergent.engines.calls.provable`:
 code that can reach nothing of the runner's process, so cannot forge its account) and the runner
 ran those very sources.
 
@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable
 
 from divergent.engines.base import CallContext, Engine
-from divergent.engines.proofs import proof_limits, proof_problem
+from divergent.engines.calls.proofs import proof_limits, proof_problem
 from divergent.errors import DivergentError, EngineCannotProceed, StopReason
 from divergent.preconditions import conforms
 from divergent.records import Input, Proof
@@ -101,7 +101,7 @@ class SymbolicEngine(Engine):
 
     def proof(self) -> Proof | None:
         """A proof of equivalence, once the runner has explored every path without a difference
-        and the types and operations involved are modelled exactly (:mod:`divergent.engines.proofs`);
+        and the types and operations involved are modelled exactly (:mod:`divergent.engines.calls.proofs`);
         None until then, or when the exploration is no proof (then :attr:`not_a_proof` says why)."""
         if self._proof is not None or self._process is None:
             return self._proof
@@ -153,7 +153,7 @@ class SymbolicEngine(Engine):
                 f"symbolic execution needs annotated parameters ({', '.join(unannotated)} have none)",
             )
         # Decided before anything runs: only code that can reach nothing of the runner's process
-        # (engines/provable.py) leaves the runner's account trustworthy enough for a proof.
+        # (engines/calls/provable.py) leaves the runner's account trustworthy enough for a proof.
         self._proof_problem = proof_problem(context.implementations, context.signature, context.comparison)
         try:
             self._process = SymbolicProcess(

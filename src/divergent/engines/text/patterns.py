@@ -1,5 +1,5 @@
 """Patterns within the tokens of a text input and relations between them, learnt from the valid
-inputs and from the ones the validator rejects (the lessons of :mod:`divergent.engines.text_lessons`
+inputs and from the ones the validator rejects (the lessons of :mod:`divergent.engines.text.lessons`
 that are about more than one value at a time).
 
 * A word's *shape* (:class:`LearntShape`): the punctuation that splits it into pieces (``11:20``,
@@ -19,7 +19,7 @@ that are about more than one value at a time).
   larger).
 
 Each holds only on its own evidence (:data:`EVIDENCE` rejections with it broken, none valid), and
-one try in :data:`~divergent.engines.text_lessons.RETRY_ONE_IN` goes past it: a valid input without
+one try in :data:`~divergent.engines.text.lessons.RETRY_ONE_IN` goes past it: a valid input without
 it undoes the lesson.
 """
 

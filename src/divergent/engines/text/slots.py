@@ -1,6 +1,6 @@
-"""The slots of an input's tree (:mod:`divergent.engines.text_structure`) read by their input
+"""The slots of an input's tree (:mod:`divergent.formats.text_structure`) read by their input
 format: every token with its spec, the spec of each list's items and the count sizing it, and the
-values a tree sets (what the validator's verdict on it teaches, :mod:`divergent.engines.text_feedback`).
+values a tree sets (what the validator's verdict on it teaches, :mod:`divergent.engines.text.feedback`).
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from divergent.engines.text_lessons import SetValue, Word, has_ties, ordered
-from divergent.engines.text_structure import Block, Count, Line, Rep, is_float, is_integer, reps
+from divergent.engines.text.lessons import SetValue, Word, has_ties, ordered
 from divergent.formats.model import Kind
+from divergent.formats.text_structure import Block, Count, Line, Rep, is_float, is_integer, reps
 from divergent.formats.values import SlotSpec
 
 __all__ = ["Slot", "inline_lists", "number_lists", "numeric", "part_specs", "set_values", "slots", "tied_lists",

@@ -7,7 +7,7 @@ and lists with many equal values as often as distinct ones, at the sizes where s
 algorithm (16, 32, 64 elements and their neighbours: insertion sorts, small hash tables). The cap
 grows level by level while the engine stops finding new behaviours; a size the validator rejects
 every time (a sum of n over test cases past its limit, say) is no longer drawn. What the validator
-taught the engines about each slot (:mod:`divergent.engines.text_lessons`: a bound past the
+taught the engines about each slot (:mod:`divergent.engines.text.lessons`: a bound past the
 examples', an alphabet narrower than the one inferred, a word's shape, ``m <= n``) steers every
 draw, and every draw teaches it: a valid one all its values, a rejected one the one value in it
 beyond what valid inputs held there, if only one is.
@@ -19,12 +19,12 @@ from collections.abc import Sequence
 
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, TextContext
-from divergent.engines.text_feedback import Rejections, SizeLevels
-from divergent.engines.text_mending import mend_permutations
-from divergent.engines.text_operators import steered
-from divergent.engines.text_structure import render
+from divergent.engines.text.feedback import Rejections, SizeLevels
+from divergent.engines.text.mending import mend_permutations
+from divergent.engines.text.operators import steered
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate
+from divergent.formats.text_structure import render
 from divergent.formats.values import SlotSpec
 from divergent.records import AnyInput, Observation, TextInput
 

@@ -3,7 +3,7 @@
 The pool starts from the seeds (or, without seeds, from a minimal value per annotated parameter)
 and grows with feedback: an input that showed a behaviour not seen before, or split the
 implementations, becomes a parent. Each child is a parent with one to three mutations stacked, made
-by the type-aware operators of :mod:`divergent.engines.mutators`.
+by the type-aware operators of :mod:`divergent.engines.calls.mutators`.
 
 Every child is checked against the preconditions (:func:`divergent.preconditions.conforms` and the user's
 requirement) before it is proposed.
@@ -19,11 +19,11 @@ from typing import Any
 from divergent import preconditions
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import CallContext, Engine
-from divergent.engines.mutators import TABLE6_OPERATORS, Mutator
-from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
+from divergent.engines.calls.mutators import TABLE6_OPERATORS, Mutator
+from divergent.engines.calls.seeds import infer_annotation, parameter_values, satisfies_requirement
+from divergent.engines.calls.shaped import coupled_dict, inferred_annotation, shaped_calls, words_appended
+from divergent.engines.calls.shapes import ANY_SHAPE, NONE_TYPE, CannotGenerate, minimal_value, shape_of
 from divergent.engines.settings import MutationOperators
-from divergent.engines.shaped_calls import coupled_dict, inferred_annotation, shaped_calls, words_appended
-from divergent.engines.shapes import ANY_SHAPE, NONE_TYPE, CannotGenerate, minimal_value, shape_of
 from divergent.errors import EngineCannotProceed
 from divergent.programs import Parameter, ParameterKind
 from divergent.records import Input, Observation, OutcomeKind

@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 from random import Random
 
-from divergent.engines.shapes import INT_BOUNDARIES, NEAR_POWERS, RUN_LENGTHS
+from divergent.engines.calls.shapes import INT_BOUNDARIES, NEAR_POWERS, RUN_LENGTHS
 
 __all__ = ["boundary_within", "near_power_within", "run_length_within"]
 

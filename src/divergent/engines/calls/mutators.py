@@ -2,7 +2,7 @@
 EvalPlus), and random values of an annotation.
 
 Mutations follow the parameter's annotation when there is one, otherwise the shape its seed values
-show (:func:`~divergent.engines.seeds.infer_annotation`), and fall back to the value's runtime type:
+show (:func:`~divergent.engines.calls.seeds.infer_annotation`), and fall back to the value's runtime type:
 
 ==========  ================================================================================
 int         ±1, ±10, random, harvested constants and their neighbours, boundaries, 0/±1, negate,
@@ -36,8 +36,7 @@ from collections.abc import Callable, Sequence
 from random import Random
 from typing import TYPE_CHECKING, Any
 
-from divergent.engines.constants import Constants
-from divergent.engines.shapes import (
+from divergent.engines.calls.shapes import (
     FLOAT_SPECIALS,
     NONE_TYPE,
     TRICKY_CHARACTERS,
@@ -49,8 +48,9 @@ from divergent.engines.shapes import (
     runtime_shape,
     shape_of,
 )
-from divergent.engines.sizes import boundary_within, near_power_within, run_length_within
-from divergent.engines.string_operators import ASCII, mutate_text, random_byte
+from divergent.engines.calls.sizes import boundary_within, near_power_within, run_length_within
+from divergent.engines.calls.string_operators import ASCII, mutate_text, random_byte
+from divergent.engines.constants import Constants
 
 if TYPE_CHECKING:
     from divergent.structure.inputs import ShapedInputs

@@ -35,16 +35,16 @@ from hypothesis import strategies as st
 from divergent import preconditions
 from divergent.annotations import MAPPING_ORIGINS, SEQUENCE_ORIGINS, SET_ORIGINS, UNION_ORIGINS
 from divergent.engines.base import CallContext, Engine
-from divergent.engines.constants import Constants
-from divergent.engines.seeds import infer_annotation, parameter_values, satisfies_requirement
-from divergent.engines.shaped_calls import inferred_annotation
-from divergent.engines.shapes import (
+from divergent.engines.calls.seeds import infer_annotation, parameter_values, satisfies_requirement
+from divergent.engines.calls.shaped import inferred_annotation
+from divergent.engines.calls.shapes import (
     FLOAT_SPECIALS,
     INT_BOUNDARIES,
     NEAR_POWERS,
     RUN_LENGTHS,
     TRICKY_CHARACTERS,
 )
+from divergent.engines.constants import Constants
 from divergent.errors import EngineCannotProceed
 from divergent.grammars.drawing import skip_scanning_loaded_modules, storage_outside_working_directory
 from divergent.programs import ParameterKind

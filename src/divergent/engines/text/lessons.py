@@ -17,7 +17,7 @@ grammar) share:
   inputs with it out of order were rejected (scores given in non-increasing order), lists made
   are put in that order; strictly (no two equal neighbours) when no valid list had ties and
   ordered lists with ties were rejected (minutes in increasing order);
-* patterns within a word and relations between integers (:mod:`divergent.engines.text_patterns`:
+* patterns within a word and relations between integers (:mod:`divergent.engines.text.patterns`:
   one ``:`` between two runs of digits, ``m <= n``).
 
 One try in :data:`RETRY_ONE_IN` goes past what was learnt (a
@@ -38,7 +38,7 @@ import random
 from collections import defaultdict
 from collections.abc import Sequence
 
-from divergent.engines.text_patterns import (
+from divergent.engines.text.patterns import (
     EVIDENCE,
     LearntDigits,
     LearntEnd,
@@ -46,9 +46,9 @@ from divergent.engines.text_patterns import (
     LearntShape,
     shape_of,
 )
-from divergent.engines.text_slowness import Slowness
-from divergent.engines.text_structure import Block, Line
+from divergent.engines.text.slowness import Slowness
 from divergent.formats.model import Kind
+from divergent.formats.text_structure import Block, Line
 from divergent.formats.values import SlotSpec
 
 __all__ = ["FixedSpace", "LearntAlphabet", "LearntOrder", "LearntRange", "Lessons", "SetValue", "Word", "ordered"]
@@ -69,7 +69,7 @@ _REFUSED_KEPT = 64
 
 class Word(str):
     """A whole word set in a slot (a plain string is some characters of one): its shape is learnt
-    too (:class:`~divergent.engines.text_patterns.LearntShape`)."""
+    too (:class:`~divergent.engines.text.patterns.LearntShape`)."""
 
     __slots__ = ()
 
@@ -204,7 +204,7 @@ class LearntOrder:
 
     def strict(self) -> bool:
         """Whether lists are to be strictly in the order: no valid one had ties, and ordered ones
-        with ties were rejected :data:`~divergent.engines.text_patterns.EVIDENCE` times."""
+        with ties were rejected :data:`~divergent.engines.text.patterns.EVIDENCE` times."""
         return not self.tied and self.tied_refused >= EVIDENCE and self.order() is not None
 
     def order(self) -> str | None:

@@ -1,6 +1,6 @@
 """Structure-aware mutation of text inputs (whole programs reading stdin).
 
-Each input in the pool is read into its structure (:mod:`divergent.engines.text_structure`):
+Each input in the pool is read into its structure (:mod:`divergent.formats.text_structure`):
 lines, tokens, and the counts that say how many things follow. A child is a parent with one to
 three mutations, each of which keeps the counts true (a count is written from the size of what it
 counts):
@@ -25,7 +25,7 @@ lists one count sizes are resized together. Without examples, the first inputs a
 
 The validator (``--validator``) judges every child before it runs; the numbers it names in its
 rejections become boundaries too, and the kinds of change it rejects every time (an operator on a
-slot: :mod:`divergent.engines.text_feedback`) are no longer made. With a format, the values the
+slot: :mod:`divergent.engines.text.feedback`) are no longer made. With a format, the values the
 validator accepted and rejected in each slot are learnt: a bound only the examples showed is
 found where the validator puts it, and values past it are steered back.
 """
@@ -41,14 +41,14 @@ from collections.abc import Iterable, Sequence
 from divergent.comparison import behaviour_fingerprint
 from divergent.engines.base import Engine, TextContext
 from divergent.engines.constants import program_literals
-from divergent.engines.text_feedback import Rejections, SizeLevels
-from divergent.engines.text_lessons import FixedSpace
-from divergent.engines.text_mending import mend_patterns
-from divergent.engines.text_operators import SPECIAL, TreeMutator, put_in_order
-from divergent.engines.text_structure import Block, clone, parse, render
+from divergent.engines.text.feedback import Rejections, SizeLevels
+from divergent.engines.text.lessons import FixedSpace
+from divergent.engines.text.mending import mend_patterns
+from divergent.engines.text.operators import SPECIAL, TreeMutator, put_in_order
 from divergent.errors import EngineCannotProceed
 from divergent.formats.instances import Misfit, generate, read, unlinked_counts
 from divergent.formats.model import InputFormat
+from divergent.formats.text_structure import Block, clone, parse, render
 from divergent.records import AnyInput, Observation, TextInput
 
 __all__ = ["TextMutationEngine", "boundary_numbers", "numbers_in_text", "source_words"]

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from random import Random
 from typing import TYPE_CHECKING, Any, Protocol
 
+from divergent.engines.calls.sizes import run_length_within
 from divergent.engines.constants import Constants
-from divergent.engines.sizes import run_length_within
 from divergent.grammars.words import with_word
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ __all__ = ["ASCII", "mutate_text", "random_byte"]
 
 
 class MutatorView(Protocol):
-    """What these operators use of :class:`divergent.engines.mutators.Mutator`."""
+    """What these operators use of :class:`divergent.engines.calls.mutators.Mutator`."""
 
     rng: Random
     constants: Constants

@@ -2,7 +2,7 @@
 
 :class:`SeedEngine` proposes the context's seed inputs (from files, doctests, asserts, ``--seeds``)
 in order, skipping those that break the preconditions, then the calls shaped by the code's
-structure (:func:`~divergent.engines.shaped_calls.shaped_calls`: the seeds with one argument
+structure (:func:`~divergent.engines.calls.shaped.shaped_calls`: the seeds with one argument
 replaced by a value built from a regex, a date format, a literal or a grammar the code uses), then
 stops as "exhausted".
 
@@ -119,12 +119,12 @@ class SeedEngine(Engine):
         #: again once the banks are final (their regexes sampled)
         self._shaped: list[Input] | None = None
         self._shaped_final = False
-        #: every call, when the signature and the precondition allow few (engines/call_spaces.py)
+        #: every call, when the signature and the precondition allow few (engines/calls/spaces.py)
         self._space = self._listed_space()
         self._space_next = 0
 
     def _listed_space(self) -> tuple[str, list[Input], int] | None:
-        from divergent.engines.call_spaces import call_space
+        from divergent.engines.calls.spaces import call_space
 
         signature = self.context.signature
         if signature is None:
@@ -145,7 +145,7 @@ class SeedEngine(Engine):
         if self._next < len(seeds) or shaped is None:
             return seeds
         if self._shaped is None or (not self._shaped_final and shaped.complete):
-            from divergent.engines.shaped_calls import shaped_calls
+            from divergent.engines.calls.shaped import shaped_calls
 
             self._shaped_final = shaped.complete
             made = shaped_calls(self.context, seeds)  # (shaped values exist for calls only)

@@ -6,7 +6,7 @@ no difference, no path dropped, cut short or nondeterministic (the runner says `
 is a proof *to the extent CrossHair models the values and operations involved exactly, and to the
 extent the runner's account can be trusted*. So a run counts as a proof only when:
 
-* the code is code a proof may cover (:mod:`divergent.engines.provable`): an allow-list of syntax
+* the code is code a proof may cover (:mod:`divergent.engines.calls.provable`): an allow-list of syntax
   and names shows that the implementations, and every function of their modules they call, can do
   nothing but compute (no import, no attribute but calls of pure container and int methods, no
   builtin beyond a short list of pure ones, no float, no text formatting, no state across calls).
@@ -35,7 +35,7 @@ from typing import Any
 
 from divergent.annotations import UNION_ORIGINS
 from divergent.comparison import Comparison
-from divergent.engines.provable import QUALIFYING_CODE, unprovable
+from divergent.engines.calls.provable import QUALIFYING_CODE, unprovable
 from divergent.policy import EqualityPolicy
 from divergent.programs import ParameterKind, Program, Signature
 

@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from divergent.engines.base import TextContext
-from divergent.engines.llm_probes import LLMProbeEngine
-from divergent.engines.randsearch import GENERATOR_FUNCTION, RandSearchEngine
+from divergent.engines.calls.llm_probes import LLMProbeEngine
+from divergent.engines.calls.randsearch import GENERATOR_FUNCTION, RandSearchEngine
 from divergent.llm.chat import Completion, Message, Usage
 from divergent.llm.extract import extract_code
 from divergent.llm.prompts import render as render_prompt
@@ -173,7 +173,7 @@ def text_feedback(generated: GeneratedInputs, probes: list[ProbeResult], rejecte
 
 
 class TextProbeEngine(LLMProbeEngine):
-    """ProbeGen for whole programs, in a background thread (see :mod:`divergent.engines.llm_probes`)."""
+    """ProbeGen for whole programs, in a background thread (see :mod:`divergent.engines.calls.llm_probes`)."""
 
     context: TextContext
 
