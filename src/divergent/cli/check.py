@@ -52,7 +52,7 @@ def check(
 
     def run(found: list, search_options: Any) -> Any:
         if brute_force:
-            found = [*found, brute_force_implementation(found, search_options.llm, search_options.spec)]
+            found = [*found, brute_force_implementation(found, search_options)]
         compared[:] = found
         return run_check(found, search_options, shrink=shrink)
 
@@ -111,11 +111,13 @@ def _plain_result(report: Any, extras: Any) -> str:
     return plain_report(report, extras)
 
 
-def brute_force_implementation(impls: list, llm: Any, spec: str | None) -> Any:
-    """The model's brute-force reference, added as one more implementation (labelled LLM-written)."""
-    from divergent.engines.calls.randsearch import brute_force_reference
+def brute_force_implementation(programs: list, options: Any) -> Any:
+    """The model's brute-force reference, added as one more program (labelled LLM-written): a
+    capability of the programs' kind (one that lacks it says so: an input error)."""
     from divergent.errors import InvalidArgument
+    from divergent.kinds.registry import choose_kind
 
-    if llm is None:
+    kind = choose_kind(programs, options)
+    if kind.brute_force and options.llm is None:
         raise InvalidArgument("--brute-force needs a model: pass --model (the model writes the reference)")
-    return brute_force_reference(impls, llm, spec=spec)
+    return kind.brute_force_reference(programs, options.llm, options.spec)

@@ -14,7 +14,7 @@ from divergent.cli.application import DivergentCommand, app, input_errors, make_
 from divergent.cli.function_group import FunctionGroup
 from divergent.cli.harness import AddressOpt, ExecutorOpt, JobsOpt
 from divergent.cli.llm_options import ModelGroup
-from divergent.cli.option_groups import OptionGroup, with_option_groups
+from divergent.cli.option_groups import OptionGroup, apply_groups, with_option_groups
 from divergent.cli.outputs import OutputGroup
 from divergent.cli.search_groups import ComparisonGroup, LimitsGroup, SearchGroup
 
@@ -81,12 +81,7 @@ class DiffFlags:
             raise InvalidArgument(f"{', '.join(one_function)}: a diff checks many functions, and these describe one "
                                   "(each function's doctests and assert lines are its seeds)")
         kind = kind_named("python-function")
-        options = SearchOptions()
-        for field in fields(self):
-            group = getattr(self, field.name)
-            group.refuse_for(kind)
-            options = group.apply(options, self)
-        return options
+        return apply_groups([getattr(self, field.name) for field in fields(self)], kind, self, SearchOptions())
 
     @property
     def whole_budget(self) -> float | None:

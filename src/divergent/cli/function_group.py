@@ -1,11 +1,12 @@
 """The option group that only Python functions read: which function, preconditions on its inputs,
 and how Python values compare (:class:`~divergent.policy.EqualityPolicy`'s rules). Given for
-programs of another kind, these flags are an input error (:mod:`divergent.cli.option_groups`)."""
+programs of a kind that does not accept the group ``functions``, these flags are an input error
+(:mod:`divergent.cli.option_groups`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
@@ -16,17 +17,12 @@ from divergent.policy import DEFAULT_POLICY
 
 __all__ = ["FunctionGroup", "load_comparison"]
 
-#: the least address space a worker (a Python interpreter) can start in (``Limits.memory_mb``)
-_LEAST_WORKER_MEMORY = 64
-
-
 @dataclass(frozen=True)
 class FunctionGroup(OptionGroup):
     """What a search over Python functions may be told besides the shared groups."""
 
     panel = "Python functions"
-    kinds = ("python-function",)
-    for_whom = "Python functions"
+    name = "functions"
 
     function: Annotated[str | None, typer.Option(
         "--function", "-f", metavar="NAME", help="The function to compare, for specs that name none.")] = None
@@ -58,8 +54,7 @@ class FunctionGroup(OptionGroup):
         help="Your own comparison of return values: file.py:function or module:function.")] = None
 
     def apply(self, options: Any, flags: Any) -> Any:
-        """The function, the preconditions, the value rules on top of the shared comparison, and
-        ``--memory`` as a worker's address space."""
+        """The function, the preconditions and the value rules on top of the shared comparison."""
         from divergent.policy import ExceptionEquality
 
         try:
@@ -74,13 +69,8 @@ class FunctionGroup(OptionGroup):
             iterable_limit=self.iterable_limit, list_equals_tuple=self.list_equals_tuple,
             compare=load_comparison(self.compare) if self.compare else None,
         )
-        options = options.with_(function=self.function, require=self.require,
-                                input_regexes=tuple(self.input_regex or ()), comparison=comparison)
-        memory = flags.limits.memory
-        if memory is not None and memory < _LEAST_WORKER_MEMORY:
-            raise InvalidArgument(f"--memory {memory}: a Python function's worker needs at least "
-                                  f"{_LEAST_WORKER_MEMORY} MiB of address space")
-        return options if memory is None else options.with_(limits=replace(options.limits, memory_mb=memory))
+        return options.with_(function=self.function, require=self.require,
+                             input_regexes=tuple(self.input_regex or ()), comparison=comparison)
 
 
 def load_comparison(spec: str) -> Callable[[Any, Any], bool]:

@@ -4,10 +4,12 @@ record.
 The shape is pytest's plugins, each of which adds its own group of options and reads them back. A
 group here is a frozen dataclass whose fields are its flags (typer options, shown in ``--help``
 under the group's panel) and whose :meth:`OptionGroup.apply` puts what they say into the record the
-Python API takes (:class:`~divergent.options.SearchOptions`). A group that belongs to some kinds of
-program (:attr:`OptionGroup.kinds`, the names of :data:`divergent.kinds.registry.KINDS`) is read
-only for them: its flags given for programs of another kind are an input error naming the kinds
-they are for (:meth:`OptionGroup.refuse_for`).
+Python API takes (:class:`~divergent.options.SearchOptions`). A group of its own name
+(:attr:`OptionGroup.name`) is read only for the kinds of program that accept it (each kind declares
+the groups it reads: ``ProgramKind.option_groups``; this module never lists kinds): its flags given
+for programs of another kind are an input error naming the kinds that read them
+(:meth:`OptionGroup.refuse_for`). After every group is applied, each may hand the kind what it
+alone cannot measure (:meth:`OptionGroup.finish`: ``--memory`` the way the kind's runs take it).
 
 A command takes groups as parameters typed with the group, or with a bundle of groups (a dataclass
 whose fields are groups); :func:`with_option_groups` spreads their fields into the command's options
@@ -37,7 +39,7 @@ from typer.models import OptionInfo
 from divergent.cli.application import fail, option_names, stderr_is_terminal
 from divergent.errors import DivergentError, InvalidArgument
 
-__all__ = ["OptionGroup", "older_spelling", "with_option_groups"]
+__all__ = ["OptionGroup", "apply_groups", "older_spelling", "with_option_groups"]
 
 
 class OptionGroup:
@@ -45,10 +47,8 @@ class OptionGroup:
 
     #: the title of the group's section in ``--help``
     panel: ClassVar[str] = "Options"
-    #: the kinds of program that read this group (their registry names); empty: every kind
-    kinds: ClassVar[tuple[str, ...]] = ()
-    #: the programs those kinds are, for messages ("whole programs and commands")
-    for_whom: ClassVar[str] = "every kind of program"
+    #: the name kinds accept the group by (``ProgramKind.option_groups``); empty: every kind reads it
+    name: ClassVar[str] = ""
     #: what to do when the flags were given for another kind (said after the error)
     hint: ClassVar[str] = ""
 
@@ -57,6 +57,15 @@ class OptionGroup:
         say; ``flags`` holds the command's other groups (a group may read a shared flag such as
         ``--memory`` the way its kinds mean it)."""
         return options
+
+    def finish(self, options: Any, kind: Any) -> Any:
+        """``options`` once every group was applied, with what the kind must take from this group
+        its own way (``kind``: a :class:`~divergent.kinds.base.ProgramKind`)."""
+        return options
+
+    def read_by(self, kind: Any) -> bool:
+        """Whether programs of ``kind`` read this group."""
+        return not self.name or self.name in kind.option_groups
 
     def given(self) -> list[str]:
         """The flags of this group that were given on the command line (their value is not the
@@ -73,13 +82,29 @@ class OptionGroup:
     def refuse_for(self, kind: Any) -> None:
         """An input error when this group's flags were given for programs of a kind that does not
         read them (``kind``: a :class:`~divergent.kinds.base.ProgramKind`)."""
-        if not self.kinds or kind.name in self.kinds:
+        if self.read_by(kind):
             return
         given = self.given()
         if given:
+            from divergent.kinds.registry import all_kinds, nouns
+
             verb = "is" if len(given) == 1 else "are"
             hint = f" ({self.hint})" if self.hint else ""
-            raise InvalidArgument(f"{', '.join(given)} {verb} for {self.for_whom}; these are {kind.noun}s{hint}")
+            readers = nouns([other for other in all_kinds() if self.read_by(other)]) or "no kind of program"
+            raise InvalidArgument(f"{', '.join(given)} {verb} for {readers}; these are {kind.noun}s{hint}")
+
+
+def apply_groups(groups: Any, kind: Any, flags: Any, options: Any) -> Any:
+    """``options`` with every group of ``groups`` that ``kind`` reads applied in order (a group it
+    does not read, given, is an input error), then each group's :meth:`OptionGroup.finish`."""
+    for group in groups:
+        group.refuse_for(kind)
+        if group.read_by(kind):
+            options = group.apply(options, flags)
+    for group in groups:
+        if group.read_by(kind):
+            options = group.finish(options, kind)
+    return options
 
 
 def older_spelling(old: str, now: str) -> None:

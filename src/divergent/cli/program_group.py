@@ -1,7 +1,7 @@
-"""The option group that only whole programs and commands read (the kinds ``stdin-program`` and
-``command``): the helper programs (validator, generator, checker), how outputs compare, how programs
-are built. It builds :class:`~divergent.kinds.program_options.ProgramOptions`; given for Python
-functions, these flags are an input error (:mod:`divergent.cli.option_groups`).
+"""The option group ``programs``, which whole programs and commands read (the kinds that accept it:
+``TextKind.option_groups``): the helper programs (validator, generator, checker), how outputs compare, how programs
+are built. It builds :class:`~divergent.kinds.program_options.ProgramOptions`; given for
+programs of a kind that does not accept it, these flags are an input error (:mod:`divergent.cli.option_groups`).
 
 Compiler flags add to the judge-like defaults (``-O2 -std=c++17 -DONLINE_JUDGE`` ...): a later
 ``-std=``, ``-O`` or ``-U`` wins, as it does on a compiler's command line. The older spellings
@@ -34,8 +34,7 @@ class ProgramGroup(OptionGroup):
     """What a search over whole programs or commands may be told besides the shared groups."""
 
     panel = "Whole programs and commands"
-    kinds = ("stdin-program", "command")
-    for_whom = "whole programs and commands"
+    name = "programs"
     hint = "add --stdin to run .py files as scripts"
 
     stdin: Annotated[bool, typer.Option(
@@ -103,11 +102,11 @@ class ProgramGroup(OptionGroup):
 
     def build(self, flags: Any) -> Any:
         """The :class:`~divergent.kinds.program_options.ProgramOptions` the flags say, with the shared
-        ``--memory`` as one run's memory and ``--rel-tol``/``--abs-tol`` as the tolerances of
-        ``--output float``."""
+        ``--rel-tol``/``--abs-tol`` as the tolerances of ``--output float`` (the shared ``--memory``
+        is the kind's: ``TextKind.with_memory``)."""
         from divergent.kinds.program_options import ProgramOptions
 
-        comparison, memory = flags.comparison, flags.limits.memory
+        comparison = flags.comparison
         if self.float_tol is not None and (comparison.rel_tol is not None or comparison.abs_tol is not None):
             raise InvalidArgument("--float-tol is the older spelling of --rel-tol and --abs-tol: give one of them")
         rel_tol = _first(comparison.rel_tol, self.float_tol, _PROGRAMS.rel_tol)
@@ -115,7 +114,7 @@ class ProgramGroup(OptionGroup):
         return ProgramOptions(
             stdin=self.stdin, examples=tuple(self.example or ()), inputs_dir=self.inputs, generator=self.generator,
             validator=self.validator, checker=self.checker, output=self.output, rel_tol=rel_tol, abs_tol=abs_tol,
-            time_limit=self.time_limit, memory_limit=_first(self.memory_limit, memory, _PROGRAMS.memory_limit),
+            time_limit=self.time_limit, memory_limit=_first(self.memory_limit, _PROGRAMS.memory_limit),
             cflags=_added(_BUILD.cflags, self.cflags, "--cflags"),
             cxxflags=_added(_BUILD.cxxflags, self.cxxflags, "--cxxflags"),
             javacflags=_added(_BUILD.javacflags, self.javacflags, "--javacflags"),

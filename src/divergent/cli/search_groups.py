@@ -2,8 +2,9 @@
 engines), how outcomes compare whatever the kind (the timeout rule, numeric tolerances), and the
 limits of each run and the sandbox. Each declares its flags and puts its record into the
 :class:`~divergent.options.SearchOptions` (:mod:`divergent.cli.option_groups`); a flag that means the
-same for every kind but is measured differently (``--memory``, the tolerances) is read by each
-kind's own group the way its kind means it."""
+same for every kind but is measured differently is handed to the kind (``--memory``:
+``ProgramKind.with_memory``) or read by each kind's own group the way its kind means it (the
+tolerances)."""
 
 from __future__ import annotations
 
@@ -120,3 +121,8 @@ class LimitsGroup(OptionGroup):
         from dataclasses import replace
 
         return options.with_(limits=replace(options.limits, timeout=self.timeout), isolation=self.isolation)
+
+    def finish(self, options: Any, kind: Any) -> Any:
+        """``--memory`` as the kind measures one run's memory (every kind runs processes: a worker's
+        address space, a whole program's processes together, ...)."""
+        return options if self.memory is None else kind.with_memory(options, self.memory)

@@ -24,7 +24,7 @@ from divergent.cli.application import (
 )
 from divergent.cli.function_group import FunctionGroup
 from divergent.cli.llm_options import ModelGroup
-from divergent.cli.option_groups import OptionGroup
+from divergent.cli.option_groups import OptionGroup, apply_groups
 from divergent.cli.outputs import OutputGroup
 from divergent.cli.program_group import ProgramGroup
 from divergent.cli.search_groups import ComparisonGroup, LimitsGroup, SearchGroup
@@ -66,12 +66,7 @@ class SearchFlags:
         :meth:`ModelGroup.connect`); a group of another kind whose flags were given is an input error."""
         from divergent.options import SearchOptions
 
-        options = SearchOptions(started=process_started())
-        for group in self.groups():
-            group.refuse_for(kind)
-            if not group.kinds or kind.name in group.kinds:
-                options = group.apply(options, self)
-        return options
+        return apply_groups(self.groups(), kind, self, SearchOptions(started=process_started()))
 
     def kind_of(self, implementations: list[str]) -> Any:
         """The kind of the programs the specs name (``--stdin`` asks for whole programs)."""

@@ -63,6 +63,15 @@ class ProgramKind(abc.ABC):
     #: why): 100 independent inputs miss a difference that one input in 33 shows less than one
     #: time in 20
     min_inputs: ClassVar[int] = DEFAULT_MIN_INPUTS
+    #: the option groups of its own that the kind reads besides the shared ones (their names:
+    #: ``OptionGroup.name`` in :mod:`divergent.cli.option_groups`, e.g. "functions", "programs");
+    #: another kind's group given for it is an input error naming the kinds that read it
+    option_groups: ClassVar[frozenset[str]] = frozenset()
+    #: the least memory (MiB) one run of the kind can start in: a smaller ``--memory`` is an input error
+    least_memory_mb: ClassVar[int] = 64
+    #: whether the kind can have a model write a brute-force reference (``--brute-force``:
+    #: :meth:`brute_force_reference`)
+    brute_force: ClassVar[bool] = False
 
     # -- choosing the kind ------------------------------------------------------------------------
 
@@ -102,6 +111,27 @@ class ProgramKind(abc.ABC):
     @abc.abstractmethod
     def input_of(self, item: object) -> AnyInput:
         """An input of this kind from what a caller gave (an input, or a plainer form of one)."""
+
+    # -- options and limits -----------------------------------------------------------------------
+
+    def with_memory(self, options: SearchOptions, mib: int) -> SearchOptions:
+        """``options`` where one run of the kind may take ``mib`` MiB (the shared ``--memory``).
+        Default: the address space of the process that runs a call (``Limits.memory_mb``)."""
+        self.check_memory(mib)
+        return options.with_(limits=replace(options.limits, memory_mb=mib))
+
+    def check_memory(self, mib: int) -> None:
+        if mib < self.least_memory_mb:
+            raise InvalidArgument(f"--memory {mib}: a {self.noun}'s run needs at least {self.least_memory_mb} MiB")
+
+    def brute_force_reference(self, programs: Sequence[Program], chat: Any, spec: str | None) -> Program:
+        """One more program: a brute-force reference the model ``chat`` writes for ``programs``
+        (REFUTE's RandSearch with no trusted reference). A kind that cannot says so, naming the
+        kinds that can (an input error)."""
+        from divergent.kinds.registry import all_kinds, nouns
+
+        able = nouns([kind for kind in all_kinds() if kind.brute_force])
+        raise InvalidArgument(f"--brute-force is for {able or 'no kind of program'}; these are {self.noun}s")
 
     # -- engines ----------------------------------------------------------------------------------
 

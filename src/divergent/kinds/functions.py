@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from divergent import load
 from divergent.comparison import Comparison
@@ -47,6 +48,8 @@ class PythonFunctions(CallKind):
     noun = "Python function"
     engines = FUNCTION_ENGINES
     semantic_clustering = True
+    option_groups = frozenset({"functions"})
+    brute_force = True
 
     def claims(self, spec: object) -> bool:
         return isinstance(spec, PythonFunction) or (callable(spec) and not isinstance(spec, type))
@@ -80,6 +83,17 @@ class PythonFunctions(CallKind):
     def open_runner(self, programs: Sequence[Program], options: SearchOptions) -> Runner:
         return WorkerPool(_functions(programs), limits=options.limits, isolation=options.isolation,
                           compare_mutation=options.comparison.record_arguments)
+
+    def with_memory(self, options: SearchOptions, mib: int) -> SearchOptions:
+        if mib < self.least_memory_mb:
+            raise InvalidArgument(f"--memory {mib}: a Python function's worker needs at least {self.least_memory_mb} "
+                                  "MiB of address space")
+        return super().with_memory(options, mib)
+
+    def brute_force_reference(self, programs: Sequence[Program], chat: Any, spec: str | None) -> Program:
+        from divergent.engines.calls.randsearch import brute_force_reference
+
+        return brute_force_reference(_functions(programs), chat, spec=spec)
 
     def reproduction(self, cx: Counterexample, programs: Sequence[Program], options: SearchOptions, *,
                      test_dir: Path) -> str:

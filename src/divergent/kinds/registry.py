@@ -41,6 +41,14 @@ def all_kinds() -> list[Any]:
     return [kind_named(name) for name in KINDS]
 
 
+def nouns(kinds: Sequence[Any]) -> str:
+    """The kinds' programs for a message: "Python functions", "whole programs and commands"."""
+    plural = [f"{kind.noun}s" for kind in kinds]
+    if len(plural) < 2:
+        return "".join(plural)
+    return ", ".join(plural[:-1]) + " and " + plural[-1]
+
+
 def choose_kind(specs: Sequence[object], options: Any) -> Any:
     """The one kind of the programs ``specs`` name under ``options`` (a
     :class:`~divergent.options.SearchOptions`). Specs of two kinds are an input error."""

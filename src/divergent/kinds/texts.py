@@ -273,6 +273,9 @@ class TextKind(ProgramKind):
 
     engines = TEXT_ENGINES
     presentation = RUNS
+    option_groups = frozenset({"programs"})
+    #: a judge's limits go down to a few MiB (one run, all its processes together)
+    least_memory_mb = 8
 
     @abc.abstractmethod
     def prepare(self, programs: Sequence[Program], helpers: Sequence[StdinProgram], *, level: Isolation,
@@ -286,6 +289,11 @@ class TextKind(ProgramKind):
                      checker: StdinProgram | None) -> Runner:
         """A started runner of the programs: each run under ``limits``; the checker (if any) decides
         which outputs are the same answer."""
+
+    def with_memory(self, options: SearchOptions, mib: int) -> SearchOptions:
+        """One run's memory, all its processes together (``ProgramOptions.memory_limit``)."""
+        self.check_memory(mib)
+        return options.with_(programs=replace(options.programs, memory_limit=mib))
 
     def comparison(self, options: SearchOptions, checker: StdinProgram | None) -> Comparison:
         """How outputs compare: the options' comparison when it is one of outputs, else the output
