@@ -24,8 +24,8 @@ from divergent.cli.outputs import Delivery
 from divergent.records import TextInput
 from divergent.report.diff import Span, output_diff
 from divergent.report.pages import check_page, cluster_page
-from divergent.report.runs import render_program_report
-from divergent.report.text import found_text, plain_report
+from divergent.report.presentation import ReportExtras
+from divergent.report.text import found_text, plain_report, render_report
 from divergent.store import RUN_KINDS, Store
 from report_examples import chromium, wider_than_the_page
 from test_docs import COMMANDS
@@ -264,7 +264,7 @@ def test_the_commands_that_reproduce_a_run_follow_the_box_one_per_line() -> None
                 "/root/.cache/divergent/inputs/9df4d966d46285a7.txt"]
     for width in (80, 120):
         console = Console(width=width, record=True, color_system=None)
-        render_program_report(programs, console, reproduce=commands)
+        render_report(programs, console, extras=ReportExtras(reproduce=tuple(commands)))
         lines = console.export_text().splitlines()
         for command in commands:
             assert command in lines, (width, command)  # a line of its own, whole, outside the box

@@ -200,7 +200,7 @@ def test_an_irrelevant_difference_does_not_end_the_search(
     assert filtered_json["filter"]["relevant"] is False
     assert filtered_json["filter"]["differences"] == "IRRELEVANT"
     text = plain_report(report)
-    assert "filtered out as irrelevant (1):" in text and "locale-specific case folding" in text
+    assert "set apart, not claimed (1):" in text and "locale-specific case folding" in text
 
 
 def test_only_irrelevant_differences_mean_no_relevant_difference(

@@ -1,7 +1,8 @@
 """Reports of whole programs (stdin to stdout): the input, each program's output with the first
 differing token marked, how each run ended, and the command lines that reproduce it.
 
-Renders records only. The caller (the program's kind, for the command line) writes the input to a
+Renders records only: the kind's rows (:class:`RunRows`) in the frame every report shares
+(:mod:`divergent.report.frame`). The caller (the program's kind, for the command line) writes the input to a
 file when it wants one (:func:`save_input`) and passes its path, and the commands that reproduce each
 run, in :class:`~divergent.report.presentation.ReportExtras`.
 """
@@ -14,21 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from divergent import paths
-from divergent.records import AnyInput, Counterexample, ExitReason, Outcome, OutcomeKind, Report, TextInput
+from divergent.records import AnyInput, Counterexample, Outcome, OutcomeKind, Report, TextInput
+from divergent.report.frame import plain_report, render_report
 from divergent.report.presentation import ReportExtras
-from divergent.report.text import (
-    describe_classes,
-    engines_table,
-    found_text,
-    print_reproducing_test,
-    too_few_headline,
-    too_few_panel,
-)
 from divergent.text_comparison import OutputComparison
-from divergent.values import printable
 
 if TYPE_CHECKING:  # rich is imported where a report is drawn: a --json run never loads it
     from rich.console import Console
+    from rich.table import Table
     from rich.text import Text
 
 #: inputs up to this many lines and characters are shown inline
@@ -176,124 +170,54 @@ def input_lines(item: TextInput, input_file: str | None) -> list[str]:
     return [f"{head}{where}; it begins:", *preview, "    …"]
 
 
-def plain_program_report(report: Report, *, input_file: str | None = None, reproduce: Sequence[str] = ()) -> str:
-    cx = report.counterexample
-    lines = []
-    if cx is None and report.too_few_inputs:
-        lines.append(f"{too_few_headline(report)} among {len(report.implementations)} programs ({report.executions:,} "
-                     f"runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})")
-    elif cx is None and report.space is not None:
-        lines.append(f"equivalent on all {report.space.inputs:,} valid inputs: {len(report.implementations)} programs, "
-                     f"{report.space.description} ({report.executions:,} runs, {report.seconds:.1f} s)")
-    elif cx is None:
-        interrupted = "interrupted: " if report.exit_reason is ExitReason.INTERRUPTED else ""
-        lines.append(
-            f"{interrupted}no difference found among {len(report.implementations)} programs ({report.inputs:,} inputs, "
-            f"{report.executions:,} runs, {report.seconds:.1f} s, stopped: {report.exit_reason.value})"
-        )
-    else:
-        lines.append(f"programs differ  ({found_text(report, 'runs')})")
-        lines.extend(input_lines(cast(TextInput, cx.input), input_file))
-        width = max(len(label) for label in report.implementations)
-        for i, (label, outcome) in enumerate(zip(report.implementations, cx.outcomes, strict=True)):
-            lines.append(f"  {label.ljust(width)}  {status_text(outcome)}")
-            if outcome.kind is OutcomeKind.OK or outcome.stdout:
-                lines.append(f"  {''.ljust(width)}  stdout: {marked_output(outcome.stdout, first_difference(cx.outcomes, i)).plain}")
-            if outcome.kind is not OutcomeKind.OK and outcome.stderr:
-                lines.append(f"  {''.ljust(width)}  stderr: {_last_line(outcome.stderr)}")
-        if len(report.implementations) > 2:
-            lines.append("behaviour classes: " + " | ".join(
-                " = ".join(report.implementations[i] for i in members) for members in report.classes))
-        if reproduce:
-            lines.append("reproduce:")
-            lines.extend(f"  {command}" for command in reproduce)
-    for note in report.notes:
-        lines.append(f"note: {note}")
-    return printable("\n".join(lines))  # a program's output may hold terminal escapes: docs/sandbox.md
-
-
 def _last_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[-1][:200] if lines else ""
 
 
-def print_run_commands(console: Console, commands: Sequence[str]) -> None:
-    """The commands that run each program on the input, after the report's box: one per line,
-    never wrapped or boxed, so each can be copied whole at any width."""
-    if commands:
+class RunRows:
+    """The rows of whole programs' runs in the report's frame (:class:`~divergent.report.frame.Rows`)."""
+
+    programs = "programs"
+    runs = "runs"
+
+    def input_headline(self, cx: Counterexample) -> str:
+        return ""
+
+    def input_lines(self, cx: Counterexample, extras: ReportExtras, *, terminal: bool) -> list[str]:
+        return input_lines(cast(TextInput, cx.input), extras.input_file)
+
+    def plain_rows(self, cx: Counterexample, labels: Sequence[str]) -> list[str]:
+        width = max(len(label) for label in labels)
+        lines = []
+        for i, (label, outcome) in enumerate(zip(labels, cx.outcomes, strict=True)):
+            lines.append(f"  {label.ljust(width)}  {status_text(outcome)}")
+            if outcome.kind is OutcomeKind.OK or outcome.stdout:
+                lines.append(f"  {''.ljust(width)}  stdout: {marked_output(outcome.stdout, first_difference(cx.outcomes, i)).plain}")
+            if outcome.kind is not OutcomeKind.OK and outcome.stderr:
+                lines.append(f"  {''.ljust(width)}  stderr: {_last_line(outcome.stderr)}")
+        return lines
+
+    def table(self, cx: Counterexample, labels: Sequence[str]) -> Table:
+        from rich.table import Table
         from rich.text import Text
 
-        console.print(Text("Reproduce (each program on the saved input):", style="bold"))
-        for command in commands:
-            console.out(command, highlight=False)
-
-
-def render_program_report(report: Report, console: Console, *, input_file: str | None = None,
-                          reproduce: Sequence[str] = (), test: str | None = None) -> None:
-    """The rich terminal report of a search over whole programs (control characters escaped:
-    docs/sandbox.md); ``test``: the reproducing pytest module, printed after it as plain text to copy."""
-    from divergent.report.terminal import escaping
-
-    with escaping(console):
-        _render_program_report(report, console, input_file=input_file, reproduce=reproduce, test=test)
-
-
-def _render_program_report(report: Report, console: Console, *, input_file: str | None,
-                           reproduce: Sequence[str], test: str | None) -> None:
-    from rich.console import Group
-    from rich.panel import Panel
-    from rich.table import Table
-    from rich.text import Text
-
-    cx = report.counterexample
-    if cx is None and report.too_few_inputs:
-        console.print(too_few_panel(report, f"; no difference among {len(report.implementations)} programs in "
-                                            f"{report.executions:,} runs, {report.seconds:.1f} s (stopped: "
-                                            f"{report.exit_reason.value})."))
-    elif cx is None and report.space is not None:
-        console.print(Panel(Text.assemble(
-            (f"Equivalent on all {report.space.inputs:,} valid inputs", "bold green"),
-            f": {len(report.implementations)} programs, {report.space.description} ({report.executions:,} runs "
-            f"in {report.seconds:.1f} s).",
-        ), border_style="green"))
-    elif cx is None:
-        console.print(Panel(Text.assemble(
-            ("No difference found" + (" within the examples' shape" if report.filtered_out else ""), "bold green"),
-            f" among {len(report.implementations)} programs: {report.inputs:,} inputs, {report.executions:,} runs "
-            f"in {report.seconds:.1f} s (stopped: {report.exit_reason.value}).",
-        ), border_style="green"))
-    else:
         table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2))
         table.add_column("program", overflow="fold")
         table.add_column("class", justify="right")
         table.add_column("how it ended")
         table.add_column("output (first difference marked)")
         class_of = {i: n + 1 for n, members in enumerate(cx.classes) for i in members}
-        for i, (label, outcome) in enumerate(zip(report.implementations, cx.outcomes, strict=True)):
+        for i, (label, outcome) in enumerate(zip(labels, cx.outcomes, strict=True)):
             shown = marked_output(outcome.stdout, first_difference(cx.outcomes, i))
             if outcome.kind is not OutcomeKind.OK and outcome.stderr:
                 shown.append(f"\nstderr: {_last_line(outcome.stderr)}", style="dim")
             table.add_row(label, str(class_of[i]), Text(status_text(outcome), style=_KIND_STYLE.get(outcome.kind, "")),
                           shown)
-        header = Text.assemble(
-            ("Programs differ", "bold red"),
-            f"  ({found_text(report, 'runs')})\n",
-        )
-        parts: list = [header, Text("\n".join(input_lines(cast(TextInput, cx.input), input_file)), style="bold"), Text(""), table]
-        if cx.original.key != cx.input.key:
-            parts.append(Text(f"\nshrunk from {cx.original.call(max_length=80)}", style="dim"))
-        console.print(Panel(Group(*parts), border_style="red"))
-        print_run_commands(console, reproduce)
-        print_reproducing_test(console, test)
-        if len(report.implementations) > 2:
-            console.print(f"[bold]{len(report.classes)} behaviour classes:[/bold] " + " | ".join(describe_classes(report)))
-    engines, reasons = engines_table(report.engines, console.width)
-    console.print(engines)
-    for reason in reasons:
-        console.print(Text(f"  {reason}", style="dim"))
-    console.print(f"[dim]sandbox: {report.isolation} · comparison: {report.policy} · seed: {report.seed}[/dim]")
-    for note in report.notes:
-        console.print(Text.assemble(("note: ", "yellow"), note))
+        return table
+
+
+_ROWS = RunRows()
 
 
 # -- the presentation ---------------------------------------------------------------------------
@@ -310,11 +234,10 @@ class RunPresentation:
         return program_counterexample_json(cx, labels, input_file=extras.input_file, reproduce=extras.reproduce)
 
     def plain(self, report: Report, extras: ReportExtras) -> str:
-        return plain_program_report(report, input_file=extras.input_file, reproduce=extras.reproduce)
+        return plain_report(report, _ROWS, extras)
 
     def render(self, report: Report, console: Console, extras: ReportExtras) -> None:
-        render_program_report(report, console, input_file=extras.input_file, reproduce=extras.reproduce,
-                              test=extras.test)
+        render_report(report, console, _ROWS, extras)
 
 
 RUNS = RunPresentation()
