@@ -46,7 +46,7 @@ def check_example(directory: Path) -> Example:
     from dataclasses import replace
 
     import divergent
-    from divergent.report.html import report_html
+    from divergent.kinds.reports import report_html
     from divergent.report.reproduce import call_reproduction
     from divergent.search import load_programs
 
@@ -98,8 +98,8 @@ def programs_example(directory: Path) -> Example:
 
     import divergent
     from divergent.kinds.program_options import ProgramOptions
+    from divergent.kinds.reports import report_json
     from divergent.report.html import check_page, render_html
-    from divergent.report.json import report_json
     from divergent.search import load_programs
 
     (directory / "sum.py").write_text(SUM)

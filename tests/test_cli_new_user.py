@@ -21,11 +21,12 @@ from typer.testing import CliRunner
 from divergent import __version__
 from divergent.cli import app
 from divergent.cli.outputs import Delivery
+from divergent.kinds.reports import plain_report, render_report
 from divergent.records import TextInput
 from divergent.report.diff import Span, output_diff
 from divergent.report.pages import check_page, cluster_page
 from divergent.report.presentation import ReportExtras
-from divergent.report.text import found_text, plain_report, render_report
+from divergent.report.text import found_text
 from divergent.store import RUN_KINDS, Store
 from report_examples import chromium, wider_than_the_page
 from test_docs import COMMANDS
@@ -404,7 +405,7 @@ def test_a_whole_program_report_is_titled_by_its_programs_and_keeps_its_lines() 
     assert steps.items[0] == "3⏎\n1 2 3⏎\n"  # type: ignore[attr-defined]
     assert steps.items[-1] == "1⏎\n2147483648⏎\n"  # type: ignore[attr-defined]
     functions, _ = a_report()
-    from divergent.report.json import report_json
+    from divergent.kinds.reports import report_json
 
     assert check_page(report_json(functions)).title == "normalize: 2 implementations compared"
 

@@ -14,8 +14,8 @@ import divergent
 from conftest import need_tool
 from divergent.cli import app
 from divergent.errors import InvalidArgument
+from divergent.kinds.reports import report_json
 from divergent.records import Budget, OutcomeKind, TextInput, Verdict
-from divergent.report.json import report_json
 
 runner = CliRunner()
 

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 import divergent
 from divergent.cli import app
+from divergent.kinds.reports import report_json
 from divergent.records import Budget, TextInput, Verdict
-from divergent.report.json import report_json
 
 runner = CliRunner()
 

@@ -163,7 +163,7 @@ def test_every_path_of_integer_code_explored_is_a_proof(tmp_path: Path) -> None:
     assert any("nothing but compute" in limit for limit in report.proof.limits)  # which code qualifies
     assert report.seconds < 15  # it stops early, not at the end of the budget
 
-    from divergent.report.text import plain_report
+    from divergent.kinds.reports import plain_report
 
     assert plain_report(report).startswith(f"proven equivalent (symbolic, {report.proof.paths} paths)")
 

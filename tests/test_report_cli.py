@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from divergent.kinds.reports import render_report, report_json
 from divergent.programs import PythonFunction, Signature
 from divergent.records import (
     Counterexample,
@@ -25,10 +26,8 @@ from divergent.records import (
     TimelinePoint,
     Verdict,
 )
-from divergent.report.json import report_json
 from divergent.report.presentation import ReportExtras
 from divergent.report.reproduce import call_reproduction
-from divergent.report.text import render_report
 
 ROOT = Path(__file__).resolve().parents[1]
 

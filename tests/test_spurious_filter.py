@@ -16,12 +16,11 @@ import pytest
 
 from divergent.clustering import cluster
 from divergent.errors import InvalidArgument
+from divergent.kinds.reports import plain_report, report_json
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
 from divergent.programs import PythonFunction, Signature
 from divergent.records import ExceptionInfo, FilterDecision, Input, Outcome, OutcomeKind, Verdict
-from divergent.report.json import report_json
-from divergent.report.text import plain_report
 from divergent.search import check
 from divergent.spurious import SpuriousFilter, parse_filter_answer
 from scripted_openai import Received, Reply, ScriptedOpenAI

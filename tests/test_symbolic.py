@@ -322,8 +322,8 @@ def test_the_runner_stops_when_crosshair_has_nothing_new_to_try(tmp_path: Path) 
 @pytest.mark.slow
 def test_the_engines_row_says_what_crosshair_explored_and_why_it_stopped(tmp_path: Path) -> None:
     import divergent
+    from divergent.kinds.reports import report_json
     from divergent.records import Budget
-    from divergent.report.json import report_json
     from divergent.report.pages import engines_section
     from divergent.report.text import engines_table
 

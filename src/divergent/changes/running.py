@@ -143,7 +143,7 @@ class FunctionCheck:
             SignatureMismatch,
         )
         from divergent.kinds.registry import choose_kind
-        from divergent.report.json import report_json
+        from divergent.kinds.reports import report_json
         from divergent.search.check import run_check
         from divergent.search.prepare import prepare
         from divergent.search.warm import BorrowedRunner

@@ -45,7 +45,7 @@ def check(
     from divergent.cli.application import input_errors
     from divergent.cli.config import settings_origins
     from divergent.cli.outputs import Delivery, command_identity, keep_report, verbose_lines
-    from divergent.report.json import report_json
+    from divergent.kinds.reports import report_json
     from divergent.search import check as run_check
 
     compared: list = []
@@ -81,7 +81,7 @@ def check(
         if report.divergent or report.too_few_inputs or report.exit_reason is ExitReason.INTERRUPTED:
             delivery.to_stdout(lambda: print(_plain_result(report, extras)))
     elif not outputs.prints_json:
-        from divergent.report.text import render_report
+        from divergent.kinds.reports import render_report
 
         # with --emit-test the test is in its file: the terminal names it instead of printing it
         shown = replace(extras, test=test if emit_test is None else "")
@@ -106,7 +106,7 @@ def check(
 
 
 def _plain_result(report: Any, extras: Any) -> str:
-    from divergent.report.text import plain_report
+    from divergent.kinds.reports import plain_report
 
     return plain_report(report, extras)
 

@@ -34,7 +34,7 @@ TestsOpt = Annotated[
 
 
 def clustering_json(clustering: Any, function_name: str, tests: Any = None) -> dict[str, Any]:
-    from divergent.report.json import report_json
+    from divergent.kinds.reports import report_json
 
     labels = clustering.implementations
     data = report_json(clustering.report, function_name)

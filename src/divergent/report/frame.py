@@ -134,7 +134,8 @@ def _render(report: Report, console: Console, rows: Rows, extras: ReportExtras) 
             *(Text(f"  • {limit}") for limit in report.proof.limits),
         ), border_style="green"))
     elif cx is None and report.too_few_inputs:
-        console.print(too_few_panel(report, f" among {count} {rows.programs}: {cost} (stopped: "
+        console.print(too_few_panel(report, f"; no difference among {count} {rows.programs} in {report.executions:,} {rows.runs}, "
+                                            f"{report.seconds:.1f} s (stopped: "
                                             f"{report.exit_reason.value})."))
     elif cx is None and report.space is not None:
         console.print(Panel(Text.assemble(

@@ -7,7 +7,7 @@ and rendered by Jinja2 templates shipped in ``divergent/report/templates``:
 =============  ====================================================  ===========================
 kind           page from                                             function
 =============  ====================================================  ===========================
-check          ``check --json``'s document (or a ``Report``)          :func:`check_page`, :func:`report_html`
+check          ``check --json``'s document (or a ``Report``)          :func:`check_page`
 cluster        ``cluster --json``'s document                          :func:`cluster_page`
 incoherence    ``incoherence --json``'s document                      :func:`incoherence_page`
 probegen       a stored ProbeGen run's parameters and units           :func:`probegen_page`
@@ -15,7 +15,8 @@ bench          the harness's own sections (:mod:`~divergent.report.evaluation`) 
 =============  ====================================================  ===========================
 
 then :func:`render_html` (text) or :func:`write_html` (a file). Charts need matplotlib (the
-``plots`` extra); without it each chart shows as its table of numbers, with a note.
+``plots`` extra); without it each chart shows as its table of numbers, with a note. A ``Report``
+record becomes a page through its kind (:func:`divergent.kinds.reports.report_html`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from divergent.errors import InvalidArgument
-from divergent.records import Report
 from divergent.report.blocks import Page, cell_text
 from divergent.report.pages import check_page, cluster_page
 from divergent.report.studies import bench_page, incoherence_page, probegen_page
@@ -39,7 +39,6 @@ __all__ = [
     "incoherence_page",
     "probegen_page",
     "render_html",
-    "report_html",
     "write_html",
 ]
 
@@ -83,9 +82,3 @@ def write_html(page: Page, path: str | Path) -> Path:
     return target
 
 
-def report_html(report: Report, *, test: str | None = None, title: str | None = None) -> str:
-    """A ``check`` report (the record :func:`divergent.check` returns) as HTML; ``test`` is the
-    reproducing pytest module to show (see :mod:`divergent.report.reproduce`)."""
-    from divergent.report.json import report_json
-
-    return render_html(check_page(report_json(report), test=test, title=title))

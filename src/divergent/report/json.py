@@ -12,7 +12,7 @@ from typing import Any
 
 from divergent import __version__
 from divergent.records import FilterVerdict, Outcome, Report
-from divergent.report.presentation import Presentation, ReportExtras, presentation_of
+from divergent.report.presentation import Presentation, ReportExtras
 
 #: the version of the ``check``/``cluster`` JSON contract (docs/cli.md), as the harnesses' documents
 #: carry theirs
@@ -43,9 +43,8 @@ def outcomes_json(
     ]
 
 
-def splits_json(report: Report, function_name: str, presentation: Presentation | None = None) -> list[dict[str, Any]]:
+def splits_json(report: Report, function_name: str, presentation: Presentation) -> list[dict[str, Any]]:
     labels = report.implementations
-    presentation = presentation or presentation_of(report)
     return [
         {
             "call": split.input.call(function_name),
@@ -58,12 +57,12 @@ def splits_json(report: Report, function_name: str, presentation: Presentation |
     ]
 
 
-def report_json(report: Report, function_name: str = "f", *, extras: ReportExtras | None = None) -> dict[str, Any]:
-    """The report as the JSON contract has it (docs/cli.md); its kind's presentation writes the
+def check_json(report: Report, presentation: Presentation, function_name: str = "f", *,
+               extras: ReportExtras | None = None) -> dict[str, Any]:
+    """The report as the JSON contract has it (docs/cli.md); its kind's ``presentation`` writes the
     counterexample and the outcomes: a call's ``args``/``kwargs``, or a whole program's ``stdin``
     (and ``input_file``, ``reproduce`` from ``extras``), each outcome's ``kind``, ``stdout``,
-    ``exit_code`` or ``signal``, ``seconds``."""
-    presentation = presentation_of(report)
+    ``exit_code`` or ``signal``, ``seconds`` (the kind's lookup: :func:`divergent.kinds.reports.report_json`)."""
     extras = extras or ReportExtras()
     labels = report.implementations
     if report.counterexample is not None:

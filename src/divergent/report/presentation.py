@@ -3,8 +3,9 @@
 A report's frame (verdict, engines, notes, timeline) is the same for every kind; what differs is how
 an input and an outcome read: a call ``f(1, [2])`` and what it returned or raised, or a program's
 stdin and what it printed and how it ended. Every kind of program has one presentation
-(``ProgramKind.presentation``); a report names its kind (``Report.kind``), so the renderers find it
-with :func:`presentation_of` without asking what the inputs are.
+(``ProgramKind.presentation``), which fills the one frame (:mod:`divergent.report.frame`) with its
+rows; a report names its kind (``Report.kind``), and :mod:`divergent.kinds.reports` finds the
+presentation from it (``report/`` never looks kinds up).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from divergent.kinds.registry import kind_named
 from divergent.records import Counterexample, Outcome, Report
 
 if TYPE_CHECKING:
@@ -50,8 +50,3 @@ class Presentation(Protocol):
     def render(self, report: Report, console: Console, extras: ReportExtras) -> None:
         """The whole report on a rich terminal."""
         ...
-
-
-def presentation_of(report: Report) -> Presentation:
-    """The presentation of the kind of programs ``report`` compared."""
-    return kind_named(report.kind).presentation

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from divergent.records import FilterDecision, FilterVerdict, Outcome, OutcomeKind, Report
-from divergent.report.presentation import ReportExtras, presentation_of
 
 if TYPE_CHECKING:  # rich is imported where a report is drawn: a --json run never loads it
     from rich.console import Console
@@ -111,18 +110,6 @@ def found_text(report: Report, unit: str = "executions") -> str:
     first = next((point.seconds for point in report.timeline if any(s.divergences for s in point.engines)), None)
     at = f" at {first:.1f} s" if first is not None else ""
     return f"found by {engine}{at}; {report.seconds:.1f} s in all, refining the classes; {size}"
-
-
-def plain_report(report: Report, extras: ReportExtras | None = None) -> str:
-    """The report as plain text (used in AssertionErrors and ``--quiet`` failures), written by the
-    presentation of the report's kind of programs."""
-    return presentation_of(report).plain(report, extras or ReportExtras())
-
-
-def render_report(report: Report, console: Console, *, extras: ReportExtras | None = None) -> None:
-    """Rich terminal rendering of a check report by its kind's presentation (control characters
-    escaped: docs/sandbox.md); a reproducing test in ``extras`` follows as plain text to copy."""
-    presentation_of(report).render(report, console, extras or ReportExtras())
 
 
 def print_reproducing_test(console: Console, test: str | None) -> None:

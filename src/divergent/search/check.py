@@ -268,7 +268,7 @@ def assert_equivalent(*functions: ImplementationSpec, budget: float = 5.0, **cha
     if report.exit_reason is ExitReason.INTERRUPTED:
         raise KeyboardInterrupt
     if report.divergent or report.too_few_inputs:
-        from divergent.report.text import plain_report
+        from divergent.kinds.reports import plain_report
 
         # too few inputs is no pass: a test must not pass on evidence the search did not gather
         raise AssertionError(plain_report(report))
