@@ -24,7 +24,7 @@ from divergent.comparison import Comparison
 from divergent.engines.base import Engine, EngineContext
 from divergent.engines.registry import NEEDS_MODEL, parse_engine_list
 from divergent.errors import EngineCannotProceed, InvalidArgument
-from divergent.options import DEFAULT_MIN_INPUTS, SearchOptions
+from divergent.kinds.options import DEFAULT_MIN_INPUTS, SearchOptions
 from divergent.programs import Program
 from divergent.records import AnyInput, Counterexample, Report
 from divergent.report.presentation import Presentation, ReportExtras

@@ -17,7 +17,7 @@ from divergent.engines.base import CallContext
 from divergent.errors import InvalidArgument
 from divergent.kinds.base import ProgramKind, Subjects
 from divergent.kinds.call_shrink import shrink as shrink_call
-from divergent.options import SearchOptions
+from divergent.kinds.options import SearchOptions
 from divergent.preconditions import conforms, make_requirement
 from divergent.programs import Program, Signature
 from divergent.records import AnyInput, Input

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, ClassVar
 from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument, LoadError
 from divergent.kinds.base import records_of
+from divergent.kinds.options import SearchOptions
 from divergent.kinds.texts import TextKind
-from divergent.options import SearchOptions
 from divergent.programs import Program, StdinProgram, with_distinct_labels
 from divergent.records import Outcome, OutcomeKind
 from divergent.sandbox.bubblewrap import program_paths

@@ -20,7 +20,7 @@ from divergent.comparison import Comparison
 from divergent.errors import InvalidArgument
 from divergent.kinds.base import Subjects, records_of
 from divergent.kinds.calls import CallKind, CallSubjects, requirement_predicate
-from divergent.options import SearchOptions, SeedSpec
+from divergent.kinds.options import SearchOptions, SeedSpec
 from divergent.policy import DEFAULT_POLICY, EqualityPolicy
 from divergent.preconditions import bind_arguments, conforms
 from divergent.programs import Program, PythonFunction, Signature, with_distinct_labels

@@ -18,9 +18,9 @@ from dataclasses import replace
 
 from divergent.errors import DivergentError, InvalidArgument
 from divergent.kinds.base import records_of
+from divergent.kinds.options import SearchOptions
 from divergent.kinds.texts import TextKind
 from divergent.load.whole_programs import load_program, names_whole_program
-from divergent.options import SearchOptions
 from divergent.programs import Language, Program, PythonFunction, StdinProgram, with_distinct_labels
 from divergent.sandbox.isolation import Isolation
 from divergent.sandbox.launch import ProgramLimits

@@ -22,6 +22,7 @@ from divergent.comparison import Comparison
 from divergent.engines.base import TextContext
 from divergent.errors import InvalidArgument, LoadError
 from divergent.kinds.base import ProgramKind, Subjects
+from divergent.kinds.options import SearchOptions
 from divergent.kinds.text_claims import (
     FormatCheck,
     claim_checks,
@@ -31,7 +32,6 @@ from divergent.kinds.text_claims import (
     statement_format_check,
 )
 from divergent.load.whole_programs import load_program
-from divergent.options import SearchOptions
 from divergent.programs import BuildOptions, Program, StdinProgram
 from divergent.records import AnyInput, Counterexample, Report, TextInput
 from divergent.report.presentation import ReportExtras
