@@ -29,7 +29,7 @@ from divergent.cli.program_group import ProgramGroup
 from divergent.cli.search_groups import ComparisonGroup, LimitsGroup, SearchGroup
 from divergent.cli.search_options import SearchFlags
 from divergent.errors import InvalidArgument
-from divergent.kinds.registry import kind_named
+from divergent.kinds.registry import all_kinds, kind_named
 from divergent.options import SearchOptions
 from divergent.programs import BuildOptions
 from divergent.records import OutcomeKind
@@ -335,3 +335,24 @@ def test_check_writes_its_json_file_beside_the_report(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.stderr
     assert json.loads(out.read_text())["verdict"] == "divergent"
     assert not result.stdout.lstrip().startswith("{") and "differ" in result.stdout  # the report, as usual
+
+
+def test_brute_force_is_a_capability_a_kind_has_or_says_it_lacks(tmp_path: Path) -> None:
+    # (it was an internal error, exit 3, on whole programs and commands)
+    script = tmp_path / "double.py"
+    script.write_text("print(2 * int(input()))\n")
+    for specs in ([str(script), "--stdin"], ["cmd:cat"]):
+        result = runner.invoke(app, ["check", *specs, "--brute-force", "--budget", "5"])
+        assert result.exit_code == 2, result.output
+        assert "--brute-force is for Python functions; these are " in result.stderr
+    assert [kind.name for kind in all_kinds() if kind.brute_force] == ["python-function"]
+
+
+def test_memory_is_handed_to_the_kind_whatever_groups_it_reads() -> None:
+    # a kind reads --memory its own way (no option group lists kinds): every kind gets it
+    for kind in all_kinds():
+        plain = flags().options_for(kind).with_(started=None)
+        given = flags(limits=LimitsGroup(memory=300)).options_for(kind).with_(started=None)
+        assert given != plain and given == kind.with_memory(plain, 300), kind.name
+    with pytest.raises(InvalidArgument, match="--memory 4: a whole program's run needs at least 8 MiB"):
+        flags(limits=LimitsGroup(memory=4)).options_for(kind_named("stdin-program"))

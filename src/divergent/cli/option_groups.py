@@ -58,6 +58,11 @@ class OptionGroup:
         ``--memory`` the way its kinds mean it)."""
         return options
 
+    def choosing(self, options: Any) -> Any:
+        """``options`` with what this group's flags say about the kind of the programs, before the
+        kind is chosen (``ProgramKind.asked``); nothing by default."""
+        return options
+
     def finish(self, options: Any, kind: Any) -> Any:
         """``options`` once every group was applied, with what the kind must take from this group
         its own way (``kind``: a :class:`~divergent.kinds.base.ProgramKind`)."""

@@ -100,6 +100,12 @@ class ProgramGroup(OptionGroup):
     def apply(self, options: Any, flags: Any) -> Any:
         return options.with_(programs=self.build(flags))
 
+    def choosing(self, options: Any) -> Any:
+        """``--stdin`` asks for whole programs (a .py file is then a script)."""
+        from dataclasses import replace
+
+        return options.with_(programs=replace(options.programs, stdin=self.stdin))
+
     def build(self, flags: Any) -> Any:
         """The :class:`~divergent.kinds.program_options.ProgramOptions` the flags say, with the shared
         ``--rel-tol``/``--abs-tol`` as the tolerances of ``--output float`` (the shared ``--memory``

@@ -69,12 +69,15 @@ class SearchFlags:
         return apply_groups(self.groups(), kind, self, SearchOptions(started=process_started()))
 
     def kind_of(self, implementations: list[str]) -> Any:
-        """The kind of the programs the specs name (``--stdin`` asks for whole programs)."""
-        from divergent.kinds.program_options import ProgramOptions
+        """The kind of the programs the specs name, and what the groups say of it (``--stdin``
+        asks for whole programs: :meth:`OptionGroup.choosing`)."""
         from divergent.kinds.registry import choose_kind
         from divergent.options import SearchOptions
 
-        return choose_kind(implementations, SearchOptions(programs=ProgramOptions(stdin=self.programs.stdin)))
+        options = SearchOptions()
+        for group in self.groups():
+            options = group.choosing(options)
+        return choose_kind(implementations, options)
 
 
 @dataclass(frozen=True)
