@@ -44,7 +44,7 @@ def check(
 
     from divergent.cli.application import input_errors
     from divergent.cli.config import settings_origins
-    from divergent.cli.outputs import Delivery, command_identity, keep_report, verbose_lines
+    from divergent.cli.outputs import command_identity
     from divergent.kinds.reports import report_json
     from divergent.search import check as run_check
 
@@ -69,13 +69,28 @@ def check(
     names = {getattr(program, "display_name", "f") for program in programs}
     document = {**report_json(report, names.pop() if len(names) == 1 else "f", extras=extras),
                 "settings": settings_origins()}
-    delivery = Delivery(outputs.quiet)
     test = None
     if report.counterexample is not None:
         # paths relative to where the test is written, or to the current directory
         test_dir = emit_test.resolve().parent if emit_test is not None else Path.cwd()
         with input_errors(outputs.prints_json):
             test = kind.reproduction(report.counterexample, programs, ran.options, test_dir=test_dir)
+    command = command_identity("check", implementations, flags) | {"shrink": shrink, "brute_force": brute_force}
+    _deliver(report, replace(extras, test=test), document, outputs, emit_test=emit_test, command=command)
+    mark("report written")
+    raise typer.Exit(exit_code(report))
+
+
+def _deliver(report: Any, extras: Any, document: dict, outputs: OutputGroup, *, emit_test: Path | None,
+             command: dict) -> None:
+    """The report where the output flags send it: ``--json``, the terminal (or ``--quiet``'s one
+    line), ``--verbose``, ``--emit-test`` (``extras.test``), ``--html``, the store."""
+    from dataclasses import replace
+
+    from divergent.cli.outputs import Delivery, keep_report, verbose_lines
+
+    delivery = Delivery(outputs.quiet)
+    test = extras.test
     outputs.write_json(document, delivery)
     if outputs.quiet and not outputs.prints_json:
         if report.divergent or report.too_few_inputs or report.exit_reason is ExitReason.INTERRUPTED:
@@ -98,11 +113,8 @@ def check(
 
         delivery.html(check_page(document, test=test), outputs.html)
     if outputs.store or outputs.db is not None:
-        command = command_identity("check", implementations, flags) | {"shrink": shrink, "brute_force": brute_force}
         keep_report("check", document, outputs.db, delivery, test=test, command=command)
     delivery.finish(lambda: _plain_result(report, extras))
-    mark("report written")
-    raise typer.Exit(exit_code(report))
 
 
 def _plain_result(report: Any, extras: Any) -> str:

@@ -14,7 +14,7 @@ import abc
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -340,7 +340,7 @@ class TextKind(ProgramKind):
                                            workers=VALIDATOR_WORKERS, deadline=deadline)
             return TextSubjects(self, programs, options.with_(isolation=level.value),
                                 comparison=self.comparison(options, checker), limits=limits, level=level,
-                                validator=validator, generator=generator, checker=checker)
+                                helpers=Helpers(validator=validator, generator=generator, checker=checker))
         except BaseException:
             for helper in (validator, generator):
                 if helper is not None:
@@ -404,6 +404,16 @@ class TextKind(ProgramKind):
         return ReportExtras(input_file=input_file, reproduce=tuple(self.run_commands(programs, options, input_file)))
 
 
+@dataclass(frozen=True)
+class Helpers:
+    """The helper programs of one search over texts, each optional: the validator (started), the
+    generator (started) and the checker (its runner starts it)."""
+
+    validator: Validator | None = None
+    generator: ProgramService | None = None
+    checker: StdinProgram | None = None
+
+
 class TextSubjects(Subjects):
     """Programs reading a text on stdin, with their helpers: the validator as a batch precondition,
     the generator, the checker, each run's limits. Also what the engines of texts use
@@ -414,15 +424,14 @@ class TextSubjects(Subjects):
     adaptive_limits = False
 
     def __init__(self, kind: TextKind, programs: Sequence[Program], options: SearchOptions, *,
-                 comparison: Comparison, limits: ProgramLimits, level: Isolation, validator: Validator | None,
-                 generator: ProgramService | None, checker: StdinProgram | None) -> None:
+                 comparison: Comparison, limits: ProgramLimits, level: Isolation, helpers: Helpers = Helpers()) -> None:
         super().__init__(kind, programs, options, comparison=comparison)
         self.text_kind = kind
         self.limits = limits
         self.level = level
-        self.validator = validator
-        self.generator = generator
-        self.checker = checker
+        self.validator = helpers.validator
+        self.generator = helpers.generator
+        self.checker = helpers.checker
         #: what an input is made of (given, or inferred when the seeds are read), or None
         self.input_format: InputFormat | None = None
         #: the given format, or without a validator the statement's, judging inputs before the validator
