@@ -311,6 +311,26 @@ def test_a_kinds_own_modules_come_from_the_registry() -> None:
     assert vocabulary.names == {kind.name for kind in all_kinds()}
 
 
+def test_a_kind_taken_from_the_registry_takes_its_own_modules_with_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing is exempt by hand: without the commands' line in the registry, the commands' module
+    is nobody's own, and its branches on the kind (``isinstance(spec, Command)``) are offences."""
+    from divergent.kinds import registry
+
+    derived = (rules.kinds_own_modules, rules.kind_vocabulary, rules.exported_aliases)
+    monkeypatch.setattr(registry, "KINDS", {name: dotted for name, dotted in registry.KINDS.items() if name != "command"})
+    for cached in derived:
+        cached.cache_clear()
+    try:
+        assert "kinds.commands" not in rules.kinds_own_modules()
+        assert "kinds.stdin_programs" in rules.kinds_own_modules()
+        assert any(branch.startswith("kinds.commands: isinstance(") for branch in branches_on_the_kind(["kinds.commands"]))
+    finally:
+        monkeypatch.undo()
+        for cached in derived:
+            cached.cache_clear()
+    assert not branches_on_the_kind(["kinds.commands"])
+
+
 #: the ways to ask which kind a module holds (issue 33 found the first rule saw only the first)
 PROBES = {
     "isinstance": "def f(x):\n    return isinstance(x, TextInput)\n",
