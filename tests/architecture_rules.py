@@ -208,7 +208,8 @@ class KindVocabulary:
     #: a kind's classes: those of its own modules and every implementation of a seam
     classes: frozenset[str]
     #: attributes some kind's records (programs and inputs) have beyond the protocols every kind's
-    #: have (``text``, ``args``, ``entry_point``)
+    #: have (``text``, ``args``, ``entry_point``), and the parts a holder's per-kind subclass adds
+    #: (a ``TextContext``'s ``services``)
     attributes: frozenset[str]
     #: the kinds' registered names (``"stdin-program"``)
     names: frozenset[str]
@@ -265,6 +266,31 @@ def implementations(protocol: str) -> set[str]:
     return {name for name in _classes() if name != protocol and wanted and wanted <= _members(name)}
 
 
+def _bases(node: ast.ClassDef) -> set[str]:
+    return {base.id if isinstance(base, ast.Name) else base.attr for base in node.bases
+            if isinstance(base, ast.Name | ast.Attribute)}
+
+
+def subclasses(name: str) -> set[str]:
+    """The package's classes that derive from ``name``, at any depth."""
+    found: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        for sub, places in _classes().items():
+            if sub not in found and any(_bases(node) & (found | {name}) for _, node in places):
+                found.add(sub)
+                grown = True
+    return found
+
+
+def _typed_fields(name: str, classes: set[str]) -> set[str]:
+    """A class's annotated fields whose type names one of ``classes``."""
+    return {item.target.id for _, node in _classes().get(name, ()) for item in node.body
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+            and not item.target.id.startswith("_") and names_in(item.annotation) & classes}
+
+
 def _is_protocol(node: ast.ClassDef) -> bool:
     return any(isinstance(base, ast.Name) and base.id == "Protocol" for base in node.bases)
 
@@ -311,6 +337,8 @@ def kind_vocabulary() -> KindVocabulary:
                 if any(isinstance(m, ast.Constant) and m.value is None for m in members) and any(
                         isinstance(m, ast.Name) and m.id in classes for m in members):
                     probes.add(field[0])
+        for sub in subclasses(holder):  # a holder's subclass carries one kind's parts (TextContext.services):
+            attributes |= _typed_fields(sub, classes) - _members(holder)  # asking whether it is there
     names = frozenset(registry.KINDS)
     groups = {}
     for name, places in _classes().items():
