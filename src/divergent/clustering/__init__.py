@@ -6,6 +6,10 @@
   filter, the self-consistency pick, reference tests (ProbeGen, Sec. 5).
 
 (The package is ``clustering``, not ``cluster``: ``divergent.cluster`` is the public function.)
+
+Where a change goes: how samples become classes and which class is picked in
+:mod:`~divergent.clustering.behaviour`; probes, the filter's say and reference tests in
+:mod:`~divergent.clustering.semantic`. The search they run on is :mod:`divergent.search`.
 """
 
 from divergent.clustering.behaviour import Clustering, cluster, run_cluster

@@ -11,6 +11,9 @@ with :mod:`ast` (through :mod:`divergent.load`) and never imported or executed i
 * :mod:`~divergent.datasets.models`: ``MODEL@TEMPERATURE`` specs;
 * :mod:`~divergent.datasets.sampling`: live sampling from a model (imported on its own: needs the
   LLM client).
+
+Where a change goes: a new benchmark's reader is a module here and a line in :mod:`.catalog`; a new
+form of recorded samples in :mod:`.candidates`.
 """
 
 from __future__ import annotations

@@ -12,4 +12,7 @@
 Every long run goes through them: the benchmarks' resumable loop
 (:func:`divergent.bench.common.run_plan`) and the incoherence study. Nothing here knows what an item
 is; the caller's function does the work and returns plain JSON.
+
+Where a change goes: a new executor implements :class:`~divergent.executors.base.Executor` in a
+module of its own and is named in :mod:`~divergent.executors.settings` (``--executor``).
 """

@@ -35,7 +35,7 @@ class StdinPrograms(TextKind):
     noun = "whole program"
 
     def claims(self, spec: object) -> bool:
-        return names_whole_program(spec)
+        return isinstance(spec, StdinProgram) or names_whole_program(spec)
 
     def asked(self, options: SearchOptions) -> bool:
         return options.programs.stdin

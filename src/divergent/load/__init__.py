@@ -15,6 +15,10 @@ The rooms:
 * :mod:`~divergent.load.literals`: the literal-only evaluator;
 * :mod:`~divergent.load.seeds`: seed inputs from files, doctests and asserts;
 * :mod:`~divergent.load.whole_programs`: whole programs (C, C++, Java, Python scripts, executables).
+
+Where a change goes: a new form of spec in :mod:`.targets`; a new language of whole programs in
+:mod:`.whole_programs` (its extension; its build is in :mod:`divergent.sandbox.builds`); a new source of
+seeds in :mod:`.seeds`.
 """
 
 from __future__ import annotations

@@ -43,9 +43,8 @@ _JAVA_MAIN = re.compile(r"\bpublic\s+static\s+void\s+main\s*\(|\bstatic\s+public
 
 
 def names_whole_program(spec: object) -> bool:
-    """Whether ``spec`` can only name a whole program: a C, C++ or Java file, or ``exec:PATH``."""
-    if isinstance(spec, StdinProgram):
-        return True
+    """Whether ``spec`` can only name a whole program: a C, C++ or Java file, or ``exec:PATH`` (a
+    loaded program's kind says itself what it is: :meth:`divergent.kinds.base.ProgramKind.claims`)."""
     if not isinstance(spec, str | os.PathLike):
         return False
     text = str(spec)

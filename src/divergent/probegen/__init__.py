@@ -13,4 +13,8 @@ The rooms:
 
 Import from the modules themselves: this package imports nothing, so the engines' settings can name
 the strategies without loading the tree search.
+
+Where a change goes: how many children a node gets in :mod:`~divergent.probegen.strategies`; the
+prompts, the generator runs and the feedback in :mod:`~divergent.probegen.session` and
+:mod:`~divergent.probegen.feedback`; the tree file's format only in :mod:`~divergent.probegen.tree`.
 """

@@ -2,6 +2,9 @@
 
 See :mod:`divergent.store.sqlite` for where the file lives and how concurrent writers are handled,
 and :mod:`divergent.store.schema` for the records and the versioned schema.
+
+Where a change goes: a new record or column in :mod:`~divergent.store.schema`, with a schema version
+step; how the file is opened, locked and written in :mod:`~divergent.store.sqlite`.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ literals, dict keys and attributes each parameter meets, and the well-known gram
 constants it uses, from the syntax tree only (nothing is imported or run), and merges what it finds
 with the regular expressions the user gives (``--input-regex ARG=PATTERN``).
 :class:`~divergent.structure.inputs.ShapedInputs` turns it into values for the engines.
+
+Where a change goes: a new pattern the miner follows in :mod:`.mining` (through :mod:`.scope` and
+:mod:`.folding`); what the engines get of it in :mod:`.inputs`; the report's account of it in
+:mod:`.findings`.
 """
 
 from __future__ import annotations
