@@ -79,7 +79,7 @@ def clone(mirrors: Path, repository: str, scratch: Path) -> Path:
 
 def run_commit(entry: dict, work: Path, args: argparse.Namespace) -> dict:
     from divergent.changes import DiffSettings, plan_diff, run_diff
-    from divergent.options import SearchOptions
+    from divergent.kinds.options import SearchOptions
 
     started = time.monotonic()
     plan = plan_diff([entry["parent"], entry["commit"]], cwd=work)

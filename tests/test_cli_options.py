@@ -29,8 +29,8 @@ from divergent.cli.program_group import ProgramGroup
 from divergent.cli.search_groups import ComparisonGroup, LimitsGroup, SearchGroup
 from divergent.cli.search_options import SearchFlags
 from divergent.errors import InvalidArgument
+from divergent.kinds.options import SearchOptions
 from divergent.kinds.registry import all_kinds, kind_named
-from divergent.options import SearchOptions
 from divergent.programs import BuildOptions
 from divergent.records import OutcomeKind
 from divergent.sandbox.launch import ProgramLimits, ProgramRun, timeout_detail

@@ -28,7 +28,7 @@ from divergent.kinds import registry
 from divergent.kinds.base import Subjects, records_of
 from divergent.kinds.calls import CallKind, CallSubjects
 from divergent.kinds.functions import FUNCTION_ENGINES
-from divergent.options import SearchOptions
+from divergent.kinds.options import SearchOptions
 from divergent.programs import Parameter, Program, Signature, with_distinct_labels
 from divergent.records import AnyInput, Counterexample, ExceptionInfo, Outcome, OutcomeKind, TextInput
 from divergent.sandbox.builds import BuiltProgram

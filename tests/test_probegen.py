@@ -474,7 +474,7 @@ def test_the_llm_engine_without_a_model_is_an_input_error(implementations) -> No
 
 def test_bad_probegen_options_are_input_errors(pair: tuple[Path, Path], tmp_path: Path, llm_home) -> None:
     from divergent.cli.llm_options import ModelGroup
-    from divergent.options import SearchOptions
+    from divergent.kinds.options import SearchOptions
 
     result = cli("check", "a.py", "b.py", "--function", "same_word", "--model", "m", "--probegen-strategy",
                  "sideways", cwd=tmp_path)

@@ -30,7 +30,7 @@ from typing import Any
 from divergent.changes.plan import DiffPlan, PlannedFunction, Status
 from divergent.changes.results import DiffResult, FunctionResult, Outcome
 from divergent.executors.base import Executor, Finished, ThreadExecutor
-from divergent.options import SearchOptions
+from divergent.kinds.options import SearchOptions
 from divergent.programs import PythonFunction
 from divergent.records import Budget
 from divergent.search.warm import WarmWorkers

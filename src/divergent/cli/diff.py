@@ -70,8 +70,8 @@ class DiffFlags:
     def options(self) -> Any:
         """The options of each function's search (Python functions: the kind every group is read for)."""
         from divergent.errors import InvalidArgument
+        from divergent.kinds.options import SearchOptions
         from divergent.kinds.registry import kind_named
-        from divergent.options import SearchOptions
 
         if self.functions.function is not None:
             raise InvalidArgument("--function: diff finds the functions itself (name files or folders after --)")

@@ -4,7 +4,7 @@ record.
 The shape is pytest's plugins, each of which adds its own group of options and reads them back. A
 group here is a frozen dataclass whose fields are its flags (typer options, shown in ``--help``
 under the group's panel) and whose :meth:`OptionGroup.apply` puts what they say into the record the
-Python API takes (:class:`~divergent.options.SearchOptions`). A group of its own name
+Python API takes (:class:`~divergent.kinds.options.SearchOptions`). A group of its own name
 (:attr:`OptionGroup.name`) is read only for the kinds of program that accept it (each kind declares
 the groups it reads: ``ProgramKind.option_groups``; this module never lists kinds): its flags given
 for programs of another kind are an input error naming the kinds that read them
@@ -53,7 +53,7 @@ class OptionGroup:
     hint: ClassVar[str] = ""
 
     def apply(self, options: Any, flags: Any) -> Any:
-        """``options`` (a :class:`~divergent.options.SearchOptions`) with what this group's flags
+        """``options`` (a :class:`~divergent.kinds.options.SearchOptions`) with what this group's flags
         say; ``flags`` holds the command's other groups (a group may read a shared flag such as
         ``--memory`` the way its kinds mean it)."""
         return options

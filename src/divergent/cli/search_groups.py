@@ -1,7 +1,7 @@
 """The option groups every kind of program reads (check, cluster): the search (budget, seeds,
 engines), how outcomes compare whatever the kind (the timeout rule, numeric tolerances), and the
 limits of each run and the sandbox. Each declares its flags and puts its record into the
-:class:`~divergent.options.SearchOptions` (:mod:`divergent.cli.option_groups`); a flag that means the
+:class:`~divergent.kinds.options.SearchOptions` (:mod:`divergent.cli.option_groups`); a flag that means the
 same for every kind but is measured differently is handed to the kind (``--memory``:
 ``ProgramKind.with_memory``) or read by each kind's own group the way its kind means it (the
 tolerances)."""

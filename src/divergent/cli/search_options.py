@@ -1,6 +1,6 @@
 """The options of the searching commands (check, cluster): the groups they take
 (:class:`SearchFlags`, each group declaring its own flags: :mod:`divergent.cli.option_groups`), and
-how they become the Python API's :class:`~divergent.options.SearchOptions` once the programs' kind
+how they become the Python API's :class:`~divergent.kinds.options.SearchOptions` once the programs' kind
 is known (:func:`run_search`).
 
 The groups: the search (:mod:`~divergent.cli.search_groups`: budget, seeds, engines), how outcomes
@@ -64,15 +64,15 @@ class SearchFlags:
         """The search options for programs of ``kind`` (a :class:`~divergent.kinds.base.ProgramKind`):
         every group its kind reads, applied in order (the model's client is not opened yet:
         :meth:`ModelGroup.connect`); a group of another kind whose flags were given is an input error."""
-        from divergent.options import SearchOptions
+        from divergent.kinds.options import SearchOptions
 
         return apply_groups(self.groups(), kind, self, SearchOptions(started=process_started()))
 
     def kind_of(self, implementations: list[str]) -> Any:
         """The kind of the programs the specs name, and what the groups say of it (``--stdin``
         asks for whole programs: :meth:`OptionGroup.choosing`)."""
+        from divergent.kinds.options import SearchOptions
         from divergent.kinds.registry import choose_kind
-        from divergent.options import SearchOptions
 
         options = SearchOptions()
         for group in self.groups():

@@ -1,6 +1,6 @@
 """The options of a search over whole programs (stdin to stdout): :class:`ProgramOptions`.
 
-They live in :class:`~divergent.options.SearchOptions` as its ``programs`` field; the Python
+They live in :class:`~divergent.kinds.options.SearchOptions` as its ``programs`` field; the Python
 API takes them as keywords too (``divergent.check(["a.cpp", "b.py"], stdin=True,
 examples=["sample.txt"], validator="v.py")``), and the CLI reads its option defaults from here.
 """

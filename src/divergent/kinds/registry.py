@@ -51,7 +51,7 @@ def nouns(kinds: Sequence[Any]) -> str:
 
 def choose_kind(specs: Sequence[object], options: Any) -> Any:
     """The one kind of the programs ``specs`` name under ``options`` (a
-    :class:`~divergent.options.SearchOptions`). Specs of two kinds are an input error."""
+    :class:`~divergent.kinds.options.SearchOptions`). Specs of two kinds are an input error."""
     kinds = all_kinds()
     claimed: dict[str, Any] = {}
     for spec in specs:

@@ -1,6 +1,6 @@
 """The loop every command shares: engines propose, the sandbox runs, the policy compares.
 
-Rooms: :mod:`~divergent.options` (the one options record), :mod:`~divergent.search.prepare`
+Rooms: :mod:`~divergent.kinds.options` (the one options record), :mod:`~divergent.search.prepare`
 (choose the kind of program, load once, set up, start), :mod:`~divergent.search.loop` (the engine room:
 :class:`Search`), :mod:`~divergent.search.partition` (behaviour classes),
 :mod:`~divergent.search.splitting` (refining classes on confirmed differences, the filter's say),
@@ -8,7 +8,7 @@ Rooms: :mod:`~divergent.options` (the one options record), :mod:`~divergent.sear
 (``check`` and ``assert_equivalent``).
 """
 
-from divergent.options import DEFAULT_OPTIONS, ImplementationSpec, Progress, SearchOptions, SeedSpec
+from divergent.kinds.options import DEFAULT_OPTIONS, ImplementationSpec, Progress, SearchOptions, SeedSpec
 from divergent.search.check import assert_equivalent, check, outcomes_on, run_check
 from divergent.search.loop import Search
 from divergent.search.partition import Partition, refine

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from divergent.errors import BudgetSpent
+from divergent.kinds.options import ImplementationSpec, SearchOptions
 from divergent.kinds.registry import choose_kind
-from divergent.options import ImplementationSpec, SearchOptions
 from divergent.records import (
     AnyInput,
     Budget,

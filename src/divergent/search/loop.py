@@ -32,8 +32,8 @@ from divergent.engines.portfolio import TURN_SECONDS, requested_classes, start_p
 from divergent.engines.settings import ModelAccess
 from divergent.errors import BudgetSpent
 from divergent.kinds.base import ProgramKind, Subjects
+from divergent.kinds.options import Progress, SearchOptions
 from divergent.llm.chat import bounded
-from divergent.options import Progress, SearchOptions
 from divergent.programs import Program
 from divergent.records import AnyInput, ExitReason, Observation, Outcome, OutcomeKind, Proof
 from divergent.sandbox.isolation import GUARANTEES, Isolation

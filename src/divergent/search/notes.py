@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from divergent.engines.base import Engine
 from divergent.engines.registry import NEEDS_MODEL
-from divergent.options import Progress
+from divergent.kinds.options import Progress
 from divergent.programs import Program
 from divergent.records import EngineStats, Observation, OutcomeKind
 from divergent.search.escalation import Pending

@@ -11,8 +11,8 @@ from dataclasses import replace
 from typing import Any
 
 from divergent.errors import BudgetSpent, DivergentError, InvalidArgument
+from divergent.kinds.options import ImplementationSpec, SearchOptions
 from divergent.kinds.registry import choose_kind
-from divergent.options import ImplementationSpec, SearchOptions
 from divergent.programs import Program
 from divergent.sandbox.isolation import GUARANTEES, Isolation, choose_level
 from divergent.sandbox.runner import Runner

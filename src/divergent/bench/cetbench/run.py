@@ -114,8 +114,8 @@ def execute_cet_pair(pair: CetPair, budget: float, seed: int, isolation: str | N
     """divergent.check on the pair's two functions (see the module docstring)."""
     import time
 
+    from divergent.kinds.options import SearchOptions
     from divergent.load import fit_seeds, load_source, seeds_from_asserts
-    from divergent.options import SearchOptions
     from divergent.search import check
 
     if not all(pair.entry_points):

@@ -252,7 +252,7 @@ def find_difference(
 ) -> Difference:
     """Run ``divergent.check`` on two versions of a task's program (seeds + mutation, an execution
     budget), on ``workers`` when given; :class:`OverBudget` when ``deadline`` comes first."""
-    from divergent.options import SearchOptions
+    from divergent.kinds.options import SearchOptions
     from divergent.search import prepare, run_check
 
     try:

@@ -24,7 +24,7 @@ from divergent.bench.equibench.verdicts import (
     not_executable,
 )
 from divergent.errors import DivergentError, LoadError
-from divergent.options import DEFAULT_MIN_INPUTS as DEFAULT_FLOOR
+from divergent.kinds.options import DEFAULT_MIN_INPUTS as DEFAULT_FLOOR
 from divergent.records import ExitReason, Verdict
 from divergent.search.verdict import Evidence, rule
 
@@ -111,8 +111,8 @@ def search_difference(
     """``divergent.check`` on two Python stdin programs from the statement's samples (``validator``: a
     program that accepts the valid inputs; the others never count; ``input_format``: what inputs are
     made of, a ``divergent.formats`` InputFormat the engines draw and mutate within)."""
+    from divergent.kinds.options import SearchOptions
     from divergent.load.whole_programs import load_program_source
-    from divergent.options import SearchOptions
     from divergent.records import Budget, TextInput
     from divergent.search import check
 

@@ -37,8 +37,8 @@ from divergent.datasets import Candidate, Task
 from divergent.engines.registry import ENGINES, NEEDS_MODEL
 from divergent.errors import DivergentError, InvalidArgument, SignatureMismatch
 from divergent.incoherence.jobs import JobPayload
+from divergent.kinds.options import SearchOptions
 from divergent.load import common_signature
-from divergent.options import SearchOptions
 from divergent.programs import PythonFunction, Signature
 from divergent.records import ExitReason
 from divergent.sandbox.limits import Limits
