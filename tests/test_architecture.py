@@ -263,7 +263,6 @@ def test_every_package_says_what_is_inside_and_where_a_change_goes() -> None:
 #: kind test (one frame for every kind); TB: the two probes of a text input in the benchmarks. An entry
 #: that no longer matches fails the test: after those merges, empty this list.
 TEMPORARY_KIND_BRANCHES: dict[str, str] = {
-    "report.pages: compares with the kind python-function": "TK: one report frame (the page title)",
     "bench.refute.execution: getattr(..., 'text')": "TB: a text input's probe",
     "bench.equibench.exec_programs: getattr(..., 'text')": "TB: a text input's probe",
 }

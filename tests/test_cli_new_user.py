@@ -399,13 +399,27 @@ def _program_document() -> dict:
 
 
 def test_a_whole_program_report_is_titled_by_its_programs_and_keeps_its_lines() -> None:
-    page = check_page(_program_document())
+    from divergent.kinds.reports import report_json
+    from divergent.records import ExitReason, Report, Verdict
+
+    def titled(kind: str, labels: tuple[str, ...]) -> str:
+        report = Report(verdict=Verdict.NO_DIFFERENCE_FOUND, implementations=labels, counterexample=None,
+                        classes=(tuple(range(len(labels))),), splits=(), seconds=1.0, executions=200, inputs=100,
+                        engines=(), exit_reason=ExitReason.BUDGET_SECONDS, isolation="bubblewrap", policy="tokens",
+                        seed=0, kind=kind, min_inputs=100)
+        return check_page(report_json(report)).title
+
+    # the kind writes the title: programs by their files, commands by their text, functions by their count
+    assert titled("stdin-program", ("/x/sum.py", "/x/sum_wrong.cpp")) == "sum.py vs sum_wrong.cpp"
+    assert titled("stdin-program", ("a.py", "b.c", "c.cpp", "d.java")) == "a.py, b.c, c.cpp and 1 more: 4 programs compared"
+    assert titled("command", ("cmd:sort -n", "cmd:sort")) == "cmd:sort -n vs cmd:sort"
+    assert titled("python-function", ("old.py", "new.py")) == "2 implementations compared"
+    page = check_page(_program_document() | {"title": "sum.py vs sum_wrong.cpp"})
     assert page.title == "sum.py vs sum_wrong.cpp"
     steps = next(block for section in page.sections if section.id == "shrinking" for block in section.blocks)
     assert steps.items[0] == "3⏎\n1 2 3⏎\n"  # type: ignore[attr-defined]
     assert steps.items[-1] == "1⏎\n2147483648⏎\n"  # type: ignore[attr-defined]
     functions, _ = a_report()
-    from divergent.kinds.reports import report_json
 
     assert check_page(report_json(functions)).title == "normalize: 2 implementations compared"
 

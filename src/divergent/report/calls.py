@@ -127,6 +127,11 @@ class CallPresentation:
     def counterexample_json(self, cx: Counterexample, labels: Sequence[str], extras: ReportExtras) -> dict[str, Any]:
         return call_counterexample_json(cx, labels)
 
+    def title(self, report: Report) -> str:
+        """``normalize: 2 implementations compared`` (the function's name, when a call shows it)."""
+        function = report.counterexample.function_name if report.counterexample is not None else ""
+        return f"{function + ': ' if function else ''}{len(report.implementations)} implementations compared"
+
     def plain(self, report: Report, extras: ReportExtras) -> str:
         return plain_report(report, _ROWS, extras)
 

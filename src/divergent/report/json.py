@@ -80,6 +80,8 @@ def check_json(report: Report, presentation: Presentation, function_name: str = 
         "min_inputs": report.min_inputs,
         # the kind of programs compared ("python-function", "stdin-program", ...)
         "kind": report.kind,
+        # what was compared, in the kind's words (the HTML report's heading)
+        "title": presentation.title(report),
         "counterexample": counterexample,
         "classes": [[labels[i] for i in members] for members in report.classes],
         "splits": splits_json(report, function_name, presentation),

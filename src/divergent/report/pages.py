@@ -100,25 +100,9 @@ def cluster_page(document: Document, *, title: str | None = None) -> Page:
 
 
 def _title(document: Document, implementations: Sequence[str]) -> str:
-    """``normalize: 2 implementations compared`` for functions (the function's name); for whole
-    programs and commands, whose call is their input, the programs: ``sum.py vs sum_wrong.cpp``."""
-    cx = document.get("counterexample")
-    if document.get("kind", "python-function") != "python-function" or (cx and "stdin" in cx):
-        names = [_short_name(label) for label in implementations]
-        if len(names) == 2:
-            return f"{names[0]} vs {names[1]}"
-        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        return f"{shown}: {len(names)} programs compared"
-    function = cx["call"].split("(", 1)[0] if cx else ""
-    what = f"{function}: " if function else ""
-    return f"{what}{len(implementations)} implementations compared"
-
-
-def _short_name(label: str) -> str:
-    """A program's file name (``sum.py`` of ``/tmp/x/sum.py``); a command's text as it is."""
-    if label.startswith("cmd:"):
-        return label
-    return label.rstrip("/").rsplit("/", 1)[-1] or label
+    """The title the kind wrote into the document (``normalize: 2 implementations compared``,
+    ``sum.py vs sum_wrong.cpp``); a document stored before titles were written gets a plain one."""
+    return str(document.get("title") or f"{len(implementations)} implementations compared")
 
 
 def check_banner(document: Document) -> Banner:

@@ -43,6 +43,10 @@ class Presentation(Protocol):
         """The counterexample (its input, each program's outcome with its class) for ``--json``."""
         ...
 
+    def title(self, report: Report) -> str:
+        """The report's title (the HTML page's heading): what was compared, in this kind's words."""
+        ...
+
     def plain(self, report: Report, extras: ReportExtras) -> str:
         """The whole report as plain text (AssertionErrors, ``--quiet``)."""
         ...

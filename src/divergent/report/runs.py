@@ -233,6 +233,15 @@ class RunPresentation:
     def counterexample_json(self, cx: Counterexample, labels: Sequence[str], extras: ReportExtras) -> dict[str, Any]:
         return program_counterexample_json(cx, labels, input_file=extras.input_file, reproduce=extras.reproduce)
 
+    def title(self, report: Report) -> str:
+        """``sum.py vs sum_wrong.cpp``: whole programs and commands, whose call is their input, are
+        named by their files (a command by its text)."""
+        names = [_short_name(label) for label in report.implementations]
+        if len(names) == 2:
+            return f"{names[0]} vs {names[1]}"
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        return f"{shown}: {len(names)} programs compared"
+
     def plain(self, report: Report, extras: ReportExtras) -> str:
         return plain_report(report, _ROWS, extras)
 
@@ -241,6 +250,13 @@ class RunPresentation:
 
 
 RUNS = RunPresentation()
+
+
+def _short_name(label: str) -> str:
+    """A program's file name (``sum.py`` of ``/tmp/x/sum.py``); a command's text as it is."""
+    if label.startswith("cmd:"):
+        return label
+    return label.rstrip("/").rsplit("/", 1)[-1] or label
 
 
 def saved_inputs_dir() -> Path:
