@@ -20,11 +20,10 @@ from divergent.bench.selfconsistency.run import SelfConsistencyConfig, run_selfc
 from divergent.bench.selfconsistency.solve import ClusterSettings, SampleClusterer, cluster_samples
 from divergent.cli import app
 from divergent.datasets import Candidate, load_candidates, load_tasks
+from divergent.datasets.jobs import JobPayload, TaskJob
 from divergent.errors import InvalidArgument
 from divergent.executors.base import ThreadExecutor
 from divergent.executors.ray_cluster import decode, run_item
-from divergent.incoherence.jobs import JobPayload
-from divergent.incoherence.run import TaskJob
 from divergent.store import Store
 from stored_runs import interrupt_after_first_unit, stored_units
 

@@ -73,8 +73,8 @@ def run(
     stored run with the same options)."""
     from divergent.bench.selfconsistency.run import SelfConsistencyConfig, run_selfconsistency, summarize
     from divergent.bench.selfconsistency.solve import ClusterSettings
+    from divergent.datasets import parse_model_specs
     from divergent.executors.settings import open_executor
-    from divergent.incoherence.study import model_specs
 
     notes = make_console(stderr=True, quiet=quiet)
     with input_errors(prints_json(as_json)):
@@ -82,7 +82,7 @@ def run(
         where = executor_settings(executor, address, jobs)  # before anything is stored
         chosen = tuple(name.strip() for name in engines.split(",") if name.strip()) if engines else None
         config = SelfConsistencyConfig(
-            tasks=tasks, samples=str(samples), models=model_specs(models), m=m, limit_tasks=limit_tasks,
+            tasks=tasks, samples=str(samples), models=parse_model_specs(models), m=m, limit_tasks=limit_tasks,
             settings=ClusterSettings(budget=budget, seed=seed, timeout=timeout, engines=chosen, isolation=isolation),
         )
         with open_store(db) as store, open_executor(where) as workers, \

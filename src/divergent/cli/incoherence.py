@@ -102,10 +102,11 @@ def run(
             from divergent.errors import InvalidArgument
 
             raise InvalidArgument("give --samples (recorded programs), or --model to sample them live")
+        from divergent.datasets import parse_model_specs
         from divergent.executors.settings import open_executor
         from divergent.incoherence.inputs import InputMode
         from divergent.incoherence.run import Validity
-        from divergent.incoherence.study import StudyConfig, model_specs, run_study, summarize
+        from divergent.incoherence.study import StudyConfig, run_study, summarize
 
         try:
             validity_rule = Validity(validity)
@@ -121,7 +122,7 @@ def run(
             raise InvalidArgument(f"--inputs {inputs!r}: choose draws or distinct") from None
         where = executor_settings(executor, address, jobs)  # before anything is stored
         config = StudyConfig(
-            tasks=tasks, samples=samples or "", models=model_specs(live.label if live else models), m=m, n=n, seed=seed,
+            tasks=tasks, samples=samples or "", models=parse_model_specs(live.label if live else models), m=m, n=n, seed=seed,
             validity=validity_rule, compat=compat, timeout=timeout, limit_tasks=limit_tasks, task_budget=task_budget,
             inputs=input_mode,
         )

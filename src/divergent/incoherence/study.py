@@ -9,7 +9,7 @@ running anything.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,11 +23,11 @@ from divergent.datasets import (
     load_tasks,
     parse_model_spec,
 )
+from divergent.datasets.jobs import JobPayload, TaskJob, unit_key
 from divergent.errors import InvalidArgument
 from divergent.executors.base import Executor, ThreadExecutor
 from divergent.incoherence.difftrust import DIFFTRUST_POLICY
 from divergent.incoherence.inputs import GEN_D, InputMode
-from divergent.incoherence.jobs import JobPayload, TaskMeasurer
 from divergent.incoherence.metrics import (
     ModelMetrics,
     RankingAgreement,
@@ -36,7 +36,7 @@ from divergent.incoherence.metrics import (
     ranking_agreement,
     task_metrics,
 )
-from divergent.incoherence.run import TaskJob, UnitResult, Validity
+from divergent.incoherence.run import TaskMeasurer, UnitResult, Validity
 from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.limits import Limits
 from divergent.store import RunRecord, Store
@@ -116,10 +116,6 @@ class StudyConfig:
     @property
     def policy(self) -> Any:
         return DIFFTRUST_POLICY if self.compat == "difftrust" else DEFAULT_POLICY
-
-
-def unit_key(model: str, temperature: float | None, task_id: str) -> str:
-    return f"{format_model_spec(model, temperature)}/{task_id}"
 
 
 def run_study(
@@ -270,12 +266,3 @@ def summary_json(summary: StudySummary) -> dict[str, Any]:
               "temperature": entry["temperature"], **task} for entry in models for task in entry["tasks"]]
     return {**results_envelope("incoherence", summary.run, summary=headline, items=items), **headline}
 
-
-def model_specs(text: str | None) -> tuple[tuple[str, float], ...] | None:
-    if not text:
-        return None
-    return tuple(parse_model_spec(part.strip()) for part in text.split(",") if part.strip())
-
-
-def study_runs(store: Store) -> Sequence[RunRecord]:
-    return store.list_runs(KIND)

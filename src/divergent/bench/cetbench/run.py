@@ -325,6 +325,3 @@ def summary_json(summary: CetSummary) -> dict[str, Any]:
         items=[{"key": ("original/" if r.get("original") else "") + r["pair_id"], **r} for r in summary.results],
     )
 
-
-def cetbench_runs(store: Store) -> list[RunRecord]:
-    return store.list_runs(KIND)

@@ -332,6 +332,3 @@ def summary_json(summary: EquiBenchSummary) -> dict[str, Any]:
         items=[{"key": f"{r['category']}/{r['pair_id']}", **r} for r in summary.results],
     )
 
-
-def equibench_runs(store: Store) -> list[RunRecord]:
-    return store.list_runs(KIND)

@@ -2,7 +2,7 @@
 
 The dataset is one item per (model, task): that model's first ``m`` recorded samples of the task
 (read by :func:`divergent.datasets.load_candidates`, the incoherence study's loader), shipped as
-the study's compact :class:`~divergent.incoherence.jobs.JobPayload`; the solver is
+the study's compact :class:`~divergent.datasets.jobs.JobPayload`; the solver is
 :class:`~divergent.bench.selfconsistency.solve.SampleClusterer`; each unit is saved as soon as it is
 back, on threads or on a Ray cluster (:func:`divergent.bench.common.run_plan`), so a killed run
 resumes with the tasks it finished. :func:`summarize` scores a run from its stored units alone:
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,10 +29,9 @@ from divergent.bench.common import (
 )
 from divergent.bench.selfconsistency.solve import ClusterSettings, SampleClusterer
 from divergent.datasets import format_model_spec, load_candidates, load_tasks, parse_model_spec
+from divergent.datasets.jobs import JobPayload, TaskJob, unit_key
 from divergent.errors import InvalidArgument
 from divergent.executors.base import Executor, ThreadExecutor
-from divergent.incoherence.jobs import JobPayload
-from divergent.incoherence.run import TaskJob
 from divergent.store import RunRecord, Store
 
 __all__ = [
@@ -43,7 +42,6 @@ __all__ = [
     "run_selfconsistency",
     "summarize",
     "summary_json",
-    "unit_key",
 ]
 
 KIND = "bench-selfconsistency"
@@ -82,10 +80,6 @@ class SelfConsistencyConfig:
             "timeout": settings.timeout,
             "engines": list(settings.engines) if settings.engines else None,
         }
-
-
-def unit_key(model: str, temperature: float | None, task_id: str) -> str:
-    return f"{format_model_spec(model, temperature)}/{task_id}"
 
 
 def run_selfconsistency(
@@ -243,6 +237,3 @@ def summary_json(summary: SelfConsistencySummary) -> dict[str, Any]:
     return results_envelope("selfconsistency", summary.run,
                             summary={"models": models, "failed_units": len(summary.errors)}, items=items)
 
-
-def selfconsistency_runs(store: Store) -> Sequence[RunRecord]:
-    return store.list_runs(KIND)
