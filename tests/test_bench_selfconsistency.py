@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from divergent import __version__
+from divergent.bench.benchmark import Workbench
 from divergent.bench.selfconsistency.run import SelfConsistencyConfig, run_selfconsistency, summarize
 from divergent.bench.selfconsistency.solve import ClusterSettings, SampleClusterer, cluster_samples
 from divergent.cli import app
@@ -260,12 +261,13 @@ def test_an_interrupted_run_resumes_without_redoing_finished_tasks(tmp_path: Pat
 
     with Store(tmp_path / "runs.db") as store:
         with pytest.raises(KeyboardInterrupt):
-            run_selfconsistency(config, store, executor=Recording(1), on_progress=stop_after_the_first)
+            run_selfconsistency(config, Workbench(store, Recording(1), on_progress=stop_after_the_first))
         (interrupted,) = store.list_runs("bench-selfconsistency")
         assert interrupted.status == "interrupted" and worked == ["toy@0.5/S/0"]
         first = {unit.key: unit.result for unit in store.units(interrupted.id)}
         worked.clear()
-        record, progress = run_selfconsistency(config, store, executor=Recording(2))
+        worked_ = run_selfconsistency(config, Workbench(store, Recording(2)))
+        record, progress = worked_.run, worked_.progress
         assert record.id == interrupted.id and record.status == "finished"
         assert sorted(worked) == ["toy@0.5/S/1", "toy@0.5/S/2"] and progress.resumed == 1
         units = {unit.key: unit.result for unit in store.units(record.id)}
