@@ -1,6 +1,7 @@
 """``divergent report [RUN]``: show a stored run again, or write its HTML report; without RUN, list
-the stored runs. Stored runs: incoherence studies and ProbeGen trees (always stored), and check and
-cluster reports kept with ``--store``/``--db``."""
+the stored runs. Stored runs: incoherence studies, the benchmarks' runs and ProbeGen trees (always
+stored), diffs, and check and cluster reports kept with ``--store``/``--db``. A benchmark's run is
+shown by its :class:`~divergent.bench.benchmark.Benchmark` (its scorer, its page)."""
 
 from __future__ import annotations
 
@@ -27,14 +28,14 @@ def report_command(
         Path | None, typer.Option("--html", help="Write the run's self-contained HTML report to this file.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the stored JSON document (check, cluster, "
-                                          "incoherence) on stdout instead of the summary.")] = False,
+                                          "diff, incoherence, a benchmark's) on stdout instead of the summary.")] = False,
     json_file: Annotated[Path | None, typer.Option(
         "--json-file", metavar="FILE", help="Also write the stored JSON document to FILE (- prints it on stdout, "
         "as --json does).")] = None,
     kind: Annotated[str | None, typer.Option("--kind", help="With no RUN: list only runs of this kind.")] = None,
     db: DbOpt = None,
 ) -> None:
-    """Show a stored run (check and cluster with --store, incoherence, probegen), or write it as HTML."""
+    """Show a stored run (check and cluster with --store, incoherence, probegen, a benchmark's), or write it as HTML."""
     from divergent.cli.outputs import Delivery, check_output_paths, check_stdout
     from divergent.errors import InvalidArgument
     from divergent.store import RUN_KINDS, NoStore, Store
@@ -78,8 +79,9 @@ def report_command(
 
 def stored_page(store: Any, record: Any) -> tuple[Any, dict[str, Any] | None]:
     """The HTML page of a stored run, and its JSON document when it has one."""
+    from divergent.bench.benchmark import benchmark_of_run
     from divergent.errors import InvalidArgument
-    from divergent.report.html import check_page, cluster_page, incoherence_page, probegen_page
+    from divergent.report.html import check_page, cluster_page, probegen_page
 
     if record.kind in ("check", "cluster"):
         from divergent.report.stored import load_report
@@ -88,11 +90,10 @@ def stored_page(store: Any, record: Any) -> tuple[Any, dict[str, Any] | None]:
         if record.kind == "check":
             return check_page(stored.document, test=stored.test), stored.document
         return cluster_page(stored.document), stored.document
-    if record.kind == "incoherence":
-        from divergent.incoherence.study import summarize, summary_json
-
-        document = summary_json(summarize(store, record))
-        return incoherence_page(document), document
+    benchmark = benchmark_of_run(record.kind)
+    if benchmark is not None:  # a benchmark's run (an incoherence study, EquiBench, ...): its scorer, its page
+        document = benchmark.report(store, record)
+        return benchmark.html(document), document
     if record.kind == "diff":
         from divergent.changes.stored import stored_document
         from divergent.report.changes import diff_page
