@@ -260,3 +260,33 @@ def test_the_rule_sees_a_branch_on_the_kind(tmp_path: Path) -> None:
                       "        return 3\n    return type(item) is Input\n")
     assert [branch.split(":")[1].strip() for branch in kind_branches(module, kind_classes())] == [
         "isinstance(..., TextInput)", "services is None", "programs is None", "type(...) is Input"]
+
+
+def test_no_command_function_takes_more_than_eight_parameters() -> None:
+    """A command takes its flags as records (option groups, divergent.cli.option_groups), not one
+    parameter per flag: no function of the command line that is a command (decorated with
+    ``.command``/``.callback``, or handed to ``.command(...)`` or ``with_option_groups``) takes more
+    than eight parameters. The rule checks itself on a probe first."""
+
+    def commands(source: str) -> dict[str, int]:
+        tree = ast.parse(source)
+        handed = {arg.id for node in ast.walk(tree) if isinstance(node, ast.Call)
+                  and any(word in ast.unparse(node.func) for word in (".command", "with_option_groups"))
+                  for arg in node.args if isinstance(arg, ast.Name)}
+        found = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (node.name in handed or any(
+                    word in ast.unparse(d) for d in node.decorator_list for word in (".command", ".callback"))):
+                args = node.args
+                found[node.name] = len([a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+                                        if a.arg not in ("self", "cls")])
+        return found
+
+    probe = ("@app.command('x')\ndef wide(a, b, c, d, e, f, g, h, i): ...\n"
+             "def nested(a, b, c, d, e, f, g, h, i): ...\ngroup.command('y')(with_option_groups(nested))\n"
+             "@app.command('z')\n@with_option_groups\ndef narrow(path, flags): ...\n"
+             "def helper(a, b, c, d, e, f, g, h, i): ...\n")
+    assert commands(probe) == {"wide": 9, "nested": 9, "narrow": 2}
+    wide = {f"cli/{path.name}:{name}": count for path in sorted((PACKAGE / "cli").glob("*.py"))
+            for name, count in commands(path.read_text()).items() if count > 8}
+    assert not wide, f"commands with more than 8 parameters (take an option group instead): {wide}"
