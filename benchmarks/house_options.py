@@ -50,6 +50,9 @@ def measure(root: Path) -> dict[str, object]:
 
 
 def main(argv: list[str]) -> None:
+    if {"-h", "--help"} & set(argv):
+        print(__doc__)
+        return
     roots = [Path(a) for a in argv] or [ROOT]
     figures = [measure(root) for root in roots]
     names = sorted(set().union(*(f["commands"] for f in figures)),  # type: ignore[arg-type]
