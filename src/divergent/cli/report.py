@@ -6,6 +6,7 @@ shown by its :class:`~divergent.bench.benchmark.Benchmark` (its scorer, its page
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,34 +15,42 @@ from rich.console import Console
 from rich.table import Table
 
 from divergent.cli.application import app, input_errors, make_console
+from divergent.cli.option_groups import OptionGroup, with_option_groups
 from divergent.report.tables import fitted
 
-DbOpt = Annotated[
-    Path | None, typer.Option("--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")
-]
+
+@dataclass(frozen=True)
+class ReportOptions(OptionGroup):
+    """What is shown of a stored run and where it goes, and which store."""
+
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write the run's self-contained HTML report to this file.")
+    ] = None
+    as_json: Annotated[bool, typer.Option("--json", help="Print the stored JSON document (check, cluster, "
+                                          "diff, incoherence, a benchmark's) on stdout instead of the summary.")] = False
+    json_file: Annotated[Path | None, typer.Option(
+        "--json-file", metavar="FILE", help="Also write the stored JSON document to FILE (- prints it on stdout, "
+        "as --json does).")] = None
+    kind: Annotated[str | None, typer.Option("--kind", help="With no RUN: list only runs of this kind.")] = None
+    db: Annotated[Path | None, typer.Option(
+        "--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")] = None
 
 
 @app.command("report")
+@with_option_groups
 def report_command(
     run: Annotated[str | None, typer.Argument(help="Run id (or a unique prefix); none: list the stored runs.")] = None,
-    html: Annotated[
-        Path | None, typer.Option("--html", help="Write the run's self-contained HTML report to this file.")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the stored JSON document (check, cluster, "
-                                          "diff, incoherence, a benchmark's) on stdout instead of the summary.")] = False,
-    json_file: Annotated[Path | None, typer.Option(
-        "--json-file", metavar="FILE", help="Also write the stored JSON document to FILE (- prints it on stdout, "
-        "as --json does).")] = None,
-    kind: Annotated[str | None, typer.Option("--kind", help="With no RUN: list only runs of this kind.")] = None,
-    db: DbOpt = None,
+    *,
+    options: ReportOptions,
 ) -> None:
     """Show a stored run (check and cluster with --store, incoherence, probegen, a benchmark's), or write it as HTML."""
     from divergent.cli.outputs import Delivery, check_output_paths, check_stdout
     from divergent.errors import InvalidArgument
     from divergent.store import RUN_KINDS, NoStore, Store
 
+    html, json_file, kind, db = options.html, options.json_file, options.kind, options.db
     console = make_console()
-    on_stdout = as_json or (json_file is not None and str(json_file) == "-")
+    on_stdout = options.as_json or (json_file is not None and str(json_file) == "-")
     to_file = None if on_stdout else json_file
     with input_errors(on_stdout):
         if kind is not None and kind not in RUN_KINDS:
