@@ -21,6 +21,7 @@ from divergent.cli.harness import (
     Where,
     add_stored_run_commands,
     harness_group,
+    judge_models,
     single_run,
     usage_line,
     work,
@@ -78,27 +79,19 @@ class GenerateOptions(OptionGroup):
         return GenerationConfig(list(task_set), by_task, settings, parameters, self.out, fresh=self.force)
 
 
-@dataclass(frozen=True)
-class GenerateFlags:
-    options: GenerateOptions
-    output: GenerateOutput
-    where: Where
-
-
 @cetbench_app.command("generate")
 @with_option_groups
-def generate(flags: GenerateFlags) -> None:
+def generate(options: GenerateOptions, output: GenerateOutput, where: Where) -> None:
     """Make CETBench pairs (stored one by one: the same command resumes an interrupted run) and write
     them to --out."""
     from divergent.bench.cetbench.generation import CETBENCH_GENERATION
     from divergent.cli.outputs import check_output_paths
 
-    output, out = flags.output, flags.options.out
+    out = options.out
     with input_errors(output.prints_json):
         output.check()
         check_output_paths(("--out", out))
-        where = flags.where.settings()
-        config = flags.options.config(flags.where.isolation)
+        config = options.config(where.isolation)
         generation = work(CETBENCH_GENERATION, config, output, where, label="CETBench pairs",
                           kept=f"the pairs made so far are stored (and in {out})").worked
         if not output.prints_json:
@@ -156,38 +149,16 @@ class CetOptions(OptionGroup):
                          isolation=isolation)
 
 
-@dataclass(frozen=True)
-class CetFlags:
-    options: CetOptions
-    output: Output
-    where: Where
-    model: ModelAccess
-
-
 @cetbench_app.command("run")
 @with_option_groups
-def run(flags: CetFlags) -> None:
+def run(options: CetOptions, output: Output, where: Where, model: ModelAccess) -> None:
     """Judge CETBench pairs (or resume the stored run with the same options) and print the paper's metrics."""
     from divergent.bench.cetbench.run import CETBENCH
-    from divergent.errors import InvalidArgument
 
-    output, model = flags.output, flags.model
     with input_errors(output.prints_json):
         output.check()
-        where = flags.where.settings()
-        config = flags.options.config(flags.where.isolation)
-        if not config.judge.needs_model:
-            model.refuse("--judge execution (or use --judge hybrid)")
-
-        def models(store: Any) -> list[Any]:
-            if not config.judge.needs_model:
-                return []
-            chat = model.client(store=store)
-            if chat is None:
-                raise InvalidArgument(f"--judge {config.judge.value} needs a model: give --model (or --judge "
-                                      "execution)")
-            return [chat]
-
+        config = options.config(where.isolation)
+        models = judge_models(model, config.judge)
         ran = work(CETBENCH, config, output, where, label="CETBench", kept="judged pairs are stored", models=models)
         for note in ran.worked.notes:
             output.notes().print(f"[yellow]{note}[/yellow]")

@@ -21,6 +21,7 @@ from divergent.cli.harness import (
     Where,
     add_stored_run_commands,
     harness_group,
+    judge_models,
     single_run,
     usage_line,
     work,
@@ -74,40 +75,20 @@ class EquiBenchOptions(OptionGroup):
         )
 
 
-@dataclass(frozen=True)
-class EquiBenchFlags:
-    options: EquiBenchOptions
-    output: Output
-    where: Where
-    model: ModelAccess
-
-
 @equibench_app.command("run")
 @with_option_groups
-def run(flags: EquiBenchFlags) -> None:
+def run(options: EquiBenchOptions, output: Output, where: Where, model: ModelAccess) -> None:
     """Judge EquiBench pairs (or resume the stored run with the same options) and print the accuracy tables."""
     from divergent.bench.equibench.run import EQUIBENCH
     from divergent.errors import InvalidArgument
 
-    output, model = flags.output, flags.model
     notes = output.notes()
     with input_errors(output.prints_json):
-        if flags.options.data is None:
+        if options.data is None:
             raise InvalidArgument("--data: give EquiBench's directory (DIR/<CATEGORY>/pairs.json)")
         output.check()
-        where = flags.where.settings()
-        config = flags.options.config(flags.where.isolation)
-        if not config.judge.needs_model:
-            model.refuse("--judge execution (or use --judge hybrid)")
-
-        def models(store: Any) -> list[Any]:
-            chat = model.client(store=store) if config.judge.needs_model else None
-            if config.judge.needs_model and chat is None:
-                raise InvalidArgument(f"--judge {config.judge.value} needs a model: give --model (or --judge "
-                                      "execution)")
-            extractor_model = flags.options.extractor_model
-            return [chat, model.client(store=store, model=extractor_model) if extractor_model is not None else None]
-
+        config = options.config(where.isolation)
+        models = judge_models(model, config.judge, extractor_model=options.extractor_model)
         ran = work(EQUIBENCH, config, output, where, label="EquiBench", kept="judged pairs are stored", models=models)
         record, progress = ran.worked.run, ran.worked.progress
         if progress.resumed:

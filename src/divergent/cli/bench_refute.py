@@ -115,38 +115,28 @@ class RefuteOptions(OptionGroup):
         }
 
 
-@dataclass(frozen=True)
-class RefuteFlags:
-    options: RefuteOptions
-    output: Output
-    where: Where
-    model: ModelAccess
-
-
 @refute_app.command("run")
 @with_option_groups
-def run(flags: RefuteFlags) -> None:
+def run(options: RefuteOptions, output: Output, where: Where, model: ModelAccess) -> None:
     """Run (or resume) strategies on REFUTE rows; every attempt is stored, so the same command
     resumes a killed run and a finished one runs (and costs) nothing."""
     from divergent.bench.refute.benchmark import REFUTE
     from divergent.bench.refute.execution import open_code_runner
     from divergent.bench.refute.report import results_document
 
-    output = flags.output
     notes = output.notes()
     with input_errors(output.prints_json):
         output.check()
-        where = flags.where.settings()
-        chat = flags.model.client()
+        chat = model.client()
         runner = None
         try:
-            config = flags.options.config(notes, chat)
-            runner = open_code_runner(isolation=flags.where.isolation)
+            config = options.config(notes, chat)
+            runner = open_code_runner(isolation=where.isolation)
             config = replace(config, context=replace(config.context, runner=runner))
 
             def document(store: Any, worked: Any) -> dict[str, Any]:
                 return results_document(store, worked, model=chat.model if chat else None,
-                                        parameters=flags.options.parameters(config))
+                                        parameters=options.parameters(config))
 
             ran = work(REFUTE, config, output, where, label="REFUTE", kept="finished attempts are stored",
                        models=lambda _store: [chat], score=document)

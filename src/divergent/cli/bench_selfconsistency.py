@@ -68,26 +68,17 @@ class SelfConsistencyOptions(OptionGroup):
         )
 
 
-@dataclass(frozen=True)
-class SelfConsistencyFlags:
-    options: SelfConsistencyOptions
-    output: Output
-    where: Where
-
-
 @selfconsistency_app.command("run")
 @with_option_groups
-def run(flags: SelfConsistencyFlags) -> None:
+def run(options: SelfConsistencyOptions, output: Output, where: Where) -> None:
     """Cluster each task's samples, pick the largest class, score it on the task's tests (or resume the
     stored run with the same options)."""
     from divergent.bench.selfconsistency.run import SELFCONSISTENCY
 
-    output = flags.output
     notes = output.notes()
     with input_errors(output.prints_json):
         output.check()
-        where = flags.where.settings()  # before anything is stored
-        config = flags.options.config(flags.where.isolation)
+        config = options.config(where.isolation)
         ran = work(SELFCONSISTENCY, config, output, where, label="tasks (model × task)", kept="finished tasks are stored")
         record, progress = ran.worked.run, ran.worked.progress
         if progress.resumed:

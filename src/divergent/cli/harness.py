@@ -46,6 +46,7 @@ from divergent.cli.option_groups import OptionGroup, with_option_groups
 if TYPE_CHECKING:
     from divergent.bench.benchmark import Benchmark, Worked
     from divergent.bench.common import ItemProgress
+    from divergent.cli.llm_options import ModelAccess
     from divergent.executors.settings import ExecutorSettings
     from divergent.llm.chat import ChatModel
     from divergent.store import RunRecord, Store
@@ -69,6 +70,7 @@ __all__ = [
     "harness_group",
     "interrupted",
     "item_progress",
+    "judge_models",
     "open_store",
     "usage_line",
     "work",
@@ -236,21 +238,22 @@ class Ran:
     price_known: bool = True
 
 
-def work(benchmark: Benchmark[Any, Any], config: Any, output: _Outputs, where: ExecutorSettings, *, label: str,
+def work(benchmark: Benchmark[Any, Any], config: Any, output: _Outputs, where: Where, *, label: str,
          kept: str, models: Callable[[Store], Sequence[ChatModel | None]] | None = None,
          score: Callable[[Store, Any], Any] | None = None) -> Ran:
-    """Work ``benchmark`` with ``config`` (resuming its stored run) on the executor ``where``
-    (:meth:`Where.settings`, checked before anything is stored), with the progress bar (``label``),
+    """Work ``benchmark`` with ``config`` (resuming its stored run) on the executor ``where`` says
+    (checked before anything is stored), with the progress bar (``label``),
     and score it from the store (``score(store, worked)`` in place of the benchmark's scorer of its
     run: a run made of several stored runs). ``models(store)``: the chat and extractor the run asks
     (closed at the end); Ctrl-C says ``kept`` and exits 130."""
     from divergent.bench.benchmark import Workbench
     from divergent.executors.settings import open_executor
 
+    settings = where.settings()
     with open_store(output.db) as store:
         clients = list(models(store)) if models is not None else []
         try:
-            with open_executor(where) as workers, item_progress(output.notes(), label, quiet=output.quiet) as update:
+            with open_executor(settings) as workers, item_progress(output.notes(), label, quiet=output.quiet) as update:
                 worked = benchmark.work(config, Workbench(store, workers, *clients, on_progress=update))
         except KeyboardInterrupt:
             raise interrupted(kept) from None
@@ -260,6 +263,28 @@ def work(benchmark: Benchmark[Any, Any], config: Any, output: _Outputs, where: E
         price_known = clients[0].price_known if clients and clients[0] is not None else True
         summary = score(store, worked) if score is not None else benchmark.summarize(store, worked.run)
         return Ran(worked, summary, price_known)
+
+
+def judge_models(model: ModelAccess, judge: Any, *,
+                 extractor_model: str | None = None) -> Callable[[Store], list[ChatModel | None]]:
+    """The models an equivalence judge (``--judge llm|execution|hybrid``) asks, as :func:`work`
+    takes them: none for the execution judge (then a model flag is an input error), else the chat
+    (none configured is an input error) and the extractor (``extractor_model``: another model at
+    the same endpoint)."""
+    from divergent.errors import InvalidArgument
+
+    if not judge.needs_model:
+        model.refuse("--judge execution (or use --judge hybrid)")
+
+    def models(store: Store) -> list[ChatModel | None]:
+        if not judge.needs_model:
+            return []
+        chat = model.client(store=store)
+        if chat is None:
+            raise InvalidArgument(f"--judge {judge.value} needs a model: give --model (or --judge execution)")
+        return [chat, model.client(store=store, model=extractor_model) if extractor_model is not None else None]
+
+    return models
 
 
 def write_outputs(document: dict[str, Any], as_json: Path | None, html: Path | None,

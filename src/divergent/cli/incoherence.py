@@ -128,31 +128,21 @@ class LiveModel(ModelAccess):
             raise
 
 
-@dataclass(frozen=True)
-class StudyFlags:
-    options: StudyOptions
-    output: Output
-    where: Where
-    model: LiveModel
-
-
 @incoherence_app.command("run")
 @with_option_groups
-def run(flags: StudyFlags) -> None:
+def run(options: StudyOptions, output: Output, where: Where, model: LiveModel) -> None:
     """Run (or resume) a study: the samples of --samples, or sampled live from --model (m per task,
     cached)."""
     from divergent.errors import InvalidArgument
     from divergent.incoherence.study import INCOHERENCE
 
-    output, options = flags.output, flags.options
     console = output.console()
     with input_errors(output.prints_json):
         output.check()
-        live = flags.model.source(options.samples, options.models)
+        live = model.source(options.samples, options.models)
         if not (options.samples or live):
             raise InvalidArgument("give --samples (recorded programs), or --model to sample them live")
-        where = flags.where.settings()  # before anything is stored
-        config = options.config(flags.where.isolation, live)
+        config = options.config(where.isolation, live)
         with _sampling(console, live):
             ran = work(INCOHERENCE, config, output, where, label="units (model × task)", kept="finished units are stored")
         _render(console, ran.summary, output)
