@@ -177,7 +177,13 @@ class Where(OptionGroup):
     address: AddressOpt = None
     isolation: IsolationOpt = None
 
+    def __post_init__(self) -> None:
+        from divergent.executors.settings import ExecutorSettings
+
+        ExecutorSettings.parse(self.executor, self.address, self.jobs)  # a bad choice is an input error at once
+
     def settings(self) -> ExecutorSettings:
+        """The executor's settings, checked (Ray installed, a cluster answering at the address)."""
         return executor_settings(self.executor, self.address, self.jobs)
 
 
