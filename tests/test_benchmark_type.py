@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from divergent.bench.benchmark import BENCHMARKS, Benchmark, benchmark_named, benchmark_of_run
+from divergent.bench.benchmark import Benchmark
 from divergent.cli import app
+from divergent.cli.benchmarks import BENCHMARKS, benchmark_named, benchmark_of_run
 from divergent.errors import InvalidArgument
 from divergent.store import RUN_KINDS, Store
 from report_examples import equibench_document

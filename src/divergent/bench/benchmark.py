@@ -2,8 +2,9 @@
 the registry of divergent's benchmarks.
 
 A :class:`Benchmark` is one benchmark as divergent runs it (``divergent bench NAME``, ``divergent
-incoherence``): an instance per benchmark, declared beside its harness, found here by name or by
-the kind of a stored run, never by a naming convention.
+incoherence``): an instance per benchmark, declared beside its harness, found by name or by the
+kind of a stored run in the registry of the command line (:mod:`divergent.cli.benchmarks`: it names
+benchmarks of this package and above it), never by a naming convention.
 
 * Its **options** are one record (``Config``: :class:`~divergent.bench.equibench.run.EquiBenchConfig`,
   ...), what its command's option group builds (:mod:`divergent.cli.harness`).
@@ -16,7 +17,8 @@ the kind of a stored run, never by a naming convention.
   the results envelope, ``--json``); :attr:`Benchmark.page` draws that document as an HTML page.
 
 A new benchmark is a package under ``bench/`` whose run module declares its instance, one line in
-:data:`BENCHMARKS`, and its command (a module in ``cli/`` built on :mod:`divergent.cli.harness`).
+:data:`divergent.cli.benchmarks.BENCHMARKS`, and its command (a module in ``cli/`` built on
+:mod:`divergent.cli.harness`).
 """
 
 from __future__ import annotations
@@ -34,22 +36,10 @@ if TYPE_CHECKING:
     from divergent.llm.chat import ChatModel
     from divergent.store import RunRecord, Store
 
-__all__ = ["BENCHMARKS", "Benchmark", "Workbench", "Worked", "benchmark_named", "benchmark_of_run"]
+__all__ = ["Benchmark", "Workbench", "Worked", "imported"]
 
 Config = TypeVar("Config")
 Summary = TypeVar("Summary")
-
-#: every benchmark, by its name (its command's, and its results' ``benchmark``): "module:INSTANCE",
-#: imported on first use (finding a benchmark loads no harness but its own)
-BENCHMARKS: dict[str, str] = {
-    "refute": "divergent.bench.refute.benchmark:REFUTE",
-    "equibench": "divergent.bench.equibench.run:EQUIBENCH",
-    "cetbench": "divergent.bench.cetbench.run:CETBENCH",
-    "cetbench-generate": "divergent.bench.cetbench.generation:CETBENCH_GENERATION",
-    "selfconsistency": "divergent.bench.selfconsistency.run:SELFCONSISTENCY",
-    "incoherence": "divergent.incoherence.study:INCOHERENCE",
-}
-
 
 @dataclass(frozen=True)
 class Workbench:
@@ -113,31 +103,14 @@ class Benchmark(Generic[Config, Summary]):
         """The document's HTML page (:class:`~divergent.report.blocks.Page`)."""
         if not self.page:
             raise InvalidArgument(f"--html: a {self.title} run has no HTML report")
-        return _imported(self.page)(document, **options)
+        return imported(self.page)(document, **options)
 
     def report(self, store: Store, run: RunRecord) -> dict[str, Any]:
         """A stored run's results document (nothing runs)."""
         return self.document(self.summarize(store, run))
 
 
-def benchmark_named(name: str) -> Benchmark[Any, Any]:
-    """The benchmark registered as ``name``."""
-    dotted = BENCHMARKS.get(name)
-    if dotted is None:
-        raise InvalidArgument(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
-    return _imported(dotted)
-
-
-def benchmark_of_run(kind: str) -> Benchmark[Any, Any] | None:
-    """The benchmark whose runs are stored as ``kind`` (a :class:`~divergent.store.RunRecord`'s
-    kind), or None for a run of no benchmark (a check, a diff)."""
-    for name in BENCHMARKS:
-        benchmark = benchmark_named(name)
-        if kind in benchmark.kinds:
-            return benchmark
-    return None
-
-
-def _imported(dotted: str) -> Any:
+def imported(dotted: str) -> Any:
+    """The attribute ``module:attribute`` names (its module imported now)."""
     module_name, _, attribute = dotted.partition(":")
     return getattr(importlib.import_module(module_name), attribute)

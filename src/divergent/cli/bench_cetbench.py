@@ -166,8 +166,8 @@ def run(options: CetOptions, output: Output, where: Where, model: ModelAccess) -
 
 
 def _show(console: Console, store: Any, references: Sequence[str], output: Output) -> None:
-    from divergent.bench.benchmark import benchmark_of_run
     from divergent.bench.cetbench.generation import CETBENCH_GENERATION
+    from divergent.cli.benchmarks import benchmark_of_run
     from divergent.errors import InvalidArgument
 
     record = single_run(store, references, "CETBench")

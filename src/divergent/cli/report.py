@@ -88,7 +88,7 @@ def report_command(
 
 def stored_page(store: Any, record: Any) -> tuple[Any, dict[str, Any] | None]:
     """The HTML page of a stored run, and its JSON document when it has one."""
-    from divergent.bench.benchmark import benchmark_of_run
+    from divergent.cli.benchmarks import benchmark_of_run
     from divergent.errors import InvalidArgument
     from divergent.report.html import check_page, cluster_page, probegen_page
 
