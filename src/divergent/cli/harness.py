@@ -115,7 +115,8 @@ class _Outputs(OptionGroup):
 
     @property
     def html_file(self) -> Path | None:
-        return getattr(self, "html", None)
+        """The page asked for with ``--html`` (None: no page, or a command without one)."""
+        return None
 
     def check(self) -> None:
         """Before any work: the output files can be written and stdout can take the result (a typo,
@@ -155,6 +156,10 @@ class Output(_Outputs):
     html: HtmlOpt = None
     quiet: QuietOpt = False
     db: StoreOpt = None
+
+    @property
+    def html_file(self) -> Path | None:
+        return self.html
 
 
 @dataclass(frozen=True)
