@@ -23,7 +23,7 @@ from divergent.cli.harness import (
     single_run,
     work,
 )
-from divergent.cli.llm_options import ModelAccess
+from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelAccess, ModelOpt, ReplayOpt
 from divergent.cli.option_groups import OptionGroup, with_option_groups
 
 incoherence_app = harness_group(
@@ -89,20 +89,35 @@ class StudyOptions(OptionGroup):
 
 
 @dataclass(frozen=True)
-class LiveModel(ModelAccess):
-    """The model to sample the programs from (in place of recorded samples), and its temperature."""
+class LiveModel(OptionGroup):
+    """The model to sample the programs from (in place of recorded samples), and its temperature: the
+    model options (:class:`ModelAccess`) with ``--temperature`` after ``--model``."""
 
+    panel = "Language model"
+
+    model: ModelOpt = None
     temperature: Annotated[
         float | None,
         typer.Option("--temperature", help="Live sampling: the model's temperature (default 0.6, as in the paper).",
                      rich_help_panel="Language model"),
     ] = None
+    base_url: BaseUrlOpt = None
+    api_key_env: ApiKeyEnvOpt = None
+    llm_config: LLMConfigOpt = None
+    replay: ReplayOpt = False
+
+    def client(self) -> Any:
+        return self.access().client()
+
+    def access(self) -> ModelAccess:
+        """These options as the model options every command shares."""
+        return ModelAccess(self.model, self.base_url, self.api_key_env, self.llm_config, self.replay)
 
     def source(self, samples: str | None, models: str | None) -> Any:
         """An LLMCandidates when the programs are to be sampled live, None for recorded samples."""
         from divergent.errors import InvalidArgument
 
-        given = self.flags_given()
+        given = self.access().flags_given()
         if self.temperature is not None:
             given.insert(1 if self.model is not None else 0, "--temperature")
         if samples:
