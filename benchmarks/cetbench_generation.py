@@ -36,8 +36,9 @@ SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared"
 RESULTS = ROOT / "benchmarks" / "results" / "cetbench_generation.jsonl"
 os.environ.setdefault("DIVERGENT_BENCH_DATA", str(SHARED / "data" / "difftrust"))
 
+from divergent.bench.benchmark import Workbench  # noqa: E402
 from divergent.bench.cetbench.generate import GeneratorSettings  # noqa: E402
-from divergent.bench.cetbench.generation import generate_pairs, generation_parameters  # noqa: E402
+from divergent.bench.cetbench.generation import GenerationConfig, generate_pairs, generation_parameters  # noqa: E402
 from divergent.bench.cetbench.pairs import load_material  # noqa: E402
 from divergent.executors.base import ThreadExecutor  # noqa: E402
 from divergent.store import Store  # noqa: E402
@@ -80,8 +81,9 @@ def main() -> None:
         def progress(state: Any) -> None:
             print(f"  {state.done}/{state.total} positions done, {time.monotonic() - started:.1f} s", flush=True)
 
-        generation = generate_pairs(store, list(tasks), samples, settings, parameters, Path(scratch) / "pairs.jsonl",
-                                    on_progress=progress, executor=ThreadExecutor(options.jobs))
+        generation = generate_pairs(GenerationConfig(list(tasks), samples, settings, parameters,
+                                                     Path(scratch) / "pairs.jsonl"),
+                                    Workbench(store, ThreadExecutor(options.jobs), on_progress=progress))
         wall = time.monotonic() - started
         units = list(store.units(generation.run.id))
     cpu = [after - before for after, before in zip(_cpu_seconds(), cpu_before, strict=True)]

@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from divergent.bench.benchmark import Workbench
 from divergent.bench.binary import Confusion, percent
 from divergent.bench.equibench.data import Category, Pair, load_equibench, load_exemplars
 from divergent.bench.equibench.execution import ExecutionSettings, execute_pair
@@ -120,8 +121,8 @@ def cetbench_execution(pairs_file: Path, budget: float) -> dict:
     from divergent.store import Store
 
     with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "store.sqlite3") as store:
-        run, _, _ = run_cetbench(CetConfig(pairs=str(pairs_file), judge=JudgeKind.EXECUTION, originals=True,
-                                           budget=budget), store)
+        run = run_cetbench(CetConfig(pairs=str(pairs_file), judge=JudgeKind.EXECUTION, originals=True,
+                                     budget=budget), Workbench(store)).run
         document = summary_json(summarize(store, run))
     return {"benchmark": "cetbench-execution", "budget": budget, "perturbed": document["summary"]["perturbed"],
             "originals": document["summary"]["originals"]}

@@ -38,6 +38,7 @@ SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared"
 RESULTS = ROOT / "benchmarks" / "results" / "executors.jsonl"
 os.environ.setdefault("DIVERGENT_BENCH_DATA", str(SHARED / "data" / "difftrust"))
 
+from divergent.bench.benchmark import Workbench  # noqa: E402
 from divergent.executors.base import Executor, ThreadExecutor  # noqa: E402
 from divergent.store import Store  # noqa: E402
 
@@ -58,7 +59,7 @@ def equibench(options: argparse.Namespace) -> Workload:
     def work(store: Store, executor: Executor, scratch: Path, budget: float) -> int:
         config = EquiBenchConfig(data="exemplars", categories=tuple(Category), judge=JudgeKind.EXECUTION,
                                  execution=ExecutionSettings(budget=budget, x86_inputs=128))
-        _, progress, _ = run_equibench(config, store, data=EquiBenchData(pairs=pairs), executor=executor)
+        progress = run_equibench(config, Workbench(store, executor), data=EquiBenchData(pairs=pairs)).progress
         return progress.total
 
     return work
@@ -66,7 +67,7 @@ def equibench(options: argparse.Namespace) -> Workload:
 
 def cetbench_generate(options: argparse.Namespace) -> Workload:
     from divergent.bench.cetbench.generate import GeneratorSettings
-    from divergent.bench.cetbench.generation import generate_pairs, generation_parameters
+    from divergent.bench.cetbench.generation import GenerationConfig, generate_pairs, generation_parameters
     from divergent.bench.cetbench.pairs import load_material
 
     tasks, samples = load_material("humaneval")
@@ -74,8 +75,8 @@ def cetbench_generate(options: argparse.Namespace) -> Workload:
     parameters = generation_parameters("humaneval", None, 5, None, settings)
 
     def work(store: Store, executor: Executor, scratch: Path, budget: float) -> int:
-        made = generate_pairs(store, list(tasks), samples, settings, parameters, scratch / "pairs.jsonl",
-                              executor=executor)
+        made = generate_pairs(GenerationConfig(list(tasks), samples, settings, parameters, scratch / "pairs.jsonl"),
+                              Workbench(store, executor))
         (ROOT / "build").mkdir(exist_ok=True)
         (ROOT / "build" / "executors-pairs.jsonl").write_text((scratch / "pairs.jsonl").read_text())
         return made.progress.total
@@ -92,7 +93,7 @@ def cetbench_run(options: argparse.Namespace) -> Workload:
         if not pairs.is_file():
             raise SystemExit("cetbench-run judges the pairs cetbench-generate made: run that workload first")
         config = CetConfig(pairs=str(pairs), judge=JudgeKind.EXECUTION, budget=budget, originals=True)
-        _, progress, _ = run_cetbench(config, store, executor=executor)
+        progress = run_cetbench(config, Workbench(store, executor)).progress
         return progress.total
 
     return work
@@ -101,7 +102,7 @@ def cetbench_run(options: argparse.Namespace) -> Workload:
 def refute(options: argparse.Namespace) -> Workload:
     from divergent.bench.refute.dataset import load_refute
     from divergent.bench.refute.execution import SandboxRunner
-    from divergent.bench.refute.run import run_refute
+    from divergent.bench.refute.run import RefuteConfig, run_refute
     from divergent.bench.refute.strategies import STRATEGIES, Context
 
     data = load_refute(ROOT / "examples" / "refute" / "corpus.jsonl")
@@ -111,10 +112,10 @@ def refute(options: argparse.Namespace) -> Workload:
         # one build cache for every run: each measures the searches, not the compilers
         context = Context(runner=SandboxRunner(build_cache=str(builds)), search_seconds=budget)
         try:
-            result = run_refute(store, data, [STRATEGIES["divergent"]], context, digest="corpus", executor=executor)
+            result = run_refute(RefuteConfig(data, [STRATEGIES["divergent"]], context, "corpus"), Workbench(store, executor))
         finally:
             context.runner.close()
-        return result.progress["divergent"].total
+        return result.by_strategy["divergent"].total
 
     return work
 
@@ -126,7 +127,7 @@ def incoherence(options: argparse.Namespace) -> Workload:
                          models=(("gpt_4o", 0.6), ("ministral_8b", 0.6)), m=10, n=200, limit_tasks=options.tasks)
 
     def work(store: Store, executor: Executor, scratch: Path, budget: float) -> int:
-        _, progress = run_study(config, store, executor=executor)
+        progress = run_study(config, Workbench(store, executor)).progress
         return progress.total
 
     return work

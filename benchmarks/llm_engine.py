@@ -42,7 +42,7 @@ from divergent.llm.config import LLMSettings  # noqa: E402
 from divergent.load import load_implementation  # noqa: E402
 from divergent.probegen.session import ProbeGenSession  # noqa: E402
 from divergent.probegen.strategies import max_calls  # noqa: E402
-from divergent.records import Signature  # noqa: E402
+from divergent.programs import Signature  # noqa: E402
 from scripted_openai import Received, ScriptedOpenAI  # noqa: E402
 from suite import Pair, load_pairs, parse_pair_names  # noqa: E402
 

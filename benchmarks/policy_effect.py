@@ -19,6 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from divergent.bench.benchmark import Workbench
+from divergent.executors.base import ThreadExecutor
 from divergent.incoherence.metrics import aggregate
 from divergent.incoherence.run import Validity
 from divergent.incoherence.study import StudyConfig, run_study, summarize
@@ -42,7 +44,7 @@ def main() -> None:
                 validity=validity, compat=compat, limit_tasks=options.limit_tasks, task_budget=options.task_budget,
             )
             started = time.monotonic()
-            run, _ = run_study(config, store, jobs=options.jobs)
+            run = run_study(config, Workbench(store, ThreadExecutor(options.jobs))).run
             print(f"{compat:9} run {run.short_id}: {time.monotonic() - started:.0f} s this invocation")
             summaries[compat] = {s.model: s for s in summarize(store, run).models}
     print(f"{'model':24} tasks  err compat default   diff | inc compat default   diff | det compat default   diff")

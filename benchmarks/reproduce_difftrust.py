@@ -34,7 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from divergent.bench.benchmark import Workbench
 from divergent.datasets.jsonl import default_data_dir
+from divergent.executors.base import ThreadExecutor
 from divergent.incoherence.difftrust import aggregate_paper, paper_task_results
 from divergent.incoherence.inputs import InputMode
 from divergent.incoherence.metrics import aggregate, ranking_agreement
@@ -141,7 +143,7 @@ def main() -> None:
     )
     started = time.monotonic()
     with Store(options.db) as store:
-        run, _ = run_study(config, store, jobs=options.jobs)
+        run = run_study(config, Workbench(store, ThreadExecutor(options.jobs))).run
         seconds = time.monotonic() - started
         summary = summarize(store, run)
         store_units = store.units(run.id)

@@ -35,6 +35,7 @@ RESULTS = ROOT / "benchmarks" / "results" / "selfconsistency.jsonl"
 SAMPLES = {"humaneval": DATA / "candidates_HumanEval.jsonl.gz", "mbpp": DATA / "candidates_MBPP_dev.jsonl.gz"}
 os.environ.setdefault("DIVERGENT_BENCH_DATA", str(DATA))
 
+from divergent.bench.benchmark import Workbench  # noqa: E402
 from divergent.bench.selfconsistency.run import SelfConsistencyConfig, run_selfconsistency, summarize  # noqa: E402
 from divergent.bench.selfconsistency.solve import ClusterSettings  # noqa: E402
 from divergent.datasets import parse_model_spec  # noqa: E402
@@ -46,7 +47,8 @@ def timed(config: SelfConsistencyConfig, executor: Executor) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="selfconsistency-") as scratch, \
             Store(Path(scratch) / "store.db") as store:
         started = time.monotonic()
-        record, progress = run_selfconsistency(config, store, executor=executor)
+        worked = run_selfconsistency(config, Workbench(store, executor))
+        record, progress = worked.run, worked.progress
         seconds = time.monotonic() - started
         (score,) = summarize(store, record).models
     return {"seconds": round(seconds, 2), "tasks": score.tasks, "scored": score.scored, "failed": progress.failed,

@@ -146,6 +146,7 @@ INCOHERENCE_SAMPLES = {
 
 def incoherence_document(directory: Path) -> dict:
     """A real study of two recorded "models" on three small tasks."""
+    from divergent.bench.benchmark import Workbench
     from divergent.incoherence.study import StudyConfig, run_study, summarize, summary_json
     from divergent.store import Store
 
@@ -159,7 +160,7 @@ def incoherence_document(directory: Path) -> dict:
                 (samples / model / task_dir / f"{i}.py").write_text(source)
     config = StudyConfig(tasks=str(tasks), samples=str(samples), m=3, n=60, timeout=1.0)
     with Store(directory / "store.db") as store:
-        run, _ = run_study(config, store)
+        run = run_study(config, Workbench(store)).run
         return summary_json(summarize(store, run))
 
 
@@ -298,7 +299,7 @@ def equibench_document(directory: Path) -> dict:
                 result["llm"] = _votes(right=(i + len(category)) % 4 != 0, truth=truth, index=i)
                 result.update(prediction=result["llm"]["prediction"], decided_by="llm")
             results.append((f"{category}/{i}", result))
-    store, run = _stored_results(directory, "bench-equibench", config.parameters("scripted-judge", None), results)
+    store, run = _stored_results(directory, "bench-equibench", config.parameters("scripted-judge"), results)
     with store:
         return summary_json(summarize(store, run))
 

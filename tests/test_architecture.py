@@ -123,15 +123,9 @@ FOLDER_LAYERS: dict[str, int] = {
     "cli": 12, "__main__": 13,
 }
 
-#: TEMPORARY: imports that run back up (module -> module: whose work removes them). They are circles
-#: between folders that teammates are breaking now (issue 33): TK moves the presentation lookup and the
-#: options of programs into kinds/, TB moves the shared loop of incoherence and self-consistency down.
-#: An entry that no longer matches fails the folder test: after those merges, empty this list.
-TEMPORARY_UPWARD_IMPORTS: dict[str, str] = {
-    "bench.selfconsistency.run -> incoherence.jobs": "TB: bench <-> incoherence (the shared loop down)",
-    "bench.selfconsistency.run -> incoherence.run": "TB: bench <-> incoherence (the shared loop down)",
-    "bench.selfconsistency.solve -> incoherence.jobs": "TB: bench <-> incoherence (the shared loop down)",
-}
+#: TEMPORARY: imports that run back up while work in flight breaks a circle (module -> module: whose work
+#: removes it). Empty since issue 33's circles were broken; an entry that no longer matches fails the test.
+TEMPORARY_UPWARD_IMPORTS: dict[str, str] = {}
 
 
 def layer_of(name: str) -> int:
@@ -258,14 +252,9 @@ def test_every_package_says_what_is_inside_and_where_a_change_goes() -> None:
 # that are a kind's own (where such a branch is no branch) from the registry: nothing here is listed by
 # hand but the seams and the temporary entries below.
 
-#: TEMPORARY: branches on the kind in code teammates are reworking now (issue 33). TK: the CLI groups'
-#: kind lists and SearchFlags' per-kind fields (a kind owns its option groups), the report frame's
-#: kind test (one frame for every kind); TB: the two probes of a text input in the benchmarks. An entry
-#: that no longer matches fails the test: after those merges, empty this list.
-TEMPORARY_KIND_BRANCHES: dict[str, str] = {
-    "bench.refute.execution: getattr(..., 'text')": "TB: a text input's probe",
-    "bench.equibench.exec_programs: getattr(..., 'text')": "TB: a text input's probe",
-}
+#: TEMPORARY: branches on the kind in code being reworked (module: what -> whose work removes it). Empty
+#: since issue 33 gave kinds their options, one report frame and titles; a stale entry fails the test.
+TEMPORARY_KIND_BRANCHES: dict[str, str] = {}
 
 
 def branches_on_the_kind(among: Iterable[str] | None = None, vocabulary: rules.KindVocabulary | None = None
@@ -377,49 +366,31 @@ def test_the_kind_rule_fails_on_a_branch_in_the_search(monkeypatch: pytest.Monke
         assert len(offending(branches_on_the_kind(["search.loop"], probes_vocabulary()))) == 1, way
 
 
-# -- the first kind rule ---------------------------------------------------------------------------
-# Kept as it was so a test appended below this point (the command functions' parameters) merges
-# cleanly; the rules above supersede it (they see everything it sees). Remove it after that merge.
-def kind_classes() -> frozenset[str]:
-    return rules.kind_vocabulary().classes
+def test_no_command_function_takes_more_than_eight_parameters() -> None:
+    """A command takes its flags as records (option groups, divergent.cli.option_groups), not one
+    parameter per flag: no function of the command line that is a command (decorated with
+    ``.command``/``.callback``, or handed to ``.command(...)`` or ``with_option_groups``) takes more
+    than eight parameters. The rule checks itself on a probe first."""
 
+    def commands(source: str) -> dict[str, int]:
+        tree = ast.parse(source)
+        handed = {arg.id for node in ast.walk(tree) if isinstance(node, ast.Call)
+                  and any(word in ast.unparse(node.func) for word in (".command", "with_option_groups"))
+                  for arg in node.args if isinstance(arg, ast.Name)}
+        found = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (node.name in handed or any(
+                    word in ast.unparse(d) for d in node.decorator_list for word in (".command", ".callback"))):
+                args = node.args
+                found[node.name] = len([a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+                                        if a.arg not in ("self", "cls")])
+        return found
 
-def _names(node: ast.AST) -> set[str]:
-    if isinstance(node, ast.Name):
-        return {node.id}
-    if isinstance(node, ast.Attribute):
-        return {node.attr}
-    if isinstance(node, ast.Tuple):
-        return set().union(*(_names(element) for element in node.elts))
-    if isinstance(node, ast.BinOp):
-        return _names(node.left) | _names(node.right)
-    return set()
-
-
-def kind_branches(path: Path, classes: frozenset[str]) -> list[str]:
-    """Where a module asks which kind of program it holds: ``isinstance`` (or ``type(...) is``)
-    against a kind's classes, or ``services is None`` (the services of text kinds, or none: the way
-    the search once told whole programs from functions, ``programs is None``)."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass") \
-                and len(node.args) == 2 and _names(node.args[1]) & classes:
-            found.append(f"line {node.lineno}: {node.func.id}(..., {', '.join(sorted(_names(node.args[1]) & classes))})")
-        elif isinstance(node, ast.Compare) and len(node.ops) == 1:
-            left, right = node.left, node.comparators[0]
-            if isinstance(node.ops[0], ast.Is | ast.IsNot) and isinstance(right, ast.Constant) and right.value is None \
-                    and _names(left) & {"programs", "services"} and isinstance(left, ast.Name | ast.Attribute):
-                found.append(f"line {node.lineno}: {' '.join(sorted(_names(left)))} is None")
-            if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "type" \
-                    and _names(right) & classes:
-                found.append(f"line {node.lineno}: type(...) is {', '.join(sorted(_names(right) & classes))}")
-    return found
-
-
-def test_the_rule_sees_a_branch_on_the_kind(tmp_path: Path) -> None:
-    module = tmp_path / "branchy.py"
-    module.write_text("def f(item, context):\n    if isinstance(item, TextInput):\n        return 1\n"
-                      "    if context.services is None:\n        return 2\n    if self.programs is not None:\n"
-                      "        return 3\n    return type(item) is Input\n")
-    assert [branch.split(":")[1].strip() for branch in kind_branches(module, kind_classes())] == [
-        "isinstance(..., TextInput)", "services is None", "programs is None", "type(...) is Input"]
+    probe = ("@app.command('x')\ndef wide(a, b, c, d, e, f, g, h, i): ...\n"
+             "def nested(a, b, c, d, e, f, g, h, i): ...\ngroup.command('y')(with_option_groups(nested))\n"
+             "@app.command('z')\n@with_option_groups\ndef narrow(path, flags): ...\n"
+             "def helper(a, b, c, d, e, f, g, h, i): ...\n")
+    assert commands(probe) == {"wide": 9, "nested": 9, "narrow": 2}
+    wide = {f"cli/{path.name}:{name}": count for path in sorted((PACKAGE / "cli").glob("*.py"))
+            for name, count in commands(path.read_text()).items() if count > 8}
+    assert not wide, f"commands with more than 8 parameters (take an option group instead): {wide}"

@@ -12,13 +12,19 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from divergent.bench.benchmark import Workbench
 from divergent.bench.cetbench.generate import GeneratorSettings
-from divergent.bench.cetbench.generation import PositionSolver, generate_pairs, generation_parameters
+from divergent.bench.cetbench.generation import (
+    GenerationConfig,
+    PositionSolver,
+    generate_pairs,
+    generation_parameters,
+)
 from divergent.bench.cetbench.run import CetConfig, CetJudge
 from divergent.bench.equibench.run import EquiBenchConfig, PairJudge
 from divergent.bench.refute.dataset import load_refute
 from divergent.bench.refute.execution import SandboxRunner
-from divergent.bench.refute.run import AttemptSolver, run_refute
+from divergent.bench.refute.run import AttemptSolver, RefuteConfig, run_refute
 from divergent.bench.refute.strategies import STRATEGIES, Context
 from divergent.cli import app
 from divergent.executors.base import ThreadExecutor
@@ -120,8 +126,8 @@ def test_refute_on_ray_runs_each_attempt_in_a_worker_s_own_sandbox(ray_cluster: 
     python = [task.problem_id for task in data.tasks if task.wrong_language.startswith("Python")][:2]
     context = Context(runner=SandboxRunner(build_cache=str(tmp_path / "builds")), search_seconds=4.0)
     with Store(tmp_path / "runs.db") as store, RayExecutor() as executor:
-        result = run_refute(store, data, [STRATEGIES["divergent"]], context, digest="d", problems=python,
-                            executor=executor)
+        result = run_refute(RefuteConfig(data, [STRATEGIES["divergent"]], context, "d", problems=python),
+                            Workbench(store, executor))
         assert result.stopped is None and [task.problem_id for task in result.tasks] == python
         units = store.units(result.runs["divergent"].id)
     assert sorted(unit.key for unit in units) == [f"{pid}/0" for pid in sorted(python)]
@@ -135,8 +141,8 @@ def test_cetbench_generation_on_ray_makes_the_threads_pairs(ray_cluster: str, tm
     made = {}
     for name, executor in (("threads", ThreadExecutor(2)), ("ray", RayExecutor())):
         with Store(tmp_path / f"{name}.db") as store, executor if name == "ray" else _same(executor) as workers:
-            generation = generate_pairs(store, list(TASKS), SAMPLES, settings, parameters, tmp_path / f"{name}.jsonl",
-                                        executor=workers)
+            generation = generate_pairs(GenerationConfig(list(TASKS), SAMPLES, settings, parameters,
+                                                         tmp_path / f"{name}.jsonl"), Workbench(store, workers))
         made[name] = [{k: v for k, v in pair.items() if k != "seconds"} for pair in generation.pairs]
         written = [json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
         assert [pair["index"] for pair in written] == sorted(pair["index"] for pair in written)

@@ -16,15 +16,15 @@ import pytest
 from typer.testing import CliRunner
 
 from divergent import __version__
+from divergent.bench.benchmark import Workbench
 from divergent.bench.selfconsistency.run import SelfConsistencyConfig, run_selfconsistency, summarize
 from divergent.bench.selfconsistency.solve import ClusterSettings, SampleClusterer, cluster_samples
 from divergent.cli import app
 from divergent.datasets import Candidate, load_candidates, load_tasks
+from divergent.datasets.jobs import JobPayload, TaskJob
 from divergent.errors import InvalidArgument
 from divergent.executors.base import ThreadExecutor
 from divergent.executors.ray_cluster import decode, run_item
-from divergent.incoherence.jobs import JobPayload
-from divergent.incoherence.run import TaskJob
 from divergent.store import Store
 from stored_runs import interrupt_after_first_unit, stored_units
 
@@ -261,12 +261,13 @@ def test_an_interrupted_run_resumes_without_redoing_finished_tasks(tmp_path: Pat
 
     with Store(tmp_path / "runs.db") as store:
         with pytest.raises(KeyboardInterrupt):
-            run_selfconsistency(config, store, executor=Recording(1), on_progress=stop_after_the_first)
+            run_selfconsistency(config, Workbench(store, Recording(1), on_progress=stop_after_the_first))
         (interrupted,) = store.list_runs("bench-selfconsistency")
         assert interrupted.status == "interrupted" and worked == ["toy@0.5/S/0"]
         first = {unit.key: unit.result for unit in store.units(interrupted.id)}
         worked.clear()
-        record, progress = run_selfconsistency(config, store, executor=Recording(2))
+        worked_ = run_selfconsistency(config, Workbench(store, Recording(2)))
+        record, progress = worked_.run, worked_.progress
         assert record.id == interrupted.id and record.status == "finished"
         assert sorted(worked) == ["toy@0.5/S/1", "toy@0.5/S/2"] and progress.resumed == 1
         units = {unit.key: unit.result for unit in store.units(record.id)}

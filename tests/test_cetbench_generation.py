@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from divergent.bench.benchmark import Workbench
 from divergent.bench.cetbench.generate import GeneratorSettings
-from divergent.bench.cetbench.generation import generate_pairs, generation_parameters
+from divergent.bench.cetbench.generation import GenerationConfig, generate_pairs, generation_parameters
 from divergent.bench.cetbench.validate import (
     OverBudget,
     VersionTester,
@@ -60,7 +61,7 @@ def test_a_pair_past_its_budget_is_skipped_counted_stored_and_not_retried(tmp_pa
     parameters = generation_parameters("slow", None, 5, None, settings)
     reason = "over the per-pair budget (0.5 s)"
     with Store(tmp_path / "runs.db") as store:
-        generation = generate_pairs(store, list(SLOW), {}, settings, parameters, tmp_path / "pairs.jsonl")
+        generation = generate_pairs(GenerationConfig(list(SLOW), {}, settings, parameters, tmp_path / "pairs.jsonl"), Workbench(store))
         units = store.units(generation.run.id)
         assert generation.pairs == [] and generation.made_now == 0
         assert dict(generation.stats.skipped) == {reason: 3} and generation.stats.dropped == 0
@@ -69,7 +70,7 @@ def test_a_pair_past_its_budget_is_skipped_counted_stored_and_not_retried(tmp_pa
         # the budget holds: a test run stops at the deadline, not after the task's every test
         assert all(unit.seconds < 0.5 + 2.0 for unit in units)
         started = time.monotonic()
-        again = generate_pairs(store, list(SLOW), {}, settings, parameters, tmp_path / "pairs.jsonl")
+        again = generate_pairs(GenerationConfig(list(SLOW), {}, settings, parameters, tmp_path / "pairs.jsonl"), Workbench(store))
         assert again.run.id == generation.run.id and again.progress.resumed == 3 and again.made_now == 0
         assert dict(again.stats.skipped) == {reason: 3}
         assert time.monotonic() - started < 5.0  # nothing ran again
@@ -88,7 +89,8 @@ def test_an_interrupted_generation_resumes_to_the_same_pairs(tmp_path: Path) -> 
     settings = GeneratorSettings(count=3, seed=5, k_max=1, check_executions=200, timeout=1.0)
     parameters = generation_parameters("fast", None, 5, None, settings)
     with Store(tmp_path / "whole.db") as store:
-        whole = generate_pairs(store, list(FAST), FAST_SAMPLES, settings, parameters, tmp_path / "whole.jsonl")
+        whole = generate_pairs(GenerationConfig(list(FAST), FAST_SAMPLES, settings, parameters, tmp_path / "whole.jsonl"),
+                               Workbench(store))
     assert whole.pairs and whole.stats.skipped == {}
 
     def stop_after_the_first(progress: ItemProgress) -> None:
@@ -97,9 +99,10 @@ def test_an_interrupted_generation_resumes_to_the_same_pairs(tmp_path: Path) -> 
 
     with Store(tmp_path / "split.db") as store:
         with pytest.raises(KeyboardInterrupt):
-            generate_pairs(store, list(FAST), FAST_SAMPLES, settings, parameters, tmp_path / "split.jsonl",
-                           on_progress=stop_after_the_first)
-        resumed = generate_pairs(store, list(FAST), FAST_SAMPLES, settings, parameters, tmp_path / "split.jsonl")
+            generate_pairs(GenerationConfig(list(FAST), FAST_SAMPLES, settings, parameters, tmp_path / "split.jsonl"),
+                           Workbench(store, on_progress=stop_after_the_first))
+        resumed = generate_pairs(GenerationConfig(list(FAST), FAST_SAMPLES, settings, parameters, tmp_path / "split.jsonl"),
+                                 Workbench(store))
     assert resumed.progress.resumed == 1 and resumed.progress.total == 3
 
     def without_seconds(pairs: list[dict]) -> list[dict]:

@@ -333,6 +333,7 @@ def test_quiet_text_counts_with_separators_and_cluster_quiet_prints_no_box(tmp_p
 
 
 def test_selfconsistency_limit_counts_tasks_with_samples(tmp_path: Path) -> None:
+    from divergent.bench.benchmark import Workbench
     from divergent.bench.selfconsistency.run import SelfConsistencyConfig, run_selfconsistency
     from divergent.bench.selfconsistency.solve import ClusterSettings
 
@@ -348,7 +349,7 @@ def test_selfconsistency_limit_counts_tasks_with_samples(tmp_path: Path) -> None
     config = SelfConsistencyConfig(tasks=str(tasks), samples=str(tmp_path / "samples"), m=2, limit_tasks=1,
                                    settings=ClusterSettings(budget=2, engines=("seeds", "mutation")))
     with Store(tmp_path / "s.sqlite3") as store:
-        record, _ = run_selfconsistency(config, store)
+        record = run_selfconsistency(config, Workbench(store)).run
         assert [unit.key for unit in store.units(record.id)] == ["toy@0.5/T/1"]
 
 

@@ -160,6 +160,7 @@ def test_a_task_over_its_budget_is_left_out_and_the_others_are_measured(tmp_path
 
 
 def test_the_study_counts_each_unit_once(tmp_path: Path) -> None:
+    from divergent.bench.benchmark import Workbench
     from divergent.incoherence.study import StudyConfig, run_study
     from divergent.store import Store
 
@@ -167,8 +168,8 @@ def test_the_study_counts_each_unit_once(tmp_path: Path) -> None:
     config = StudyConfig(tasks=str(tasks), samples=str(samples), m=3, n=10, timeout=0.5, limit_tasks=1)
     seen = []
     with Store(tmp_path / "s.db") as store:
-        _, progress = run_study(config, store, on_progress=lambda p: seen.append((p.done, p.total)))
+        progress = run_study(config, Workbench(store, on_progress=lambda p: seen.append((p.done, p.total)))).progress
         assert (progress.total, progress.done, progress.resumed) == (1, 1, 0)
         assert seen[0] == (0, 1) and seen[-1] == (1, 1)
-        _, again = run_study(config, store)
+        again = run_study(config, Workbench(store)).progress
         assert (again.total, again.done, again.resumed) == (1, 1, 1)

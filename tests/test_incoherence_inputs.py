@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from divergent.datasets import Candidate, Task, load_tasks
+from divergent.datasets.jobs import TaskJob
 from divergent.incoherence.inputs import GEN_D, STACKED_MUTATIONS, GenD, InputMode, generate_inputs
 from divergent.incoherence.metrics import task_metrics
-from divergent.incoherence.run import TaskJob, Validity, run_task
+from divergent.incoherence.run import Validity, run_task
 from divergent.incoherence.study import StudyConfig
 from divergent.policy import DEFAULT_POLICY
 from divergent.preconditions import conforms

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from divergent.datasets import Candidate, load_candidates_jsonl, load_tasks
+from divergent.datasets.jobs import TaskJob
 from divergent.datasets.jsonl import default_data_dir
 from divergent.incoherence.difftrust import paper_task_results
 from divergent.incoherence.inputs import InputMode
 from divergent.incoherence.metrics import task_metrics
-from divergent.incoherence.run import TaskJob, Validity, run_task
+from divergent.incoherence.run import Validity, run_task
 from divergent.incoherence.study import StudyConfig
 from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.limits import Limits

@@ -16,11 +16,11 @@ import pytest
 
 from divergent import __version__
 from divergent.datasets import Candidate, Task
+from divergent.datasets.jobs import JobPayload, TaskJob
 from divergent.errors import InvalidArgument
 from divergent.executors.base import Finished
 from divergent.executors.ray_cluster import INSTALL_HINT, RayExecutor, check_reachable, decode, run_item
-from divergent.incoherence.jobs import JobPayload, TaskMeasurer
-from divergent.incoherence.run import TaskJob, UnitResult, Validity, run_task
+from divergent.incoherence.run import TaskMeasurer, UnitResult, Validity, run_task
 from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.limits import Limits
 from stored_runs import interrupt_after_first_unit, stored_units

@@ -13,14 +13,16 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from divergent.bench.benchmark import Workbench
 from divergent.bench.common import write_results
 from divergent.bench.refute.dataset import PYTHON, RefuteData, task_from_record
 from divergent.bench.refute.evaluate import Rules, Status, evaluate_input, evaluate_printer
 from divergent.bench.refute.execution import CodeRun, RunKind, SearchResult, Source
 from divergent.bench.refute.report import overlap, render_tables, results_document, summarize_strategy
-from divergent.bench.refute.run import run_refute
+from divergent.bench.refute.run import RefuteConfig, run_refute
 from divergent.bench.refute.strategies import STRATEGIES, Context, parse_strategies
 from divergent.errors import InvalidArgument
+from divergent.executors.base import ThreadExecutor
 from divergent.llm.client import LLMClient
 from divergent.llm.config import LLMSettings
 from divergent.store import Store
@@ -292,7 +294,8 @@ def test_a_run_is_stored_resumed_reported_and_a_rerun_asks_nothing(
     openai_server.responder = lambda request: submit(PRINT_7)
     strategies = parse_strategies("zero-shot,divergent")
     with Store(tmp_path / "runs.db") as store:
-        result = run_refute(store, data, strategies, context(fake, chat), digest="d1", attempts=2, jobs=2)
+        result = run_refute(RefuteConfig(data, strategies, context(fake, chat), "d1", attempts=2),
+                            Workbench(store, ThreadExecutor(2)))
         assert result.skipped == [("T3", "no build for the wrong code's language 'Kotlin'")]
         assert len(openai_server.chat_requests) == 4
         document = results_document(store, result, model="scripted", parameters={})
@@ -303,12 +306,12 @@ def test_a_run_is_stored_resumed_reported_and_a_rerun_asks_nothing(
         assert summary["overlap"]["pairwise"]["zero-shot"]["divergent"] == 2
         assert summary["overlap"]["only"] == {"zero-shot": [], "divergent": []}
         assert len(document["items"]) == 8 and document["usage"]["calls"] == 4
-        again = run_refute(store, data, strategies, context(fake, chat), digest="d1", attempts=2)
+        again = run_refute(RefuteConfig(data, strategies, context(fake, chat), "d1", attempts=2), Workbench(store))
         assert len(openai_server.chat_requests) == 4  # everything was stored: nothing is asked again
         assert {n: r.id for n, r in again.runs.items()} == {n: r.id for n, r in result.runs.items()}
-        assert all(p.resumed == 4 for p in again.progress.values())
-        more = run_refute(store, data, strategies[:1], context(fake, chat), digest="d1", attempts=3)
-        assert len(openai_server.chat_requests) == 6 and more.progress["zero-shot"].resumed == 4
+        assert all(p.resumed == 4 for p in again.by_strategy.values())
+        more = run_refute(RefuteConfig(data, strategies[:1], context(fake, chat), "d1", attempts=3), Workbench(store))
+        assert len(openai_server.chat_requests) == 6 and more.by_strategy["zero-shot"].resumed == 4
         console = Console(record=True, width=200)
         render_tables([document], console)
         text = console.export_text()
@@ -326,14 +329,15 @@ def _record(task) -> dict[str, object]:
 
 def test_a_model_strategy_without_a_model_is_refused_before_anything_runs(tmp_path: Path) -> None:
     with Store(tmp_path / "runs.db") as store, pytest.raises(InvalidArgument, match="needs a model"):
-        run_refute(store, RefuteData(tasks=[TASK]), parse_strategies("divergent,agent"), context(runner()), digest="d")
+        run_refute(RefuteConfig(RefuteData(tasks=[TASK]), parse_strategies("divergent,agent"), context(runner()), "d"),
+                   Workbench(store))
 
 
 def test_a_dead_endpoint_stops_the_run(llm_home: Path, tmp_path: Path) -> None:
     settings = LLMSettings(model="scripted", base_url="http://127.0.0.1:9/v1", max_retries=0, timeout=2.0)
     with LLMClient(settings, store=llm_home / "store.db") as dead, Store(tmp_path / "runs.db") as store:
-        result = run_refute(store, RefuteData(tasks=[TASK]), parse_strategies("zero-shot,few-shot"),
-                            context(runner(), dead), digest="d")
+        result = run_refute(RefuteConfig(RefuteData(tasks=[TASK]), parse_strategies("zero-shot,few-shot"),
+                                         context(runner(), dead), "d"), Workbench(store))
     assert result.stopped and "zero-shot" in result.stopped and "few-shot" not in result.runs
 
 

@@ -78,6 +78,8 @@ class ItemProgress:
     failed: int = 0
     seconds: float = 0.0
     messages: list[str] = field(default_factory=list)
+    #: what is being worked on, when a run has parts (a strategy's name)
+    label: str = ""
 
 
 @dataclass(frozen=True)

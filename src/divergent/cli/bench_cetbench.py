@@ -4,6 +4,7 @@ samples (Algorithm 1), and judges scored on them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,117 +12,92 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from divergent.cli.application import input_errors, make_console
+from divergent.cli.application import input_errors
 from divergent.cli.bench import bench_app
 from divergent.cli.harness import (
-    AddressOpt,
-    ExecutorOpt,
-    HtmlOpt,
-    IsolationOpt,
-    JobsOpt,
-    JsonOpt,
-    QuietOpt,
+    GenerateOutput,
+    Output,
     StoredRuns,
-    StoreOpt,
+    Where,
     add_stored_run_commands,
-    check_outputs,
-    executor_settings,
     harness_group,
-    interrupted,
-    item_progress,
-    no_model_flags,
-    open_store,
-    prints_json,
+    judge_models,
     single_run,
     usage_line,
-    write_outputs,
+    work,
 )
-from divergent.cli.llm_options import (
-    ApiKeyEnvOpt,
-    BaseUrlOpt,
-    LLMConfigOpt,
-    ModelOpt,
-    ReplayOpt,
-    chat_model_from_options,
-)
+from divergent.cli.llm_options import ModelAccess
+from divergent.cli.option_groups import OptionGroup, with_option_groups
 
 cetbench_app = harness_group("CETBench: equivalence under simple perturbations (generate pairs, judge them).")
 bench_app.add_typer(cetbench_app, name="cetbench")
 
 
-@cetbench_app.command("generate")
-def generate(
-    tasks: Annotated[str, typer.Option("--tasks", help="humaneval, mbpp, a tasks file, or a DIR with tasks.jsonl.")],
-    out: Annotated[Path, typer.Option("--out", help="The pairs file to write (JSON lines).", metavar="FILE")],
+@dataclass(frozen=True)
+class GenerateOptions(OptionGroup):
+    """What CETBench's pairs are made from, and how (Algorithm 1)."""
+
+    tasks: Annotated[str, typer.Option("--tasks", help="humaneval, mbpp, a tasks file, or a DIR with tasks.jsonl.")]
+    out: Annotated[Path, typer.Option("--out", help="The pairs file to write (JSON lines).", metavar="FILE")]
     samples: Annotated[
         str | None, typer.Option("--samples", help="Recorded samples (default: the DiffTrust files for humaneval/mbpp).")
-    ] = None,
-    count: Annotated[int, typer.Option("--count", min=1, help="Pairs to make.")] = 400,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the schedule and of every random choice.")] = 1,
-    k_max: Annotated[int, typer.Option("--k-max", min=1, max=20, help="Most perturbations per pair.")] = 5,
-    max_tries: Annotated[int, typer.Option("--max-tries", min=1, help="Tries per step.")] = 5,
+    ] = None
+    count: Annotated[int, typer.Option("--count", min=1, help="Pairs to make.")] = 400
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the schedule and of every random choice.")] = 1
+    k_max: Annotated[int, typer.Option("--k-max", min=1, max=20, help="Most perturbations per pair.")] = 5
+    max_tries: Annotated[int, typer.Option("--max-tries", min=1, help="Tries per step.")] = 5
     check_executions: Annotated[
         int, typer.Option("--check-executions", min=10, help="divergent's budget per preserving step (executions).")
-    ] = 2000,
-    per_task: Annotated[int, typer.Option("--per-task", min=1, help="Recorded samples per model and task.")] = 5,
-    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", min=2, help="Only the first N tasks.")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per test run.")] = 1.0,
+    ] = 2000
+    per_task: Annotated[int, typer.Option("--per-task", min=1, help="Recorded samples per model and task.")] = 5
+    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", min=2, help="Only the first N tasks.")] = None
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per test run.")] = 1.0
     pair_budget: Annotated[float, typer.Option(
         "--pair-budget", min=0.0, help="Seconds per pair; a pair past it is skipped (counted, stored). 0: no limit.")
-    ] = 30.0,
+    ] = 30.0
     force: Annotated[bool, typer.Option("--force", help="Start again (a new stored run, a new --out) instead of "
-                                        "resuming.")] = False,
-    as_json: JsonOpt = None,
-    quiet: QuietOpt = False,
-    db: StoreOpt = None,
-    jobs: JobsOpt = None,
-    executor: ExecutorOpt = "threads",
-    address: AddressOpt = None,
-    isolation: IsolationOpt = None,
-) -> None:
+                                        "resuming.")] = False
+
+    def config(self, isolation: str | None) -> Any:
+        """The generation's :class:`~divergent.bench.cetbench.generation.GenerationConfig` (the tasks and
+        their samples read: none is an input error)."""
+        from divergent.bench.cetbench.generate import GeneratorSettings
+        from divergent.bench.cetbench.generation import GenerationConfig, generation_parameters
+        from divergent.bench.cetbench.pairs import load_material
+        from divergent.errors import InvalidArgument
+
+        settings = GeneratorSettings(count=self.count, seed=self.seed, k_max=self.k_max, max_tries=self.max_tries,
+                                     check_executions=self.check_executions, timeout=self.timeout,
+                                     isolation=isolation, pair_budget=self.pair_budget or None)
+        task_set, by_task = load_material(self.tasks, self.samples, per_task=self.per_task,
+                                          limit_tasks=self.limit_tasks)
+        if not any(by_task.values()):  # pairs are made from samples: without any, nothing would be made
+            where = f"in {self.samples}" if self.samples else "(give --samples FILE: recorded samples, JSON lines)"
+            raise InvalidArgument(f"no recorded samples for the tasks of {self.tasks} {where}; CETBench pairs are "
+                                  "made from them")
+        parameters = generation_parameters(self.tasks, self.samples, self.per_task, self.limit_tasks, settings)
+        return GenerationConfig(list(task_set), by_task, settings, parameters, self.out, fresh=self.force)
+
+
+@cetbench_app.command("generate")
+@with_option_groups
+def generate(options: GenerateOptions, output: GenerateOutput, where: Where) -> None:
     """Make CETBench pairs (stored one by one: the same command resumes an interrupted run) and write
     them to --out."""
-    from divergent.bench.cetbench.generate import GeneratorSettings
-    from divergent.bench.cetbench.generation import generate_pairs, generation_parameters
-    from divergent.bench.cetbench.pairs import load_material
-    from divergent.executors.settings import open_executor
+    from divergent.bench.cetbench.generation import CETBENCH_GENERATION
+    from divergent.cli.outputs import check_output_paths
 
-    notes = make_console(stderr=True, quiet=quiet)
-    with input_errors(prints_json(as_json)):
-        check_outputs(as_json, None)
-        from divergent.cli.outputs import check_output_paths
-
+    out = options.out
+    with input_errors(output.prints_json):
+        output.check()
         check_output_paths(("--out", out))
-        where = executor_settings(executor, address, jobs)
-        settings = GeneratorSettings(count=count, seed=seed, k_max=k_max, max_tries=max_tries,
-                                     check_executions=check_executions, timeout=timeout, isolation=isolation,
-                                     pair_budget=pair_budget or None)
-        task_set, by_task = load_material(tasks, samples, per_task=per_task, limit_tasks=limit_tasks)
-        if not any(by_task.values()):  # pairs are made from samples: without any, nothing would be made
-            from divergent.errors import InvalidArgument
-
-            where = f"in {samples}" if samples else "(give --samples FILE: recorded samples, JSON lines)"
-            raise InvalidArgument(f"no recorded samples for the tasks of {tasks} {where}; CETBench pairs are made "
-                                  "from them")
-        parameters = generation_parameters(tasks, samples, per_task, limit_tasks, settings)
-        with open_store(db) as store:
-            try:
-                with open_executor(where) as workers, item_progress(notes, "CETBench pairs", quiet=quiet) as update:
-                    generation = generate_pairs(store, list(task_set), by_task, settings, parameters, out,
-                                                fresh=force, executor=workers, on_progress=update)
-            except KeyboardInterrupt:
-                raise interrupted(f"the pairs made so far are stored (and in {out})") from None
-        document = _generation_document(generation, tasks)
-        if not prints_json(as_json):
-            _render_generation(make_console(), generation, out, len(task_set), sum(map(len, by_task.values())))
-        write_outputs(document, as_json, None, None, quiet=quiet)
-
-
-def _generation_document(generation: Any, tasks: str) -> dict[str, Any]:
-    from divergent.bench.common import results_envelope
-
-    return results_envelope("cetbench-generate", generation.run, summary={"tasks": tasks, **generation.stats.as_dict()},
-                            items=[{"key": pair["pair_id"], **pair} for pair in generation.pairs])
+        config = options.config(where.isolation)
+        generation = work(CETBENCH_GENERATION, config, output, where, label="CETBench pairs",
+                          kept=f"the pairs made so far are stored (and in {out})").worked
+        if not output.prints_json:
+            _render_generation(output.console(), generation, out, len(config.tasks),
+                               sum(map(len, config.samples.values())))
+        output.write(CETBENCH_GENERATION.document(generation))
 
 
 def _render_generation(console: Console, generation: Any, out: Path, tasks: int, samples: int) -> None:
@@ -145,92 +121,69 @@ def _render_generation(console: Console, generation: Any, out: Path, tasks: int,
         console.print(f"  {count:5d}  {reason}", soft_wrap=True)
 
 
-@cetbench_app.command("run")
-def run(
+@dataclass(frozen=True)
+class CetOptions(OptionGroup):
+    """CETBench's own options: the pairs, the judge and how it is asked."""
+
     pairs: Annotated[Path, typer.Option("--pairs", help="A pairs file from `cetbench generate` (JSON lines).",
-                                        metavar="FILE")],
-    judge: Annotated[str, typer.Option("--judge", help="llm, execution (no model) or hybrid.")] = "llm",
-    prompt: Annotated[str, typer.Option("--prompt", help="basic or cot.")] = "basic",
-    samples: Annotated[int, typer.Option("--samples", min=1, help="Answers per pair; majority vote.")] = 1,
+                                        metavar="FILE")]
+    judge: Annotated[str, typer.Option("--judge", help="llm, execution (no model) or hybrid.")] = "llm"
+    prompt: Annotated[str, typer.Option("--prompt", help="basic or cot.")] = "basic"
+    samples: Annotated[int, typer.Option("--samples", min=1, help="Answers per pair; majority vote.")] = 1
     temperature: Annotated[float | None, typer.Option(
-        "--temperature", help="Default: 0 for one sample, 1 for several.")] = None,
-    max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1, help="Token limit per answer.")] = None,
-    originals: Annotated[bool, typer.Option("--originals", help="Judge the unperturbed pairs too.")] = False,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N pairs.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the search and of tie-breaking coins.")] = 0,
-    budget: Annotated[float, typer.Option("--budget", min=0.1, help="Execution: seconds per pair.")] = 5.0,
-    as_json: JsonOpt = None,
-    html: HtmlOpt = None,
-    quiet: QuietOpt = False,
-    db: StoreOpt = None,
-    jobs: JobsOpt = None,
-    executor: ExecutorOpt = "threads",
-    address: AddressOpt = None,
-    isolation: IsolationOpt = None,
-    model: ModelOpt = None,
-    base_url: BaseUrlOpt = None,
-    api_key_env: ApiKeyEnvOpt = None,
-    llm_config: LLMConfigOpt = None,
-    replay: ReplayOpt = False,
-) -> None:
+        "--temperature", help="Default: 0 for one sample, 1 for several.")] = None
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1, help="Token limit per answer.")] = None
+    originals: Annotated[bool, typer.Option("--originals", help="Judge the unperturbed pairs too.")] = False
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N pairs.")] = None
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the search and of tie-breaking coins.")] = 0
+    budget: Annotated[float, typer.Option("--budget", min=0.1, help="Execution: seconds per pair.")] = 5.0
+
+    def config(self, isolation: str | None) -> Any:
+        """The run's :class:`~divergent.bench.cetbench.run.CetConfig`."""
+        from divergent.bench.cetbench.run import CetConfig, CetPrompt
+        from divergent.bench.equibench.run import JudgeKind
+
+        return CetConfig(pairs=str(self.pairs), judge=JudgeKind.parse(self.judge), prompt=CetPrompt.parse(self.prompt),
+                         samples=self.samples, temperature=self.temperature, max_tokens=self.max_tokens,
+                         seed=self.seed, limit=self.limit, originals=self.originals, budget=self.budget,
+                         isolation=isolation)
+
+
+@cetbench_app.command("run")
+@with_option_groups
+def run(options: CetOptions, output: Output, where: Where, model: ModelAccess) -> None:
     """Judge CETBench pairs (or resume the stored run with the same options) and print the paper's metrics."""
-    from divergent.bench.cetbench.run import CetConfig, CetPrompt, run_cetbench, summarize
-    from divergent.bench.equibench.run import JudgeKind
-    from divergent.errors import InvalidArgument
-    from divergent.executors.settings import open_executor
+    from divergent.bench.cetbench.run import CETBENCH
 
-    notes = make_console(stderr=True, quiet=quiet)
-    chat = None
-    with input_errors(prints_json(as_json)):
-        check_outputs(as_json, html)
-        where = executor_settings(executor, address, jobs)
-        judge_kind = JudgeKind.parse(judge)
-        config = CetConfig(pairs=str(pairs), judge=judge_kind, prompt=CetPrompt.parse(prompt), samples=samples,
-                           temperature=temperature, max_tokens=max_tokens, seed=seed, limit=limit,
-                           originals=originals, budget=budget, isolation=isolation)
-        if not judge_kind.needs_model:
-            no_model_flags("--judge execution (or use --judge hybrid)", model=model, base_url=base_url,
-                           replay=replay, api_key_env=api_key_env, llm_config=llm_config)
-        with open_store(db) as store:
-            if judge_kind.needs_model:
-                chat = chat_model_from_options(model, base_url, api_key_env, llm_config, replay, store=store)
-                if chat is None:
-                    raise InvalidArgument(f"--judge {judge_kind.value} needs a model: give --model (or --judge "
-                                          "execution)")
-            try:
-                with open_executor(where) as workers, item_progress(notes, "CETBench", quiet=quiet) as update:
-                    record, _progress, bad_lines = run_cetbench(config, store, chat=chat, executor=workers,
-                                                                on_progress=update)
-            except KeyboardInterrupt:
-                raise interrupted("judged pairs are stored") from None
-            finally:
-                if chat is not None:
-                    chat.close()
-            summary = summarize(store, record)
-        if bad_lines:
-            notes.print(f"[yellow]{bad_lines} line(s) of {pairs} could not be used[/yellow]")
-        render_cetbench(make_console(quiet=prints_json(as_json)), summary, as_json, html,
-                        price_known=chat.price_known if chat is not None else True, quiet=quiet)
+    with input_errors(output.prints_json):
+        output.check()
+        config = options.config(where.isolation)
+        models = judge_models(model, config.judge)
+        ran = work(CETBENCH, config, output, where, label="CETBench", kept="judged pairs are stored", models=models)
+        for note in ran.worked.notes:
+            output.notes().print(f"[yellow]{note}[/yellow]")
+        render_cetbench(output.console(), ran.summary, output, price_known=ran.price_known)
 
 
-def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,
-          quiet: bool) -> None:
-    from divergent.bench.cetbench.generation import GENERATION_KIND, stored_generation
-    from divergent.bench.cetbench.run import summarize
+def _show(console: Console, store: Any, references: Sequence[str], output: Output) -> None:
+    from divergent.bench.cetbench.generation import CETBENCH_GENERATION
+    from divergent.cli.benchmarks import benchmark_of_run
     from divergent.errors import InvalidArgument
 
     record = single_run(store, references, "CETBench")
-    if record.kind == GENERATION_KIND:
-        generation = stored_generation(store, record)
-        if html is not None:
-            raise InvalidArgument("--html: a generation run has no HTML report (judge its pairs with `run`)")
-        console.print(f"generation run {record.short_id} ({record.status}) of {record.parameters.get('tasks')}, "
-                      f"seed {record.parameters.get('seed')}:", soft_wrap=True)
-        _render_generation(console, generation, Path("(the store)"), 0, 0)
-        write_outputs(_generation_document(generation, str(record.parameters.get("tasks"))), as_json, None, None,
-                      quiet=quiet)
+    benchmark = benchmark_of_run(record.kind)
+    if benchmark is None or not benchmark.name.startswith("cetbench"):
+        raise InvalidArgument(f"run {record.short_id} is a {record.kind} run, not a CETBench run")
+    summary = benchmark.summarize(store, record)
+    if benchmark is not CETBENCH_GENERATION:
+        render_cetbench(console, summary, output)
         return
-    render_cetbench(console, summarize(store, record), as_json, html, quiet=quiet)
+    if output.html is not None:
+        raise InvalidArgument("--html: a generation run has no HTML report (judge its pairs with `run`)")
+    console.print(f"generation run {record.short_id} ({record.status}) of {record.parameters.get('tasks')}, "
+                  f"seed {record.parameters.get('seed')}:", soft_wrap=True)
+    _render_generation(console, summary, Path("(the store)"), 0, 0)
+    output.write(CETBENCH_GENERATION.document(summary))
 
 
 def _row(record: Any) -> tuple[str, ...]:
@@ -247,14 +200,12 @@ add_stored_run_commands(cetbench_app, StoredRuns(
 ))
 
 
-def render_cetbench(console: Console, summary: Any, as_json: Path | None, html: Path | None = None, *,
-                    price_known: bool = True, quiet: bool = False) -> None:
+def render_cetbench(console: Console, summary: Any, output: Output, *, price_known: bool = True) -> None:
     """The paper's Table 2 (accuracy per category and flag, then Avg, W-Avg and the F1 scores: one
     block per row when the terminal is narrower than the table); the results file and the HTML page
     when asked."""
     from divergent.bench.binary import percent
-    from divergent.bench.cetbench.html import cetbench_page
-    from divergent.bench.cetbench.run import CATEGORY_ORDER, summary_json
+    from divergent.bench.cetbench.run import CATEGORY_ORDER, CETBENCH
     from divergent.report.tables import fitted
 
     parameters = summary.run.parameters
@@ -297,6 +248,4 @@ def render_cetbench(console: Console, summary: Any, as_json: Path | None, html: 
         console.print("usage: " + usage_line(perturbed.usage.as_dict(), price_known))
     if summary.errors:
         console.print(f"[yellow]{len(summary.errors)} item(s) failed (see --json)[/yellow]")
-    write_outputs(summary_json(summary), as_json, html,
-                  lambda document: cetbench_page(document, price_known=price_known), quiet=quiet,
-                  again=f"divergent bench cetbench show {summary.run.short_id}")
+    output.deliver(CETBENCH, summary, "divergent bench cetbench", price_known=price_known)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,29 +14,18 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from divergent.cli.application import input_errors, make_console
+from divergent.cli.application import input_errors
 from divergent.cli.bench import bench_app
 from divergent.cli.harness import (
-    AddressOpt,
-    ExecutorOpt,
-    HtmlOpt,
-    IsolationOpt,
-    JobsOpt,
-    JsonOpt,
-    QuietOpt,
+    Output,
     StoredRuns,
-    StoreOpt,
+    Where,
     add_stored_run_commands,
-    check_outputs,
-    executor_settings,
     harness_group,
-    interrupted,
-    item_progress,
-    open_store,
-    prints_json,
     single_run,
-    write_outputs,
+    work,
 )
+from divergent.cli.option_groups import OptionGroup, with_option_groups
 
 selfconsistency_app = harness_group(
     "Semantic self-consistency on recorded LLM samples: cluster each task's samples by behaviour, pick the "
@@ -43,68 +33,66 @@ selfconsistency_app = harness_group(
 bench_app.add_typer(selfconsistency_app, name="selfconsistency")
 
 
-@selfconsistency_app.command("run")
-def run(
-    tasks: Annotated[str, typer.Option("--tasks", help="humaneval, mbpp, mbpp-full, or a tasks .jsonl file.")],
+@dataclass(frozen=True)
+class SelfConsistencyOptions(OptionGroup):
+    """The tasks, their recorded samples, and how each task's samples are clustered."""
+
+    tasks: Annotated[str, typer.Option("--tasks", help="humaneval, mbpp, mbpp-full, or a tasks .jsonl file.")]
     samples: Annotated[
         Path, typer.Option("--samples", help="Recorded samples (.jsonl[.gz]) or a directory of files per task.")
-    ],
+    ]
     models: Annotated[
         str | None, typer.Option("--models", help="Comma-separated model@temperature (default: every one in --samples).")
-    ] = None,
-    m: Annotated[int, typer.Option("-m", help="Samples per task (the first m by index).", min=2)] = 10,
-    budget: Annotated[float, typer.Option("--budget", help="Seconds of search per task's samples.", min=0.1)] = 5.0,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per call and per reference test.")] = 2.0,
+    ] = None
+    m: Annotated[int, typer.Option("-m", help="Samples per task (the first m by index).", min=2)] = 10
+    budget: Annotated[float, typer.Option("--budget", help="Seconds of search per task's samples.", min=0.1)] = 5.0
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per call and per reference test.")] = 2.0
     engines: Annotated[
         str | None, typer.Option("--engines", help="Comma-separated engines (default: the portfolio without a model).")
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the search.")] = 0,
-    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", min=1, help="Only the first N tasks that have 2 or more samples (tasks without are not counted).")] = None,
-    as_json: JsonOpt = None,
-    html: HtmlOpt = None,
-    quiet: QuietOpt = False,
-    db: StoreOpt = None,
-    jobs: JobsOpt = None,
-    executor: ExecutorOpt = "threads",
-    address: AddressOpt = None,
-    isolation: IsolationOpt = None,
-) -> None:
+    ] = None
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the search.")] = 0
+    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", min=1, help="Only the first N tasks that have 2 or more samples (tasks without are not counted).")] = None
+
+    def config(self, isolation: str | None) -> Any:
+        """The run's :class:`~divergent.bench.selfconsistency.run.SelfConsistencyConfig`."""
+        from divergent.bench.selfconsistency.run import SelfConsistencyConfig
+        from divergent.bench.selfconsistency.solve import ClusterSettings
+        from divergent.datasets import parse_model_specs
+
+        chosen = tuple(name.strip() for name in self.engines.split(",") if name.strip()) if self.engines else None
+        return SelfConsistencyConfig(
+            tasks=self.tasks, samples=str(self.samples), models=parse_model_specs(self.models), m=self.m,
+            limit_tasks=self.limit_tasks,
+            settings=ClusterSettings(budget=self.budget, seed=self.seed, timeout=self.timeout, engines=chosen,
+                                     isolation=isolation),
+        )
+
+
+@selfconsistency_app.command("run")
+@with_option_groups
+def run(options: SelfConsistencyOptions, output: Output, where: Where) -> None:
     """Cluster each task's samples, pick the largest class, score it on the task's tests (or resume the
     stored run with the same options)."""
-    from divergent.bench.selfconsistency.run import SelfConsistencyConfig, run_selfconsistency, summarize
-    from divergent.bench.selfconsistency.solve import ClusterSettings
-    from divergent.executors.settings import open_executor
-    from divergent.incoherence.study import model_specs
+    from divergent.bench.selfconsistency.run import SELFCONSISTENCY
 
-    notes = make_console(stderr=True, quiet=quiet)
-    with input_errors(prints_json(as_json)):
-        check_outputs(as_json, html)
-        where = executor_settings(executor, address, jobs)  # before anything is stored
-        chosen = tuple(name.strip() for name in engines.split(",") if name.strip()) if engines else None
-        config = SelfConsistencyConfig(
-            tasks=tasks, samples=str(samples), models=model_specs(models), m=m, limit_tasks=limit_tasks,
-            settings=ClusterSettings(budget=budget, seed=seed, timeout=timeout, engines=chosen, isolation=isolation),
-        )
-        with open_store(db) as store, open_executor(where) as workers, \
-                item_progress(notes, "tasks (model × task)", quiet=quiet) as update:
-            try:
-                record, progress = run_selfconsistency(config, store, executor=workers, on_progress=update)
-            except KeyboardInterrupt:
-                raise interrupted("finished tasks are stored") from None
-            summary = summarize(store, record)
+    notes = output.notes()
+    with input_errors(output.prints_json):
+        output.check()
+        config = options.config(where.isolation)
+        ran = work(SELFCONSISTENCY, config, output, where, label="tasks (model × task)", kept="finished tasks are stored")
+        record, progress = ran.worked.run, ran.worked.progress
         if progress.resumed:
             notes.print(f"[dim]{progress.resumed} task(s) from the stored run {record.short_id} (resumed)[/dim]")
-        render_selfconsistency(make_console(quiet=prints_json(as_json)), summary, as_json, html, quiet=quiet)
+        render_selfconsistency(output.console(), ran.summary, output)
     for message in progress.messages[:20]:
         notes.print(Text(f"  {message}", style="yellow"), soft_wrap=True)  # may quote an endpoint: never markup
 
 
-def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,
-          quiet: bool) -> None:
+def _show(console: Console, store: Any, references: Sequence[str], output: Output) -> None:
     from divergent.bench.selfconsistency.run import summarize
 
     record = single_run(store, references, "self-consistency")
-    render_selfconsistency(console, summarize(store, record), as_json, html, quiet=quiet)
+    render_selfconsistency(console, summarize(store, record), output)
 
 
 def _row(record: Any) -> tuple[str, ...]:
@@ -122,11 +110,9 @@ def _percent(value: float | None) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}"
 
 
-def render_selfconsistency(console: Console, summary: Any, as_json: Path | None, html: Path | None = None, *,
-                           quiet: bool = False) -> None:
+def render_selfconsistency(console: Console, summary: Any, output: Output) -> None:
     """The table per model; the results file and the HTML page when asked."""
-    from divergent.bench.selfconsistency.html import selfconsistency_page
-    from divergent.bench.selfconsistency.run import summary_json
+    from divergent.bench.selfconsistency.run import SELFCONSISTENCY
     from divergent.report.tables import fitted
 
     table = Table(title=f"self-consistency run {summary.run.short_id} ({summary.run.status}): pass@1 %")
@@ -149,5 +135,4 @@ def render_selfconsistency(console: Console, summary: Any, as_json: Path | None,
                   "they may lump samples nobody told apart[/dim]")
     if summary.errors:
         console.print(f"[yellow]{len(summary.errors)} task(s) could not be clustered (see --json)[/yellow]")
-    write_outputs(summary_json(summary), as_json, html, selfconsistency_page, quiet=quiet,
-                  again=f"divergent bench selfconsistency show {summary.run.short_id}")
+    output.deliver(SELFCONSISTENCY, summary, "divergent bench selfconsistency")

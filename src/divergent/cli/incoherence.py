@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
@@ -15,27 +15,16 @@ from rich.text import Text
 
 from divergent.cli.application import app, input_errors, make_console
 from divergent.cli.harness import (
-    AddressOpt,
-    ExecutorOpt,
-    HtmlOpt,
-    IsolationOpt,
-    JobsOpt,
-    JsonOpt,
-    QuietOpt,
+    Output,
     StoredRuns,
-    StoreOpt,
+    Where,
     add_stored_run_commands,
-    check_outputs,
-    executor_settings,
     harness_group,
-    interrupted,
-    item_progress,
-    open_store,
-    prints_json,
     single_run,
-    write_outputs,
+    work,
 )
-from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelOpt, ReplayOpt
+from divergent.cli.llm_options import ApiKeyEnvOpt, BaseUrlOpt, LLMConfigOpt, ModelAccess, ModelOpt, ReplayOpt
+from divergent.cli.option_groups import OptionGroup, with_option_groups
 
 incoherence_app = harness_group(
     "Incoherence of LLM samples (DiffTrust): error and incoherence per task, per model.",
@@ -44,97 +33,135 @@ incoherence_app = harness_group(
 app.add_typer(incoherence_app, name="incoherence")
 
 
-@incoherence_app.command("run")
-def run(
-    tasks: Annotated[str, typer.Option("--tasks", help="humaneval, mbpp, or a tasks .jsonl file.")],
+@dataclass(frozen=True)
+class StudyOptions(OptionGroup):
+    """The tasks, their samples, and how they are measured (Gen(d), validity, comparison, limits)."""
+
+    tasks: Annotated[str, typer.Option("--tasks", help="humaneval, mbpp, or a tasks .jsonl file.")]
     samples: Annotated[
         str | None, typer.Option("--samples", help="Recorded samples (.jsonl[.gz]) or a directory of files per task.")
-    ] = None,
-    models: Annotated[str | None, typer.Option("--models", help="Comma-separated model@temperature.")] = None,
-    m: Annotated[int, typer.Option("-m", help="Samples per task.", min=2)] = 10,
-    n: Annotated[int, typer.Option("-n", help="Inputs per task.", min=1)] = 1000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of Gen(d) and of the metrics' tie-breaking.")] = 0,
+    ] = None
+    models: Annotated[str | None, typer.Option("--models", help="Comma-separated model@temperature.")] = None
+    m: Annotated[int, typer.Option("-m", help="Samples per task.", min=2)] = 10
+    n: Annotated[int, typer.Option("-n", help="Inputs per task.", min=1)] = 1000
+    seed: Annotated[int, typer.Option("--seed", help="Seed of Gen(d) and of the metrics' tie-breaking.")] = 0
     inputs: Annotated[
         str,
         typer.Option("--inputs", help="draws (n draws of Gen(d), repeats kept and run once) or distinct "
                      "(n different inputs)."),
-    ] = "draws",
+    ] = "draws"
     validity: Annotated[
         str,
         typer.Option("--validity", help="auto (gt-raises with --compat difftrust and on MBPP, else gt-timeout), "
                      "gt-timeout (drop inputs the ground truth times out on) or gt-raises (and those it raises on)."),
-    ] = "auto",
-    compat: Annotated[str, typer.Option("--compat", help="default or difftrust (the artifact's comparison).")] = "default",
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per call.")] = 2.0,
-    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N tasks.")] = None,
+    ] = "auto"
+    compat: Annotated[str, typer.Option("--compat", help="default or difftrust (the artifact's comparison).")] = "default"
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per call.")] = 2.0
+    limit_tasks: Annotated[int | None, typer.Option("--limit-tasks", help="Only the first N tasks.")] = None
     task_budget: Annotated[
         float | None,
         typer.Option("--task-budget", min=1.0,
                      help="Wall seconds per task (all models); a task over it is left out, as the artifact did."),
-    ] = None,
-    as_json: JsonOpt = None,
-    html: HtmlOpt = None,
-    quiet: QuietOpt = False,
-    db: StoreOpt = None,
-    jobs: JobsOpt = None,
-    executor: ExecutorOpt = "threads",
-    address: AddressOpt = None,
-    isolation: IsolationOpt = None,
-    model: ModelOpt = None,
+    ] = None
+
+    def config(self, isolation: str | None, live: Any) -> Any:
+        """The study's :class:`~divergent.incoherence.study.StudyConfig` (``live``: the model's
+        samples, or None for the recorded ones)."""
+        from divergent.datasets import parse_model_specs
+        from divergent.errors import InvalidArgument
+        from divergent.incoherence.inputs import InputMode
+        from divergent.incoherence.run import Validity
+        from divergent.incoherence.study import StudyConfig
+
+        try:
+            validity = Validity(self.validity)
+        except ValueError:
+            raise InvalidArgument(f"--validity {self.validity!r}: choose auto, gt-timeout or gt-raises") from None
+        try:
+            inputs = InputMode(self.inputs)
+        except ValueError:
+            raise InvalidArgument(f"--inputs {self.inputs!r}: choose draws or distinct") from None
+        return StudyConfig(
+            tasks=self.tasks, samples=self.samples or "", models=parse_model_specs(live.label if live else self.models),
+            m=self.m, n=self.n, seed=self.seed, validity=validity, compat=self.compat, timeout=self.timeout,
+            limit_tasks=self.limit_tasks, task_budget=self.task_budget, inputs=inputs, isolation=isolation, live=live,
+        )
+
+
+@dataclass(frozen=True)
+class LiveModel(OptionGroup):
+    """The model to sample the programs from (in place of recorded samples), and its temperature: the
+    model options (:class:`ModelAccess`) with ``--temperature`` after ``--model``."""
+
+    panel = "Language model"
+
+    model: ModelOpt = None
     temperature: Annotated[
         float | None,
         typer.Option("--temperature", help="Live sampling: the model's temperature (default 0.6, as in the paper).",
                      rich_help_panel="Language model"),
-    ] = None,
-    base_url: BaseUrlOpt = None,
-    api_key_env: ApiKeyEnvOpt = None,
-    llm_config: LLMConfigOpt = None,
-    replay: ReplayOpt = False,
-) -> None:
+    ] = None
+    base_url: BaseUrlOpt = None
+    api_key_env: ApiKeyEnvOpt = None
+    llm_config: LLMConfigOpt = None
+    replay: ReplayOpt = False
+
+    def client(self) -> Any:
+        return self.access().client()
+
+    def access(self) -> ModelAccess:
+        """These options as the model options every command shares."""
+        return ModelAccess(self.model, self.base_url, self.api_key_env, self.llm_config, self.replay)
+
+    def source(self, samples: str | None, models: str | None) -> Any:
+        """An LLMCandidates when the programs are to be sampled live, None for recorded samples."""
+        from divergent.errors import InvalidArgument
+
+        given = self.access().flags_given()
+        if self.temperature is not None:
+            given.insert(1 if self.model is not None else 0, "--temperature")
+        if samples:
+            if given:
+                raise InvalidArgument(f"--samples reads recorded programs; {', '.join(given)} is for sampling them "
+                                      "live: give one or the other")
+            return None
+        chat = self.client()
+        if chat is None:
+            if self.temperature is not None:
+                raise InvalidArgument("--temperature is for live sampling: give --model too")
+            return None
+        if models:
+            chat.close()
+            raise InvalidArgument("--models picks among recorded samples; with live sampling the model is --model")
+        from divergent.datasets.sampling import LLMCandidates
+
+        try:
+            return LLMCandidates(chat, 0.6 if self.temperature is None else self.temperature,
+                                 parallel=chat.settings.concurrency)
+        except InvalidArgument:
+            chat.close()
+            raise
+
+
+@incoherence_app.command("run")
+@with_option_groups
+def run(options: StudyOptions, output: Output, where: Where, model: LiveModel) -> None:
     """Run (or resume) a study: the samples of --samples, or sampled live from --model (m per task,
     cached)."""
-    console = make_console(quiet=prints_json(as_json))
-    notes = make_console(stderr=True, quiet=quiet)
-    with input_errors(prints_json(as_json)):
-        check_outputs(as_json, html)
-        live = _live_source(samples, models, model, temperature, base_url, api_key_env, llm_config, replay)
-        if not (samples or live):
-            from divergent.errors import InvalidArgument
+    from divergent.errors import InvalidArgument
+    from divergent.incoherence.study import INCOHERENCE
 
+    console = output.console()
+    with input_errors(output.prints_json):
+        output.check()
+        live = model.source(options.samples, options.models)
+        if not (options.samples or live):
             raise InvalidArgument("give --samples (recorded programs), or --model to sample them live")
-        from divergent.executors.settings import open_executor
-        from divergent.incoherence.inputs import InputMode
-        from divergent.incoherence.run import Validity
-        from divergent.incoherence.study import StudyConfig, model_specs, run_study, summarize
-
-        try:
-            validity_rule = Validity(validity)
-        except ValueError:
-            from divergent.errors import InvalidArgument
-
-            raise InvalidArgument(f"--validity {validity!r}: choose auto, gt-timeout or gt-raises") from None
-        try:
-            input_mode = InputMode(inputs)
-        except ValueError:
-            from divergent.errors import InvalidArgument
-
-            raise InvalidArgument(f"--inputs {inputs!r}: choose draws or distinct") from None
-        where = executor_settings(executor, address, jobs)  # before anything is stored
-        config = StudyConfig(
-            tasks=tasks, samples=samples or "", models=model_specs(live.label if live else models), m=m, n=n, seed=seed,
-            validity=validity_rule, compat=compat, timeout=timeout, limit_tasks=limit_tasks, task_budget=task_budget,
-            inputs=input_mode,
-        )
-        with open_store(db) as store, _sampling(console, live), open_executor(where) as workers, \
-                item_progress(notes, "units (model × task)", quiet=quiet) as update:
-            try:
-                record, progress = run_study(config, store, isolation=isolation, on_progress=update,
-                                             executor=workers, live=live)
-            except KeyboardInterrupt:
-                raise interrupted("finished units are stored") from None
-            summary = summarize(store, record)
-        _render(console, summary, as_json, html, quiet)
-    _report_skipped(notes, progress)
+        config = options.config(where.isolation, live)
+        with _sampling(console, live):
+            ran = work(INCOHERENCE, config, output, where, label="units (model × task)", kept="finished units are stored")
+        _render(console, ran.summary, output)
+    _report_skipped(output.notes(), ran.worked.progress)
 
 
 @incoherence_app.command("pac")
@@ -156,11 +183,10 @@ def _report_skipped(console: Console, progress: Any) -> None:
         console.print(Text(f"  {message}", style="yellow"), soft_wrap=True)  # may quote an endpoint: never markup
 
 
-def _show(console: Console, store: Any, references: Sequence[str], as_json: Path | None, html: Path | None,
-          quiet: bool) -> None:
+def _show(console: Console, store: Any, references: Sequence[str], output: Output) -> None:
     from divergent.incoherence.study import summarize
 
-    _render(console, summarize(store, single_run(store, references, "incoherence")), as_json, html, quiet)
+    _render(console, summarize(store, single_run(store, references, "incoherence")), output)
 
 
 def _row(record: Any) -> tuple[str, ...]:
@@ -194,10 +220,8 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
 
 
-def _render(console: Console, summary: Any, as_json: Path | None, html: Path | None = None,
-            quiet: bool = False) -> None:
-    from divergent.incoherence.study import summary_json
-    from divergent.report.html import incoherence_page
+def _render(console: Console, summary: Any, output: Output) -> None:
+    from divergent.incoherence.study import INCOHERENCE
     from divergent.report.tables import fitted
 
     table = Table(title=f"incoherence run {summary.run.short_id} ({summary.run.status})")
@@ -217,48 +241,7 @@ def _render(console: Console, summary: Any, as_json: Path | None, html: Path | N
         console.print(f"ranking agreement across models (Figure 1), Spearman: {_fmt(summary.ranking.ranking_spearman)}")
     if summary.failed_units:
         console.print(f"[yellow]{summary.failed_units} unit(s) could not be measured (see the store)[/yellow]")
-    write_outputs(summary_json(summary), as_json, html, incoherence_page, quiet=quiet,
-                  again=f"divergent incoherence show {summary.run.short_id}")
-
-
-def _live_source(
-    samples: str | None,
-    models: str | None,
-    model: str | None,
-    temperature: float | None,
-    base_url: str | None,
-    api_key_env: str | None,
-    llm_config: Path | None,
-    replay: bool,
-) -> Any:
-    """An LLMCandidates when the programs are to be sampled live, None for recorded samples."""
-    from divergent.errors import InvalidArgument
-
-    llm_flags = [flag for flag, value in (("--model", model), ("--temperature", temperature), ("--base-url", base_url),
-                                          ("--api-key-env", api_key_env), ("--llm-config", llm_config),
-                                          ("--replay", replay or None)) if value is not None]
-    if samples:
-        if llm_flags:
-            raise InvalidArgument(f"--samples reads recorded programs; {', '.join(llm_flags)} is for sampling them "
-                                  "live: give one or the other")
-        return None
-    from divergent.cli.llm_options import chat_model_from_options
-
-    chat = chat_model_from_options(model, base_url, api_key_env, llm_config, replay)
-    if chat is None:
-        if temperature is not None:
-            raise InvalidArgument("--temperature is for live sampling: give --model too")
-        return None
-    if models:
-        chat.close()
-        raise InvalidArgument("--models picks among recorded samples; with live sampling the model is --model")
-    from divergent.datasets.sampling import LLMCandidates
-
-    try:
-        return LLMCandidates(chat, 0.6 if temperature is None else temperature, parallel=chat.settings.concurrency)
-    except InvalidArgument:
-        chat.close()
-        raise
+    output.deliver(INCOHERENCE, summary, "divergent incoherence")
 
 
 @contextmanager

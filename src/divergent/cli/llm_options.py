@@ -1,11 +1,12 @@
-"""The language-model options every LLM-using command shares, the client they make, and the
-searching commands' group of them (:class:`ModelGroup`).
+"""The language-model options every LLM-using command shares, as one option group
+(:class:`ModelAccess`, :mod:`divergent.cli.option_groups`), the client they make, and the searching
+commands' group (:class:`ModelGroup`: model access and the search's model settings).
 
-A command declares them as parameters::
+A command takes the group as a parameter::
 
-    def check(..., model: ModelOpt = None, base_url: BaseUrlOpt = None, api_key_env: ApiKeyEnvOpt = None,
-              llm_config: LLMConfigOpt = None, replay: ReplayOpt = False) -> None:
-        chat = chat_model_from_options(model, base_url, api_key_env, llm_config, replay)
+    @with_option_groups
+    def sample(pairs: ..., model: ModelAccess) -> None:
+        chat = model.client()
 
 and gets an :class:`LLMClient`, or None when no model is configured anywhere (no LLM features).
 """
@@ -31,6 +32,7 @@ __all__ = [
     "ApiKeyEnvOpt",
     "BaseUrlOpt",
     "LLMConfigOpt",
+    "ModelAccess",
     "ModelGroup",
     "ModelOpt",
     "ReplayOpt",
@@ -131,11 +133,9 @@ def chat_model_from_options(
 
 
 @dataclass(frozen=True)
-class ModelGroup(OptionGroup):
-    """The searching commands' model options: model access (above), the task description, the
-    spurious-counterexample filter and ProbeGen's tree. It builds the engines' settings at once (a
-    bad strategy is an input error before anything starts) and opens the client last
-    (:meth:`connect`), once the programs are loaded."""
+class ModelAccess(OptionGroup):
+    """The model options every LLM-using command shares (above): which model, where, with which key
+    and config file, or only from the response cache."""
 
     panel = _PANEL
 
@@ -144,6 +144,34 @@ class ModelGroup(OptionGroup):
     api_key_env: ApiKeyEnvOpt = None
     llm_config: LLMConfigOpt = None
     replay: ReplayOpt = False
+
+    def client(self, *, store: Store | Path | None = None, model: str | None = None) -> LLMClient | None:
+        """The client these options ask for (``model``: another model at the same endpoint), or None
+        when no model is configured anywhere (:func:`chat_model_from_options`)."""
+        return chat_model_from_options(model or self.model, self.base_url, self.api_key_env, self.llm_config,
+                                       self.replay, store=store)
+
+    def flags_given(self) -> list[str]:
+        """The flags of this group given on the command line, as the user wrote them."""
+        return [flag for flag, value in (("--model", self.model), ("--base-url", self.base_url),
+                                         ("--api-key-env", self.api_key_env), ("--llm-config", self.llm_config),
+                                         ("--replay", self.replay or None)) if value is not None]
+
+    def refuse(self, why: str) -> None:
+        """An input error when any of these flags was given where no model is used (``why``: what
+        uses none)."""
+        given = self.flags_given()
+        if given:
+            raise InvalidArgument(f"{why} uses no model: drop {', '.join(given)}")
+
+
+@dataclass(frozen=True)
+class ModelGroup(ModelAccess):
+    """The searching commands' model options: model access (:class:`ModelAccess`), the task
+    description, the spurious-counterexample filter and ProbeGen's tree. It builds the engines'
+    settings at once (a bad strategy is an input error before anything starts) and opens the client
+    last (:meth:`connect`), once the programs are loaded."""
+
     spec: Annotated[Path | None, typer.Option(
         "--spec", metavar="FILE", help="Task description (text or markdown) for the LLM engine and the filter.")] = None
     no_filter: Annotated[bool, typer.Option(
@@ -170,7 +198,7 @@ class ModelGroup(OptionGroup):
     def connect(self, options: Any) -> Any:
         """``options`` with an open model client (the caller closes ``options.llm`` when done) and the
         spurious filter (unless ``--no-filter``); as they are when no model is configured."""
-        chat = chat_model_from_options(self.model, self.base_url, self.api_key_env, self.llm_config, self.replay)
+        chat = self.client()
         if chat is None:
             return options
         spurious_filter = None

@@ -213,6 +213,8 @@ def _parameters(group: type) -> tuple[inspect.Parameter, ...]:
         info = _option_info(group, field.name)
         if info is not None and info.rich_help_panel is None:
             info.rich_help_panel = group.panel
-        parameters.append(inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=field.default,
+        # (a field without a default is a required option)
+        default = inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
+        parameters.append(inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                             annotation=_hints(group)[field.name]))
     return tuple(parameters)

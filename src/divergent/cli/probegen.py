@@ -21,14 +21,8 @@ from rich.table import Table
 from rich.text import Text
 
 from divergent.cli.application import DivergentTyper, app, input_errors, make_console, stderr_console
-from divergent.cli.llm_options import (
-    ApiKeyEnvOpt,
-    BaseUrlOpt,
-    LLMConfigOpt,
-    ModelOpt,
-    ReplayOpt,
-    chat_model_from_options,
-)
+from divergent.cli.llm_options import ModelAccess
+from divergent.cli.option_groups import OptionGroup, with_option_groups
 from divergent.report.tables import fitted
 
 if TYPE_CHECKING:
@@ -41,29 +35,37 @@ probegen_app = DivergentTyper(
 app.add_typer(probegen_app, name="probegen")
 
 
-@probegen_app.command("analyze")
-def analyze_command(
-    locations: Annotated[list[Path], typer.Argument(help="Tree files or directories of them (*.json).")],
+@dataclass(frozen=True)
+class AnalyzeOptions(OptionGroup):
+    """Which strategies, up to which K and D, at which cost, and what is written."""
+
     strategies: Annotated[
         str, typer.Option("--strategies", "-s", help="all, or comma-separated: Full,Top,Decreasing,...")
-    ] = "all",
-    max_k: Annotated[int | None, typer.Option("--max-k", help="Largest K to evaluate (default: the trees').")] = None,
+    ] = "all"
+    max_k: Annotated[int | None, typer.Option("--max-k", help="Largest K to evaluate (default: the trees').")] = None
     max_depth: Annotated[
         int | None, typer.Option("--max-depth", help="Largest D to evaluate (default: the trees').")
-    ] = None,
+    ] = None
     cost: Annotated[
         str, typer.Option("--cost", help="Cost for the Pareto fronts: calls (most), expected_calls or tokens.")
-    ] = "calls",
-    plots: Annotated[Path | None, typer.Option("--plots", help="Write Figure 4-style plots (PNG, SVG) here.")] = None,
+    ] = "calls"
+    plots: Annotated[Path | None, typer.Option("--plots", help="Write Figure 4-style plots (PNG, SVG) here.")] = None
     as_json: Annotated[Path | None, typer.Option(
         "--json-file", metavar="FILE", help="Also write every point and front as JSON to FILE (- prints it on "
-        "stdout, as --json does).")] = None,
+        "stdout, as --json does).")] = None
     include_undisproved: Annotated[
         bool, typer.Option("--include-undisproved", help="Also average over trees where nothing differentiated.")
-    ] = False,
+    ] = False
     skip_malformed: Annotated[
         bool, typer.Option("--skip-malformed", help="Skip unreadable tree files (listed) instead of stopping.")
-    ] = False,
+    ] = False
+
+
+@probegen_app.command("analyze")
+@with_option_groups
+def analyze_command(
+    locations: Annotated[list[Path], typer.Argument(help="Tree files or directories of them (*.json).")],
+    options: AnalyzeOptions,
 ) -> None:
     """Estimate each strategy's probability of success for every K and D the trees allow."""
     from divergent.cli.outputs import Delivery, check_output_paths
@@ -71,15 +73,16 @@ def analyze_command(
     from divergent.probegen.plots import plot_analysis
     from divergent.probegen.strategies import parse_strategies
 
+    as_json, plots = options.as_json, options.plots
     on_stdout = as_json is not None and str(as_json) == "-"
     console = make_console(quiet=on_stdout)
     with input_errors(on_stdout):
         check_output_paths(("--json-file", as_json))
-        chosen = parse_strategies(strategies)
-        loaded = load_trees(locations, skip_malformed=skip_malformed)
+        chosen = parse_strategies(options.strategies)
+        loaded = load_trees(locations, skip_malformed=options.skip_malformed)
         analysis = analyze(
-            loaded.trees, chosen, max_k=max_k, max_depth=max_depth, cost_measure=cost,
-            include_undisproved=include_undisproved,
+            loaded.trees, chosen, max_k=options.max_k, max_depth=options.max_depth, cost_measure=options.cost,
+            include_undisproved=options.include_undisproved,
         )
         for file, reason in loaded.skipped:
             console.print(Text(f"skipped {file}: {reason}", style="yellow"))
@@ -165,29 +168,33 @@ def costs_command(
     make_console().print(fitted(table))
 
 
+@dataclass(frozen=True)
+class SampleOptions(OptionGroup):
+    """Where the trees go, their shape, and how each is sampled."""
+
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the tree files (one per pair).")] = Path(
+        "trees"
+    )
+    k: Annotated[int, typer.Option("-K", help="Samples per node (branching).", min=1)] = 5
+    depth: Annotated[int, typer.Option("-D", help="Turns (depth).", min=1)] = 5
+    function: Annotated[
+        str | None, typer.Option("--function", "-f", help="Function name (else meta.json's \"function\").")
+    ] = None
+    temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature.", min=0.0)] = 0.8
+    force: Annotated[bool, typer.Option("--force", help="Sample again pairs whose tree file exists.")] = False
+    isolation: Annotated[str | None, typer.Option("--isolation", help="Sandbox isolation (docs/sandbox.md).")] = None
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No notes on stderr (failures are still said).")] = False
+
+
 @probegen_app.command("sample")
+@with_option_groups
 def sample_command(
     pairs: Annotated[
         list[str],
         typer.Argument(help="Pairs: a directory with a.py and b.py (meta.json, task.md optional), or A.py,B.py."),
     ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the tree files (one per pair).")] = Path(
-        "trees"
-    ),
-    k: Annotated[int, typer.Option("-K", help="Samples per node (branching).", min=1)] = 5,
-    depth: Annotated[int, typer.Option("-D", help="Turns (depth).", min=1)] = 5,
-    function: Annotated[
-        str | None, typer.Option("--function", "-f", help="Function name (else meta.json's \"function\").")
-    ] = None,
-    temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature.", min=0.0)] = 0.8,
-    force: Annotated[bool, typer.Option("--force", help="Sample again pairs whose tree file exists.")] = False,
-    isolation: Annotated[str | None, typer.Option("--isolation", help="Sandbox isolation (docs/sandbox.md).")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No notes on stderr (failures are still said).")] = False,
-    model: ModelOpt = None,
-    base_url: BaseUrlOpt = None,
-    api_key_env: ApiKeyEnvOpt = None,
-    llm_config: LLMConfigOpt = None,
-    replay: ReplayOpt = False,
+    options: SampleOptions,
+    model: ModelAccess,
 ) -> None:
     """Grow a full ProbeGen tree (K children per node that finds nothing, down to depth D) per pair.
 
@@ -198,23 +205,19 @@ def sample_command(
 
     console = stderr_console(False)
     with input_errors(False):
-        chat = chat_model_from_options(model, base_url, api_key_env, llm_config, replay)
+        chat = model.client()
         if chat is None:
             raise InvalidArgument("sampling trees needs a model: pass --model (see docs/llm.md)")
-        resolved = [_resolve_pair(text, function) for text in pairs]
+        resolved = [_resolve_pair(text, options.function) for text in pairs]
     try:
-        failures = _sample_pairs(resolved, chat, out=out, k=k, depth=depth, temperature=temperature,
-                                 isolation=isolation, force=force, console=console, notes=stderr_console(quiet))
+        failures = _sample_pairs(resolved, chat, options, console=console, notes=stderr_console(options.quiet))
     finally:
         chat.close()
     if failures:
         raise typer.Exit(2)
 
 
-def _sample_pairs(
-    resolved: list[_Pair], chat: Any, *, out: Path, k: int, depth: int, temperature: float,
-    isolation: str | None, force: bool, console: Console, notes: Console,
-) -> int:
+def _sample_pairs(resolved: list[_Pair], chat: Any, options: SampleOptions, *, console: Console, notes: Console) -> int:
     """Sample and write each pair's tree; the number of pairs that failed (said on ``console``; the
     rest on ``notes``)."""
     from divergent.errors import DivergentError, LLMError
@@ -223,12 +226,12 @@ def _sample_pairs(
 
     failures = 0
     for pair in resolved:
-        target = out / f"{pair.name}.json"
-        if target.exists() and not force:
+        target = options.out / f"{pair.name}.json"
+        if target.exists() and not options.force:
             notes.print(f"{pair.name}: {target} exists, skipped (--force samples it again)")
             continue
         try:
-            tree = _sample_tree(pair, chat, k=k, depth=depth, temperature=temperature, isolation=isolation)
+            tree = _sample_tree(pair, chat, options)
         except LLMError as error:
             # later pairs may still work (a rerun answers this pair's finished calls from the cache)
             failures += 1
@@ -290,17 +293,16 @@ def _resolve_pair(text: str, function: str | None) -> _Pair:
     )
 
 
-def _sample_tree(
-    pair: _Pair, chat: Any, *, k: int, depth: int, temperature: float, isolation: str | None
-) -> ProbeTree:
+def _sample_tree(pair: _Pair, chat: Any, options: SampleOptions) -> ProbeTree:
     from divergent.probegen.session import ProbeGenSession
     from divergent.probegen.strategies import TreeStrategy
     from divergent.search import load_programs
 
     implementations = load_programs(list(pair.sources), function=pair.function)
     recorder = _IndependentSamples(chat)
+    k, depth = options.k, options.depth
     with ProbeGenSession(
-        implementations, chat=recorder, spec=pair.spec, temperature=temperature, isolation=isolation,
+        implementations, chat=recorder, spec=pair.spec, temperature=options.temperature, isolation=options.isolation,
         run_parameters={"analysis": "sample", "K": k, "D": depth},
     ) as session:
         session.sample_tree(strategy=TreeStrategy.FULL, k=k, d=depth)

@@ -1,10 +1,12 @@
 """``divergent report [RUN]``: show a stored run again, or write its HTML report; without RUN, list
-the stored runs. Stored runs: incoherence studies and ProbeGen trees (always stored), and check and
-cluster reports kept with ``--store``/``--db``."""
+the stored runs. Stored runs: incoherence studies, the benchmarks' runs and ProbeGen trees (always
+stored), diffs, and check and cluster reports kept with ``--store``/``--db``. A benchmark's run is
+shown by its :class:`~divergent.bench.benchmark.Benchmark` (its scorer, its page)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,34 +15,42 @@ from rich.console import Console
 from rich.table import Table
 
 from divergent.cli.application import app, input_errors, make_console
+from divergent.cli.option_groups import OptionGroup, with_option_groups
 from divergent.report.tables import fitted
 
-DbOpt = Annotated[
-    Path | None, typer.Option("--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")
-]
+
+@dataclass(frozen=True)
+class ReportOptions(OptionGroup):
+    """What is shown of a stored run and where it goes, and which store."""
+
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write the run's self-contained HTML report to this file.")
+    ] = None
+    as_json: Annotated[bool, typer.Option("--json", help="Print the stored JSON document (check, cluster, "
+                                          "diff, incoherence, a benchmark's) on stdout instead of the summary.")] = False
+    json_file: Annotated[Path | None, typer.Option(
+        "--json-file", metavar="FILE", help="Also write the stored JSON document to FILE (- prints it on stdout, "
+        "as --json does).")] = None
+    kind: Annotated[str | None, typer.Option("--kind", help="With no RUN: list only runs of this kind.")] = None
+    db: Annotated[Path | None, typer.Option(
+        "--db", help="SQLite store (default: $DIVERGENT_HOME or ~/.local/share/divergent).")] = None
 
 
 @app.command("report")
+@with_option_groups
 def report_command(
     run: Annotated[str | None, typer.Argument(help="Run id (or a unique prefix); none: list the stored runs.")] = None,
-    html: Annotated[
-        Path | None, typer.Option("--html", help="Write the run's self-contained HTML report to this file.")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the stored JSON document (check, cluster, "
-                                          "incoherence) on stdout instead of the summary.")] = False,
-    json_file: Annotated[Path | None, typer.Option(
-        "--json-file", metavar="FILE", help="Also write the stored JSON document to FILE (- prints it on stdout, "
-        "as --json does).")] = None,
-    kind: Annotated[str | None, typer.Option("--kind", help="With no RUN: list only runs of this kind.")] = None,
-    db: DbOpt = None,
+    *,
+    options: ReportOptions,
 ) -> None:
-    """Show a stored run (check and cluster with --store, incoherence, probegen), or write it as HTML."""
+    """Show a stored run (check and cluster with --store, incoherence, probegen, a benchmark's), or write it as HTML."""
     from divergent.cli.outputs import Delivery, check_output_paths, check_stdout
     from divergent.errors import InvalidArgument
     from divergent.store import RUN_KINDS, NoStore, Store
 
+    html, json_file, kind, db = options.html, options.json_file, options.kind, options.db
     console = make_console()
-    on_stdout = as_json or (json_file is not None and str(json_file) == "-")
+    on_stdout = options.as_json or (json_file is not None and str(json_file) == "-")
     to_file = None if on_stdout else json_file
     with input_errors(on_stdout):
         if kind is not None and kind not in RUN_KINDS:
@@ -78,8 +88,9 @@ def report_command(
 
 def stored_page(store: Any, record: Any) -> tuple[Any, dict[str, Any] | None]:
     """The HTML page of a stored run, and its JSON document when it has one."""
+    from divergent.cli.benchmarks import benchmark_of_run
     from divergent.errors import InvalidArgument
-    from divergent.report.html import check_page, cluster_page, incoherence_page, probegen_page
+    from divergent.report.html import check_page, cluster_page, probegen_page
 
     if record.kind in ("check", "cluster"):
         from divergent.report.stored import load_report
@@ -88,11 +99,10 @@ def stored_page(store: Any, record: Any) -> tuple[Any, dict[str, Any] | None]:
         if record.kind == "check":
             return check_page(stored.document, test=stored.test), stored.document
         return cluster_page(stored.document), stored.document
-    if record.kind == "incoherence":
-        from divergent.incoherence.study import summarize, summary_json
-
-        document = summary_json(summarize(store, record))
-        return incoherence_page(document), document
+    benchmark = benchmark_of_run(record.kind)
+    if benchmark is not None:  # a benchmark's run (an incoherence study, EquiBench, ...): its scorer, its page
+        document = benchmark.report(store, record)
+        return benchmark.html(document), document
     if record.kind == "diff":
         from divergent.changes.stored import stored_document
         from divergent.report.changes import diff_page

@@ -9,6 +9,8 @@ with :mod:`ast` (through :mod:`divergent.load`) and never imported or executed i
 * :mod:`~divergent.datasets.catalog`: :func:`load_tasks` (a benchmark by name or path);
 * :mod:`~divergent.datasets.candidates`: recorded samples (JSONL, directories), ``CandidateSource``;
 * :mod:`~divergent.datasets.models`: ``MODEL@TEMPERATURE`` specs;
+* :mod:`~divergent.datasets.jobs`: a task's samples by model as a long run ships them (``TaskJob``,
+  ``JobPayload``) and the key of a (model, task) unit;
 * :mod:`~divergent.datasets.sampling`: live sampling from a model (imported on its own: needs the
   LLM client).
 
@@ -31,7 +33,7 @@ from divergent.datasets.catalog import load_tasks
 from divergent.datasets.humaneval import load_humaneval
 from divergent.datasets.jsonl import LineProblem, default_data_dir
 from divergent.datasets.mbpp import load_mbpp
-from divergent.datasets.models import format_model_spec, parse_model_spec
+from divergent.datasets.models import format_model_spec, parse_model_spec, parse_model_specs
 from divergent.datasets.tasks import Task, TaskSet, load_tasks_jsonl
 
 __all__ = [
@@ -52,4 +54,5 @@ __all__ = [
     "load_tasks",
     "load_tasks_jsonl",
     "parse_model_spec",
+    "parse_model_specs",
 ]

@@ -6,7 +6,7 @@ import math
 
 from divergent.errors import InvalidArgument
 
-__all__ = ["format_model_spec", "parse_model_spec"]
+__all__ = ["format_model_spec", "parse_model_spec", "parse_model_specs"]
 
 
 def parse_model_spec(text: str) -> tuple[str, float]:
@@ -35,3 +35,10 @@ def format_model_spec(model: str, temperature: float | None) -> str:
     """The inverse of :func:`parse_model_spec` (just the model when the temperature is unknown)."""
     return model if temperature is None else f"{model}@{temperature!r}"
 
+
+
+def parse_model_specs(text: str | None) -> tuple[tuple[str, float], ...] | None:
+    """A comma-separated list of specs (``--models``); None for none (every model)."""
+    if not text:
+        return None
+    return tuple(parse_model_spec(part.strip()) for part in text.split(",") if part.strip())

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from divergent.datasets import Candidate, Task
+from divergent.datasets import Task
+from divergent.datasets.jobs import JobPayload, TaskJob
 from divergent.errors import DivergentError
 from divergent.incoherence.inputs import InputMode, generate_inputs
 from divergent.load import load_source
@@ -32,7 +33,7 @@ from divergent.sandbox.matrix import ImplementationMatrix, MatrixDeadline
 __all__ = [
     "TIMEOUT_FACTOR",
     "TIMEOUT_FLOOR",
-    "TaskJob",
+    "TaskMeasurer",
     "TaskOverBudget",
     "UnitResult",
     "Validity",
@@ -117,13 +118,6 @@ class UnitResult:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> UnitResult:
         return cls(**data)
-
-
-@dataclass(frozen=True)
-class TaskJob:
-    task: Task
-    #: (model, temperature) → the candidates to run
-    candidates: dict[tuple[str, float], list[Candidate]]
 
 
 def run_task(
@@ -227,3 +221,29 @@ def run_task(
             )
         )
     return results
+
+
+#: measures one job (``run_task``'s signature); replaceable so tests can make a worker die
+JobRunner = Callable[..., list[UnitResult]]
+
+
+@dataclass(frozen=True)
+class TaskMeasurer:
+    """The study's solver (:mod:`divergent.bench.common`): a job's payload
+    (:class:`~divergent.datasets.jobs.JobPayload`) → ``{"units": [UnitResult as JSON, ...]}``."""
+
+    n: int
+    seed: int
+    policy: EqualityPolicy
+    limits: Limits
+    validity: Validity
+    isolation: str | None = None
+    task_budget: float | None = None
+    input_mode: InputMode = InputMode.DRAWS
+    runner: JobRunner = run_task
+
+    def __call__(self, payload: JobPayload) -> dict[str, Any]:
+        results = self.runner(payload.unpack(), n=self.n, seed=self.seed, policy=self.policy, limits=self.limits,
+                              validity=self.validity, isolation=self.isolation, task_budget=self.task_budget,
+                              input_mode=self.input_mode)
+        return {"units": [result.to_json() for result in results]}

@@ -9,11 +9,12 @@ running anything.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from divergent.bench.benchmark import Benchmark, Workbench, Worked
 from divergent.bench.common import Item, ItemProgress, RunPlan, open_run, results_envelope, run_plan, settled
 from divergent.datasets import (
     CandidateSet,
@@ -23,11 +24,10 @@ from divergent.datasets import (
     load_tasks,
     parse_model_spec,
 )
+from divergent.datasets.jobs import JobPayload, TaskJob, unit_key
 from divergent.errors import InvalidArgument
-from divergent.executors.base import Executor, ThreadExecutor
 from divergent.incoherence.difftrust import DIFFTRUST_POLICY
 from divergent.incoherence.inputs import GEN_D, InputMode
-from divergent.incoherence.jobs import JobPayload, TaskMeasurer
 from divergent.incoherence.metrics import (
     ModelMetrics,
     RankingAgreement,
@@ -36,7 +36,7 @@ from divergent.incoherence.metrics import (
     ranking_agreement,
     task_metrics,
 )
-from divergent.incoherence.run import TaskJob, UnitResult, Validity
+from divergent.incoherence.run import TaskMeasurer, UnitResult, Validity
 from divergent.policy import DEFAULT_POLICY
 from divergent.sandbox.limits import Limits
 from divergent.store import RunRecord, Store
@@ -72,6 +72,11 @@ class StudyConfig:
     task_budget: float | None = None
     #: Gen(d) as n draws (repeats kept, each distinct input run once) or as n distinct inputs
     inputs: InputMode = InputMode.DRAWS
+    #: the sandbox level (None: the strongest available); not part of a run's identity
+    isolation: str | None = None
+    #: programs sampled from a model (in this process: only the measuring goes to the executor) in
+    #: place of the recorded ``samples``; its model and temperature are the run's ``models``
+    live: CandidateSource | None = None
 
     def __post_init__(self) -> None:
         if self.m < 2:
@@ -85,7 +90,7 @@ class StudyConfig:
         """What identifies a run (a rerun with the same parameters resumes it)."""
         return {
             "tasks": self.tasks,
-            # "" with a live source (run_study's ``live``): the model and temperature are in models
+            # "" with a live source (``live``): the model and temperature are in models
             "samples": str(Path(self.samples).resolve()) if self.samples else "live",
             "models": sorted(format_model_spec(m, t) for m, t in self.models) if self.models else None,
             "m": self.m,
@@ -118,28 +123,16 @@ class StudyConfig:
         return DIFFTRUST_POLICY if self.compat == "difftrust" else DEFAULT_POLICY
 
 
-def unit_key(model: str, temperature: float | None, task_id: str) -> str:
-    return f"{format_model_spec(model, temperature)}/{task_id}"
-
-
-def run_study(
-    config: StudyConfig,
-    store: Store,
-    *,
-    jobs: int | None = 1,
-    isolation: str | None = None,
-    on_progress: Callable[[StudyProgress], None] | None = None,
-    executor: Executor | None = None,
-    live: CandidateSource | None = None,
-) -> tuple[RunRecord, StudyProgress]:
+def run_study(config: StudyConfig, bench: Workbench) -> Worked:
     """Run (or resume) the study; every finished unit is in the store when this returns or is killed.
 
     Each task is one item of the benchmarks' resumable loop (:func:`divergent.bench.common.run_plan`),
-    filling one unit per model; ``executor`` works them (default: ``jobs`` threads). ``live``
-    samples the programs from a model instead of reading ``config.samples`` (in this process: only
-    the measuring goes to the executor).
+    filling one unit per model, worked on the workbench's executor; ``config.live`` samples the
+    programs from a model instead of reading ``config.samples``.
 
-    Returns the run and what happened on the way (skipped lines, unknown task ids, failures)."""
+    Returns the run and what happened on the way (a :class:`StudyProgress`: skipped lines, unknown
+    task ids, failures)."""
+    store, live = bench.store, config.live
     tasks = load_tasks(config.tasks)
     if config.limit_tasks is not None:
         tasks = type(tasks)(tasks[: config.limit_tasks], problems=tasks.problems)
@@ -180,7 +173,7 @@ def run_study(
                 dataset.append(Item(task.task_id, JobPayload.pack(job),
                                     units=tuple(unit_key(m, t, task.task_id) for m, t in by_model)))
     solver = TaskMeasurer(n=config.n, seed=config.seed, policy=config.policy, limits=Limits(timeout=config.timeout),
-                          validity=config.effective_validity, isolation=isolation, task_budget=config.task_budget,
+                          validity=config.effective_validity, isolation=config.isolation, task_budget=config.task_budget,
                           input_mode=config.inputs)
 
     def split(item: Item[JobPayload], result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -188,9 +181,9 @@ def run_study(
         return {unit_key(unit.model, unit.temperature, item.key): unit.to_json() for unit in units}
 
     plan = RunPlan(KIND, config.parameters(), dataset, solver, split=split)
-    record, _ = run_plan(store, plan, executor=executor if executor is not None else ThreadExecutor(jobs or 1),
-                         on_progress=on_progress, opened=(run, saved), progress=progress)
-    return record, progress
+    record, _ = run_plan(store, plan, executor=bench.executor, on_progress=bench.on_progress, opened=(run, saved),
+                         progress=progress)
+    return Worked(record, progress)
 
 
 @dataclass(frozen=True)
@@ -271,11 +264,8 @@ def summary_json(summary: StudySummary) -> dict[str, Any]:
     return {**results_envelope("incoherence", summary.run, summary=headline, items=items), **headline}
 
 
-def model_specs(text: str | None) -> tuple[tuple[str, float], ...] | None:
-    if not text:
-        return None
-    return tuple(parse_model_spec(part.strip()) for part in text.split(",") if part.strip())
 
-
-def study_runs(store: Store) -> Sequence[RunRecord]:
-    return store.list_runs(KIND)
+INCOHERENCE: Benchmark[StudyConfig, StudySummary] = Benchmark(
+    name="incoherence", title="incoherence", kinds=(KIND,), options=StudyConfig, work=run_study,
+    summarize=summarize, document=summary_json, page="divergent.report.html:incoherence_page",
+)

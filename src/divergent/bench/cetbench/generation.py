@@ -18,19 +18,20 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from divergent.bench.benchmark import Benchmark, Workbench, Worked
 from divergent.bench.cetbench.generate import GenerationStats, GeneratorSettings, PairGenerator, schedule
 from divergent.bench.cetbench.pairs import done_indices
-from divergent.bench.common import Item, ItemProgress, RunPlan, open_run, run_plan
+from divergent.bench.common import Item, ItemProgress, RunPlan, open_run, results_envelope, run_plan
 from divergent.datasets import Candidate, Task
-from divergent.executors.base import Executor, ThreadExecutor
 from divergent.store import UNIT_DONE, RunRecord, Store
 
-__all__ = ["GENERATION_KIND", "GenerationRun", "PositionSolver", "generate_pairs", "stored_generation"]
+__all__ = ["CETBENCH_GENERATION", "GENERATION_KIND", "GenerationConfig", "GenerationRun", "PositionSolver",
+           "generate_pairs", "generation_document", "stored_generation"]
 
 GENERATION_KIND = "bench-cetbench-generate"
 
@@ -80,14 +81,28 @@ def unit_key(index: int) -> str:
     return f"{index:05d}"
 
 
+@dataclass(frozen=True)
+class GenerationConfig:
+    """What a generation makes its pairs from, and where it writes them."""
+
+    #: the tasks and their recorded samples by task id (:func:`~divergent.bench.cetbench.pairs.load_material`)
+    tasks: Sequence[Task]
+    samples: dict[str, list[Candidate]]
+    settings: GeneratorSettings
+    #: what identifies the stored run (:func:`generation_parameters`)
+    parameters: dict[str, Any]
+    #: the pairs file (JSON lines)
+    out: Path
+    #: start a new stored run (and a new ``out``) instead of resuming
+    fresh: bool = False
+
+
 @dataclass
-class GenerationRun:
+class GenerationRun(Worked):
     """What a generation did: the stored run, the pairs in schedule order, the totals."""
 
-    run: RunRecord
-    progress: ItemProgress
-    pairs: list[dict[str, Any]]
-    stats: GenerationStats
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    stats: GenerationStats = field(default_factory=GenerationStats)
     #: pairs made by this invocation (the others were stored before)
     made_now: int = 0
 
@@ -99,24 +114,12 @@ def generation_parameters(tasks: str, samples: str | None, per_task: int, limit_
             "limit_tasks": limit_tasks, **settings.as_dict()}
 
 
-def generate_pairs(
-    store: Store,
-    tasks: Sequence[Task],
-    samples: dict[str, list[Candidate]],
-    settings: GeneratorSettings,
-    parameters: dict[str, Any],
-    out: Path,
-    *,
-    fresh: bool = False,
-    executor: Executor | None = None,
-    on_progress: Callable[[ItemProgress], None] | None = None,
-) -> GenerationRun:
-    """Generate (or resume) the scheduled pairs on ``executor`` (default: one thread), writing ``out``.
-
-    ``fresh`` starts a new stored run (and a new ``out``) instead of resuming."""
-    PairGenerator(tasks, samples, settings)  # the material's checks, before anything is stored
+def generate_pairs(config: GenerationConfig, bench: Workbench) -> GenerationRun:
+    """Generate (or resume) the scheduled pairs on the workbench, writing ``config.out``."""
+    store, settings, parameters, out = bench.store, config.settings, config.parameters, config.out
+    PairGenerator(config.tasks, config.samples, settings)  # the material's checks, before anything is stored
     plan_positions = schedule(settings.count, settings.seed)
-    if fresh:
+    if config.fresh:
         out.unlink(missing_ok=True)
         run, saved = store.create_run(GENERATION_KIND, parameters), set()
     else:
@@ -124,14 +127,10 @@ def generate_pairs(
     if not saved:
         saved = _adopt(store, run, out, settings.seed)
     dataset = [Item(unit_key(index), (index, category, flag)) for index, (category, flag) in enumerate(plan_positions)]
-    solver = PositionSolver(tuple(tasks), samples, settings)
+    solver = PositionSolver(tuple(config.tasks), config.samples, settings)
     made = 0
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a", encoding="utf-8") as stream:
-
-        def saved_one(progress: ItemProgress) -> None:
-            if on_progress is not None:
-                on_progress(progress)
 
         def save_pair(item: Item[tuple[int, str, str]], result: Any) -> dict[str, Any]:
             nonlocal made
@@ -143,8 +142,8 @@ def generate_pairs(
 
         plan = RunPlan(GENERATION_KIND, parameters, dataset, solver, split=save_pair)
         try:
-            record, progress = run_plan(store, plan, executor=executor if executor is not None else ThreadExecutor(1),
-                                        on_progress=saved_one, opened=(run, saved))
+            record, progress = run_plan(store, plan, executor=bench.executor, on_progress=bench.on_progress,
+                                        opened=(run, saved))
         finally:
             solver.close()
     generation = stored_generation(store, record, progress)
@@ -169,7 +168,14 @@ def stored_generation(store: Store, run: RunRecord, progress: ItemProgress | Non
         elif not unit.result.get("skipped"):
             stats.dropped += 1
     pairs.sort(key=lambda pair: int(pair.get("index", 0)))
-    return GenerationRun(run, progress or ItemProgress(total=len(pairs)), pairs, stats)
+    return GenerationRun(run, progress or ItemProgress(total=len(pairs)), pairs=pairs, stats=stats)
+
+
+def generation_document(generation: GenerationRun) -> dict[str, Any]:
+    """A generation's ``--json`` document: the results envelope, its items the pairs."""
+    return results_envelope("cetbench-generate", generation.run,
+                            summary={"tasks": generation.run.parameters.get("tasks"), **generation.stats.as_dict()},
+                            items=[{"key": pair["pair_id"], **pair} for pair in generation.pairs])
 
 
 def _adopt(store: Store, run: RunRecord, out: Path, seed: int) -> set[str]:
@@ -197,3 +203,11 @@ def _write_pairs(out: Path, pairs: Sequence[dict[str, Any]]) -> None:
     partial = out.with_name(out.name + ".partial")
     partial.write_text("".join(json.dumps(pair, ensure_ascii=False) + "\n" for pair in pairs), encoding="utf-8")
     partial.replace(out)
+
+
+#: CETBench's generation (Algorithm 1) as a benchmark of its own: its items the schedule's positions, its
+#: solver :class:`PositionSolver`, its "score" the pairs and the steps' counts
+CETBENCH_GENERATION: Benchmark[GenerationConfig, GenerationRun] = Benchmark(
+    name="cetbench-generate", title="CETBench generation", kinds=(GENERATION_KIND,), options=GenerationConfig,
+    work=generate_pairs, summarize=stored_generation, document=generation_document,
+)

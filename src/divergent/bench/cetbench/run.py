@@ -19,27 +19,27 @@ unperturbed original pairs (the paper's "before" rows).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from divergent.bench.answers import AnswerFormat, judge
+from divergent.bench.benchmark import Benchmark, Workbench, Worked
 from divergent.bench.binary import Confusion
 from divergent.bench.cetbench.pairs import CetPair, read_pairs
-from divergent.bench.common import Item, ItemProgress, RunPlan, results_envelope, run_plan, stored_results
+from divergent.bench.common import Item, RunPlan, results_envelope, run_plan, stored_results
 from divergent.bench.equibench.run import JudgeKind
 from divergent.bench.equibench.verdicts import ExecutionResult, ExecutionVerdict, from_report, not_executable
 from divergent.errors import DivergentError, InvalidArgument, LLMError, SignatureMismatch
-from divergent.executors.base import Executor, ThreadExecutor
 from divergent.llm.chat import ChatModel, Usage
 from divergent.llm.prompts import Templates
 from divergent.records import Budget
 from divergent.sandbox.limits import Limits
 from divergent.store import RunRecord, Store
 
-__all__ = ["KIND", "CetConfig", "CetJudge", "CetPrompt", "run_cetbench", "summarize", "summary_json"]
+__all__ = ["CETBENCH", "KIND", "CetConfig", "CetJudge", "CetPrompt", "run_cetbench", "summarize", "summary_json"]
 
 KIND = "bench-cetbench"
 #: divergent's CETBench prompts
@@ -183,20 +183,10 @@ class CetJudge:
         return _solve(item[0], item[1], self.config, self.chat, self.extractor)
 
 
-def run_cetbench(
-    config: CetConfig,
-    store: Store,
-    *,
-    chat: ChatModel | None = None,
-    extractor: ChatModel | None = None,
-    jobs: int = 1,
-    on_progress: Callable[[ItemProgress], None] | None = None,
-    executor: Executor | None = None,
-) -> tuple[RunRecord, ItemProgress, int]:
-    """Judge the pairs (resuming the stored run of the same parameters) on ``executor`` (default:
-    ``jobs`` threads); returns the run, how it went, and how many lines of the pairs file could not
-    be used."""
-    if config.judge.needs_model and chat is None:
+def run_cetbench(config: CetConfig, bench: Workbench) -> Worked:
+    """Judge the pairs (resuming the stored run of the same parameters) on the workbench; its notes
+    say how many lines of the pairs file could not be used."""
+    if config.judge.needs_model and bench.chat is None:
         raise InvalidArgument(f"--judge {config.judge.value} needs a model: give --model (or use --judge execution)")
     pairs, problems = read_pairs(config.pairs)
     digest = hashlib.sha256(Path(config.pairs).read_bytes()).hexdigest()[:16]
@@ -206,15 +196,12 @@ def run_cetbench(
     if config.originals:
         usable = [p for p in chosen if p.original_1 and p.original_2]
         dataset += [Item(f"original/{p.pair_id}", (_original_of(p), True)) for p in usable]
-    extractor = extractor if extractor is not None else chat
-    work_on = executor if executor is not None else ThreadExecutor(jobs)
-    served = work_on.serve_model(chat) if chat is not None else None
-    solver = CetJudge(config, served,
-                      served if extractor is chat else (work_on.serve_model(extractor) if extractor else None))
-    plan = RunPlan(KIND, config.parameters(chat.model if chat is not None else None), dataset, solver,
-                   fatal=(LLMError,))
-    run, progress = run_plan(store, plan, executor=work_on, on_progress=on_progress)
-    return run, progress, len(problems)
+    plan = RunPlan(KIND, config.parameters(bench.chat.model if bench.chat is not None else None), dataset,
+                   CetJudge(config, *bench.served()), fatal=(LLMError,))
+    worked = Worked(*run_plan(bench.store, plan, executor=bench.executor, on_progress=bench.on_progress))
+    if problems:
+        worked.notes.append(f"{len(problems)} line(s) of {config.pairs} could not be used")
+    return worked
 
 
 # -- metrics -----------------------------------------------------------------------------------------
@@ -326,5 +313,8 @@ def summary_json(summary: CetSummary) -> dict[str, Any]:
     )
 
 
-def cetbench_runs(store: Store) -> list[RunRecord]:
-    return store.list_runs(KIND)
+
+CETBENCH: Benchmark[CetConfig, CetSummary] = Benchmark(
+    name="cetbench", title="CETBench", kinds=(KIND,), options=CetConfig, work=run_cetbench, summarize=summarize,
+    document=summary_json, page="divergent.bench.cetbench.html:cetbench_page",
+)

@@ -132,6 +132,6 @@ def search_difference(
     seconds = time.monotonic() - started
     counterexample = report.counterexample
     witness = None if counterexample is None else {
-        "input": getattr(counterexample.input, "text", str(counterexample.input)),
+        "input": counterexample.input.text,  # type: ignore[union-attr]  # whole programs: their stdin
         "outputs": [_describe(o) for o in counterexample.outcomes]}
     return from_report(report, seconds, witness)

@@ -1,7 +1,7 @@
 """An EquiBench run: pairs → a judge (a model, divergent's execution, or both) → stored items → metrics.
 
 :func:`run_equibench` finds (or creates) the stored run of the same parameters, judges the pairs
-not judged yet (``jobs`` at a time) and saves each as it is done (:mod:`divergent.bench.common`);
+not judged yet (on the workbench's executor) and saves each as it is done (:mod:`divergent.bench.common`);
 :func:`summarize` computes every metric from the stored items alone, so a stored run can be
 reported again without a model or a sandbox.
 
@@ -16,15 +16,16 @@ Judges:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from divergent.bench.answers import YES_NO, AnswerFormat, judge
+from divergent.bench.benchmark import Benchmark, Workbench, Worked
 from divergent.bench.binary import Confusion
-from divergent.bench.common import Item, ItemProgress, RunPlan, results_envelope, run_plan, stored_results
+from divergent.bench.common import Item, RunPlan, results_envelope, run_plan, stored_results
 from divergent.bench.equibench.data import Category, EquiBenchData, Pair, load_equibench
 from divergent.bench.equibench.execution import ExecutionSettings, ExecutionVerdict, execute_pair
 from divergent.bench.equibench.prompts import (
@@ -34,11 +35,11 @@ from divergent.bench.equibench.prompts import (
     describe_prompts,
 )
 from divergent.errors import InvalidArgument, LLMError
-from divergent.executors.base import Executor, ThreadExecutor
 from divergent.llm.chat import ChatModel, Usage
 from divergent.store import RunRecord, Store
 
-__all__ = ["KIND", "PAPER_BEST", "EquiBenchConfig", "JudgeKind", "PairJudge", "run_equibench", "summarize", "summary_json"]
+__all__ = ["EQUIBENCH", "KIND", "PAPER_BEST", "EquiBenchConfig", "JudgeKind", "PairJudge", "run_equibench", "summarize",
+           "summary_json"]
 
 KIND = "bench-equibench"
 
@@ -78,6 +79,8 @@ class EquiBenchConfig:
     #: only the first N pairs of each category
     limit: int | None = None
     execution: ExecutionSettings = field(default_factory=ExecutionSettings)
+    #: the authors' prompts file (``--prompts``), read; None: divergent's prompts
+    authors: EquiBenchAuthorsPrompts | None = None
 
     def __post_init__(self) -> None:
         if self.samples < 1:
@@ -91,7 +94,7 @@ class EquiBenchConfig:
             return self.temperature
         return 0.0 if self.samples == 1 else 1.0
 
-    def parameters(self, model: str | None, authors: EquiBenchAuthorsPrompts | None) -> dict[str, Any]:
+    def parameters(self, model: str | None) -> dict[str, Any]:
         """What identifies a run (a rerun with the same parameters resumes it)."""
         parameters: dict[str, Any] = {
             "data": str(Path(self.data).resolve()),
@@ -103,7 +106,7 @@ class EquiBenchConfig:
         if self.judge.needs_model:
             parameters.update(
                 model=model, prompt=self.prompt.value, samples=self.samples,
-                temperature=self.sampling_temperature, max_tokens=self.max_tokens, **describe_prompts(authors),
+                temperature=self.sampling_temperature, max_tokens=self.max_tokens, **describe_prompts(self.authors),
             )
         if self.judge is not JudgeKind.LLM:
             parameters["execution"] = self.execution.as_dict()
@@ -118,14 +121,8 @@ def select_pairs(data: EquiBenchData, config: EquiBenchConfig) -> list[Pair]:
     return chosen
 
 
-def solve_pair(
-    pair: Pair,
-    config: EquiBenchConfig,
-    *,
-    chat: ChatModel | None,
-    extractor: ChatModel | None,
-    authors: EquiBenchAuthorsPrompts | None,
-) -> dict[str, Any]:
+def solve_pair(pair: Pair, config: EquiBenchConfig, *, chat: ChatModel | None,
+               extractor: ChatModel | None) -> dict[str, Any]:
     """One pair's stored result: truth, prediction (None: no prediction), and what decided it."""
     result: dict[str, Any] = {"category": pair.category.value, "pair_id": pair.pair_id, "truth": pair.equivalent}
     prediction: bool | None = None
@@ -141,6 +138,7 @@ def solve_pair(
     if ask_model:
         if chat is None:
             raise InvalidArgument(f"--judge {config.judge.value} needs a model (--model)")
+        authors = config.authors
         answer_format: AnswerFormat = authors.answer_format if authors is not None else YES_NO
         judgement = judge(
             chat, build_messages(pair, config.prompt, authors), answer_format,
@@ -163,44 +161,26 @@ class PairJudge:
     config: EquiBenchConfig
     chat: ChatModel | None = None
     extractor: ChatModel | None = None
-    authors: EquiBenchAuthorsPrompts | None = None
 
     def __call__(self, pair: Pair) -> dict[str, Any]:
-        return solve_pair(pair, self.config, chat=self.chat, extractor=self.extractor, authors=self.authors)
+        return solve_pair(pair, self.config, chat=self.chat, extractor=self.extractor)
 
 
-def run_equibench(
-    config: EquiBenchConfig,
-    store: Store,
-    *,
-    chat: ChatModel | None = None,
-    extractor: ChatModel | None = None,
-    authors: EquiBenchAuthorsPrompts | None = None,
-    jobs: int = 1,
-    on_progress: Callable[[ItemProgress], None] | None = None,
-    data: EquiBenchData | None = None,
-    executor: Executor | None = None,
-) -> tuple[RunRecord, ItemProgress, EquiBenchData]:
+def run_equibench(config: EquiBenchConfig, bench: Workbench, *, data: EquiBenchData | None = None) -> Worked:
     """Run (or resume) the benchmark; every judged pair is in the store when this returns or is killed.
 
-    ``extractor`` reads verdicts the parser could not (default: the judge model itself). The pairs
-    are judged on ``executor`` (default: ``jobs`` threads)."""
-    if config.judge.needs_model and chat is None:
+    The workbench's extractor reads verdicts the parser could not (default: the judge model itself);
+    ``data``: the pairs, already loaded (default: read from ``config.data``)."""
+    if config.judge.needs_model and bench.chat is None:
         raise InvalidArgument(f"--judge {config.judge.value} needs a model: give --model (or use --judge execution)")
     loaded = data if data is not None else load_equibench(config.data, config.categories)
     pairs = select_pairs(loaded, config)
     if not pairs:
         raise InvalidArgument(f"{config.data}: no pairs in the categories asked for")
-    extractor = extractor if extractor is not None else chat
-    work_on = executor if executor is not None else ThreadExecutor(jobs)
-    served = work_on.serve_model(chat) if chat is not None else None
-    solver = PairJudge(config, served,
-                       served if extractor is chat else (work_on.serve_model(extractor) if extractor else None),
-                       authors)
-    plan = RunPlan(KIND, config.parameters(chat.model if chat is not None else None, authors),
-                   [Item(pair.key, pair) for pair in pairs], solver, fatal=(LLMError,))
-    run, progress = run_plan(store, plan, executor=work_on, on_progress=on_progress)
-    return run, progress, loaded
+    chat, extractor = bench.served()
+    plan = RunPlan(KIND, config.parameters(bench.chat.model if bench.chat is not None else None),
+                   [Item(pair.key, pair) for pair in pairs], PairJudge(config, chat, extractor), fatal=(LLMError,))
+    return Worked(*run_plan(bench.store, plan, executor=bench.executor, on_progress=bench.on_progress))
 
 
 # -- metrics from the stored items ---------------------------------------------------------------
@@ -333,5 +313,8 @@ def summary_json(summary: EquiBenchSummary) -> dict[str, Any]:
     )
 
 
-def equibench_runs(store: Store) -> list[RunRecord]:
-    return store.list_runs(KIND)
+
+EQUIBENCH: Benchmark[EquiBenchConfig, EquiBenchSummary] = Benchmark(
+    name="equibench", title="EquiBench", kinds=(KIND,), options=EquiBenchConfig, work=run_equibench,
+    summarize=summarize, document=summary_json, page="divergent.bench.equibench.html:equibench_page",
+)

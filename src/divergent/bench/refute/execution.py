@@ -292,7 +292,8 @@ class SandboxRunner:
             )
         found = report.counterexample
         return SearchResult(
-            input=getattr(found.input, "text", None) if found is not None else None,
+            # a whole program's input is its stdin text (REFUTE runs whole programs only)
+            input=found.input.text if found is not None else None,  # type: ignore[union-attr]
             inputs=report.inputs,
             rejected=report.rejected,
             seconds=report.seconds,

@@ -20,8 +20,10 @@ def _rate(value: Any) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
 
 
-def refute_page(documents: Sequence[Mapping[str, Any]]) -> Any:
+def refute_page(documents: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> Any:
     """The page (a :class:`divergent.report.blocks.Page`) of one or more results documents."""
+    if isinstance(documents, Mapping):
+        documents = [documents]
     from divergent.report.blocks import Banner, Section, Table
     from divergent.report.charts import bar_chart
     from divergent.report.evaluation import strategy_overlap

@@ -15,19 +15,20 @@ cannot start) stops the run, and the later strategies do not start.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from divergent.bench.benchmark import Workbench, Worked
 from divergent.bench.common import Item, ItemProgress, RunPlan, run_plan
 from divergent.bench.refute.dataset import RefuteData, RefuteTask
 from divergent.bench.refute.strategies import Context, RefuteStrategy
 from divergent.errors import InvalidArgument, LLMUnavailable, SandboxUnavailable
-from divergent.executors.base import Executor, ThreadExecutor
-from divergent.store import RunRecord, Store
+from divergent.store import RunRecord
 
-__all__ = ["FATAL_ERRORS", "KIND", "AttemptSolver", "RefuteRun", "data_digest", "run_parameters", "run_refute", "unit_key"]
+__all__ = ["FATAL_ERRORS", "KIND", "AttemptSolver", "RefuteConfig", "RefuteRun", "data_digest", "run_parameters",
+           "run_refute", "unit_key"]
 
 KIND = "refute"
 #: errors that doom every attempt: the run stops at the first one (what was saved stays)
@@ -88,76 +89,84 @@ class AttemptSolver:
                 **outcome.to_json()}
 
 
-@dataclass
-class RefuteRun:
-    """What :func:`run_refute` did: the stored run of each strategy and how it went."""
+@dataclass(frozen=True)
+class RefuteConfig:
+    """A REFUTE run's options: the rows, the strategies and what they work with, the selection."""
 
-    tasks: list[RefuteTask]
+    data: RefuteData
+    strategies: Sequence[RefuteStrategy]
+    #: the strategies' runner, rules, model, prompts and limits
+    context: Context
+    #: what ties the runs to the data (:func:`data_digest`)
+    digest: str
+    #: attempts per problem (pass@k)
+    attempts: int = 1
+    #: only these problem ids, only the first ``limit`` problems
+    problems: Sequence[str] | None = None
+    limit: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise InvalidArgument(f"--attempts {self.attempts}: must be >= 1")
+        if not self.strategies:
+            raise InvalidArgument("no strategy to run")
+
+
+@dataclass
+class RefuteRun(Worked):
+    """What :func:`run_refute` did: the stored run of each strategy and how it went (``run`` and
+    ``progress``: the last strategy's)."""
+
+    tasks: list[RefuteTask] = field(default_factory=list)
     #: problems left out, with the reason (an unknown language, no validator, ...)
-    skipped: list[tuple[str, str]]
-    attempts: int
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    attempts: int = 1
     runs: dict[str, RunRecord] = field(default_factory=dict)
-    progress: dict[str, ItemProgress] = field(default_factory=dict)
+    by_strategy: dict[str, ItemProgress] = field(default_factory=dict)
     #: why the run stopped early (a fatal error: "strategy: message"), else None
     stopped: str | None = None
 
 
-def run_refute(
-    store: Store,
-    data: RefuteData,
-    strategies: Sequence[RefuteStrategy],
-    context: Context,
-    *,
-    digest: str,
-    attempts: int = 1,
-    problems: Sequence[str] | None = None,
-    limit: int | None = None,
-    jobs: int = 1,
-    on_progress: Callable[[str, ItemProgress], None] | None = None,
-    executor: Executor | None = None,
-) -> RefuteRun:
-    """Run (or resume) every strategy on the selected problems, ``attempts`` times each.
+def run_refute(config: RefuteConfig, bench: Workbench) -> RefuteRun:
+    """Run (or resume) every strategy on the selected problems, ``config.attempts`` times each.
 
     Rows that cannot be benchmarked are skipped and listed; a strategy that needs a model without
     one is an error before anything runs. A fatal error (the endpoint is down) stops that
-    strategy's run, and the later strategies do not start. The attempts run on ``executor``
-    (default: ``jobs`` threads); on a cluster, the model is served to the workers by it."""
-    if attempts < 1:
-        raise InvalidArgument(f"--attempts {attempts}: must be >= 1")
-    if not strategies:
-        raise InvalidArgument("no strategy to run")
-    needing = [s.name for s in strategies if s.needs_model]
+    strategy's run, and the later strategies do not start. The attempts run on the workbench's
+    executor; on a cluster, the model is served to the workers by it. The progress of each
+    strategy carries its name (``ItemProgress.label``)."""
+    context = config.context
+    needing = [s.name for s in config.strategies if s.needs_model]
     if needing and context.chat is None:
         raise InvalidArgument(f"--strategy {', '.join(needing)} needs a model: pass --model (divergent runs without)")
-    selected = data.select(problems, limit)
     tasks, skipped = [], []
-    for task in selected:
+    for task in config.data.select(config.problems, config.limit):
         why = task.unusable(require_validator=context.rules.require_validator)
         if why is None:
             tasks.append(task)
         else:
             skipped.append((task.problem_id, why))
-    result = RefuteRun(tasks=tasks, skipped=skipped, attempts=attempts)
-    work_on = executor if executor is not None else ThreadExecutor(jobs)
-    shared = replace(context, chat=work_on.serve_model(context.chat)) if context.chat is not None else context
-    for strategy in strategies:
+    runs: dict[str, RunRecord] = {}
+    by_strategy: dict[str, ItemProgress] = {}
+    stopped = None
+    shared = replace(context, chat=bench.executor.serve_model(context.chat)) if context.chat is not None else context
+    for strategy in config.strategies:
         dataset = [Item(unit_key(task.problem_id, attempt), (task, attempt))
-                   for task in tasks for attempt in range(attempts)]
-
-        def progress(state: ItemProgress, name: str = strategy.name) -> None:
-            result.progress[name] = state
-            if on_progress is not None:
-                on_progress(name, state)
-
-        parameters = run_parameters(strategy, context, digest)
+                   for task in tasks for attempt in range(config.attempts)]
+        by_strategy[strategy.name] = ItemProgress(label=strategy.name)
+        parameters = run_parameters(strategy, context, config.digest)
         plan = RunPlan(KIND, parameters, dataset, AttemptSolver(strategy, shared), FATAL_ERRORS)
         try:
-            run, _ = run_plan(store, plan, executor=work_on, on_progress=progress)
+            runs[strategy.name], _ = run_plan(bench.store, plan, executor=bench.executor,
+                                              on_progress=bench.on_progress, progress=by_strategy[strategy.name])
         except FATAL_ERRORS as error:
-            found = store.find_run(KIND, parameters)
+            found = bench.store.find_run(KIND, parameters)
             if found is not None:
-                result.runs[strategy.name] = found
-            result.stopped = f"{strategy.name}: {error}"
+                runs[strategy.name] = found
+            stopped = f"{strategy.name}: {error}"
             break
-        result.runs[strategy.name] = run
-    return result
+    if not runs:  # the first strategy could not even open its run
+        raise InvalidArgument(f"nothing ran: {stopped}")
+    last = list(runs)[-1]
+    return RefuteRun(runs[last], by_strategy[last], tasks=tasks, skipped=skipped, attempts=config.attempts, runs=runs,
+                     by_strategy=by_strategy, stopped=stopped)

@@ -2,7 +2,7 @@
 
 The dataset is one item per (model, task): that model's first ``m`` recorded samples of the task
 (read by :func:`divergent.datasets.load_candidates`, the incoherence study's loader), shipped as
-the study's compact :class:`~divergent.incoherence.jobs.JobPayload`; the solver is
+the study's compact :class:`~divergent.datasets.jobs.JobPayload`; the solver is
 :class:`~divergent.bench.selfconsistency.solve.SampleClusterer`; each unit is saved as soon as it is
 back, on threads or on a Ray cluster (:func:`divergent.bench.common.run_plan`), so a killed run
 resumes with the tasks it finished. :func:`summarize` scores a run from its stored units alone:
@@ -13,37 +13,34 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from divergent.bench.benchmark import Benchmark, Workbench, Worked
 from divergent.bench.common import (
     Item,
     ItemProgress,
     RunPlan,
-    open_run,
     results_envelope,
     run_plan,
     stored_results,
 )
 from divergent.bench.selfconsistency.solve import ClusterSettings, SampleClusterer
 from divergent.datasets import format_model_spec, load_candidates, load_tasks, parse_model_spec
+from divergent.datasets.jobs import JobPayload, TaskJob, unit_key
 from divergent.errors import InvalidArgument
-from divergent.executors.base import Executor, ThreadExecutor
-from divergent.incoherence.jobs import JobPayload
-from divergent.incoherence.run import TaskJob
 from divergent.store import RunRecord, Store
 
 __all__ = [
     "KIND",
+    "SELFCONSISTENCY",
     "ModelScore",
     "SelfConsistencyConfig",
     "SelfConsistencySummary",
     "run_selfconsistency",
     "summarize",
     "summary_json",
-    "unit_key",
 ]
 
 KIND = "bench-selfconsistency"
@@ -84,17 +81,7 @@ class SelfConsistencyConfig:
         }
 
 
-def unit_key(model: str, temperature: float | None, task_id: str) -> str:
-    return f"{format_model_spec(model, temperature)}/{task_id}"
-
-
-def run_selfconsistency(
-    config: SelfConsistencyConfig,
-    store: Store,
-    *,
-    executor: Executor | None = None,
-    on_progress: Callable[[ItemProgress], None] | None = None,
-) -> tuple[RunRecord, ItemProgress]:
+def run_selfconsistency(config: SelfConsistencyConfig, bench: Workbench) -> Worked:
     """Run (or resume) the harness; every finished (model, task) is in the store when this returns or
     is killed. Returns the run and what happened on the way (skipped lines, failures)."""
     tasks = load_tasks(config.tasks)
@@ -113,18 +100,12 @@ def run_selfconsistency(
         progress.messages.append(f"{unknown} sample(s) for task ids the benchmark does not have: skipped")
     if not any(len(source.candidates(task, config.m)) >= 2 for source in candidates.sources.values() for task in tasks):
         raise InvalidArgument(f"no task of {config.tasks} has 2 or more samples in {config.samples}")
-    run, saved = open_run(store, KIND, config.parameters())
     dataset: list[Item[JobPayload]] = []
     for model, temperature in candidates.configurations():
         source = candidates.source(model, temperature)
         without = 0
         for task in tasks:
             key = unit_key(model, temperature, task.task_id)
-            if key in saved:  # counted here; the loop counts the items it is given
-                progress.total += 1
-                progress.done += 1
-                progress.resumed += 1
-                continue
             chosen = source.candidates(task, config.m)
             if not chosen:
                 without += 1
@@ -137,9 +118,8 @@ def run_selfconsistency(
             progress.messages.append(f"{format_model_spec(model, temperature)}: no samples of {without} task(s); "
                                      "left out")
     plan = RunPlan(KIND, config.parameters(), dataset, SampleClusterer(config.settings))
-    record, _ = run_plan(store, plan, executor=executor if executor is not None else ThreadExecutor(1),
-                         on_progress=on_progress, opened=(run, saved), progress=progress)
-    return record, progress
+    record, _ = run_plan(bench.store, plan, executor=bench.executor, on_progress=bench.on_progress, progress=progress)
+    return Worked(record, progress)
 
 
 # -- the scorer ------------------------------------------------------------------------------------
@@ -244,5 +224,9 @@ def summary_json(summary: SelfConsistencySummary) -> dict[str, Any]:
                             summary={"models": models, "failed_units": len(summary.errors)}, items=items)
 
 
-def selfconsistency_runs(store: Store) -> Sequence[RunRecord]:
-    return store.list_runs(KIND)
+
+SELFCONSISTENCY: Benchmark[SelfConsistencyConfig, SelfConsistencySummary] = Benchmark(
+    name="selfconsistency", title="self-consistency", kinds=(KIND,), options=SelfConsistencyConfig,
+    work=run_selfconsistency, summarize=summarize, document=summary_json,
+    page="divergent.bench.selfconsistency.html:selfconsistency_page",
+)

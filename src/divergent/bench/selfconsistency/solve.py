@@ -34,9 +34,9 @@ from divergent.clustering.semantic import (
     self_consistency_pass_at_1,
 )
 from divergent.datasets import Candidate, Task
+from divergent.datasets.jobs import JobPayload
 from divergent.engines.registry import ENGINES, NEEDS_MODEL
 from divergent.errors import DivergentError, InvalidArgument, SignatureMismatch
-from divergent.incoherence.jobs import JobPayload
 from divergent.kinds.options import SearchOptions
 from divergent.load import common_signature
 from divergent.programs import PythonFunction, Signature
