@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -98,9 +99,14 @@ def test_an_interrupted_generation_resumes_to_the_same_pairs(tmp_path: Path) -> 
             raise KeyboardInterrupt
 
     with Store(tmp_path / "split.db") as store:
+        before = set(threading.enumerate())
         with pytest.raises(KeyboardInterrupt):
             generate_pairs(GenerationConfig(list(FAST), FAST_SAMPLES, settings, parameters, tmp_path / "split.jsonl"),
                            Workbench(store, on_progress=stop_after_the_first))
+        # a killed run resumes in a new process: let the interrupted run's threads (a position still
+        # in flight, whose warm workers the interrupt closed) end before the resumed run starts
+        for thread in set(threading.enumerate()) - before:
+            thread.join(timeout=60)
         resumed = generate_pairs(GenerationConfig(list(FAST), FAST_SAMPLES, settings, parameters, tmp_path / "split.jsonl"),
                                  Workbench(store))
     assert resumed.progress.resumed == 1 and resumed.progress.total == 3
